@@ -1,0 +1,58 @@
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "model/category.hpp"
+#include "model/comparison.hpp"
+#include "model/history.hpp"
+#include "store/store.hpp"
+#include "vcs/git.hpp"
+
+namespace benchwatch::compare {
+
+// The comparison cannot be made as asked (no run of the head, an unknown --base…). what() is one
+// line saying what is missing and how to fix it.
+class CompareError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Where the default branch's history comes from.
+struct HistorySource {
+    std::string project;
+    std::string machine;
+    std::string default_branch = "main";  // branch name runs were recorded with
+    // The default branch as a git revision ("origin/main"); empty: ask the repository.
+    std::string default_branch_revision;
+};
+
+// What compare() needs besides the store and the repository.
+struct CompareOptions {
+    HistorySource source;
+    std::string head;                 // revision or commit id of the pull request's head
+    std::optional<std::string> base;  // --base: compare with this commit instead
+    std::string method = "seed";
+    model::SeedRuleSettings settings;
+    std::vector<model::Category> categories = model::default_categories();
+    std::string history_url;
+};
+
+// Builds the comparison of DESIGN.md §4: head and baseline runs (reruns of one commit combined
+// by their best value), the default branch's history up to the baseline (first-parent chain when
+// `repository` holds the commits, recording order otherwise), and the seed rule's verdicts.
+// `repository` may be null. Throws CompareError when the head has no run or --base names none,
+// and for an unknown method.
+model::Comparison compare(store::Store& store, const vcs::Repository* repository,
+                          const CompareOptions& options);
+
+// Each benchmark's values on the default branch, oldest first, at most `limit` runs
+// (0: all), with its typical change over the last `settings.pairs` pairs. `benchmark` non-empty
+// keeps only that benchmark (exact name) or those under it as a prefix ("array/" or "array").
+model::History history(store::Store& store, const vcs::Repository* repository,
+                       const HistorySource& source, const std::string& benchmark,
+                       std::size_t limit, const model::SeedRuleSettings& settings);
+
+}  // namespace benchwatch::compare

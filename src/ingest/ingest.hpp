@@ -1,0 +1,41 @@
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/result.hpp"
+#include "model/run.hpp"
+
+namespace benchwatch::ingest {
+
+// A file that cannot be read as benchmark results. what() is one line that names the file and,
+// where known, the line and column: "results.json:3:17: expected ',' or '}' after a value".
+class InputError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// What one results file holds.
+struct ParsedResults {
+    std::string format;                 // the reader's name, e.g. "benchmarktools"
+    std::vector<model::Result> results; // one per benchmark and metric, names unique
+    model::Environment context;         // what the file says of its environment (versions…)
+    std::vector<std::string> warnings;  // one line each, e.g. skipped or errored benchmarks
+};
+
+// The names accepted by --format, in detection order: "benchmarktools", "googlebenchmark".
+std::vector<std::string> format_names();
+
+// Reads `content` (the text of the file called `source` in messages). `format` is "auto" to
+// detect it from the content, or one of format_names(). Throws InputError for an unknown
+// format, malformed content, or values that are not finite and positive.
+ParsedResults parse(std::string_view content, std::string_view source, std::string_view format);
+
+// Reads the file at `path` and parses it as parse() does. Throws InputError when the file cannot
+// be read or is empty.
+ParsedResults parse_file(const std::filesystem::path& path, std::string_view format);
+
+}  // namespace benchwatch::ingest

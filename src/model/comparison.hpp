@@ -1,0 +1,108 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/category.hpp"
+#include "model/result.hpp"
+#include "model/run.hpp"
+
+namespace benchwatch::model {
+
+// The outcome of judging one benchmark: only changes beyond its noise are Slower or Faster.
+enum class Verdict { Unchanged, Slower, Faster };
+
+// "unchanged", "slower", "faster".
+const char* to_string(Verdict verdict);
+
+// Allocation count going from zero to non-zero (Starts) or back (Stops).
+enum class AllocationChange { None, Starts, Stops };
+
+// One benchmark present in both the baseline and the head.
+struct BenchmarkComparison {
+    std::string name;          // full name, e.g. "latency/ttfp"
+    std::string display_name;  // name without its category prefix, e.g. "ttfp"
+    std::size_t category = 0;  // index into Comparison::categories
+    std::string metric = "time";
+    std::string unit = "ns";
+    Direction direction = Direction::SmallerIsBetter;
+    double base = 0;
+    double head = 0;
+    double typical_change = 0;  // median |ln(x[i+1]/x[i])| over the history pairs used
+    int history_pairs = 0;      // how many pairs that median was taken over
+    double threshold = 0;       // |ln(head/base)| must exceed this to be unusual
+    Verdict verdict = Verdict::Unchanged;
+    AllocationChange allocation_change = AllocationChange::None;
+    std::optional<double> base_allocations;
+    std::optional<double> head_allocations;
+
+    // head/base − 1.
+    double change() const { return head / base - 1.0; }
+    // Shown in the unusual table: a verdict other than Unchanged, or an allocation change.
+    bool unusual() const {
+        return verdict != Verdict::Unchanged || allocation_change != AllocationChange::None;
+    }
+};
+
+// Per-category totals of the benchmarks compared.
+struct CategorySummary {
+    double geometric_mean_change = 0;  // geometric mean of head/base, minus 1
+    int slower = 0;
+    int faster = 0;
+    int compared = 0;
+};
+
+// How the baseline run was chosen.
+enum class BaselineKind {
+    MergeBase,        // the merge base of head and the default branch had a run
+    NearestAncestor,  // the merge base had none; its nearest benchmarked first-parent ancestor
+    Explicit,         // --base
+    None,             // nothing to compare with
+};
+
+// Which commit the head is compared with, and why.
+struct Baseline {
+    BaselineKind kind = BaselineKind::None;
+    std::string commit;      // the baseline's run commit (empty when kind == None)
+    std::string merge_base;  // the merge base itself (may differ from commit)
+    int commits_earlier = 0;  // NearestAncestor: first-parent steps from merge_base to commit
+};
+
+// One environment key that differs between baseline and head.
+struct EnvironmentChange {
+    std::string key;
+    std::optional<std::string> before;  // nullopt: the key was added
+    std::optional<std::string> after;   // nullopt: the key was removed
+
+    friend bool operator==(const EnvironmentChange&, const EnvironmentChange&) = default;
+};
+
+// The settings of the seed rule (DESIGN.md §4).
+struct SeedRuleSettings {
+    double factor = 3.0;  // a change must exceed factor × the typical change
+    int pairs = 30;       // typical change from at most this many most recent pairs
+};
+
+// Everything a renderer needs to write the pull-request report.
+struct Comparison {
+    std::string project;
+    std::string machine;
+    std::string head_commit;
+    Baseline baseline;
+    std::string method = "seed";
+    SeedRuleSettings settings;
+    std::string history_order;  // "git" (first-parent chain) or "recorded" (recording order)
+    int history_runs = 0;       // default-branch runs the typical changes were learned from
+    std::vector<Category> categories;              // configured order
+    std::vector<CategorySummary> summaries;        // parallel to categories
+    std::vector<BenchmarkComparison> benchmarks;   // sorted by category, then display name
+    std::vector<Result> added;                     // in head only
+    std::vector<Result> removed;                   // in baseline only
+    std::vector<Result> head_only_results;         // BaselineKind::None: the head's results
+    std::vector<EnvironmentChange> environment_changes;  // sorted by key
+    std::string history_url;                       // empty: no link
+};
+
+}  // namespace benchwatch::model

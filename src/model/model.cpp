@@ -1,0 +1,73 @@
+#include <algorithm>
+#include <cctype>
+
+#include "model/category.hpp"
+#include "model/comparison.hpp"
+#include "model/result.hpp"
+
+namespace benchwatch::model {
+
+const char* to_string(Direction direction) {
+    return direction == Direction::SmallerIsBetter ? "smaller" : "bigger";
+}
+
+std::optional<Direction> parse_direction(std::string_view text) {
+    if (text == "smaller") return Direction::SmallerIsBetter;
+    if (text == "bigger") return Direction::BiggerIsBetter;
+    return std::nullopt;
+}
+
+const char* to_string(Verdict verdict) {
+    switch (verdict) {
+        case Verdict::Slower: return "slower";
+        case Verdict::Faster: return "faster";
+        case Verdict::Unchanged: break;
+    }
+    return "unchanged";
+}
+
+std::vector<Category> default_categories() {
+    return {
+        {"Performance", {}, 0.03},
+        {"Latency", {"latency/"}, 0.05},
+        {"Applications", {"integration/", "applications/"}, 0.03},
+        {"Other", {"other/"}, 0.03},
+    };
+}
+
+namespace {
+const std::string* matching_prefix(std::string_view benchmark, const Category& category) {
+    for (const auto& prefix : category.prefixes)
+        if (benchmark.starts_with(prefix)) return &prefix;
+    return nullptr;
+}
+}  // namespace
+
+std::size_t categorize(std::string_view benchmark, const std::vector<Category>& categories) {
+    for (std::size_t i = 0; i < categories.size(); ++i)
+        if (matching_prefix(benchmark, categories[i])) return i;
+    for (std::size_t i = 0; i < categories.size(); ++i)
+        if (categories[i].prefixes.empty()) return i;
+    return categories.size();
+}
+
+std::string_view display_name(std::string_view benchmark, const Category& category) {
+    if (const auto* prefix = matching_prefix(benchmark, category))
+        return benchmark.substr(prefix->size());
+    return benchmark;
+}
+
+bool name_less(std::string_view a, std::string_view b) {
+    auto lower = [](unsigned char c) { return static_cast<char>(std::tolower(c)); };
+    const auto folded = std::lexicographical_compare(
+        a.begin(), a.end(), b.begin(), b.end(),
+        [&](char x, char y) { return lower(x) < lower(y); });
+    if (folded) return true;
+    const auto folded_reverse = std::lexicographical_compare(
+        b.begin(), b.end(), a.begin(), a.end(),
+        [&](char x, char y) { return lower(x) < lower(y); });
+    if (folded_reverse) return false;
+    return a < b;
+}
+
+}  // namespace benchwatch::model

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace benchwatch::model {
+
+// Which way a metric improves: times and memory get better as they shrink, throughput as it grows.
+enum class Direction { SmallerIsBetter, BiggerIsBetter };
+
+// "smaller" or "bigger", the spelling used in the store and in JSON output.
+const char* to_string(Direction direction);
+
+// Parses "smaller"/"bigger"; std::nullopt for anything else.
+std::optional<Direction> parse_direction(std::string_view text);
+
+// What a format says about the spread of the samples behind one value.
+struct SampleSummary {
+    std::int64_t count = 0;
+    double median = 0;
+    double mean = 0;
+    double stddev = 0;
+
+    friend bool operator==(const SampleSummary&, const SampleSummary&) = default;
+};
+
+// One benchmark's value of one metric in one run. Times are always stored in nanoseconds
+// (unit "ns"); `value` is the best of the samples (the minimum for smaller-is-better metrics).
+struct Result {
+    std::string benchmark;    // '/'-separated path, e.g. "array/copyto!/gpu_to_cpu"
+    std::string metric = "time";
+    double value = 0;
+    std::string unit = "ns";
+    Direction direction = Direction::SmallerIsBetter;
+    std::optional<double> allocations;  // allocation count, where the format has it
+    std::optional<double> memory;       // bytes allocated, where the format has it
+    std::optional<SampleSummary> samples;
+
+    friend bool operator==(const Result&, const Result&) = default;
+};
+
+}  // namespace benchwatch::model

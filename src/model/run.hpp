@@ -1,0 +1,32 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/result.hpp"
+
+namespace benchwatch::model {
+
+// Key → value facts about where a run happened (toolchain and dependency versions, CPU…).
+using Environment = std::map<std::string, std::string>;
+
+// One recorded benchmark run of a project at a commit on a machine.
+struct Run {
+    std::int64_t id = 0;  // assigned by the store; 0 before it is stored
+    std::string project;
+    std::string machine;
+    std::string commit;  // full hex SHA (or whatever id the user gave when outside git)
+    std::string branch;
+    std::optional<std::int64_t> pull_request;
+    std::int64_t recorded_at_ms = 0;  // Unix time in milliseconds
+    int attempt = 1;                  // 1 for the first run of this commit, then 2, 3…
+    Environment environment;
+    std::string format;        // source format, e.g. "benchmarktools", "googlebenchmark"
+    std::string content_hash;  // identifies the recorded input; equal hashes are one run
+    std::vector<Result> results;
+};
+
+}  // namespace benchwatch::model

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "model/comparison.hpp"
+#include "model/history.hpp"
+
+namespace benchwatch::report {
+
+// A time in nanoseconds with 3 significant digits in ns, µs, ms or s, the unit chosen after
+// rounding: format_time(999.7) == "1.00 µs", format_time(30) == "30.0 ns",
+// format_time(3.549e9) == "3.55 s".
+std::string format_time(double nanoseconds);
+
+// A value in its unit: times via format_time() when unit is "ns"; others with 3 significant
+// digits and the unit ("1.25 GB/s", "12.0 allocs").
+std::string format_value(double value, std::string_view unit);
+
+// A relative change with sign and one decimal, U+2212 for negatives, the sign kept when it
+// rounds to zero: format_change(-0.0001) == "−0.0%", format_change(0.0123) == "+1.2%".
+std::string format_change(double change);
+
+// A benchmark name made safe for a Markdown table cell: '|', '<', '>', '`' and '@' cannot break
+// the table, inject HTML or mention anyone.
+std::string escape_markdown(std::string_view name);
+
+// A terminal sparkline of the values, one block character (▁▂▃▄▅▆▇█) per value.
+std::string sparkline(std::span<const double> values);
+
+// The pull-request report in Markdown, exactly as DESIGN.md §5.
+void render_markdown(const model::Comparison& comparison, std::ostream& out);
+
+// The same report as aligned terminal text; ANSI colours when `color`.
+void render_text(const model::Comparison& comparison, std::ostream& out, bool color);
+
+// The same report as JSON, every number unrounded, with each benchmark's typical change,
+// threshold and verdict.
+void render_json(const model::Comparison& comparison, std::ostream& out);
+
+// `benchwatch history` as terminal text: per benchmark a sparkline, typical change, latest value.
+void render_history_text(const model::History& history, std::ostream& out, bool color);
+
+// `benchwatch history --format json`.
+void render_history_json(const model::History& history, std::ostream& out);
+
+}  // namespace benchwatch::report

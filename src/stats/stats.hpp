@@ -1,0 +1,44 @@
+#pragma once
+
+#include <optional>
+#include <span>
+
+namespace benchwatch::stats {
+
+// Median of `values`; 0 for an empty span. Even counts average the two middle values.
+// Example: median({3, 1, 2, 10}) == 2.5.
+double median(std::span<const double> values);
+
+// Arithmetic mean; 0 for an empty span.
+double mean(std::span<const double> values);
+
+// Sample standard deviation (n − 1 in the denominator); 0 for fewer than two values.
+double sample_stddev(std::span<const double> values);
+
+// Smallest value; requires a non-empty span.
+double minimum(std::span<const double> values);
+
+// Typical change of a series: the median of |ln(x[i+1] / x[i])| over its last `max_pairs`
+// consecutive pairs (fewer when the series is shorter). 0 when the series has under two values.
+// Example: typical_change({100, 110, 100}, 30) == ln(1.1). Values must be positive.
+double typical_change(std::span<const double> series, int max_pairs);
+
+// Number of pairs typical_change() looks at: min(max(size − 1, 0), max_pairs).
+int pairs_used(std::size_t series_size, int max_pairs);
+
+// Geometric mean of positive ratios; 1 for an empty span.
+// Example: geometric_mean({2, 0.5}) == 1.
+double geometric_mean(std::span<const double> ratios);
+
+// The verdict of the seed rule on one benchmark, in terms of the metric's own direction.
+enum class Judgement { Unchanged, Worse, Better };
+
+// The seed rule's threshold on |ln(head/base)|: the larger of factor × typical change and
+// ln(1 + minimum_change). Example: seed_threshold(0.01, 3, 0.03) == ln(1.03).
+double seed_threshold(double typical_change, double factor, double minimum_change);
+
+// Judges head against base: Unchanged unless |ln(head/base)| > threshold (strictly); then Worse
+// when the metric moved against `smaller_is_better`, Better otherwise. Values must be positive.
+Judgement judge(double base, double head, double threshold, bool smaller_is_better);
+
+}  // namespace benchwatch::stats

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/run.hpp"
+
+namespace benchwatch::store {
+
+// The store cannot be opened, read or written. what() is one line naming the store and the
+// problem and, where possible, the fix: "error: store /x/history.db: unable to open (read-only
+// directory); pass --store with a writable path".
+class StoreError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Which runs to list. Empty fields match everything.
+struct RunFilter {
+    std::string project;
+    std::string machine;
+    std::string branch;
+    std::vector<std::string> commits;  // runs of any of these commits
+};
+
+// The result of record(): the run's id, and whether it was new.
+struct RecordOutcome {
+    std::int64_t run_id = 0;
+    bool inserted = false;  // false: the same content was already stored for this commit
+    int attempt = 1;
+};
+
+// Run history of any number of projects. Implementations are safe to use from several
+// processes at once; one object is used by one thread.
+class Store {
+public:
+    virtual ~Store() = default;
+
+    // Stores `run` with its results and environment in one transaction, assigning id and
+    // attempt (1 + the number of earlier runs of the same project, machine and commit). A run
+    // whose project, machine, commit and content_hash are already stored is not stored again.
+    virtual RecordOutcome record(const model::Run& run) = 0;
+
+    // Runs matching `filter`, without results, in recording order (oldest first).
+    virtual std::vector<model::Run> list_runs(const RunFilter& filter) = 0;
+
+    // The results of the given runs, keyed by run id.
+    virtual std::unordered_map<std::int64_t, std::vector<model::Result>> results(
+        std::span<const std::int64_t> run_ids) = 0;
+
+    // Names of all projects with at least one run, sorted.
+    virtual std::vector<std::string> projects() = 0;
+
+    // The schema version the store is at.
+    virtual int schema_version() = 0;
+};
+
+// Opens (creating if needed, and migrating to the current schema) the store at `url`: a path or
+// "sqlite:PATH". Throws StoreError when it cannot be opened or the URL's scheme is unsupported.
+std::unique_ptr<Store> open_store(const std::string& url);
+
+}  // namespace benchwatch::store

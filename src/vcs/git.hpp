@@ -1,0 +1,74 @@
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace benchwatch::vcs {
+
+// git could not be run, or answered with an error that the caller did not expect.
+class GitError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// What a commit says of itself.
+struct CommitInfo {
+    std::string sha;
+    std::string subject;
+    std::string author;
+    std::int64_t time_ms = 0;  // committer time, Unix milliseconds
+};
+
+// A git work tree, read by running the `git` command (no shell) in it.
+class Repository {
+public:
+    // The repository containing `directory`; std::nullopt when it is not inside one or git is
+    // not installed.
+    static std::optional<Repository> open(const std::filesystem::path& directory);
+
+    const std::filesystem::path& top_level() const { return top_level_; }
+
+    // The full SHA that `revision` names, or std::nullopt when it names no commit.
+    std::optional<std::string> resolve(const std::string& revision) const;
+
+    // The best common ancestor of two commits, or std::nullopt when they share none.
+    std::optional<std::string> merge_base(const std::string& a, const std::string& b) const;
+
+    // `from` and its first-parent ancestors, newest first, at most `limit` commits
+    // (0: no limit).
+    std::vector<std::string> first_parent_chain(const std::string& from, std::size_t limit) const;
+
+    // The name of the checked-out branch, or std::nullopt on a detached HEAD.
+    std::optional<std::string> current_branch() const;
+
+    // The default branch as a revision git understands: origin/HEAD's target when set, else the
+    // first existing of "main", "master", "origin/main", "origin/master"; std::nullopt if none.
+    std::optional<std::string> default_branch() const;
+
+    // True when tracked files differ from HEAD.
+    bool dirty() const;
+
+    // Subject, author and time of a commit; std::nullopt when it is unknown.
+    std::optional<CommitInfo> commit_info(const std::string& revision) const;
+
+private:
+    explicit Repository(std::filesystem::path top_level) : top_level_(std::move(top_level)) {}
+    std::filesystem::path top_level_;
+};
+
+// The output of a finished command and its exit status.
+struct ProcessOutput {
+    int exit_code = -1;  // -1 when it could not be started or was killed by a signal
+    std::string out;
+    std::string err;
+};
+
+// Runs `argv` (argv[0] looked up on PATH) in `directory` without a shell, with stdin closed,
+// and collects its output.
+ProcessOutput run_process(const std::vector<std::string>& argv,
+                          const std::filesystem::path& directory);
+
+}  // namespace benchwatch::vcs
