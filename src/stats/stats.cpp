@@ -1,0 +1,83 @@
+#include "stats/stats.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+namespace benchwatch::stats {
+
+double median(std::span<const double> values) {
+    if (values.empty()) return 0;
+    std::vector<double> sorted(values.begin(), values.end());
+    const auto middle = sorted.size() / 2;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(middle),
+                     sorted.end());
+    const double upper = sorted[middle];
+    if (sorted.size() % 2 == 1) return upper;
+    const double lower =
+        *std::max_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(middle));
+    return (lower + upper) / 2;
+}
+
+double mean(std::span<const double> values) {
+    if (values.empty()) return 0;
+    return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+double sample_stddev(std::span<const double> values) {
+    if (values.size() < 2) return 0;
+    const double average = mean(values);
+    double squares = 0;
+    for (const double value : values) squares += (value - average) * (value - average);
+    return std::sqrt(squares / static_cast<double>(values.size() - 1));
+}
+
+double minimum(std::span<const double> values) {
+    assert(!values.empty() && "minimum() of an empty span");
+    return *std::min_element(values.begin(), values.end());
+}
+
+int pairs_used(std::size_t series_size, int max_pairs) {
+    if (series_size < 2 || max_pairs <= 0) return 0;
+    const auto available = series_size - 1;
+    return static_cast<int>(std::min(available, static_cast<std::size_t>(max_pairs)));
+}
+
+double typical_change(std::span<const double> series, int max_pairs) {
+    const int pairs = pairs_used(series.size(), max_pairs);
+    if (pairs == 0) return 0;
+    const auto recent = series.last(static_cast<std::size_t>(pairs) + 1);
+    std::vector<double> log_changes;
+    log_changes.reserve(static_cast<std::size_t>(pairs));
+    for (std::size_t i = 0; i + 1 < recent.size(); ++i) {
+        assert(recent[i] > 0 && recent[i + 1] > 0 && "typical_change() needs positive values");
+        log_changes.push_back(std::abs(std::log(recent[i + 1] / recent[i])));
+    }
+    return median(log_changes);
+}
+
+double geometric_mean(std::span<const double> ratios) {
+    if (ratios.empty()) return 1;
+    double log_sum = 0;
+    for (const double ratio : ratios) {
+        assert(ratio > 0 && "geometric_mean() needs positive ratios");
+        log_sum += std::log(ratio);
+    }
+    return std::exp(log_sum / static_cast<double>(ratios.size()));
+}
+
+double seed_threshold(double typical_change, double factor, double minimum_change) {
+    return std::max(factor * typical_change, std::log1p(minimum_change));
+}
+
+Judgement judge(double base, double head, double threshold, bool smaller_is_better) {
+    assert(base > 0 && head > 0 && "judge() needs positive values");
+    const double log_ratio = std::log(head / base);
+    if (!(std::abs(log_ratio) > threshold)) return Judgement::Unchanged;
+    const bool grew = log_ratio > 0;
+    return grew == smaller_is_better ? Judgement::Worse : Judgement::Better;
+}
+
+}  // namespace benchwatch::stats

@@ -34,7 +34,7 @@ double geometric_mean(std::span<const double> ratios);
 enum class Judgement { Unchanged, Worse, Better };
 
 // The seed rule's threshold on |ln(head/base)|: the larger of factor × typical change and
-// ln(1 + minimum_change). Example: seed_threshold(0.01, 3, 0.03) == ln(1.03).
+// ln(1 + minimum_change). Example: seed_threshold(0.005, 3, 0.03) == ln(1.03).
 double seed_threshold(double typical_change, double factor, double minimum_change);
 
 // Judges head against base: Unchanged unless |ln(head/base)| > threshold (strictly); then Worse
