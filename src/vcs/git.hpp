@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -10,7 +12,7 @@ namespace benchwatch::vcs {
 
 // git could not be run, or answered with an error that the caller did not expect.
 class GitError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -24,7 +26,7 @@ struct CommitInfo {
 
 // A git work tree, read by running the `git` command (no shell) in it.
 class Repository {
-public:
+  public:
     // The repository containing `directory`; std::nullopt when it is not inside one or git is
     // not installed.
     static std::optional<Repository> open(const std::filesystem::path& directory);
@@ -54,7 +56,7 @@ public:
     // Subject, author and time of a commit; std::nullopt when it is unknown.
     std::optional<CommitInfo> commit_info(const std::string& revision) const;
 
-private:
+  private:
     explicit Repository(std::filesystem::path top_level) : top_level_(std::move(top_level)) {}
     std::filesystem::path top_level_;
 };
@@ -67,8 +69,16 @@ struct ProcessOutput {
 };
 
 // Runs `argv` (argv[0] looked up on PATH) in `directory` without a shell, with stdin closed,
-// and collects its output.
+// and collects its output. A program that cannot be started gives exit_code -1 and says why in
+// `err`: run_process({"no-such-tool"}, ".").err == "cannot run 'no-such-tool': No such file or
+// directory".
 ProcessOutput run_process(const std::vector<std::string>& argv,
                           const std::filesystem::path& directory);
+
+// run_process() with `environment` set in the child on top of (replacing) the inherited
+// variables: run_process({"git", "status"}, dir, {{"LC_ALL", "C"}}).
+ProcessOutput run_process(const std::vector<std::string>& argv,
+                          const std::filesystem::path& directory,
+                          const std::map<std::string, std::string>& environment);
 
 }  // namespace benchwatch::vcs
