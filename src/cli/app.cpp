@@ -1,0 +1,98 @@
+#include "cli/app.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/config.hpp"
+#include "cli/defaults.hpp"
+#include "compare/compare.hpp"
+#include "ingest/ingest.hpp"
+#include "store/store.hpp"
+#include "vcs/git.hpp"
+
+namespace benchwatch::cli {
+
+namespace {
+
+constexpr int exit_bad_input = 2;
+
+void print_error(std::string_view message) {
+    constexpr std::string_view prefix = "error: ";
+    if (message.starts_with(prefix)) message.remove_prefix(prefix.size());
+    std::cerr << prefix << message << '\n';
+}
+
+// Expected failures (bad input, missing runs, an unusable store) are one line and exit code 2.
+int run_reporting_errors(const Command& command) {
+    try {
+        return command.run();
+    } catch (const ingest::InputError& error) {
+        print_error(error.what());
+    } catch (const store::StoreError& error) {
+        print_error(error.what());
+    } catch (const compare::CompareError& error) {
+        print_error(error.what());
+    } catch (const ConfigError& error) {
+        print_error(error.what());
+    } catch (const UsageError& error) {
+        print_error(error.what());
+    } catch (const vcs::GitError& error) {
+        print_error(error.what());
+    }
+    return exit_bad_input;
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+    const auto temporary = path + ".tmp." + std::to_string(getpid());
+    std::FILE* file = std::fopen(temporary.c_str(), "wb");
+    const bool written = file != nullptr &&
+                         std::fwrite(text.data(), 1, text.size(), file) == text.size() &&
+                         std::fflush(file) == 0;
+    const bool closed = file != nullptr && std::fclose(file) == 0;
+    std::error_code error;
+    if (written && closed) std::filesystem::rename(temporary, path, error);
+    if (!written || !closed || error) {
+        std::filesystem::remove(temporary, error);
+        throw UsageError("cannot write " + path +
+                         "; check that its directory exists and is writable");
+    }
+}
+
+bool stdout_wants_color() {
+    return isatty(STDOUT_FILENO) != 0 && !environment_variable("NO_COLOR");
+}
+
+int main(int argc, char** argv) {
+    CLI::App app{"benchwatch: continuous benchmarking. Records benchmark runs by commit and "
+                 "reports which benchmarks a pull request changed beyond their noise."};
+    app.name("benchwatch");
+    app.set_version_flag("--version", "benchwatch 0.1.0");
+    app.require_subcommand(1);
+    const std::vector<Command> commands = {
+        add_record_command(app),
+        add_compare_command(app),
+        add_history_command(app),
+    };
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& help) {
+        return app.exit(help);
+    } catch (const CLI::CallForVersion& version) {
+        return app.exit(version);
+    } catch (const CLI::ParseError& error) {
+        print_error(std::string(error.what()) + "; run with --help for usage");
+        return exit_bad_input;
+    }
+    for (const auto& command : commands)
+        if (command.app->parsed()) return run_reporting_errors(command);
+    return exit_bad_input;
+}
+
+}  // namespace benchwatch::cli

@@ -1,0 +1,105 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "compare/compare.hpp"
+#include "report/report.hpp"
+#include "store/store.hpp"
+
+namespace benchwatch::cli {
+
+namespace {
+
+struct CompareFlags {
+    CommonFlags common;
+    std::string head;
+    std::string base;
+    std::string default_branch;
+    std::string format = "markdown";
+    std::string history_url;
+    std::string method;
+    std::string output;
+    bool fail_on_regression = false;
+};
+
+std::string resolve_head(const std::string& flag, const Context& context) {
+    if (!flag.empty()) return flag;
+    if (auto sha = environment_variable("GITHUB_SHA")) return *sha;
+    if (context.repository)
+        if (auto sha = context.repository->resolve("HEAD")) return *sha;
+    throw UsageError("no head commit given and " + context.working_directory.string() +
+                     " is not inside a git repository; pass --head SHA (or --repo DIR)");
+}
+
+std::string render(const model::Comparison& comparison, const std::string& format, bool color) {
+    std::ostringstream out;
+    if (format == "markdown")
+        report::render_markdown(comparison, out);
+    else if (format == "text")
+        report::render_text(comparison, out, color);
+    else
+        report::render_json(comparison, out);
+    return out.str();
+}
+
+bool anything_slower(const model::Comparison& comparison) {
+    return std::any_of(comparison.benchmarks.begin(), comparison.benchmarks.end(),
+                       [](const model::BenchmarkComparison& benchmark) {
+                           return benchmark.verdict == model::Verdict::Slower;
+                       });
+}
+
+int run_compare(const CompareFlags& flags) {
+    const auto context = Context::discover(flags.common.repo);
+    compare::CompareOptions options;
+    options.source.project = resolve_project(flags.common, context);
+    options.source.machine = resolve_machine(flags.common, context);
+    options.source.default_branch = resolve_default_branch_name(flags.default_branch, context);
+    options.source.default_branch_revision =
+        resolve_default_branch_revision(options.source.default_branch, context);
+    options.head = resolve_head(flags.head, context);
+    if (!flags.base.empty()) options.base = flags.base;
+    options.method = !flags.method.empty() ? flags.method : context.config.method.value_or("seed");
+    options.settings = context.config.settings;
+    options.categories = context.config.categories;
+    options.history_url = resolve_history_url(flags.history_url, options.source.project, context);
+
+    const auto store = store::open_store(resolve_store(flags.common, context));
+    const auto* repository = context.repository ? &*context.repository : nullptr;
+    const auto comparison = compare::compare(*store, repository, options);
+
+    const bool to_terminal = flags.output.empty();
+    const auto text = render(comparison, flags.format, to_terminal && stdout_wants_color());
+    if (to_terminal)
+        std::cout << text << std::flush;
+    else
+        write_file_atomically(flags.output, text);
+    return flags.fail_on_regression && anything_slower(comparison) ? 1 : 0;
+}
+
+}  // namespace
+
+Command add_compare_command(CLI::App& parent) {
+    auto flags = std::make_shared<CompareFlags>();
+    auto* command =
+        parent.add_subcommand("compare", "Compare a pull request's run with its baseline");
+    add_common_flags(*command, flags->common);
+    command->add_option("--head", flags->head, "Head commit (default: HEAD, or GITHUB_SHA)");
+    command->add_option("--base", flags->base, "Compare with this commit, not the merge base");
+    command->add_option("--default-branch", flags->default_branch,
+                        "The default branch (default: config, origin/HEAD, main)");
+    command->add_option("--format", flags->format, "Report format")
+        ->check(CLI::IsMember({"markdown", "text", "json"}));
+    command->add_option("--history-url", flags->history_url, "Link to the history dashboard");
+    command->add_option("--method", flags->method, "Comparison method (default: seed)");
+    command->add_option("--output", flags->output, "Write the report to this file");
+    command->add_flag("--fail-on-regression", flags->fail_on_regression,
+                      "Exit 1 when a benchmark is unusually slower");
+    return {command, [flags] { return run_compare(*flags); }};
+}
+
+}  // namespace benchwatch::cli

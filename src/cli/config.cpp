@@ -1,0 +1,153 @@
+#include "cli/config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <toml++/toml.h>
+
+namespace benchwatch::cli {
+
+namespace {
+
+constexpr const char* config_name = "benchwatch.toml";
+
+[[noreturn]] void fail_at(const std::filesystem::path& path, const toml::source_region& where,
+                          const std::string& message) {
+    if (where.begin.line > 0)
+        throw ConfigError(fmt::format("{}:{}:{}: {}", path.string(), where.begin.line,
+                                      where.begin.column, message));
+    throw ConfigError(fmt::format("{}: {}", path.string(), message));
+}
+
+std::optional<std::string> string_at(const std::filesystem::path& path, const toml::table& table,
+                                     const char* key, const std::string& where) {
+    const auto* node = table.get(key);
+    if (!node) return std::nullopt;
+    if (const auto* text = node->as_string()) return text->get();
+    fail_at(path, node->source(), fmt::format("'{}{}' must be a string", where, key));
+}
+
+std::optional<double> number_at(const std::filesystem::path& path, const toml::table& table,
+                                const char* key, const std::string& where) {
+    const auto* node = table.get(key);
+    if (!node) return std::nullopt;
+    if (const auto value = node->value<double>()) return *value;
+    fail_at(path, node->source(), fmt::format("'{}{}' must be a number", where, key));
+}
+
+void reject_unknown_keys(const std::filesystem::path& path, const toml::table& table,
+                         const std::set<std::string>& known, const std::string& where) {
+    for (const auto& [key, node] : table) {
+        if (known.contains(std::string(key.str()))) continue;
+        fail_at(path, node.source(),
+                fmt::format("unknown key '{}{}'; known keys here: {}", where, key.str(),
+                            fmt::join(known, ", ")));
+    }
+}
+
+model::Category read_category(const std::filesystem::path& path, const toml::node& node) {
+    const auto* table = node.as_table();
+    if (!table) fail_at(path, node.source(), "each [[category]] must be a table");
+    reject_unknown_keys(path, *table, {"name", "prefixes", "minimum"}, "category.");
+    model::Category category;
+    category.name = string_at(path, *table, "name", "category.").value_or("");
+    if (category.name.empty())
+        fail_at(path, node.source(), "a [[category]] needs a non-empty 'name'");
+    if (const auto* prefixes = table->get("prefixes")) {
+        const auto* array = prefixes->as_array();
+        if (!array) fail_at(path, prefixes->source(), "'category.prefixes' must be an array");
+        for (const auto& prefix : *array) {
+            const auto* text = prefix.as_string();
+            if (!text) fail_at(path, prefix.source(), "'category.prefixes' must hold strings");
+            category.prefixes.push_back(text->get());
+        }
+    }
+    category.minimum_change = number_at(path, *table, "minimum", "category.").value_or(0.03);
+    if (!(category.minimum_change >= 0 && category.minimum_change < 1))
+        fail_at(path, node.source(),
+                fmt::format("category '{}': 'minimum' must be a fraction in [0, 1), e.g. 0.05 "
+                            "for 5%",
+                            category.name));
+    return category;
+}
+
+}  // namespace
+
+std::filesystem::path Config::directory_or(const std::filesystem::path& fallback) const {
+    return file ? file->parent_path() : fallback;
+}
+
+std::optional<std::filesystem::path> find_config(const std::filesystem::path& start) {
+    std::error_code error;
+    auto directory = std::filesystem::absolute(start, error);
+    if (error) return std::nullopt;
+    while (true) {
+        const auto candidate = directory / config_name;
+        if (std::filesystem::is_regular_file(candidate, error)) return candidate;
+        if (!directory.has_parent_path() || directory.parent_path() == directory) break;
+        directory = directory.parent_path();
+    }
+    return std::nullopt;
+}
+
+Config load_config(const std::filesystem::path& path) {
+    toml::table root;
+    try {
+        root = toml::parse_file(path.string());
+    } catch (const toml::parse_error& error) {
+        fail_at(path, error.source(), std::string(error.description()));
+    }
+    reject_unknown_keys(
+        path, root,
+        {"project", "machine", "store", "default_branch", "history_url", "compare", "category"},
+        "");
+    Config config;
+    config.file = path;
+    config.project = string_at(path, root, "project", "");
+    config.machine = string_at(path, root, "machine", "");
+    config.store = string_at(path, root, "store", "");
+    config.default_branch = string_at(path, root, "default_branch", "");
+    config.history_url = string_at(path, root, "history_url", "");
+    if (const auto* node = root.get("compare")) {
+        const auto* compare = node->as_table();
+        if (!compare) fail_at(path, node->source(), "'compare' must be a table");
+        reject_unknown_keys(path, *compare, {"method", "factor", "pairs"}, "compare.");
+        config.method = string_at(path, *compare, "method", "compare.");
+        if (const auto factor = number_at(path, *compare, "factor", "compare.")) {
+            if (!(*factor > 0))
+                fail_at(path, compare->get("factor")->source(),
+                        "'compare.factor' must be positive");
+            config.settings.factor = *factor;
+        }
+        if (const auto* pairs = compare->get("pairs")) {
+            const auto value = pairs->value<int64_t>();
+            if (!value || *value < 1 || *value > 100000)
+                fail_at(path, pairs->source(), "'compare.pairs' must be a whole number >= 1");
+            config.settings.pairs = static_cast<int>(*value);
+        }
+    }
+    if (const auto* node = root.get("category")) {
+        const auto* categories = node->as_array();
+        if (!categories)
+            fail_at(path, node->source(), "'category' must be an array of tables ([[category]])");
+        config.categories.clear();
+        for (const auto& category : *categories)
+            config.categories.push_back(read_category(path, category));
+        if (config.categories.empty())
+            fail_at(path, node->source(), "'category' must hold at least one [[category]]");
+        const bool has_catch_all = std::any_of(
+            config.categories.begin(), config.categories.end(),
+            [](const model::Category& category) { return category.prefixes.empty(); });
+        if (!has_catch_all)
+            config.categories.insert(config.categories.begin(), {"Performance", {}, 0.03});
+    }
+    return config;
+}
+
+Config load_config_from(const std::filesystem::path& start) {
+    if (const auto path = find_config(start)) return load_config(*path);
+    return Config{};
+}
+
+}  // namespace benchwatch::cli

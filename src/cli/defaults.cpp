@@ -1,0 +1,142 @@
+#include "cli/defaults.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <charconv>
+#include <cstdlib>
+
+namespace benchwatch::cli {
+
+namespace {
+
+std::filesystem::path current_directory() {
+    std::error_code error;
+    auto path = std::filesystem::current_path(error);
+    return error ? std::filesystem::path(".") : path;
+}
+
+std::string host_name() {
+    std::array<char, 256> buffer{};
+    if (gethostname(buffer.data(), buffer.size() - 1) != 0 || buffer[0] == '\0') return "local";
+    return buffer.data();
+}
+
+std::string strip_remote(std::string revision) {
+    constexpr std::string_view remote = "origin/";
+    if (revision.starts_with(remote)) revision.erase(0, remote.size());
+    return revision;
+}
+
+}  // namespace
+
+std::optional<std::string> environment_variable(const char* name) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') return std::nullopt;
+    return std::string(value);
+}
+
+Context Context::discover(const std::string& repo) {
+    Context context;
+    context.working_directory = current_directory();
+    context.config = load_config_from(context.working_directory);
+    context.repository =
+        vcs::Repository::open(repo.empty() ? context.working_directory : std::filesystem::path(repo));
+    return context;
+}
+
+std::string resolve_store(const CommonFlags& flags, const Context& context) {
+    if (!flags.store.empty()) return flags.store;
+    if (auto store = environment_variable("BENCHWATCH_STORE")) return *store;
+    const auto base = context.config.directory_or(context.working_directory);
+    if (const auto& configured = context.config.store) {
+        if (configured->find("://") != std::string::npos || configured->starts_with("sqlite:"))
+            return *configured;
+        return (base / *configured).lexically_normal().string();
+    }
+    return (base / ".benchwatch" / "history.db").string();
+}
+
+std::string resolve_project(const CommonFlags& flags, const Context& context) {
+    if (!flags.project.empty()) return flags.project;
+    if (auto project = environment_variable("BENCHWATCH_PROJECT")) return *project;
+    if (context.config.project) return *context.config.project;
+    if (context.config.file) return context.config.file->parent_path().filename().string();
+    if (context.repository) return context.repository->top_level().filename().string();
+    return context.working_directory.filename().string();
+}
+
+std::string resolve_machine(const CommonFlags& flags, const Context& context) {
+    if (!flags.machine.empty()) return flags.machine;
+    if (auto machine = environment_variable("BENCHWATCH_MACHINE")) return *machine;
+    if (context.config.machine) return *context.config.machine;
+    return host_name();
+}
+
+std::string resolve_commit(const std::string& flag, const Context& context) {
+    if (!flag.empty()) {
+        if (context.repository)
+            if (auto sha = context.repository->resolve(flag)) return *sha;
+        return flag;
+    }
+    if (auto sha = environment_variable("GITHUB_SHA")) return *sha;
+    if (context.repository)
+        if (auto sha = context.repository->resolve("HEAD")) return *sha;
+    throw UsageError(
+        "no commit given and " + context.working_directory.string() +
+        " is not inside a git repository with commits; pass --commit SHA (or --repo DIR)");
+}
+
+std::string resolve_branch(const std::string& flag, const Context& context) {
+    if (!flag.empty()) return flag;
+    if (auto branch = environment_variable("GITHUB_HEAD_REF")) return *branch;
+    if (auto branch = environment_variable("GITHUB_REF_NAME")) return *branch;
+    if (context.repository)
+        if (auto branch = context.repository->current_branch()) return *branch;
+    throw UsageError(
+        "no branch given and none is checked out (outside git or on a detached HEAD); pass "
+        "--branch NAME, the default branch's name for runs that should become history");
+}
+
+std::optional<std::int64_t> resolve_pull_request(std::optional<std::int64_t> flag) {
+    if (flag) return flag;
+    const auto ref = environment_variable("GITHUB_REF");
+    constexpr std::string_view prefix = "refs/pull/";
+    if (!ref || !ref->starts_with(prefix)) return std::nullopt;
+    std::int64_t number = 0;
+    const char* begin = ref->data() + prefix.size();
+    const char* end = ref->data() + ref->size();
+    const auto [next, error] = std::from_chars(begin, end, number);
+    if (error != std::errc{} || next == begin) return std::nullopt;
+    return number;
+}
+
+std::string resolve_default_branch_name(const std::string& flag, const Context& context) {
+    if (!flag.empty()) return flag;
+    if (context.config.default_branch) return *context.config.default_branch;
+    if (context.repository)
+        if (auto revision = context.repository->default_branch())
+            return strip_remote(*revision);
+    return "main";
+}
+
+std::string resolve_default_branch_revision(const std::string& name, const Context& context) {
+    if (!context.repository) return {};
+    if (context.repository->resolve(name)) return name;
+    if (context.repository->resolve("origin/" + name)) return "origin/" + name;
+    return {};
+}
+
+std::string resolve_history_url(const std::string& flag, const std::string& project,
+                                const Context& context) {
+    if (!flag.empty()) return flag;
+    if (!context.config.history_url) return {};
+    std::string url = *context.config.history_url;
+    constexpr std::string_view placeholder = "{project}";
+    for (auto at = url.find(placeholder); at != std::string::npos;
+         at = url.find(placeholder, at + project.size()))
+        url.replace(at, placeholder.size(), project);
+    return url;
+}
+
+}  // namespace benchwatch::cli

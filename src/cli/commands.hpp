@@ -1,0 +1,36 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+#include "cli/defaults.hpp"
+
+namespace benchwatch::cli {
+
+// A subcommand registered on the top-level app, and what runs when it was given. `run` returns
+// the exit code; it may throw the layers' typed errors, which main() turns into exit code 2.
+struct Command {
+    CLI::App* app = nullptr;
+    std::function<int()> run;
+};
+
+// Adds --store, --project, --machine and --repo, which every store-reading command takes.
+void add_common_flags(CLI::App& command, CommonFlags& flags);
+
+// `benchwatch record`: parses result files and stores them as one run.
+Command add_record_command(CLI::App& parent);
+
+// `benchwatch compare`: compares a head commit with its baseline and renders the report.
+Command add_compare_command(CLI::App& parent);
+
+// `benchwatch history`: each benchmark's recent values on the default branch.
+Command add_history_command(CLI::App& parent);
+
+// Writes `text` to `path` atomically (a temporary file beside it, then rename), so that readers
+// never see half a report. Throws UsageError naming the path when it cannot be written.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+// Whether to colour output written to standard output: a terminal, and NO_COLOR unset.
+bool stdout_wants_color();
+
+}  // namespace benchwatch::cli

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "model/category.hpp"
+#include "model/comparison.hpp"
+
+namespace benchwatch::cli {
+
+// benchwatch.toml is malformed or holds a value of the wrong type. what() is one line with the
+// file, the line and column where known, and what was expected.
+class ConfigError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// What benchwatch.toml says; every field is optional in the file.
+struct Config {
+    std::optional<std::filesystem::path> file;  // where it was read from; nullopt: none found
+    std::optional<std::string> project;
+    std::optional<std::string> machine;
+    std::optional<std::string> store;  // as written; relative paths are relative to the file
+    std::optional<std::string> default_branch;
+    std::optional<std::string> history_url;  // "{project}" is replaced by the project name
+    std::optional<std::string> method;
+    model::SeedRuleSettings settings;
+    std::vector<model::Category> categories = model::default_categories();
+
+    // The directory holding the file, or `fallback` when there is none.
+    std::filesystem::path directory_or(const std::filesystem::path& fallback) const;
+};
+
+// The nearest benchwatch.toml in `start` or one of its parents; nullopt when there is none.
+std::optional<std::filesystem::path> find_config(const std::filesystem::path& start);
+
+// Reads the config file at `path`. Configured categories replace the defaults; when none of them
+// lacks prefixes, a catch-all "Performance" (3%) comes first so that every benchmark has a
+// category. Throws ConfigError on malformed TOML, wrong value types, unknown keys, or categories
+// without a name or with a minimum outside [0, 1).
+Config load_config(const std::filesystem::path& path);
+
+// find_config() then load_config(), or the built-in defaults when no file exists.
+Config load_config_from(const std::filesystem::path& start);
+
+}  // namespace benchwatch::cli

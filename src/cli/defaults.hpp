@@ -1,0 +1,74 @@
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "cli/config.hpp"
+#include "vcs/git.hpp"
+
+namespace benchwatch::cli {
+
+// A required setting has no value from flags, environment, config file or git. what() says which
+// and the flag that gives it.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The value of environment variable `name`, or nullopt when it is unset or empty.
+std::optional<std::string> environment_variable(const char* name);
+
+// Where a command runs: its config file and git repository, found once.
+struct Context {
+    std::filesystem::path working_directory;
+    Config config;
+    std::optional<vcs::Repository> repository;  // of --repo, or of the working directory
+
+    // Finds the config upward from the working directory and the repository of `repo`
+    // (empty: the working directory).
+    static Context discover(const std::string& repo);
+};
+
+// Settings shared by every subcommand that opens a store.
+struct CommonFlags {
+    std::string store;
+    std::string project;
+    std::string machine;
+    std::string repo;
+};
+
+// --store, else BENCHWATCH_STORE, else the config's store (relative to its file), else
+// .benchwatch/history.db beside the config file or in the working directory.
+std::string resolve_store(const CommonFlags& flags, const Context& context);
+
+// --project, else BENCHWATCH_PROJECT, else the config's project, else the name of the config
+// file's directory, else of the repository's top level, else of the working directory.
+std::string resolve_project(const CommonFlags& flags, const Context& context);
+
+// --machine, else BENCHWATCH_MACHINE, else the config's machine, else the host name.
+std::string resolve_machine(const CommonFlags& flags, const Context& context);
+
+// --commit, else GITHUB_SHA, else the repository's HEAD (full SHA). Throws UsageError when none.
+std::string resolve_commit(const std::string& flag, const Context& context);
+
+// --branch, else GITHUB_HEAD_REF (pull requests), else GITHUB_REF_NAME, else the checked-out
+// branch. Throws UsageError when none.
+std::string resolve_branch(const std::string& flag, const Context& context);
+
+// --pull-request, else the number in GITHUB_REF "refs/pull/N/merge"; nullopt when neither.
+std::optional<std::int64_t> resolve_pull_request(std::optional<std::int64_t> flag);
+
+// The default branch's name: --default-branch, else the config's, else the repository's
+// (origin/HEAD's target without "origin/"), else "main".
+std::string resolve_default_branch_name(const std::string& flag, const Context& context);
+
+// The default branch as a revision the repository knows ("main" or "origin/main"), or empty.
+std::string resolve_default_branch_revision(const std::string& name, const Context& context);
+
+// --history-url, else the config's history_url with "{project}" replaced, else empty.
+std::string resolve_history_url(const std::string& flag, const std::string& project,
+                                const Context& context);
+
+}  // namespace benchwatch::cli
