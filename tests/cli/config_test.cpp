@@ -1,0 +1,161 @@
+// What could break: benchwatch.toml read wrongly (a category minimum, the catch-all category), a
+// bad file accepted silently, or defaults taken in the wrong order.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/config.hpp"
+#include "cli/defaults.hpp"
+
+namespace benchwatch::cli {
+namespace {
+
+class ConfigTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        directory_ = std::filesystem::temp_directory_path() /
+                     ("benchwatch-config-" + std::to_string(::getpid()) + "-" +
+                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::remove_all(directory_);
+        std::filesystem::create_directories(directory_ / "sub" / "deeper");
+    }
+    void TearDown() override { std::filesystem::remove_all(directory_); }
+
+    std::filesystem::path write(const std::string& text) {
+        const auto path = directory_ / "benchwatch.toml";
+        std::ofstream(path) << text;
+        return path;
+    }
+
+    std::string error_of(const std::string& text) {
+        const auto path = write(text);
+        try {
+            load_config(path);
+        } catch (const ConfigError& error) {
+            const std::string message = error.what();
+            return message.substr(path.string().size());
+        }
+        return "no error";
+    }
+
+    std::filesystem::path directory_;
+};
+
+TEST_F(ConfigTest, EmptyFileGivesTheSeedDefaults) {
+    const auto config = load_config(write(""));
+    EXPECT_EQ(config.categories, model::default_categories());
+    EXPECT_EQ(config.settings.factor, 3.0);
+    EXPECT_EQ(config.settings.pairs, 30);
+    EXPECT_FALSE(config.project);
+}
+
+TEST_F(ConfigTest, ReadsEveryKey) {
+    const auto config = load_config(write(R"(
+project = "cuda"
+machine = "gpu1"
+store = "data/h.db"
+default_branch = "master"
+history_url = "https://example.org/perf/?pkg={project}"
+[compare]
+method = "seed"
+factor = 2.5
+pairs = 10
+[[category]]
+name = "Everything"
+minimum = 0.02
+[[category]]
+name = "Latency"
+prefixes = ["latency/", "startup/"]
+minimum = 0.05
+)"));
+    EXPECT_EQ(config.project, "cuda");
+    EXPECT_EQ(config.machine, "gpu1");
+    EXPECT_EQ(config.store, "data/h.db");
+    EXPECT_EQ(config.default_branch, "master");
+    EXPECT_EQ(config.method, "seed");
+    EXPECT_EQ(config.settings.factor, 2.5);
+    EXPECT_EQ(config.settings.pairs, 10);
+    const std::vector<model::Category> expected = {
+        {"Everything", {}, 0.02},
+        {"Latency", {"latency/", "startup/"}, 0.05},
+    };
+    EXPECT_EQ(config.categories, expected);
+}
+
+TEST_F(ConfigTest, CategoriesWithoutACatchAllGetPerformanceFirst) {
+    const auto config = load_config(write("[[category]]\nname = \"Latency\"\n"
+                                          "prefixes = [\"latency/\"]\nminimum = 0.05\n"));
+    ASSERT_EQ(config.categories.size(), 2u);
+    EXPECT_EQ(config.categories[0], (model::Category{"Performance", {}, 0.03}));
+    EXPECT_EQ(config.categories[1].name, "Latency");
+}
+
+TEST_F(ConfigTest, ErrorsNameTheLineAndWhatWasExpected) {
+    EXPECT_EQ(error_of("project = 3\n"), ":1:11: 'project' must be a string");
+    EXPECT_EQ(error_of("projcet = \"x\"\n"),
+              ":1:1: unknown key 'projcet'; known keys here: category, compare, default_branch, "
+              "history_url, machine, project, store");
+    EXPECT_EQ(error_of("[compare]\npairs = 0\n"), ":2:9: 'compare.pairs' must be a whole number >= 1");
+    EXPECT_EQ(error_of("[[category]]\nname = \"A\"\nminimum = 5\n"),
+              ":1:1: category 'A': 'minimum' must be a fraction in [0, 1), e.g. 0.05 for 5%");
+    EXPECT_EQ(error_of("[[category]]\nminimum = 0.1\n"), ":1:1: a [[category]] needs a non-empty 'name'");
+    EXPECT_NE(error_of("project = \"unterminated\n").find(":1:"), std::string::npos);
+}
+
+TEST_F(ConfigTest, FoundUpwardFromTheWorkingDirectory) {
+    const auto path = write("project = \"p\"\n");
+    EXPECT_EQ(find_config(directory_ / "sub" / "deeper"), path);
+    EXPECT_EQ(load_config_from(directory_ / "sub").project, "p");
+}
+
+TEST_F(ConfigTest, HistoryUrlPlaceholderAndStoreBesideTheConfig) {
+    write("history_url = \"https://x.org/perf/?pkg={project}&again={project}\"\n"
+          "store = \"data/h.db\"\n");
+    Context context;
+    context.working_directory = directory_ / "sub";
+    context.config = load_config_from(context.working_directory);
+    EXPECT_EQ(resolve_history_url("", "cuda", context), "https://x.org/perf/?pkg=cuda&again=cuda");
+    EXPECT_EQ(resolve_history_url("https://flag", "cuda", context), "https://flag");
+    ::unsetenv("BENCHWATCH_STORE");
+    EXPECT_EQ(resolve_store({}, context), (directory_ / "data" / "h.db").string());
+    EXPECT_EQ(resolve_project({}, context), directory_.filename().string());
+}
+
+TEST(DefaultsTest, StoreDefaultsToDotBenchwatchInTheWorkingDirectory) {
+    ::unsetenv("BENCHWATCH_STORE");
+    Context context;
+    context.working_directory = "/work/dir";
+    EXPECT_EQ(resolve_store({}, context), "/work/dir/.benchwatch/history.db");
+    ::setenv("BENCHWATCH_STORE", "/env/h.db", 1);
+    EXPECT_EQ(resolve_store({}, context), "/env/h.db");
+    EXPECT_EQ(resolve_store({.store = "/flag.db"}, context), "/flag.db");
+    ::unsetenv("BENCHWATCH_STORE");
+}
+
+TEST(DefaultsTest, PullRequestNumberFromGithubRef) {
+    ::setenv("GITHUB_REF", "refs/pull/3502/merge", 1);
+    EXPECT_EQ(resolve_pull_request(std::nullopt), 3502);
+    EXPECT_EQ(resolve_pull_request(7), 7);
+    ::setenv("GITHUB_REF", "refs/heads/main", 1);
+    EXPECT_EQ(resolve_pull_request(std::nullopt), std::nullopt);
+    ::unsetenv("GITHUB_REF");
+}
+
+TEST(DefaultsTest, MissingCommitOutsideGitSaysWhichFlagToPass) {
+    ::unsetenv("GITHUB_SHA");
+    Context context;
+    context.working_directory = "/nowhere";
+    try {
+        resolve_commit("", context);
+        FAIL() << "expected a UsageError";
+    } catch (const UsageError& error) {
+        EXPECT_STREQ(error.what(),
+                     "no commit given and /nowhere is not inside a git repository with commits; "
+                     "pass --commit SHA (or --repo DIR)");
+    }
+}
+
+}  // namespace
+}  // namespace benchwatch::cli
