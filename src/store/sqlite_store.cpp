@@ -1,0 +1,614 @@
+#include "store/sqlite_store.hpp"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <utility>
+
+namespace benchwatch::store {
+namespace {
+
+// Schema migrations: step i takes a store from user_version i to i + 1. Steps are only ever
+// appended; a released step never changes.
+constexpr std::array<std::string_view, 1> kMigrations = {
+    // 1: runs, their environment, normalised benchmark names, and compact results.
+    R"sql(
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    project TEXT NOT NULL,
+    machine TEXT NOT NULL,
+    commit_id TEXT NOT NULL,
+    branch TEXT NOT NULL,
+    pull_request INTEGER,
+    recorded_at_ms INTEGER NOT NULL,
+    attempt INTEGER NOT NULL,
+    format TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    UNIQUE (project, machine, commit_id, content_hash)
+);
+CREATE INDEX runs_by_branch ON runs (project, machine, branch);
+CREATE INDEX runs_by_commit ON runs (commit_id);
+
+CREATE TABLE environment (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+
+CREATE TABLE benchmarks (
+    id INTEGER PRIMARY KEY,
+    project TEXT NOT NULL,
+    name TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    unit TEXT NOT NULL,
+    direction TEXT NOT NULL CHECK (direction IN ('smaller', 'bigger')),
+    UNIQUE (project, name, metric, unit, direction)
+);
+
+CREATE TABLE results (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (id),
+    value REAL NOT NULL,
+    allocations REAL,
+    memory REAL,
+    sample_count INTEGER,
+    sample_median REAL,
+    sample_mean REAL,
+    sample_stddev REAL,
+    PRIMARY KEY (run_id, benchmark_id)
+) WITHOUT ROWID;
+)sql",
+};
+
+// The most ids or commits bound into one IN (...) list; far below SQLite's variable limit.
+constexpr std::size_t kMaxValuesPerQuery = 500;
+
+const std::string_view kWritableHint =
+    "check that the directory exists and is writable, or pass --store";
+
+// A failed SQLite call: its (extended) result code and SQLite's message at that moment. Caught
+// at the Store boundary and turned into a StoreError naming the store and the operation.
+class SqliteFailure : public std::runtime_error {
+  public:
+    SqliteFailure(int code, const std::string& message)
+        : std::runtime_error(message), code_(code) {}
+    int primary_code() const { return code_ & 0xff; }
+
+  private:
+    int code_;
+};
+
+// An open database handle; closes it on destruction.
+class Connection {
+  public:
+    explicit Connection(const std::string& path) {
+        const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+        const int code = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+        if (code != SQLITE_OK) {
+            SqliteFailure failure(code, db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(code));
+            sqlite3_close_v2(db_);
+            throw failure;
+        }
+        sqlite3_extended_result_codes(db_, 1);
+    }
+    ~Connection() { sqlite3_close_v2(db_); }
+    Connection(const Connection&) = delete;
+    Connection& operator=(const Connection&) = delete;
+
+    sqlite3* handle() const { return db_; }
+
+    // Runs one or more statements that return no rows.
+    void execute(const std::string& sql) {
+        const int code = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr);
+        if (code != SQLITE_OK) fail(code);
+    }
+
+    [[noreturn]] void fail(int code) const { throw SqliteFailure(code, sqlite3_errmsg(db_)); }
+
+  private:
+    sqlite3* db_ = nullptr;
+};
+
+// A prepared statement. Parameters are numbered from 1 and columns from 0, as in SQLite; bound
+// text is not copied and must outlive the next step().
+class Statement {
+  public:
+    Statement(Connection& connection, std::string_view sql) : connection_(connection) {
+        const int code = sqlite3_prepare_v2(connection.handle(), sql.data(),
+                                            static_cast<int>(sql.size()), &statement_, nullptr);
+        if (code != SQLITE_OK) connection.fail(code);
+    }
+    ~Statement() { sqlite3_finalize(statement_); }
+    Statement(const Statement&) = delete;
+    Statement& operator=(const Statement&) = delete;
+
+    void bind_integer(int index, std::int64_t value) {
+        check(sqlite3_bind_int64(statement_, index, value));
+    }
+    void bind_real(int index, double value) {
+        check(sqlite3_bind_double(statement_, index, value));
+    }
+    void bind_text(int index, std::string_view text) {
+        check(sqlite3_bind_text(statement_, index, text.data(), static_cast<int>(text.size()),
+                                SQLITE_STATIC));
+    }
+    void bind_null(int index) { check(sqlite3_bind_null(statement_, index)); }
+    void bind_optional_real(int index, std::optional<double> value) {
+        value ? bind_real(index, *value) : bind_null(index);
+    }
+
+    // Advances to the next row; false when there are no more.
+    bool step() {
+        const int code = sqlite3_step(statement_);
+        if (code == SQLITE_ROW) return true;
+        if (code == SQLITE_DONE) return false;
+        connection_.fail(code);
+    }
+    // Runs a statement that returns no rows.
+    void run() {
+        if (step()) connection_.fail(SQLITE_MISUSE);
+    }
+    // Makes the statement ready to run again with new parameters.
+    void reset() {
+        sqlite3_reset(statement_);
+        sqlite3_clear_bindings(statement_);
+    }
+
+    bool is_null(int column) const {
+        return sqlite3_column_type(statement_, column) == SQLITE_NULL;
+    }
+    std::int64_t integer(int column) const { return sqlite3_column_int64(statement_, column); }
+    double real(int column) const { return sqlite3_column_double(statement_, column); }
+    std::string text(int column) const {
+        const auto* characters = sqlite3_column_text(statement_, column);
+        const int size = sqlite3_column_bytes(statement_, column);
+        return {reinterpret_cast<const char*>(characters), static_cast<std::size_t>(size)};
+    }
+    std::optional<double> optional_real(int column) const {
+        if (is_null(column)) return std::nullopt;
+        return real(column);
+    }
+
+  private:
+    void check(int code) const {
+        if (code != SQLITE_OK) connection_.fail(code);
+    }
+
+    Connection& connection_;
+    sqlite3_stmt* statement_ = nullptr;
+};
+
+// A transaction that rolls back unless commit() is called. A write transaction takes the write
+// lock at once (BEGIN IMMEDIATE), so it never fails half-way for lack of the lock.
+class Transaction {
+  public:
+    enum class Kind { Read, Write };
+
+    Transaction(Connection& connection, Kind kind) : connection_(connection) {
+        connection.execute(kind == Kind::Write ? "BEGIN IMMEDIATE" : "BEGIN");
+    }
+    ~Transaction() {
+        if (open_) sqlite3_exec(connection_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+    }
+    Transaction(const Transaction&) = delete;
+    Transaction& operator=(const Transaction&) = delete;
+
+    void commit() {
+        connection_.execute("COMMIT");
+        open_ = false;
+    }
+
+  private:
+    Connection& connection_;
+    bool open_ = true;
+};
+
+// "?3, ?4, ?5" for `count` parameters numbered from `first`.
+std::string parameter_list(int first, std::size_t count) {
+    std::string list;
+    for (std::size_t i = 0; i < count; ++i)
+        list += fmt::format("{}?{}", i == 0 ? "" : ", ", first + static_cast<int>(i));
+    return list;
+}
+
+// Calls `body(batch)` for consecutive slices of `values` of at most kMaxValuesPerQuery each.
+template <class T, class Body>
+void for_each_batch(const std::vector<T>& values, Body&& body) {
+    for (std::size_t start = 0; start < values.size(); start += kMaxValuesPerQuery) {
+        const std::size_t size = std::min(kMaxValuesPerQuery, values.size() - start);
+        body(std::span<const T>(values.data() + start, size));
+    }
+}
+
+template <class T>
+std::vector<T> sorted_unique(std::vector<T> values) {
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    return values;
+}
+
+class SqliteStore final : public Store {
+  public:
+    SqliteStore(std::string path, std::chrono::milliseconds busy_timeout)
+        : path_(std::move(path)), busy_timeout_(busy_timeout) {
+        create_parent_directory();
+        guarded("opening", [&] {
+            connection_.emplace(path_);
+            configure();
+        });
+        guarded(fmt::format("migrating to schema version {}", kMigrations.size()),
+                [&] { migrate(); });
+    }
+
+    RecordOutcome record(const model::Run& run) override {
+        return guarded(fmt::format("recording the run of commit {}", run.commit),
+                       [&] { return insert_run(run); });
+    }
+
+    std::vector<model::Run> list_runs(const RunFilter& filter) override {
+        return guarded("listing runs", [&] { return select_runs(filter); });
+    }
+
+    std::unordered_map<std::int64_t, std::vector<model::Result>> results(
+        std::span<const std::int64_t> run_ids) override {
+        return guarded("reading results", [&] { return select_results(run_ids); });
+    }
+
+    std::vector<std::string> projects() override {
+        return guarded("listing projects", [&] {
+            Statement select(*connection_, "SELECT DISTINCT project FROM runs ORDER BY project");
+            std::vector<std::string> names;
+            while (select.step()) names.push_back(select.text(0));
+            return names;
+        });
+    }
+
+    int schema_version() override {
+        return guarded("reading the schema version", [&] { return read_schema_version(); });
+    }
+
+  private:
+    // Runs `body`, turning a SQLite failure into a one-line StoreError about `operation`.
+    template <class Body>
+    auto guarded(std::string_view operation, Body&& body) -> decltype(body()) {
+        try {
+            return body();
+        } catch (const SqliteFailure& failure) {
+            throw StoreError(describe(operation, failure));
+        }
+    }
+
+    std::string describe(std::string_view operation, const SqliteFailure& failure) const {
+        switch (failure.primary_code()) {
+            case SQLITE_CANTOPEN:
+            case SQLITE_READONLY:
+            case SQLITE_PERM:
+                return fmt::format("store {}: {}: {}; {}", path_, operation, failure.what(),
+                                   kWritableHint);
+            case SQLITE_BUSY:
+                return fmt::format(
+                    "store {}: {}: database is locked by another process for over "
+                    "{:g} s; try again when it has finished",
+                    path_, operation, static_cast<double>(busy_timeout_.count()) / 1000.0);
+            case SQLITE_NOTADB:
+                return fmt::format(
+                    "store {}: {}: {}; pass --store with the path of a benchwatch "
+                    "store",
+                    path_, operation, failure.what());
+            default:
+                return fmt::format("store {}: {}: {}", path_, operation, failure.what());
+        }
+    }
+
+    void create_parent_directory() const {
+        const std::filesystem::path parent = std::filesystem::path(path_).parent_path();
+        if (parent.empty()) return;
+        std::error_code error;
+        std::filesystem::create_directories(parent, error);
+        if (error)
+            throw StoreError(fmt::format("store {}: creating directory {}: {}; {}", path_,
+                                         parent.string(), error.message(), kWritableHint));
+    }
+
+    void configure() {
+        sqlite3_busy_timeout(connection_->handle(), static_cast<int>(busy_timeout_.count()));
+        // Returns the resulting mode; a file system without WAL support keeps its own mode.
+        Statement journal_mode(*connection_, "PRAGMA journal_mode = WAL");
+        while (journal_mode.step()) {
+        }
+        connection_->execute("PRAGMA foreign_keys = ON");
+    }
+
+    int read_schema_version() {
+        Statement select(*connection_, "PRAGMA user_version");
+        select.step();
+        return static_cast<int>(select.integer(0));
+    }
+
+    void refuse_newer_schema(int version) const {
+        const int known = static_cast<int>(kMigrations.size());
+        if (version > known)
+            throw StoreError(fmt::format(
+                "store {} has schema version {}, newer than this benchwatch ({}); upgrade "
+                "benchwatch",
+                path_, version, known));
+    }
+
+    // Checks the version again under the write lock: another process may have migrated while
+    // this one waited.
+    void migrate() {
+        const int known = static_cast<int>(kMigrations.size());
+        int version = read_schema_version();
+        refuse_newer_schema(version);
+        if (version == known) return;
+        Transaction transaction(*connection_, Transaction::Kind::Write);
+        version = read_schema_version();
+        refuse_newer_schema(version);
+        for (; version < known; ++version) {
+            connection_->execute(std::string(kMigrations[static_cast<std::size_t>(version)]));
+            connection_->execute(fmt::format("PRAGMA user_version = {}", version + 1));
+        }
+        transaction.commit();
+    }
+
+    RecordOutcome insert_run(const model::Run& run) {
+        Transaction transaction(*connection_, Transaction::Kind::Write);
+
+        Statement existing(*connection_,
+                           "SELECT id, attempt FROM runs WHERE project = ?1 AND machine = ?2 "
+                           "AND commit_id = ?3 AND content_hash = ?4");
+        existing.bind_text(1, run.project);
+        existing.bind_text(2, run.machine);
+        existing.bind_text(3, run.commit);
+        existing.bind_text(4, run.content_hash);
+        if (existing.step())
+            return {existing.integer(0), false, static_cast<int>(existing.integer(1))};
+
+        Statement earlier(*connection_,
+                          "SELECT count(*) FROM runs WHERE project = ?1 AND machine = ?2 AND "
+                          "commit_id = ?3");
+        earlier.bind_text(1, run.project);
+        earlier.bind_text(2, run.machine);
+        earlier.bind_text(3, run.commit);
+        earlier.step();
+        const int attempt = 1 + static_cast<int>(earlier.integer(0));
+
+        Statement add_run(*connection_,
+                          "INSERT INTO runs (project, machine, commit_id, branch, pull_request, "
+                          "recorded_at_ms, attempt, format, content_hash) "
+                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+        add_run.bind_text(1, run.project);
+        add_run.bind_text(2, run.machine);
+        add_run.bind_text(3, run.commit);
+        add_run.bind_text(4, run.branch);
+        if (run.pull_request) add_run.bind_integer(5, *run.pull_request);
+        add_run.bind_integer(6, run.recorded_at_ms);
+        add_run.bind_integer(7, attempt);
+        add_run.bind_text(8, run.format);
+        add_run.bind_text(9, run.content_hash);
+        add_run.run();
+        const std::int64_t run_id = sqlite3_last_insert_rowid(connection_->handle());
+
+        Statement add_environment(
+            *connection_, "INSERT INTO environment (run_id, key, value) VALUES (?1, ?2, ?3)");
+        for (const auto& [key, value] : run.environment) {
+            add_environment.reset();
+            add_environment.bind_integer(1, run_id);
+            add_environment.bind_text(2, key);
+            add_environment.bind_text(3, value);
+            add_environment.run();
+        }
+
+        insert_results(run, run_id);
+        transaction.commit();
+        return {run_id, true, attempt};
+    }
+
+    void insert_results(const model::Run& run, std::int64_t run_id) {
+        Statement find_benchmark(*connection_,
+                                 "SELECT id FROM benchmarks WHERE project = ?1 AND name = ?2 AND "
+                                 "metric = ?3 AND unit = ?4 AND direction = ?5");
+        Statement add_benchmark(*connection_,
+                                "INSERT INTO benchmarks (project, name, metric, unit, direction) "
+                                "VALUES (?1, ?2, ?3, ?4, ?5)");
+        Statement add_result(*connection_,
+                             "INSERT INTO results (run_id, benchmark_id, value, allocations, "
+                             "memory, sample_count, sample_median, sample_mean, sample_stddev) "
+                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+        for (const model::Result& result : run.results) {
+            const std::string_view direction = model::to_string(result.direction);
+            if (std::isnan(result.value))
+                throw SqliteFailure(SQLITE_MISMATCH,
+                                    fmt::format("benchmark \"{}\" has the value NaN, which cannot "
+                                                "be stored",
+                                                result.benchmark));
+            for (Statement* statement : {&find_benchmark, &add_benchmark}) {
+                statement->reset();
+                statement->bind_text(1, run.project);
+                statement->bind_text(2, result.benchmark);
+                statement->bind_text(3, result.metric);
+                statement->bind_text(4, result.unit);
+                statement->bind_text(5, direction);
+            }
+            std::int64_t benchmark_id = 0;
+            if (find_benchmark.step()) {
+                benchmark_id = find_benchmark.integer(0);
+            } else {
+                add_benchmark.run();
+                benchmark_id = sqlite3_last_insert_rowid(connection_->handle());
+            }
+
+            add_result.reset();
+            add_result.bind_integer(1, run_id);
+            add_result.bind_integer(2, benchmark_id);
+            add_result.bind_real(3, result.value);
+            add_result.bind_optional_real(4, result.allocations);
+            add_result.bind_optional_real(5, result.memory);
+            if (result.samples) {
+                add_result.bind_integer(6, result.samples->count);
+                add_result.bind_real(7, result.samples->median);
+                add_result.bind_real(8, result.samples->mean);
+                add_result.bind_real(9, result.samples->stddev);
+            }
+            try {
+                add_result.run();
+            } catch (const SqliteFailure& failure) {
+                if (failure.primary_code() != SQLITE_CONSTRAINT) throw;
+                throw SqliteFailure(
+                    SQLITE_CONSTRAINT,
+                    fmt::format("benchmark \"{}\" has two results for metric {} ({}, {})",
+                                result.benchmark, result.metric, result.unit, direction));
+            }
+        }
+    }
+
+    std::vector<model::Run> select_runs(const RunFilter& filter) {
+        std::string conditions;
+        int next_parameter = 1;
+        std::vector<std::pair<int, const std::string*>> field_parameters;
+        for (const auto& [column, value] :
+             {std::pair{"project", &filter.project}, std::pair{"machine", &filter.machine},
+              std::pair{"branch", &filter.branch}}) {
+            if (value->empty()) continue;
+            conditions += fmt::format(" AND r.{} = ?{}", column, next_parameter);
+            field_parameters.emplace_back(next_parameter++, value);
+        }
+        const std::string sql_prefix =
+            "SELECT r.id, r.project, r.machine, r.commit_id, r.branch, r.pull_request, "
+            "r.recorded_at_ms, r.attempt, r.format, r.content_hash, e.key, e.value "
+            "FROM runs AS r LEFT JOIN environment AS e ON e.run_id = r.id WHERE 1" +
+            conditions;
+        const std::string sql_suffix = " ORDER BY r.id, e.key";
+
+        std::vector<model::Run> runs;
+        const auto read_rows = [&](Statement& select) {
+            for (const auto& [index, value] : field_parameters) select.bind_text(index, *value);
+            while (select.step()) {
+                const std::int64_t id = select.integer(0);
+                if (runs.empty() || runs.back().id != id) runs.push_back(read_run(select));
+                if (!select.is_null(10))
+                    runs.back().environment.emplace(select.text(10), select.text(11));
+            }
+        };
+
+        Transaction snapshot(*connection_, Transaction::Kind::Read);
+        if (filter.commits.empty()) {
+            Statement select(*connection_, sql_prefix + sql_suffix);
+            read_rows(select);
+        } else {
+            for_each_batch(sorted_unique(filter.commits), [&](std::span<const std::string> batch) {
+                Statement select(
+                    *connection_,
+                    fmt::format("{} AND r.commit_id IN ({}){}", sql_prefix,
+                                parameter_list(next_parameter, batch.size()), sql_suffix));
+                for (std::size_t i = 0; i < batch.size(); ++i)
+                    select.bind_text(next_parameter + static_cast<int>(i), batch[i]);
+                read_rows(select);
+            });
+            std::sort(runs.begin(), runs.end(),
+                      [](const model::Run& a, const model::Run& b) { return a.id < b.id; });
+        }
+        snapshot.commit();
+        return runs;
+    }
+
+    static model::Run read_run(const Statement& select) {
+        model::Run run;
+        run.id = select.integer(0);
+        run.project = select.text(1);
+        run.machine = select.text(2);
+        run.commit = select.text(3);
+        run.branch = select.text(4);
+        if (!select.is_null(5)) run.pull_request = select.integer(5);
+        run.recorded_at_ms = select.integer(6);
+        run.attempt = static_cast<int>(select.integer(7));
+        run.format = select.text(8);
+        run.content_hash = select.text(9);
+        return run;
+    }
+
+    std::unordered_map<std::int64_t, std::vector<model::Result>> select_results(
+        std::span<const std::int64_t> run_ids) {
+        const std::vector<std::int64_t> ids =
+            sorted_unique(std::vector<std::int64_t>(run_ids.begin(), run_ids.end()));
+        std::unordered_map<std::int64_t, std::vector<model::Result>> results_by_run;
+        for (const std::int64_t id : ids) results_by_run[id];
+
+        Transaction snapshot(*connection_, Transaction::Kind::Read);
+        for_each_batch(ids, [&](std::span<const std::int64_t> batch) {
+            // CROSS JOIN keeps results as the outer loop, walking each run's primary-key range.
+            Statement select(
+                *connection_,
+                fmt::format("SELECT r.run_id, b.name, b.metric, b.unit, b.direction, r.value, "
+                            "r.allocations, r.memory, r.sample_count, r.sample_median, "
+                            "r.sample_mean, r.sample_stddev "
+                            "FROM results AS r CROSS JOIN benchmarks AS b ON b.id = r.benchmark_id "
+                            "WHERE r.run_id IN ({})",
+                            parameter_list(1, batch.size())));
+            for (std::size_t i = 0; i < batch.size(); ++i)
+                select.bind_integer(1 + static_cast<int>(i), batch[i]);
+            while (select.step()) results_by_run[select.integer(0)].push_back(read_result(select));
+        });
+        snapshot.commit();
+
+        for (auto& [id, results] : results_by_run)
+            std::sort(results.begin(), results.end(),
+                      [](const model::Result& a, const model::Result& b) {
+                          return std::tie(a.benchmark, a.metric, a.unit) <
+                                 std::tie(b.benchmark, b.metric, b.unit);
+                      });
+        return results_by_run;
+    }
+
+    // SQLite stores NaN as NULL; a sample summary's NaN (say, the deviation of one sample) comes
+    // back as NaN.
+    static double real_or_nan(const Statement& select, int column) {
+        return select.optional_real(column).value_or(std::numeric_limits<double>::quiet_NaN());
+    }
+
+    static model::Result read_result(const Statement& select) {
+        model::Result result;
+        result.benchmark = select.text(1);
+        result.metric = select.text(2);
+        result.unit = select.text(3);
+        const std::optional<model::Direction> direction = model::parse_direction(select.text(4));
+        if (!direction)
+            throw SqliteFailure(SQLITE_CORRUPT,
+                                fmt::format("benchmark \"{}\" has unknown direction \"{}\"",
+                                            result.benchmark, select.text(4)));
+        result.direction = *direction;
+        result.value = select.real(5);
+        result.allocations = select.optional_real(6);
+        result.memory = select.optional_real(7);
+        if (!select.is_null(8))
+            result.samples = model::SampleSummary{select.integer(8), real_or_nan(select, 9),
+                                                  real_or_nan(select, 10), real_or_nan(select, 11)};
+        return result;
+    }
+
+    std::string path_;
+    std::chrono::milliseconds busy_timeout_;
+    std::optional<Connection> connection_;
+};
+
+}  // namespace
+
+int current_schema_version() {
+    return static_cast<int>(kMigrations.size());
+}
+
+std::unique_ptr<Store> open_sqlite_store(const std::string& path,
+                                         std::chrono::milliseconds busy_timeout) {
+    return std::make_unique<SqliteStore>(path, busy_timeout);
+}
+
+}  // namespace benchwatch::store

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "store/store.hpp"
+
+namespace benchwatch::store {
+
+// How long a write waits for another process's transaction before failing with "database is
+// locked".
+inline constexpr std::chrono::milliseconds kDefaultBusyTimeout{30'000};
+
+// The schema version this build creates and migrates to.
+int current_schema_version();
+
+// Opens the SQLite store at `path` (creating missing parent directories and the file), in WAL
+// mode, and migrates it to current_schema_version() under a write lock, so that any number of
+// processes may open a new store at once. Throws StoreError naming `path` when the directory is
+// not writable, the file is not a SQLite database, or its schema is newer than this build's.
+// Results come back from Store::results() sorted by benchmark name, then metric (bytewise).
+std::unique_ptr<Store> open_sqlite_store(
+    const std::string& path, std::chrono::milliseconds busy_timeout = kDefaultBusyTimeout);
+
+}  // namespace benchwatch::store

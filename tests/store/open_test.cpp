@@ -1,0 +1,169 @@
+// What could break: a store URL sent to the wrong backend, a schema left unmigrated or a newer one
+// opened anyway, or an error message that does not say which file and how to fix it.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <fstream>
+
+#include "store/sqlite_store.hpp"
+#include "store/store.hpp"
+#include "store_fixture.hpp"
+
+namespace benchwatch::store {
+namespace {
+
+using testing::execute_sql;
+using testing::make_run;
+using testing::StoreTest;
+
+using OpenTest = StoreTest;
+
+// The message of the StoreError that `open` throws, or "" when it throws none.
+template <class Open>
+std::string store_error_of(Open&& open) {
+    try {
+        open();
+    } catch (const StoreError& error) {
+        return error.what();
+    }
+    return "";
+}
+
+TEST_F(OpenTest, PlainPathAndSqliteUrlOpenTheSameFile) {
+    const std::string store_path = path("history.db");
+    open_store(store_path)->record(make_run("c1", "h1"));
+    auto store = open_store("sqlite:" + store_path);
+    EXPECT_EQ(store->list_runs({}).size(), 1u);
+}
+
+TEST_F(OpenTest, CreatesMissingParentDirectories) {
+    const std::string store_path = path(".benchwatch/nested/history.db");
+    auto store = open_store(store_path);
+    store->record(make_run("c1", "h1"));
+    EXPECT_TRUE(std::filesystem::is_regular_file(store_path));
+}
+
+TEST_F(OpenTest, UsesWriteAheadLogging) {
+    const std::string store_path = path("history.db");
+    open_store(store_path);
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(store_path.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* statement = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &statement, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(statement), SQLITE_ROW);
+    EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(statement, 0)), "wal");
+    sqlite3_finalize(statement);
+    sqlite3_close(db);
+}
+
+TEST(OpenStoreUrlTest, PostgresIsNotBuiltInAndPasswordsAreNotShown) {
+    EXPECT_EQ(store_error_of([] { open_store("postgres://bench:secret@db.example:5432/history"); }),
+              "store postgres://db.example:5432/history: PostgreSQL support is not built in this "
+              "version of benchwatch; use a SQLite path such as .benchwatch/history.db");
+    EXPECT_EQ(store_error_of([] { open_store("postgresql://db.example/history"); }),
+              "store postgresql://db.example/history: PostgreSQL support is not built in this "
+              "version of benchwatch; use a SQLite path such as .benchwatch/history.db");
+}
+
+TEST(OpenStoreUrlTest, UnknownSchemeListsTheSupportedForms) {
+    EXPECT_EQ(store_error_of([] { open_store("mysql://root:pw@localhost/bench"); }),
+              "store mysql://localhost/bench: unsupported scheme \"mysql\"; use a path, "
+              "sqlite:PATH, or postgres://… (PostgreSQL is not built in this version)");
+}
+
+TEST(OpenStoreUrlTest, EmptyUrlAndEmptySqlitePathAreRefused) {
+    EXPECT_EQ(store_error_of([] { open_store(""); }),
+              "store URL is empty; pass --store with a path such as .benchwatch/history.db");
+    EXPECT_EQ(store_error_of([] { open_store("sqlite:"); }),
+              "store sqlite:: no path after \"sqlite:\"; use sqlite:PATH");
+}
+
+TEST_F(OpenTest, NewStoreIsAtTheCurrentSchemaVersion) {
+    auto store = open_store(path("history.db"));
+    EXPECT_EQ(store->schema_version(), current_schema_version());
+    EXPECT_GE(current_schema_version(), 1);
+}
+
+TEST_F(OpenTest, EmptyFileIsMigrated) {
+    const std::string store_path = path("history.db");
+    std::ofstream(store_path).close();
+    ASSERT_EQ(std::filesystem::file_size(store_path), 0u);
+    auto store = open_store(store_path);
+    EXPECT_EQ(store->schema_version(), current_schema_version());
+    EXPECT_TRUE(store->record(make_run("c1", "h1")).inserted);
+}
+
+TEST_F(OpenTest, HandMadeVersionZeroDatabaseIsMigratedKeepingItsOwnTables) {
+    const std::string store_path = path("history.db");
+    execute_sql(store_path, "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('kept');");
+    {
+        auto store = open_store(store_path);
+        EXPECT_EQ(store->schema_version(), current_schema_version());
+        EXPECT_TRUE(store->record(make_run("c1", "h1")).inserted);
+    }
+    // Opening again does not migrate twice (that would fail: the tables exist).
+    auto store = open_store(store_path);
+    EXPECT_EQ(store->list_runs({}).size(), 1u);
+    execute_sql(store_path, "INSERT INTO notes SELECT text FROM notes WHERE text = 'kept'");
+}
+
+TEST_F(OpenTest, NewerSchemaVersionIsRefused) {
+    const std::string store_path = path("history.db");
+    const int newer = current_schema_version() + 1;
+    execute_sql(store_path, fmt::format("PRAGMA user_version = {}", newer));
+    EXPECT_EQ(store_error_of([&] { open_store(store_path); }),
+              fmt::format("store {} has schema version {}, newer than this benchwatch ({}); "
+                          "upgrade benchwatch",
+                          store_path, newer, current_schema_version()));
+}
+
+TEST_F(OpenTest, FileThatIsNotADatabaseIsNamed) {
+    const std::string store_path = path("results.json");
+    std::ofstream(store_path) << R"({"context": {"date": "2024-01-01"}, "benchmarks": []})"
+                              << std::string(600, ' ') << "\n";
+    EXPECT_EQ(store_error_of([&] { open_store(store_path); }),
+              "store " + store_path +
+                  ": opening: file is not a database; pass --store with the path of a benchwatch "
+                  "store");
+}
+
+TEST_F(OpenTest, DirectoryUnderARegularFileIsUnwritable) {
+    const std::string file = path("notes.txt");
+    std::ofstream(file) << "not a directory\n";
+    const std::string store_path = file + "/history.db";
+    EXPECT_EQ(store_error_of([&] { open_store(store_path); }),
+              fmt::format("store {}: creating directory {}: Not a directory; check that the "
+                          "directory exists and is writable, or pass --store",
+                          store_path, file));
+}
+
+TEST(OpenUnwritableTest, FileSystemThatRefusesNewFilesIsUnwritable) {
+    // /proc refuses to create files even for root.
+    EXPECT_EQ(store_error_of([] { open_store("/proc/history.db"); }),
+              "store /proc/history.db: opening: unable to open database file; check that the "
+              "directory exists and is writable, or pass --store");
+}
+
+TEST_F(OpenTest, WriteLockHeldTooLongIsReportedAsLocked) {
+    const std::string store_path = path("history.db");
+    auto store = open_sqlite_store(store_path, std::chrono::milliseconds(200));
+    sqlite3* holder = nullptr;
+    ASSERT_EQ(sqlite3_open(store_path.c_str(), &holder), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(holder, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+
+    EXPECT_EQ(store_error_of([&] { store->record(make_run("c1", "h1")); }),
+              "store " + store_path +
+                  ": recording the run of commit c1: database is locked by another process for "
+                  "over 0.2 s; try again when it has finished");
+    // Readers are not blocked by a writer.
+    EXPECT_TRUE(store->list_runs({}).empty());
+
+    sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+    sqlite3_close(holder);
+    EXPECT_TRUE(store->record(make_run("c1", "h1")).inserted);
+}
+
+}  // namespace
+}  // namespace benchwatch::store

@@ -1,0 +1,295 @@
+// What could break: a field lost or rounded on its way through SQLite, a run stored twice, wrong
+// attempt numbers, list_runs filters or order, or results of one run given to another.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "store/sqlite_store.hpp"
+#include "store/store.hpp"
+#include "store_fixture.hpp"
+
+namespace benchwatch::store {
+namespace {
+
+using testing::make_run;
+using testing::StoreTest;
+
+using RecordTest = StoreTest;
+
+TEST_F(RecordTest, RoundTripsEveryFieldExactly) {
+    model::Run run = make_run("0123456789abcdef0123456789abcdef01234567", "sha256:aa");
+    run.pull_request = 2604;
+    run.environment = {{"julia", "1.11.2"}, {"cpu", "AMD EPYC 7402"}, {"empty", ""}};
+    model::Result copy = testing::time_result("array/copyto!/gpu_to_cpu", 0.1 + 0.2);
+    // 0.1 + 0.2 = 0.30000000000000004 needs all 17 significant digits to round-trip.
+    copy.allocations = 17.0;
+    copy.memory = 1'048'576.0;
+    copy.samples = model::SampleSummary{1000, 1e-300, 1.5e300, 123456789.123456789};
+    model::Result throughput = testing::time_result("throughput/read", 9.875e9);
+    throughput.metric = "bytes_per_second";
+    throughput.unit = "B/s";
+    throughput.direction = model::Direction::BiggerIsBetter;
+    const model::Result tiny =
+        testing::time_result("unicode/π/ü", std::numeric_limits<double>::denorm_min());
+    run.results = {copy, throughput, tiny};
+
+    auto store = open_sqlite_store(path("history.db"));
+    const RecordOutcome outcome = store->record(run);
+    EXPECT_TRUE(outcome.inserted);
+    EXPECT_EQ(outcome.attempt, 1);
+    EXPECT_GT(outcome.run_id, 0);
+
+    // A second connection sees what the first committed.
+    auto reader = open_sqlite_store(path("history.db"));
+    const std::vector<model::Run> runs = reader->list_runs({});
+    ASSERT_EQ(runs.size(), 1u);
+    model::Run expected = run;
+    expected.id = outcome.run_id;
+    expected.attempt = 1;
+    expected.results.clear();  // list_runs leaves results out
+    EXPECT_EQ(runs[0].id, expected.id);
+    EXPECT_EQ(runs[0].project, "cuda");
+    EXPECT_EQ(runs[0].machine, "ci-1");
+    EXPECT_EQ(runs[0].commit, expected.commit);
+    EXPECT_EQ(runs[0].branch, "master");
+    EXPECT_EQ(runs[0].pull_request, 2604);
+    EXPECT_EQ(runs[0].recorded_at_ms, 1'700'000'000'000);
+    EXPECT_EQ(runs[0].attempt, 1);
+    EXPECT_EQ(runs[0].environment, expected.environment);
+    EXPECT_EQ(runs[0].format, "benchmarktools");
+    EXPECT_EQ(runs[0].content_hash, "sha256:aa");
+    EXPECT_TRUE(runs[0].results.empty());
+
+    const std::int64_t ids[] = {outcome.run_id};
+    const auto results = reader->results(ids);
+    ASSERT_EQ(results.size(), 1u);
+    // Sorted by name: "array/…" < "throughput/…" < "unicode/…".
+    EXPECT_EQ(results.at(outcome.run_id), run.results);
+}
+
+TEST_F(RecordTest, OptionalFieldsComeBackEmpty) {
+    model::Run run = make_run("c1", "h1");
+    auto store = open_sqlite_store(path("history.db"));
+    const RecordOutcome outcome = store->record(run);
+
+    const model::Run stored = store->list_runs({}).at(0);
+    EXPECT_EQ(stored.pull_request, std::nullopt);
+    EXPECT_TRUE(stored.environment.empty());
+    const std::int64_t ids[] = {outcome.run_id};
+    const model::Result& first = store->results(ids).at(outcome.run_id).at(0);
+    EXPECT_EQ(first.allocations, std::nullopt);
+    EXPECT_EQ(first.memory, std::nullopt);
+    EXPECT_EQ(first.samples, std::nullopt);
+}
+
+TEST_F(RecordTest, NanDeviationOfASingleSampleComesBackAsNan) {
+    model::Run run = make_run("c1", "h1");
+    run.results = {testing::time_result("once", 7.0)};
+    run.results[0].samples =
+        model::SampleSummary{1, 7.0, 7.0, std::numeric_limits<double>::quiet_NaN()};
+    auto store = open_sqlite_store(path("history.db"));
+    const RecordOutcome outcome = store->record(run);
+
+    const std::int64_t ids[] = {outcome.run_id};
+    const model::Result stored = store->results(ids).at(outcome.run_id).at(0);
+    ASSERT_TRUE(stored.samples.has_value());
+    EXPECT_EQ(stored.samples->count, 1);
+    EXPECT_EQ(stored.samples->median, 7.0);
+    EXPECT_TRUE(std::isnan(stored.samples->stddev));
+}
+
+TEST_F(RecordTest, SameContentTwiceIsStoredOnce) {
+    auto store = open_sqlite_store(path("history.db"));
+    const RecordOutcome first = store->record(make_run("c1", "h1"));
+    model::Run again = make_run("c1", "h1");
+    again.recorded_at_ms += 60'000;  // recorded later, same content: still the same run
+    const RecordOutcome second = store->record(again);
+
+    EXPECT_TRUE(first.inserted);
+    EXPECT_FALSE(second.inserted);
+    EXPECT_EQ(second.run_id, first.run_id);
+    EXPECT_EQ(second.attempt, 1);
+    const auto runs = store->list_runs({});
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].recorded_at_ms, 1'700'000'000'000);
+}
+
+TEST_F(RecordTest, DifferentContentOfOneCommitIsTheNextAttempt) {
+    auto store = open_sqlite_store(path("history.db"));
+    EXPECT_EQ(store->record(make_run("c1", "h1")).attempt, 1);
+    EXPECT_EQ(store->record(make_run("c1", "h2")).attempt, 2);
+    EXPECT_EQ(store->record(make_run("c2", "h1")).attempt, 1);  // another commit starts at 1
+    model::Run other_machine = make_run("c1", "h3");
+    other_machine.machine = "ci-2";
+    EXPECT_EQ(store->record(other_machine).attempt, 1);  // attempts count per machine
+    const RecordOutcome third = store->record(make_run("c1", "h3"));
+    EXPECT_TRUE(third.inserted);
+    EXPECT_EQ(third.attempt, 3);
+    // Re-recording attempt 2's content returns attempt 2, not a new one.
+    const RecordOutcome repeat = store->record(make_run("c1", "h2"));
+    EXPECT_FALSE(repeat.inserted);
+    EXPECT_EQ(repeat.attempt, 2);
+
+    std::vector<int> attempts;
+    for (const model::Run& run : store->list_runs(RunFilter{"cuda", "ci-1", "", {}}))
+        attempts.push_back(run.attempt);
+    EXPECT_EQ(attempts, (std::vector<int>{1, 2, 1, 3}));
+}
+
+TEST_F(RecordTest, TwoResultsOfOneBenchmarkAndMetricAreRefusedAndNothingIsStored) {
+    model::Run run = make_run("c1", "h1");
+    run.results.push_back(run.results.front());
+    const std::string store_path = path("history.db");
+    auto store = open_sqlite_store(store_path);
+    try {
+        store->record(run);
+        FAIL() << "expected StoreError";
+    } catch (const StoreError& error) {
+        EXPECT_EQ(std::string(error.what()),
+                  "store " + store_path +
+                      ": recording the run of commit c1: benchmark \"array/copy\" has two "
+                      "results for metric time (ns, smaller)");
+    }
+    EXPECT_TRUE(store->list_runs({}).empty());
+    EXPECT_TRUE(store->projects().empty());
+}
+
+TEST_F(RecordTest, NanValueIsRefused) {
+    model::Run run = make_run("c1", "h1");
+    run.results[1].value = std::numeric_limits<double>::quiet_NaN();
+    const std::string store_path = path("history.db");
+    auto store = open_sqlite_store(store_path);
+    try {
+        store->record(run);
+        FAIL() << "expected StoreError";
+    } catch (const StoreError& error) {
+        EXPECT_EQ(std::string(error.what()),
+                  "store " + store_path +
+                      ": recording the run of commit c1: benchmark \"latency/ttfp\" has the "
+                      "value NaN, which cannot be stored");
+    }
+    EXPECT_TRUE(store->list_runs({}).empty());
+}
+
+// Records, in this order: 1 cuda/ci-1/master/c1, 2 cuda/ci-1/pr/c2, 3 cuda/ci-2/master/c1,
+// 4 amdgpu/ci-1/master/c1, 5 cuda/ci-1/master/c3.
+class ListRunsTest : public StoreTest {
+  protected:
+    void SetUp() override {
+        StoreTest::SetUp();
+        store_ = open_sqlite_store(path("history.db"));
+        const auto add = [&](std::string project, std::string machine, std::string branch,
+                             std::string commit) {
+            model::Run run = make_run(commit, "h");
+            run.project = std::move(project);
+            run.machine = std::move(machine);
+            run.branch = std::move(branch);
+            run.environment = {{"machine", run.machine}};
+            ids_.push_back(store_->record(run).run_id);
+        };
+        add("cuda", "ci-1", "master", "c1");
+        add("cuda", "ci-1", "pr", "c2");
+        add("cuda", "ci-2", "master", "c1");
+        add("amdgpu", "ci-1", "master", "c1");
+        add("cuda", "ci-1", "master", "c3");
+    }
+
+    // The 1-based positions of the listed runs in recording order.
+    std::vector<int> listed(const RunFilter& filter) {
+        std::vector<int> positions;
+        for (const model::Run& run : store_->list_runs(filter)) {
+            const auto found = std::find(ids_.begin(), ids_.end(), run.id);
+            EXPECT_NE(found, ids_.end());
+            EXPECT_EQ(run.environment.at("machine"), run.machine);
+            positions.push_back(static_cast<int>(found - ids_.begin()) + 1);
+        }
+        return positions;
+    }
+
+    std::unique_ptr<Store> store_;
+    std::vector<std::int64_t> ids_;
+};
+
+TEST_F(ListRunsTest, EmptyFilterListsEveryRunOldestFirst) {
+    EXPECT_EQ(listed({}), (std::vector<int>{1, 2, 3, 4, 5}));
+}
+
+TEST_F(ListRunsTest, FiltersByProjectMachineAndBranch) {
+    EXPECT_EQ(listed(RunFilter{"cuda", "", "", {}}), (std::vector<int>{1, 2, 3, 5}));
+    EXPECT_EQ(listed(RunFilter{"cuda", "ci-1", "", {}}), (std::vector<int>{1, 2, 5}));
+    EXPECT_EQ(listed(RunFilter{"cuda", "ci-1", "master", {}}), (std::vector<int>{1, 5}));
+    EXPECT_EQ(listed(RunFilter{"", "", "master", {}}), (std::vector<int>{1, 3, 4, 5}));
+    EXPECT_EQ(listed(RunFilter{"nothing", "", "", {}}), (std::vector<int>{}));
+}
+
+TEST_F(ListRunsTest, FiltersByCommitsInRecordingOrderWhateverTheirOrderInTheFilter) {
+    EXPECT_EQ(listed(RunFilter{"", "", "", {"c3", "c1"}}), (std::vector<int>{1, 3, 4, 5}));
+    EXPECT_EQ(listed(RunFilter{"cuda", "ci-1", "", {"c3", "c1", "c3"}}), (std::vector<int>{1, 5}));
+    EXPECT_EQ(listed(RunFilter{"", "", "", {"unknown"}}), (std::vector<int>{}));
+}
+
+TEST_F(ListRunsTest, FiltersByMoreCommitsThanOneQueryHolds) {
+    // 1,200 commits span three batches of at most 500; sorted, c1 is in the first and c3 in
+    // the last, with the unknown c2-0000 … c2-1197 between them.
+    std::vector<std::string> commits = {"c1"};
+    for (int i = 0; i < 1198; ++i) commits.push_back(fmt::format("c2-{:04}", i));
+    commits.push_back("c3");
+    EXPECT_EQ(listed(RunFilter{"", "ci-1", "", commits}), (std::vector<int>{1, 4, 5}));
+}
+
+TEST_F(ListRunsTest, ProjectsAreSortedAndDistinct) {
+    EXPECT_EQ(store_->projects(), (std::vector<std::string>{"amdgpu", "cuda"}));
+}
+
+TEST_F(RecordTest, EmptyStoreHasNoProjectsAndNoRuns) {
+    auto store = open_sqlite_store(path("history.db"));
+    EXPECT_TRUE(store->projects().empty());
+    EXPECT_TRUE(store->list_runs({}).empty());
+}
+
+TEST_F(RecordTest, ResultsOfSeveralRunsAreKeptApart) {
+    auto store = open_sqlite_store(path("history.db"));
+    std::vector<std::int64_t> ids;
+    for (int i = 0; i < 3; ++i) {
+        model::Run run = make_run(fmt::format("c{}", i), "h");
+        run.results = {testing::time_result("shared", 100.0 + i),
+                       testing::time_result(fmt::format("only-in-{}", i), 1.0 * i)};
+        ids.push_back(store->record(run).run_id);
+    }
+    const std::int64_t unknown_id = ids.back() + 100;
+    const std::int64_t requested[] = {ids[2], ids[0], ids[2], unknown_id};
+    const auto results = store->results(requested);
+
+    // Every requested id has an entry; run 1 was not requested.
+    ASSERT_EQ(results.size(), 3u);
+    EXPECT_TRUE(results.at(unknown_id).empty());
+    EXPECT_EQ(results.at(ids[0]),
+              (std::vector<model::Result>{testing::time_result("only-in-0", 0.0),
+                                          testing::time_result("shared", 100.0)}));
+    EXPECT_EQ(results.at(ids[2]),
+              (std::vector<model::Result>{testing::time_result("only-in-2", 2.0),
+                                          testing::time_result("shared", 102.0)}));
+}
+
+TEST_F(RecordTest, ResultsOfMoreRunsThanOneQueryHolds) {
+    auto store = open_sqlite_store(path("history.db"));
+    std::vector<std::int64_t> ids;
+    for (int i = 0; i < 510; ++i) {
+        model::Run run = make_run(fmt::format("c{}", i), "h");
+        run.results = {testing::time_result("b", static_cast<double>(i))};
+        ids.push_back(store->record(run).run_id);
+    }
+    const auto results = store->results(ids);
+    ASSERT_EQ(results.size(), 510u);
+    for (int i = 0; i < 510; ++i) {
+        ASSERT_EQ(results.at(ids[i]).size(), 1u);
+        EXPECT_EQ(results.at(ids[i])[0].value, i);
+    }
+}
+
+}  // namespace
+}  // namespace benchwatch::store
