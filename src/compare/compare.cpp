@@ -1,0 +1,376 @@
+#include "compare/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <set>
+
+#include "compare/runs.hpp"
+#include "stats/stats.hpp"
+
+namespace benchwatch::compare {
+
+namespace {
+
+using detail::CombinedResults;
+using detail::ResultKey;
+using detail::RunIndex;
+
+// Shortest commit prefix accepted when git cannot resolve a revision.
+constexpr std::size_t shortest_prefix = 7;
+
+// A revision turned into a recorded commit id.
+struct LocatedCommit {
+    std::string commit;
+    bool known_to_git = false;  // git resolved it, so its ancestry can be asked
+};
+
+// The commit `revision` names: git's answer when it has runs, else a recorded commit equal to
+// `revision` or the only one starting with it (at least 7 characters). An unmatched revision is
+// returned as given (or as git resolved it) for the caller's "no run" message.
+LocatedCommit locate(const std::string& revision, const vcs::Repository* repository,
+                     const RunIndex& index, const HistorySource& source) {
+    std::optional<std::string> resolved;
+    if (repository != nullptr) resolved = repository->resolve(revision);
+    if (resolved && index.has(*resolved)) return {*resolved, true};
+    if (index.has(revision)) return {revision, false};
+    if (revision.size() >= shortest_prefix) {
+        const auto matches = index.commits_starting_with(revision);
+        if (matches.size() == 1) return {matches.front(), false};
+        if (matches.size() > 1)
+            throw CompareError(fmt::format(
+                "commit prefix '{}' matches {} recorded commits of project '{}' on machine '{}' "
+                "({}, {}…); give more digits",
+                revision, matches.size(), source.project, source.machine, matches[0], matches[1]));
+    }
+    if (resolved) return {*resolved, true};
+    return {revision, false};
+}
+
+std::string no_run_message(const std::string& commit, const HistorySource& source) {
+    return fmt::format(
+        "no run of commit {} for project '{}' on machine '{}'; record one with `benchwatch record "
+        "--commit {}` first",
+        commit, source.project, source.machine, commit);
+}
+
+// The runs a comparison side is made of: combined results and the latest attempt's environment.
+struct Side {
+    std::string commit;
+    CombinedResults results;
+    model::Environment environment;
+};
+
+Side load_side(store::Store& store, const RunIndex& index, const std::string& commit) {
+    const auto runs = index.runs_of(commit);
+    assert(!runs.empty());
+    return {commit, detail::load_combined(store, index, commit), runs.back()->environment};
+}
+
+// The chosen baseline and the history that leads up to it, newest first.
+struct BaselineChoice {
+    model::Baseline baseline;
+    std::vector<std::string> history;  // newest first; starts with baseline.commit when it exists
+    std::string history_order = "recorded";
+};
+
+// The default branch as a git revision, or std::nullopt when git has none.
+std::optional<std::string> default_branch_revision(const vcs::Repository& repository,
+                                                   const HistorySource& source) {
+    if (source.default_branch_revision.empty()) return repository.default_branch();
+    if (!repository.resolve(source.default_branch_revision))
+        throw CompareError(
+            fmt::format("default branch '{}' is not a revision of the repository in {}; pass "
+                        "--default-branch with a branch that exists",
+                        source.default_branch_revision, repository.top_level().string()));
+    return source.default_branch_revision;
+}
+
+// History of an already chosen baseline commit: its first-parent chain when git knows it, else
+// the default branch's runs recorded up to it.
+void fill_history(BaselineChoice& choice, const vcs::Repository* repository, const RunIndex& index,
+                  const HistorySource& source, const std::string& head) {
+    const auto& commit = choice.baseline.commit;
+    if (repository != nullptr && repository->resolve(commit) == commit) {
+        const auto chain = repository->first_parent_chain(commit, 0);
+        choice.history = detail::benchmarked_commits(chain, index, head);
+        choice.history_order = "git";
+    } else {
+        choice.history = detail::recorded_commits(index, source.default_branch, head, commit);
+        choice.history_order = "recorded";
+    }
+}
+
+// DESIGN.md §4.1: the merge base with the default branch, or its nearest benchmarked
+// first-parent ancestor. The head's own commit is never its baseline.
+std::optional<BaselineChoice> choose_with_git(const vcs::Repository& repository,
+                                              const RunIndex& index, const HistorySource& source,
+                                              const std::string& head) {
+    const auto default_branch = default_branch_revision(repository, source);
+    if (!default_branch) return std::nullopt;
+
+    BaselineChoice choice;
+    choice.history_order = "git";
+    const auto merge_base = repository.merge_base(head, *default_branch);
+    if (!merge_base) return choice;
+    choice.baseline.merge_base = *merge_base;
+
+    const auto chain = repository.first_parent_chain(*merge_base, 0);
+    for (std::size_t steps = 0; steps < chain.size(); ++steps) {
+        if (chain[steps] == head || !index.has(chain[steps])) continue;
+        choice.baseline.kind =
+            steps == 0 ? model::BaselineKind::MergeBase : model::BaselineKind::NearestAncestor;
+        choice.baseline.commit = chain[steps];
+        choice.baseline.commits_earlier = static_cast<int>(steps);
+        choice.history = detail::benchmarked_commits(std::span(chain).subspan(steps), index, head);
+        return choice;
+    }
+    return choice;
+}
+
+// Without git: the latest run recorded on the default branch's name that is not the head's.
+BaselineChoice choose_recorded(const RunIndex& index, const HistorySource& source,
+                               const std::string& head) {
+    BaselineChoice choice;
+    const auto& runs = index.runs();
+    const auto latest = std::find_if(runs.rbegin(), runs.rend(), [&](const model::Run& run) {
+        return run.branch == source.default_branch && run.commit != head;
+    });
+    if (latest == runs.rend()) return choice;
+    choice.baseline.kind = model::BaselineKind::LatestOnDefaultBranch;
+    choice.baseline.commit = latest->commit;
+    choice.history = detail::recorded_commits(index, source.default_branch, head, latest->commit);
+    return choice;
+}
+
+BaselineChoice choose_baseline(const vcs::Repository* repository, const RunIndex& index,
+                               const CompareOptions& options, const LocatedCommit& head) {
+    const auto& source = options.source;
+    if (options.base) {
+        const auto base = locate(*options.base, repository, index, source);
+        if (!index.has(base.commit)) throw CompareError(no_run_message(base.commit, source));
+        BaselineChoice choice;
+        choice.baseline.kind = model::BaselineKind::Explicit;
+        choice.baseline.commit = base.commit;
+        fill_history(choice, repository, index, source, head.commit);
+        return choice;
+    }
+    if (repository != nullptr && head.known_to_git) {
+        if (auto choice = choose_with_git(*repository, index, source, head.commit)) return *choice;
+    }
+    return choose_recorded(index, source, head.commit);
+}
+
+// Each key's values in the history, oldest first, at most `wanted` of them: the newest points are
+// read first, and reading stops once every key has enough. `points_used` is set to how many
+// history points, from the newest, any of the values came from.
+std::map<ResultKey, std::vector<double>> history_series(store::Store& store, const RunIndex& index,
+                                                        std::span<const std::string> history,
+                                                        const std::string& newest_commit,
+                                                        const CombinedResults& newest,
+                                                        const std::set<ResultKey>& keys,
+                                                        std::size_t wanted, int& points_used) {
+    std::map<ResultKey, std::vector<double>> series;
+    std::size_t unfinished = keys.size();
+    points_used = 0;
+    const auto take = [&](std::size_t position, const CombinedResults& results) {
+        for (const auto& key : keys) {
+            const auto found = results.find(key);
+            if (found == results.end() || !(found->second.value > 0)) continue;
+            auto& values = series[key];
+            if (values.size() == wanted) continue;
+            values.push_back(found->second.value);
+            points_used = static_cast<int>(position) + 1;
+            if (values.size() == wanted) --unfinished;
+        }
+        return unfinished > 0;
+    };
+    // The baseline is the history's newest point, and its results are already loaded.
+    const std::size_t first = !history.empty() && history.front() == newest_commit ? 1 : 0;
+    if (first == 0 || take(0, newest))
+        detail::visit_history(store, index, history.subspan(first),
+                              [&](std::size_t position, const CombinedResults& results) {
+                                  return take(position + first, results);
+                              });
+    for (auto& [key, values] : series) std::reverse(values.begin(), values.end());
+    return series;
+}
+
+model::AllocationChange allocation_change(const model::Result& base, const model::Result& head) {
+    if (!base.allocations || !head.allocations) return model::AllocationChange::None;
+    if (*base.allocations == 0 && *head.allocations > 0) return model::AllocationChange::Starts;
+    if (*base.allocations > 0 && *head.allocations == 0) return model::AllocationChange::Stops;
+    return model::AllocationChange::None;
+}
+
+model::Verdict verdict(double base, double head, double threshold, model::Direction direction) {
+    if (!(base > 0) || !(head > 0)) return model::Verdict::Unchanged;
+    switch (stats::judge(base, head, threshold, direction == model::Direction::SmallerIsBetter)) {
+        case stats::Judgement::Worse:
+            return model::Verdict::Slower;
+        case stats::Judgement::Better:
+            return model::Verdict::Faster;
+        case stats::Judgement::Unchanged:
+            break;
+    }
+    return model::Verdict::Unchanged;
+}
+
+// The category of `benchmark`; a configuration without a catch-all gets one appended for the
+// benchmarks that no prefix matches.
+std::size_t category_of(const std::string& benchmark, std::vector<model::Category>& categories) {
+    const auto index = model::categorize(benchmark, categories);
+    if (index < categories.size()) return index;
+    categories.push_back({"Uncategorized", {}, model::Category{}.minimum_change});
+    return categories.size() - 1;
+}
+
+std::vector<model::EnvironmentChange> environment_changes(const model::Environment& before,
+                                                          const model::Environment& after) {
+    std::vector<model::EnvironmentChange> changes;
+    std::set<std::string> keys;
+    for (const auto& [key, value] : before) keys.insert(key);
+    for (const auto& [key, value] : after) keys.insert(key);
+    for (const auto& key : keys) {
+        const auto old_value = before.find(key);
+        const auto new_value = after.find(key);
+        model::EnvironmentChange change{key, std::nullopt, std::nullopt};
+        if (old_value != before.end()) change.before = old_value->second;
+        if (new_value != after.end()) change.after = new_value->second;
+        if (change.before != change.after) changes.push_back(std::move(change));
+    }
+    return changes;
+}
+
+void sort_by_name(std::vector<model::Result>& results) {
+    std::sort(results.begin(), results.end(), [](const model::Result& a, const model::Result& b) {
+        if (a.benchmark != b.benchmark) return model::name_less(a.benchmark, b.benchmark);
+        return a.metric < b.metric;
+    });
+}
+
+std::vector<model::Result> values_of(const CombinedResults& results) {
+    std::vector<model::Result> list;
+    for (const auto& [key, result] : results) list.push_back(result);
+    sort_by_name(list);
+    return list;
+}
+
+// DESIGN.md §4.3–4.5 for every benchmark in both runs, plus new and removed ones.
+void judge_benchmarks(model::Comparison& comparison, const Side& head, const Side& base,
+                      const std::map<ResultKey, std::vector<double>>& series) {
+    const auto& settings = comparison.settings;
+    for (const auto& [key, head_result] : head.results) {
+        const auto base_found = base.results.find(key);
+        if (base_found == base.results.end()) {
+            comparison.added.push_back(head_result);
+            continue;
+        }
+        const auto& base_result = base_found->second;
+        model::BenchmarkComparison benchmark;
+        benchmark.name = key.benchmark;
+        benchmark.category = category_of(key.benchmark, comparison.categories);
+        benchmark.display_name = std::string(
+            model::display_name(key.benchmark, comparison.categories[benchmark.category]));
+        benchmark.metric = key.metric;
+        benchmark.unit = head_result.unit;
+        benchmark.direction = head_result.direction;
+        benchmark.base = base_result.value;
+        benchmark.head = head_result.value;
+        const auto found_series = series.find(key);
+        const std::span<const double> values =
+            found_series == series.end() ? std::span<const double>{} : found_series->second;
+        benchmark.typical_change = stats::typical_change(values, settings.pairs);
+        benchmark.history_pairs = stats::pairs_used(values.size(), settings.pairs);
+        benchmark.threshold =
+            stats::seed_threshold(benchmark.typical_change, settings.factor,
+                                  comparison.categories[benchmark.category].minimum_change);
+        benchmark.verdict =
+            verdict(benchmark.base, benchmark.head, benchmark.threshold, benchmark.direction);
+        benchmark.allocation_change = allocation_change(base_result, head_result);
+        benchmark.base_allocations = base_result.allocations;
+        benchmark.head_allocations = head_result.allocations;
+        comparison.benchmarks.push_back(std::move(benchmark));
+    }
+    for (const auto& [key, base_result] : base.results)
+        if (!head.results.contains(key)) comparison.removed.push_back(base_result);
+    sort_by_name(comparison.added);
+    sort_by_name(comparison.removed);
+
+    std::sort(comparison.benchmarks.begin(), comparison.benchmarks.end(),
+              [](const model::BenchmarkComparison& a, const model::BenchmarkComparison& b) {
+                  if (a.category != b.category) return a.category < b.category;
+                  if (a.display_name != b.display_name)
+                      return model::name_less(a.display_name, b.display_name);
+                  if (a.name != b.name) return a.name < b.name;
+                  return a.metric < b.metric;
+              });
+}
+
+// Geometric mean of head/base, counts of unusual verdicts and of benchmarks, per category.
+std::vector<model::CategorySummary> summarize(const model::Comparison& comparison) {
+    std::vector<model::CategorySummary> summaries(comparison.categories.size());
+    std::vector<std::vector<double>> ratios(comparison.categories.size());
+    for (const auto& benchmark : comparison.benchmarks) {
+        auto& summary = summaries[benchmark.category];
+        ++summary.compared;
+        if (benchmark.verdict == model::Verdict::Slower) ++summary.slower;
+        if (benchmark.verdict == model::Verdict::Faster) ++summary.faster;
+        if (benchmark.base > 0 && benchmark.head > 0)
+            ratios[benchmark.category].push_back(benchmark.head / benchmark.base);
+    }
+    for (std::size_t i = 0; i < summaries.size(); ++i)
+        summaries[i].geometric_mean_change = stats::geometric_mean(ratios[i]) - 1.0;
+    return summaries;
+}
+
+}  // namespace
+
+model::Comparison compare(store::Store& store, const vcs::Repository* repository,
+                          const CompareOptions& options) {
+    if (options.method != "seed")
+        throw CompareError(fmt::format("unknown method '{}'; available: seed", options.method));
+    assert(options.settings.pairs >= 0 && options.settings.factor >= 0);
+    const auto& source = options.source;
+    const auto index = detail::index_runs(store, source.project, source.machine);
+
+    const auto head_commit = locate(options.head, repository, index, source);
+    if (!index.has(head_commit.commit))
+        throw CompareError(no_run_message(head_commit.commit, source));
+    const auto head = load_side(store, index, head_commit.commit);
+
+    model::Comparison comparison;
+    comparison.project = source.project;
+    comparison.machine = source.machine;
+    comparison.head_commit = head.commit;
+    comparison.method = options.method;
+    comparison.settings = options.settings;
+    comparison.categories = options.categories;
+    comparison.history_url = options.history_url;
+
+    auto choice = choose_baseline(repository, index, options, head_commit);
+    comparison.baseline = choice.baseline;
+    comparison.history_order = choice.history_order;
+    if (choice.baseline.kind == model::BaselineKind::None) {
+        comparison.head_only_results = values_of(head.results);
+        comparison.summaries.resize(comparison.categories.size());
+        return comparison;
+    }
+
+    const auto base = load_side(store, index, choice.baseline.commit);
+    std::set<ResultKey> compared_keys;
+    for (const auto& [key, result] : head.results)
+        if (base.results.contains(key)) compared_keys.insert(key);
+    const auto wanted = static_cast<std::size_t>(options.settings.pairs) + 1;
+    const auto series = history_series(store, index, choice.history, base.commit, base.results,
+                                       compared_keys, wanted, comparison.history_runs);
+
+    judge_benchmarks(comparison, head, base, series);
+    comparison.summaries = summarize(comparison);
+    comparison.environment_changes = environment_changes(base.environment, head.environment);
+    return comparison;
+}
+
+}  // namespace benchwatch::compare

@@ -1,0 +1,104 @@
+#include <algorithm>
+
+#include "compare/compare.hpp"
+#include "compare/runs.hpp"
+#include "stats/stats.hpp"
+
+namespace benchwatch::compare {
+
+namespace {
+
+using detail::CombinedResults;
+using detail::ResultKey;
+using detail::RunIndex;
+
+// True when `name` is `filter` or lies under it ("array" and "array/" both select "array/copy").
+bool selected(std::string_view name, std::string_view filter) {
+    if (filter.empty() || name == filter) return true;
+    if (filter.ends_with('/')) return name.starts_with(filter);
+    return name.size() > filter.size() && name.starts_with(filter) && name[filter.size()] == '/';
+}
+
+// The default branch's benchmarked commits, newest first, and the order they come in: git's
+// first-parent chain of the default branch when it holds any benchmarked commit, else the
+// recording order of runs on the default branch's name.
+std::pair<std::vector<std::string>, std::string> default_branch_commits(
+    const vcs::Repository* repository, const RunIndex& index, const HistorySource& source) {
+    if (repository != nullptr) {
+        auto revision = source.default_branch_revision.empty()
+                            ? repository->default_branch()
+                            : std::optional<std::string>(source.default_branch_revision);
+        if (revision && repository->resolve(*revision)) {
+            const auto chain = repository->first_parent_chain(*revision, 0);
+            auto commits = detail::benchmarked_commits(chain, index, "");
+            if (!commits.empty()) return {std::move(commits), "git"};
+        }
+    }
+    return {detail::recorded_commits(index, source.default_branch, "", ""), "recorded"};
+}
+
+}  // namespace
+
+model::History history(store::Store& store, const vcs::Repository* repository,
+                       const HistorySource& source, const std::string& benchmark, std::size_t limit,
+                       const model::SeedRuleSettings& settings) {
+    const auto index = detail::index_runs(store, source.project, source.machine);
+    auto [commits, order] = default_branch_commits(repository, index, source);
+
+    // The typical change needs pairs + 1 points even when fewer are shown.
+    const auto shown = limit == 0 ? commits.size() : std::min(limit, commits.size());
+    const auto read = limit == 0
+                          ? commits.size()
+                          : std::min(commits.size(),
+                                     std::max(limit, static_cast<std::size_t>(settings.pairs) + 1));
+    const auto window = std::span<const std::string>(commits).first(read);
+
+    struct Point {
+        std::size_t position;  // in `commits`, newest first
+        double value;
+    };
+    std::map<ResultKey, std::pair<model::Result, std::vector<Point>>> found;
+    detail::visit_history(
+        store, index, window, [&](std::size_t position, const CombinedResults& results) {
+            for (const auto& [key, result] : results) {
+                if (!selected(key.benchmark, benchmark)) continue;
+                auto [entry, inserted] = found.try_emplace(key, result, std::vector<Point>{});
+                entry->second.second.push_back({position, result.value});
+            }
+            return true;
+        });
+
+    model::History history;
+    history.project = source.project;
+    history.machine = source.machine;
+    history.order = order;
+    history.runs = static_cast<int>(shown);
+    for (auto& [key, entry] : found) {
+        auto& [newest, points] = entry;
+        std::reverse(points.begin(), points.end());
+        std::vector<double> positive;
+        for (const auto& point : points)
+            if (point.value > 0) positive.push_back(point.value);
+
+        model::BenchmarkHistory series;
+        series.name = key.benchmark;
+        series.metric = key.metric;
+        series.unit = newest.unit;
+        series.direction = newest.direction;
+        series.typical_change = stats::typical_change(positive, settings.pairs);
+        for (const auto& point : points) {
+            if (point.position >= shown) continue;
+            series.commits.push_back(commits[point.position]);
+            series.values.push_back(point.value);
+        }
+        if (!series.values.empty()) history.benchmarks.push_back(std::move(series));
+    }
+    std::sort(history.benchmarks.begin(), history.benchmarks.end(),
+              [](const model::BenchmarkHistory& a, const model::BenchmarkHistory& b) {
+                  if (a.name != b.name) return model::name_less(a.name, b.name);
+                  return a.metric < b.metric;
+              });
+    return history;
+}
+
+}  // namespace benchwatch::compare

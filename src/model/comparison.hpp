@@ -60,6 +60,8 @@ enum class BaselineKind {
     NearestAncestor,  // the merge base had none; its nearest benchmarked first-parent ancestor
     Explicit,         // --base
     None,             // nothing to compare with
+    // Without git: the latest run recorded on the default branch's name (not the head's commit)
+    LatestOnDefaultBranch,
 };
 
 // Which commit the head is compared with, and why.

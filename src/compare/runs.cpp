@@ -1,0 +1,115 @@
+#include "compare/runs.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace benchwatch::compare::detail {
+
+namespace {
+
+// How many commits' results one store query asks for. Large enough that 31 history points
+// usually take one or two queries, small enough that a long history is never read whole when
+// only its newest points matter.
+constexpr std::size_t commits_per_batch = 16;
+
+void keep_best(CombinedResults& combined, model::Result result) {
+    ResultKey key{result.benchmark, result.metric};
+    auto [position, inserted] = combined.try_emplace(std::move(key), result);
+    if (!inserted && better(result, position->second)) position->second = std::move(result);
+}
+
+}  // namespace
+
+bool better(const model::Result& candidate, const model::Result& current) {
+    return candidate.direction == model::Direction::BiggerIsBetter
+               ? candidate.value > current.value
+               : candidate.value < current.value;
+}
+
+RunIndex::RunIndex(std::vector<model::Run> runs) : runs_(std::move(runs)) {
+    for (std::size_t i = 0; i < runs_.size(); ++i) by_commit_[runs_[i].commit].push_back(i);
+}
+
+std::vector<const model::Run*> RunIndex::runs_of(const std::string& commit) const {
+    std::vector<const model::Run*> found;
+    if (const auto position = by_commit_.find(commit); position != by_commit_.end())
+        for (const auto i : position->second) found.push_back(&runs_[i]);
+    return found;
+}
+
+std::vector<std::string> RunIndex::commits_starting_with(std::string_view prefix) const {
+    std::vector<std::string> found;
+    for (const auto& [commit, positions] : by_commit_)
+        if (commit.starts_with(prefix)) found.push_back(commit);
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+RunIndex index_runs(store::Store& store, const std::string& project, const std::string& machine) {
+    store::RunFilter filter;
+    filter.project = project;
+    filter.machine = machine;
+    return RunIndex(store.list_runs(filter));
+}
+
+CombinedResults load_combined(store::Store& store, const RunIndex& index,
+                              const std::string& commit) {
+    CombinedResults combined;
+    visit_history(store, index, std::span(&commit, 1),
+                  [&](std::size_t, const CombinedResults& results) {
+                      combined = results;
+                      return false;
+                  });
+    return combined;
+}
+
+void visit_history(store::Store& store, const RunIndex& index, std::span<const std::string> commits,
+                   const std::function<bool(std::size_t, const CombinedResults&)>& visit) {
+    for (std::size_t start = 0; start < commits.size(); start += commits_per_batch) {
+        const auto batch =
+            commits.subspan(start, std::min(commits_per_batch, commits.size() - start));
+        std::vector<std::int64_t> run_ids;
+        for (const auto& commit : batch)
+            for (const auto* run : index.runs_of(commit)) run_ids.push_back(run->id);
+        auto results_by_run = store.results(run_ids);
+
+        for (std::size_t offset = 0; offset < batch.size(); ++offset) {
+            CombinedResults combined;
+            for (const auto* run : index.runs_of(batch[offset]))
+                for (auto& result : results_by_run[run->id]) keep_best(combined, std::move(result));
+            if (!visit(start + offset, combined)) return;
+        }
+    }
+}
+
+std::vector<std::string> benchmarked_commits(std::span<const std::string> chain,
+                                             const RunIndex& index, const std::string& excluded) {
+    std::vector<std::string> kept;
+    for (const auto& commit : chain)
+        if (commit != excluded && index.has(commit)) kept.push_back(commit);
+    return kept;
+}
+
+std::vector<std::string> recorded_commits(const RunIndex& index, const std::string& branch,
+                                          const std::string& excluded, const std::string& up_to) {
+    const auto& runs = index.runs();
+    std::size_t end = runs.size();
+    if (!up_to.empty()) {
+        const auto up_to_runs = index.runs_of(up_to);
+        if (!up_to_runs.empty())
+            end = static_cast<std::size_t>(up_to_runs.back() - runs.data()) + 1;
+    }
+
+    std::vector<std::string> oldest_first;
+    std::unordered_set<std::string_view> seen;
+    for (std::size_t i = 0; i < end; ++i) {
+        const auto& commit = runs[i].commit;
+        if (runs[i].branch != branch || commit == excluded || commit == up_to) continue;
+        if (seen.insert(commit).second) oldest_first.push_back(commit);
+    }
+    if (!up_to.empty()) oldest_first.push_back(up_to);
+    std::reverse(oldest_first.begin(), oldest_first.end());
+    return oldest_first;
+}
+
+}  // namespace benchwatch::compare::detail

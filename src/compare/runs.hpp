@@ -1,0 +1,80 @@
+#pragma once
+
+// Internal to the compare layer: the runs of one project on one machine indexed by commit, reruns
+// combined by their best value, and the default branch's history read newest first.
+
+#include <compare>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/result.hpp"
+#include "model/run.hpp"
+#include "store/store.hpp"
+#include "vcs/git.hpp"
+
+namespace benchwatch::compare::detail {
+
+// A benchmark's identity across runs.
+struct ResultKey {
+    std::string benchmark;
+    std::string metric;
+
+    auto operator<=>(const ResultKey&) const = default;
+};
+
+// One result per benchmark and metric.
+using CombinedResults = std::map<ResultKey, model::Result>;
+
+// True when `candidate` is better than `current` in the metric's own direction.
+bool better(const model::Result& candidate, const model::Result& current);
+
+// All runs of one project on one machine (without results), grouped by commit.
+class RunIndex {
+  public:
+    // `runs` in recording order, as Store::list_runs returns them.
+    explicit RunIndex(std::vector<model::Run> runs);
+
+    const std::vector<model::Run>& runs() const { return runs_; }
+    bool has(const std::string& commit) const { return by_commit_.contains(commit); }
+
+    // The commit's runs (attempts) in recording order; empty for an unknown commit.
+    std::vector<const model::Run*> runs_of(const std::string& commit) const;
+
+    // Recorded commits that start with `prefix`.
+    std::vector<std::string> commits_starting_with(std::string_view prefix) const;
+
+  private:
+    std::vector<model::Run> runs_;
+    std::unordered_map<std::string, std::vector<std::size_t>> by_commit_;
+};
+
+// Every run of `project` on `machine`, indexed.
+RunIndex index_runs(store::Store& store, const std::string& project, const std::string& machine);
+
+// The results of all runs of `commit`, reruns combined by their best value (the result of the
+// best attempt is kept whole, allocations included).
+CombinedResults load_combined(store::Store& store, const RunIndex& index,
+                              const std::string& commit);
+
+// Reads the combined results of `commits` (newest first) a batch of commits at a time, calling
+// `visit(position, results)` for each in order until it returns false.
+void visit_history(store::Store& store, const RunIndex& index, std::span<const std::string> commits,
+                   const std::function<bool(std::size_t, const CombinedResults&)>& visit);
+
+// The commits of `chain` (a first-parent chain, newest first) that have runs, except `excluded`.
+std::vector<std::string> benchmarked_commits(std::span<const std::string> chain,
+                                             const RunIndex& index, const std::string& excluded);
+
+// Commits of runs recorded on `branch`, newest first by their first recording, except
+// `excluded`. A non-empty `up_to` keeps only commits first recorded no later than `up_to`'s last
+// run, and puts `up_to` first even when it was recorded on another branch.
+std::vector<std::string> recorded_commits(const RunIndex& index, const std::string& branch,
+                                          const std::string& excluded, const std::string& up_to);
+
+}  // namespace benchwatch::compare::detail
