@@ -1,0 +1,156 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <string>
+
+#include "report/report.hpp"
+
+namespace benchwatch::report {
+
+namespace {
+
+// The decimal exponent of a non-negative finite value once rounded to 3 significant digits
+// (999.7 → 3, 999.4 → 2), read from fmt's correctly rounded scientific notation.
+int rounded_exponent(double magnitude) {
+    if (magnitude == 0) return 0;
+    const auto scientific = fmt::format("{:.2e}", magnitude);
+    return std::stoi(scientific.substr(scientific.find('e') + 1));
+}
+
+// A non-negative finite value with 3 significant digits; values of 1000 and more keep every
+// integer digit ("1234") rather than switching to scientific notation.
+std::string three_significant_digits(double magnitude) {
+    if (magnitude == 0) return "0";
+    const int decimals = std::max(0, 2 - rounded_exponent(magnitude));
+    return fmt::format("{:.{}f}", magnitude, decimals);
+}
+
+struct TimeUnit {
+    double nanoseconds;
+    const char* symbol;
+};
+
+// µ is U+00B5 MICRO SIGN, as in the seeds.
+constexpr std::array<TimeUnit, 4> kTimeUnits{{
+    {1, "ns"},
+    {1e3, "\u00b5s"},
+    {1e6, "ms"},
+    {1e9, "s"},
+}};
+
+}  // namespace
+
+std::string format_time(double nanoseconds) {
+    if (!std::isfinite(nanoseconds)) return fmt::format("{} ns", nanoseconds);
+    const std::string sign = std::signbit(nanoseconds) && nanoseconds != 0 ? "-" : "";
+    const double magnitude = std::abs(nanoseconds);
+    for (std::size_t i = 0; i < kTimeUnits.size(); ++i) {
+        const double scaled = magnitude / kTimeUnits[i].nanoseconds;
+        const bool last = i + 1 == kTimeUnits.size();
+        if (last || rounded_exponent(scaled) < 3)
+            return fmt::format("{}{} {}", sign, three_significant_digits(scaled),
+                               kTimeUnits[i].symbol);
+    }
+    return "";  // unreachable: the last unit always returns
+}
+
+std::string format_value(double value, std::string_view unit) {
+    if (unit == "ns") return format_time(value);
+    std::string number;
+    if (!std::isfinite(value))
+        number = fmt::format("{}", value);
+    else
+        number = (std::signbit(value) && value != 0 ? "-" : "") +
+                 three_significant_digits(std::abs(value));
+    if (unit.empty()) return number;
+    return fmt::format("{} {}", number, unit);
+}
+
+std::string format_change(double change) {
+    const double percent = std::abs(change) * 100;
+    // U+2212 MINUS SIGN for every negative change, including those that round to zero.
+    const char* sign = std::signbit(change) ? "\u2212" : "+";
+    if (std::isnan(change)) return "nan%";
+    return fmt::format("{}{:.1f}%", sign, percent);
+}
+
+std::string escape_markdown(std::string_view name) {
+    auto is_word = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+               (static_cast<unsigned char>(c) & 0x80) != 0;
+    };
+    auto is_mention_start = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_';
+    };
+    std::string out;
+    out.reserve(name.size());
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        const char c = name[i];
+        const char before = i > 0 ? name[i - 1] : ' ';
+        const char after = i + 1 < name.size() ? name[i + 1] : ' ';
+        switch (c) {
+            case '|':
+            case '`':
+            case '\\':
+            case '*':
+            case '[':
+            case ']':
+            case '~':
+            case '$':
+                out += '\\';
+                out += c;
+                break;
+            case '_':
+                // Inside a word ("gpu_to_cpu") GitHub never emphasises; only escape at its edges.
+                if (!is_word(before) || !is_word(after)) out += '\\';
+                out += c;
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '&':
+                out += "&amp;";
+                break;
+            case '@':
+                // A zero-width space after '@' keeps the text but breaks GitHub's mention.
+                out += '@';
+                if (is_mention_start(after)) out += "\u200b";
+                break;
+            default:
+                const auto byte = static_cast<unsigned char>(c);
+                out += byte < 0x20 || byte == 0x7f ? ' ' : c;
+        }
+    }
+    return out;
+}
+
+std::string sparkline(std::span<const double> values) {
+    static constexpr std::array<const char*, 8> kBlocks{"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+    double low = INFINITY;
+    double high = -INFINITY;
+    for (const double value : values)
+        if (std::isfinite(value)) {
+            low = std::min(low, value);
+            high = std::max(high, value);
+        }
+    std::string line;
+    for (const double value : values) {
+        if (!std::isfinite(value)) {
+            line += ' ';
+        } else if (high == low) {
+            line += kBlocks[3];
+        } else {
+            const auto level = std::lround((value - low) / (high - low) * 7);
+            line += kBlocks[static_cast<std::size_t>(level)];
+        }
+    }
+    return line;
+}
+
+}  // namespace benchwatch::report

@@ -1,0 +1,95 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "report/report.hpp"
+#include "report/wording.hpp"
+
+namespace benchwatch::report {
+
+namespace {
+
+// A terminal line holds this many of the most recent values; older ones are left out.
+constexpr std::size_t kSparklineLength = 60;
+
+// A typical change |ln ratio| as the relative change it stands for: 0.0119 → "±1.2%".
+std::string typical_percent(double typical_change) {
+    return fmt::format("±{:.1f}%", std::expm1(typical_change) * 100);
+}
+
+std::string pad_right(std::string_view text, std::size_t width) {
+    const auto used = detail::display_width(text);
+    return std::string(text) + std::string(width > used ? width - used : 0, ' ');
+}
+
+}  // namespace
+
+void render_history_text(const model::History& history, std::ostream& out, bool color) {
+    const auto title =
+        fmt::format("History of {} on {}: {} run{} ({} order)", detail::plain_text(history.project),
+                    detail::plain_text(history.machine), history.runs, history.runs == 1 ? "" : "s",
+                    detail::plain_text(history.order));
+    out << (color ? fmt::format("\033[1m{}\033[0m", title) : title) << "\n";
+    if (history.benchmarks.empty()) {
+        out << "No benchmarks recorded on the default branch.\n";
+        return;
+    }
+
+    struct Line {
+        std::string name, spark, typical, latest;
+    };
+    std::vector<Line> lines;
+    std::size_t name_width = 0, spark_width = 0, typical_width = 0;
+    for (const auto& benchmark : history.benchmarks) {
+        std::span<const double> values(benchmark.values);
+        if (values.size() > kSparklineLength) values = values.last(kSparklineLength);
+        Line line{detail::plain_text(benchmark.name), sparkline(values),
+                  typical_percent(benchmark.typical_change),
+                  benchmark.values.empty() ? std::string("none")
+                                           : format_value(benchmark.values.back(), benchmark.unit)};
+        name_width = std::max(name_width, detail::display_width(line.name));
+        spark_width = std::max(spark_width, detail::display_width(line.spark));
+        typical_width = std::max(typical_width, detail::display_width(line.typical));
+        lines.push_back(std::move(line));
+    }
+    for (const auto& line : lines)
+        out << pad_right(line.name, name_width) << "  " << pad_right(line.spark, spark_width)
+            << "  typical " << pad_right(line.typical, typical_width) << "  latest " << line.latest
+            << "\n";
+}
+
+void render_history_json(const model::History& history, std::ostream& out) {
+    nlohmann::json benchmarks = nlohmann::json::array();
+    for (const auto& benchmark : history.benchmarks) {
+        nlohmann::json points = nlohmann::json::array();
+        for (std::size_t i = 0; i < benchmark.values.size(); ++i)
+            points.push_back({
+                {"commit", i < benchmark.commits.size() ? nlohmann::json(benchmark.commits[i])
+                                                        : nlohmann::json(nullptr)},
+                {"value", benchmark.values[i]},
+            });
+        benchmarks.push_back({
+            {"name", benchmark.name},
+            {"metric", benchmark.metric},
+            {"unit", benchmark.unit},
+            {"direction", model::to_string(benchmark.direction)},
+            {"typical_change", benchmark.typical_change},
+            {"latest", benchmark.values.empty() ? nlohmann::json(nullptr)
+                                                : nlohmann::json(benchmark.values.back())},
+            {"values", std::move(points)},
+        });
+    }
+    const nlohmann::json document = {
+        {"project", history.project},
+        {"machine", history.machine},
+        {"order", history.order},
+        {"runs", history.runs},
+        {"benchmarks", std::move(benchmarks)},
+    };
+    out << document.dump(2) << "\n";
+}
+
+}  // namespace benchwatch::report

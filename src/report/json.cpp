@@ -1,0 +1,147 @@
+#include <cassert>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "report/report.hpp"
+
+namespace benchwatch::report {
+
+namespace {
+
+using nlohmann::json;
+
+const char* baseline_kind_name(model::BaselineKind kind) {
+    switch (kind) {
+        case model::BaselineKind::MergeBase:
+            return "merge_base";
+        case model::BaselineKind::NearestAncestor:
+            return "nearest_ancestor";
+        case model::BaselineKind::Explicit:
+            return "explicit";
+        case model::BaselineKind::LatestOnDefaultBranch:
+            return "latest_on_default_branch";
+        case model::BaselineKind::None:
+            break;
+    }
+    return "none";
+}
+
+const char* allocation_change_name(model::AllocationChange change) {
+    switch (change) {
+        case model::AllocationChange::Starts:
+            return "starts";
+        case model::AllocationChange::Stops:
+            return "stops";
+        case model::AllocationChange::None:
+            break;
+    }
+    return "none";
+}
+
+template <typename T>
+json optional_json(const std::optional<T>& value) {
+    return value ? json(*value) : json(nullptr);
+}
+
+json result_json(const model::Result& result) {
+    return {
+        {"name", result.benchmark},
+        {"metric", result.metric},
+        {"unit", result.unit},
+        {"direction", model::to_string(result.direction)},
+        {"value", result.value},
+        {"allocations", optional_json(result.allocations)},
+        {"memory", optional_json(result.memory)},
+    };
+}
+
+json results_json(const std::vector<model::Result>& results) {
+    json list = json::array();
+    for (const auto& result : results) list.push_back(result_json(result));
+    return list;
+}
+
+json benchmark_json(const model::Comparison& comparison,
+                    const model::BenchmarkComparison& benchmark) {
+    const bool categorized = benchmark.category < comparison.categories.size();
+    return {
+        {"name", benchmark.name},
+        {"display_name", benchmark.display_name},
+        {"category",
+         categorized ? json(comparison.categories[benchmark.category].name) : json(nullptr)},
+        {"metric", benchmark.metric},
+        {"unit", benchmark.unit},
+        {"direction", model::to_string(benchmark.direction)},
+        {"base", benchmark.base},
+        {"head", benchmark.head},
+        {"change", benchmark.change()},
+        {"typical_change", benchmark.typical_change},
+        {"history_pairs", benchmark.history_pairs},
+        {"threshold", benchmark.threshold},
+        {"verdict", model::to_string(benchmark.verdict)},
+        {"unusual", benchmark.unusual()},
+        {"allocation_change", allocation_change_name(benchmark.allocation_change)},
+        {"base_allocations", optional_json(benchmark.base_allocations)},
+        {"head_allocations", optional_json(benchmark.head_allocations)},
+    };
+}
+
+}  // namespace
+
+void render_json(const model::Comparison& comparison, std::ostream& out) {
+    assert(comparison.summaries.size() == comparison.categories.size() &&
+           "Comparison::summaries must be parallel to Comparison::categories");
+    json categories = json::array();
+    for (std::size_t i = 0; i < comparison.categories.size(); ++i) {
+        const auto& category = comparison.categories[i];
+        const auto& summary = comparison.summaries[i];
+        categories.push_back({
+            {"name", category.name},
+            {"prefixes", category.prefixes},
+            {"minimum_change", category.minimum_change},
+            {"geometric_mean_change", summary.geometric_mean_change},
+            {"slower", summary.slower},
+            {"faster", summary.faster},
+            {"compared", summary.compared},
+        });
+    }
+    json benchmarks = json::array();
+    for (const auto& benchmark : comparison.benchmarks)
+        benchmarks.push_back(benchmark_json(comparison, benchmark));
+    json environment_changes = json::array();
+    for (const auto& change : comparison.environment_changes)
+        environment_changes.push_back({{"key", change.key},
+                                       {"before", optional_json(change.before)},
+                                       {"after", optional_json(change.after)}});
+    const auto& baseline = comparison.baseline;
+    const bool has_baseline = baseline.kind != model::BaselineKind::None;
+    const json document = {
+        {"project", comparison.project},
+        {"machine", comparison.machine},
+        {"head", comparison.head_commit},
+        {"baseline",
+         {
+             {"kind", baseline_kind_name(baseline.kind)},
+             {"commit", has_baseline ? json(baseline.commit) : json(nullptr)},
+             {"merge_base",
+              baseline.merge_base.empty() ? json(nullptr) : json(baseline.merge_base)},
+             {"commits_earlier", baseline.commits_earlier},
+         }},
+        {"method", comparison.method},
+        {"settings",
+         {{"factor", comparison.settings.factor}, {"pairs", comparison.settings.pairs}}},
+        {"history_order", comparison.history_order},
+        {"history_runs", comparison.history_runs},
+        {"categories", std::move(categories)},
+        {"benchmarks", std::move(benchmarks)},
+        {"added", results_json(comparison.added)},
+        {"removed", results_json(comparison.removed)},
+        {"head_results", results_json(comparison.head_only_results)},
+        {"environment_changes", std::move(environment_changes)},
+        {"history_url",
+         comparison.history_url.empty() ? json(nullptr) : json(comparison.history_url)},
+    };
+    out << document.dump(2) << "\n";
+}
+
+}  // namespace benchwatch::report

@@ -1,0 +1,208 @@
+#include "report/wording.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cctype>
+#include <cmath>
+
+#include "model/category.hpp"
+#include "report/report.hpp"
+
+namespace benchwatch::report::detail {
+
+std::string plain_text(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7f) c = ' ';
+    }
+    return out;
+}
+
+std::size_t display_width(std::string_view text) {
+    return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    }));
+}
+
+std::string short_commit(std::string_view commit) {
+    const bool is_sha = commit.size() >= 9 && std::all_of(commit.begin(), commit.end(), [](char c) {
+                            return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+                        });
+    return std::string(is_sha ? commit.substr(0, 9) : commit);
+}
+
+std::string baseline_sentence(const model::Baseline& baseline, Escape escape) {
+    const auto commit = escape(short_commit(baseline.commit));
+    switch (baseline.kind) {
+        case model::BaselineKind::MergeBase:
+            return fmt::format("Compared with {}, the merge base.", commit);
+        case model::BaselineKind::NearestAncestor:
+            return fmt::format(
+                "Compared with {}, the nearest benchmarked ancestor of the merge base {} ({} "
+                "commit{} earlier).",
+                commit, escape(short_commit(baseline.merge_base)), baseline.commits_earlier,
+                baseline.commits_earlier == 1 ? "" : "s");
+        case model::BaselineKind::Explicit:
+            return fmt::format("Compared with {}.", commit);
+        case model::BaselineKind::LatestOnDefaultBranch:
+            return fmt::format(
+                "Compared with {}, the latest run recorded on the default branch (no git history "
+                "to find the merge base).",
+                commit);
+        case model::BaselineKind::None:
+            break;
+    }
+    return "No baseline: no run of the merge base or its ancestors was found, so nothing is "
+           "compared.";
+}
+
+std::string environment_sentence(const std::vector<model::EnvironmentChange>& changes,
+                                 Escape escape) {
+    if (changes.empty()) return "";
+    std::vector<std::string> parts;
+    for (const auto& change : changes) {
+        const auto key = escape(change.key);
+        if (change.before && change.after)
+            parts.push_back(
+                fmt::format("{} {} → {}", key, escape(*change.before), escape(*change.after)));
+        else if (change.after)
+            parts.push_back(fmt::format("{} added ({})", key, escape(*change.after)));
+        else if (change.before)
+            parts.push_back(fmt::format("{} removed (was {})", key, escape(*change.before)));
+        else
+            parts.push_back(key);
+    }
+    return fmt::format("The environment differs from the baseline's: {}.", join(parts, ", "));
+}
+
+std::string percent_without_trailing_zeros(double fraction) {
+    auto text = fmt::format("{:.2f}", fraction * 100);
+    text.erase(text.find_last_not_of('0') + 1);
+    if (text.ends_with('.')) text.pop_back();
+    return text + "%";
+}
+
+namespace {
+
+// "three times", "2.5 times".
+std::string factor_words(double factor) {
+    static constexpr const char* kWords[] = {"zero", "one",   "two",   "three", "four", "five",
+                                             "six",  "seven", "eight", "nine",  "ten"};
+    if (factor == 1) return "one time";
+    if (factor >= 0 && factor <= 10 && factor == std::floor(factor))
+        return fmt::format("{} times", kWords[static_cast<int>(factor)]);
+    return fmt::format("{:g} times", factor);
+}
+
+// "3" for whole counts however large, "2.5" otherwise.
+std::string whole_or_general(double count) {
+    return count == std::floor(count) && std::abs(count) < 1e15 ? fmt::format("{:.0f}", count)
+                                                                : fmt::format("{:g}", count);
+}
+
+std::string lower_ascii(std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
+}  // namespace
+
+std::string explanation_paragraph(const model::Comparison& comparison) {
+    std::vector<std::string> minimums;
+    for (const auto& category : comparison.categories)
+        minimums.push_back(fmt::format("{} {}", lower_ascii(category.name),
+                                       percent_without_trailing_zeros(category.minimum_change)));
+    return fmt::format(
+        "Times are the minimum time of every benchmark. A change is unusual when it exceeds both "
+        "{} the benchmark's typical change between consecutive runs on the default branch and a "
+        "minimum per category ({}). A benchmark that starts or stops allocating is listed however "
+        "few the allocations. A single run can still be a fluke, so rerun before drawing "
+        "conclusions.",
+        factor_words(comparison.settings.factor), join(minimums, ", "));
+}
+
+std::string allocation_note(const model::BenchmarkComparison& benchmark) {
+    switch (benchmark.allocation_change) {
+        case model::AllocationChange::Starts:
+            return fmt::format("starts allocating ({})",
+                               whole_or_general(benchmark.head_allocations.value_or(0)));
+        case model::AllocationChange::Stops:
+            return "stops allocating";
+        case model::AllocationChange::None:
+            break;
+    }
+    return "";
+}
+
+std::vector<CategoryRows> all_rows(const model::Comparison& comparison) {
+    std::vector<CategoryRows> groups;
+    for (std::size_t index = 0; index < comparison.categories.size(); ++index) {
+        CategoryRows group{&comparison.categories[index], {}};
+        for (const auto& benchmark : comparison.benchmarks)
+            if (benchmark.category == index) group.rows.push_back(&benchmark);
+        if (!group.rows.empty()) groups.push_back(std::move(group));
+    }
+    CategoryRows uncategorized;
+    for (const auto& benchmark : comparison.benchmarks)
+        if (benchmark.category >= comparison.categories.size())
+            uncategorized.rows.push_back(&benchmark);
+    if (!uncategorized.rows.empty()) groups.push_back(std::move(uncategorized));
+    return groups;
+}
+
+std::vector<CategoryRows> unusual_rows(const model::Comparison& comparison) {
+    auto size_of_change = [](const model::BenchmarkComparison* benchmark) {
+        return std::abs(std::log(benchmark->head / benchmark->base));
+    };
+    std::vector<CategoryRows> groups;
+    for (auto& group : all_rows(comparison)) {
+        std::erase_if(group.rows, [](const auto* benchmark) { return !benchmark->unusual(); });
+        std::stable_sort(group.rows.begin(), group.rows.end(), [&](const auto* a, const auto* b) {
+            return size_of_change(a) > size_of_change(b);
+        });
+        if (!group.rows.empty()) groups.push_back(std::move(group));
+    }
+    return groups;
+}
+
+std::vector<HeadGroup> head_rows(const model::Comparison& comparison) {
+    const auto& categories = comparison.categories;
+    std::vector<HeadGroup> groups(categories.size() + 1);
+    for (std::size_t index = 0; index < categories.size(); ++index)
+        groups[index].category_name = categories[index].name;
+    groups.back().category_name = "Uncategorized";
+    for (const auto& result : comparison.head_only_results) {
+        const auto index = model::categorize(result.benchmark, categories);
+        const auto shown = index < categories.size()
+                               ? model::display_name(result.benchmark, categories[index])
+                               : std::string_view(result.benchmark);
+        groups[index].rows.push_back({std::string(shown), &result});
+    }
+    for (auto& group : groups)
+        std::stable_sort(group.rows.begin(), group.rows.end(), [](const auto& a, const auto& b) {
+            return model::name_less(a.display_name, b.display_name);
+        });
+    std::erase_if(groups, [](const HeadGroup& group) { return group.rows.empty(); });
+    return groups;
+}
+
+std::vector<std::string> sorted_names(const std::vector<model::Result>& results) {
+    std::vector<std::string> names;
+    for (const auto& result : results) names.push_back(result.benchmark);
+    std::sort(names.begin(), names.end(), model::name_less);
+    return names;
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+    std::string joined;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) joined += separator;
+        joined += items[i];
+    }
+    return joined;
+}
+
+}  // namespace benchwatch::report::detail

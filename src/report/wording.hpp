@@ -1,0 +1,79 @@
+#pragma once
+
+// Private to the report layer: the sentences and row orders that every renderer shares, so the
+// Markdown, text and JSON outputs never disagree about what a comparison says.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/comparison.hpp"
+
+namespace benchwatch::report::detail {
+
+// Makes a name or value safe for one output (escape_markdown, or plain_text for terminals).
+using Escape = std::string (*)(std::string_view);
+
+// The text with every control character (newline, escape, DEL…) replaced by a space, so that a
+// name cannot break a line or send terminal escape sequences.
+std::string plain_text(std::string_view text);
+
+// Columns a UTF-8 string takes in a terminal, counting one per code point.
+std::size_t display_width(std::string_view text);
+
+// "6ecd201bb": the first 9 hex digits of a SHA; any other id is kept whole.
+std::string short_commit(std::string_view commit);
+
+// The sentence saying what the head is compared with ("Compared with 6ecd201bb, the merge base.").
+std::string baseline_sentence(const model::Baseline& baseline, Escape escape);
+
+// "The environment differs from the baseline's: LLVM 15 → 16, CUDA added (12.2)."; "" when the
+// list is empty.
+std::string environment_sentence(const std::vector<model::EnvironmentChange>& changes,
+                                 Escape escape);
+
+// The paragraph explaining the rule, with the configured factor and category minimums.
+std::string explanation_paragraph(const model::Comparison& comparison);
+
+// "2.5%": a fraction as a percentage without trailing zeros.
+std::string percent_without_trailing_zeros(double fraction);
+
+// "starts allocating (3)", "stops allocating" or "".
+std::string allocation_note(const model::BenchmarkComparison& benchmark);
+
+// One category's rows, in the order they are shown.
+struct CategoryRows {
+    const model::Category* category = nullptr;  // nullptr: names no category matched
+    std::vector<const model::BenchmarkComparison*> rows;
+};
+
+// Every benchmark grouped by category in configured order, keeping their order inside each;
+// categories without benchmarks are left out.
+std::vector<CategoryRows> all_rows(const model::Comparison& comparison);
+
+// The unusual benchmarks grouped the same way, each group sorted by |ln(head/base)|, largest first.
+std::vector<CategoryRows> unusual_rows(const model::Comparison& comparison);
+
+// A head result with the name it is shown under.
+struct HeadRow {
+    std::string display_name;
+    const model::Result* result = nullptr;
+};
+
+// One category's head results (BaselineKind::None).
+struct HeadGroup {
+    std::string category_name;
+    std::vector<HeadRow> rows;
+};
+
+// Comparison::head_only_results grouped by category in configured order, sorted by display name;
+// names no category matches come last under "Uncategorized".
+std::vector<HeadGroup> head_rows(const model::Comparison& comparison);
+
+// The names of `results` sorted with model::name_less.
+std::vector<std::string> sorted_names(const std::vector<model::Result>& results);
+
+// "a, b" from already escaped names.
+std::string join(const std::vector<std::string>& items, std::string_view separator);
+
+}  // namespace benchwatch::report::detail
