@@ -1,5 +1,5 @@
 // Google Benchmark suite of textkit. Inputs come from a fixed seed, so every run and every commit
-// measures the same work. scripts/demo runs it with --benchmark_min_time=0.1 so that the suite
+// measures the same work. scripts/demo runs it with --benchmark_min_time=0.05 so that the suite
 // with --benchmark_repetitions=3 takes a few seconds.
 #include <benchmark/benchmark.h>
 
