@@ -62,4 +62,25 @@ inline void execute_sql(const std::string& path, const std::string& sql) {
     ASSERT_EQ(code, SQLITE_OK) << message;
 }
 
+// The first column of the first row of `sql` on the SQLite file at `path`, as text ("" when there
+// is no row).
+inline std::string query_text(const std::string& path, const std::string& sql) {
+    sqlite3* db = nullptr;
+    sqlite3_stmt* statement = nullptr;
+    std::string text;
+    if (sqlite3_open(path.c_str(), &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) == SQLITE_OK) {
+        const int code = sqlite3_step(statement);
+        if (code == SQLITE_ROW)
+            text = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+        else if (code != SQLITE_DONE)
+            text = sqlite3_errmsg(db);
+    } else {
+        text = sqlite3_errmsg(db);
+    }
+    sqlite3_finalize(statement);
+    sqlite3_close(db);
+    return text;
+}
+
 }  // namespace benchwatch::store::testing
