@@ -1,0 +1,252 @@
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include "ingest/readers.hpp"
+
+namespace benchwatch::ingest::detail {
+
+namespace ondemand = simdjson::ondemand;
+
+namespace {
+
+// The context keys worth comparing between runs, stored as "gbench.<key>". Left out on purpose:
+// date, executable, load_avg and host_name change with every run or machine by design, and
+// mhz_per_cpu is measured and moves with frequency scaling.
+constexpr std::array<std::string_view, 4> kept_context_keys = {
+    "library_build_type", "library_version", "num_cpus", "cpu_scaling_enabled"};
+
+// One element of "benchmarks", with only the fields the reader uses.
+struct Row {
+    std::string name;
+    std::string run_name;
+    std::string run_type;
+    std::string aggregate_name;
+    std::string aggregate_unit;
+    std::string time_unit = "ns";
+    std::optional<double> real_time;
+    std::optional<double> allocs_per_iter;
+    std::optional<double> max_bytes_used;
+    std::optional<std::int64_t> repetitions;
+    std::optional<std::int64_t> repetition_index;
+    bool errored = false;
+    bool skipped = false;
+    std::string message;
+};
+
+// Everything the file holds about one benchmark (one run_name).
+struct Benchmark {
+    std::string name;
+    std::vector<double> times;  // ns, one per iteration row
+    std::vector<double> allocations;
+    std::vector<double> memory;
+    std::set<std::int64_t> repetitions_seen;
+    std::map<std::string, double, std::less<>> aggregates;  // ns, by aggregate_name
+    std::int64_t repetitions = 0;
+};
+
+// The benchmark a row belongs to: run_name, or for files older than run_name the name without
+// its aggregate suffix ("BM_x_mean" → "BM_x").
+std::string benchmark_name(const Row& row) {
+    if (!row.run_name.empty()) return row.run_name;
+    const std::string suffix = "_" + row.aggregate_name;
+    if (row.run_type == "aggregate" && row.name.ends_with(suffix))
+        return row.name.substr(0, row.name.size() - suffix.size());
+    return row.name;
+}
+
+// Smallest of the values that are not negative; Google Benchmark 1.7 writes an uninitialised
+// max_bytes_used into the first repetition, which this keeps out when others are sane.
+std::optional<double> smallest_non_negative(const std::vector<double>& values) {
+    std::optional<double> smallest;
+    for (double value : values)
+        if (value >= 0 && (!smallest || value < *smallest)) smallest = value;
+    return smallest;
+}
+
+class GoogleBenchmarkReader {
+  public:
+    explicit GoogleBenchmarkReader(JsonInput& input) : input_(input) {
+        parsed_.format = "googlebenchmark";
+    }
+
+    ParsedResults read() {
+        if (input_.document().type().value() != ondemand::json_type::object)
+            input_.fail("expected a JSON object with a \"benchmarks\" array");
+        ondemand::object root = input_.document().get_object();
+        for (auto field : root) {
+            const std::string_view key = field.unescaped_key().value();
+            ondemand::value value = field.value();
+            if (key == "context") {
+                read_context(value);
+            } else if (key == "benchmarks") {
+                input_.expect(value, ondemand::json_type::array, "\"benchmarks\"");
+                for (auto element : value.get_array()) {
+                    ondemand::value row = element.value();
+                    add(read_row(row));
+                }
+            }
+        }
+        for (auto& benchmark : benchmarks_) parsed_.results.push_back(to_result(benchmark));
+        return std::move(parsed_);
+    }
+
+  private:
+    void read_context(ondemand::value& context) {
+        input_.expect(context, ondemand::json_type::object, "\"context\"");
+        for (auto field : context.get_object()) {
+            const std::string_view key = field.unescaped_key().value();
+            if (std::find(kept_context_keys.begin(), kept_context_keys.end(), key) ==
+                kept_context_keys.end())
+                continue;
+            const std::string context_key = fmt::format("gbench.{}", key);
+            ondemand::value value = field.value();
+            if (auto text = input_.scalar_text(value)) parsed_.context[context_key] = *text;
+        }
+    }
+
+    Row read_row(ondemand::value& element) {
+        input_.expect(element, ondemand::json_type::object, "an element of \"benchmarks\"");
+        Row row;
+        for (auto field : element.get_object()) {
+            const std::string key(field.unescaped_key().value());
+            const std::string what = fmt::format("\"{}\"", key);
+            ondemand::value value = field.value();
+            if (key == "name")
+                row.name = input_.string(value, what);
+            else if (key == "run_name")
+                row.run_name = input_.string(value, what);
+            else if (key == "run_type")
+                row.run_type = input_.string(value, what);
+            else if (key == "aggregate_name")
+                row.aggregate_name = input_.string(value, what);
+            else if (key == "aggregate_unit")
+                row.aggregate_unit = input_.string(value, what);
+            else if (key == "time_unit")
+                row.time_unit = input_.string(value, what);
+            else if (key == "real_time")
+                row.real_time = input_.number(value, what);
+            else if (key == "allocs_per_iter")
+                row.allocs_per_iter = input_.number(value, what);
+            else if (key == "max_bytes_used")
+                row.max_bytes_used = input_.number(value, what);
+            else if (key == "repetitions")
+                row.repetitions = static_cast<std::int64_t>(input_.number(value, what));
+            else if (key == "repetition_index")
+                row.repetition_index = static_cast<std::int64_t>(input_.number(value, what));
+            else if (key == "error_occurred")
+                row.errored = input_.boolean(value, what);
+            else if (key == "skipped")
+                row.skipped = input_.boolean(value, what);
+            else if (key == "error_message" || key == "skip_message")
+                row.message = input_.string(value, what);
+        }
+        if (row.name.empty() && row.run_name.empty())
+            input_.fail("an element of \"benchmarks\" has no \"name\"");
+        return row;
+    }
+
+    void add(const Row& row) {
+        const std::string name = benchmark_name(row);
+        if (row.errored || row.skipped) return warn_left_out(name, row);
+        const bool aggregate = row.run_type == "aggregate";
+        if (aggregate && !row.aggregate_unit.empty() && row.aggregate_unit != "time") return;
+        if (!aggregate && !row.run_type.empty() && row.run_type != "iteration") return;
+        if (!row.real_time) {
+            if (aggregate) return;  // complexity rows (BigO, RMS) carry coefficients instead
+            input_.fail(fmt::format("benchmark '{}': a row without \"real_time\"", name));
+        }
+        const double time = *row.real_time * nanoseconds_per(row.time_unit, name);
+        Benchmark& benchmark = find_or_add(name);
+        if (row.repetitions) benchmark.repetitions = *row.repetitions;
+        if (aggregate) {
+            if (!benchmark.aggregates.emplace(row.aggregate_name, time).second)
+                input_.fail(fmt::format("benchmark '{}': aggregate '{}' appears twice", name,
+                                        row.aggregate_name));
+            return;
+        }
+        if (row.repetition_index &&
+            !benchmark.repetitions_seen.insert(*row.repetition_index).second)
+            input_.fail(fmt::format("benchmark '{}' appears twice (repetition {})", name,
+                                    *row.repetition_index));
+        check_positive_time(input_, name, time);
+        benchmark.times.push_back(time);
+        if (row.allocs_per_iter) benchmark.allocations.push_back(*row.allocs_per_iter);
+        if (row.max_bytes_used) benchmark.memory.push_back(*row.max_bytes_used);
+    }
+
+    void warn_left_out(const std::string& name, const Row& row) {
+        if (!warned_.insert(name).second) return;
+        const char* what = row.errored ? "reported an error" : "was skipped";
+        parsed_.warnings.push_back(
+            row.message.empty()
+                ? fmt::format("{}: benchmark '{}' {} and was left out", input_.source(), name, what)
+                : fmt::format("{}: benchmark '{}' {} and was left out: {}", input_.source(), name,
+                              what, row.message));
+    }
+
+    double nanoseconds_per(std::string_view unit, std::string_view benchmark) const {
+        if (unit == "ns") return 1;
+        if (unit == "us") return 1e3;
+        if (unit == "ms") return 1e6;
+        if (unit == "s") return 1e9;
+        input_.fail(fmt::format("benchmark '{}': unknown time_unit '{}'; expected ns, us, ms or s",
+                                benchmark, unit));
+    }
+
+    Benchmark& find_or_add(const std::string& name) {
+        auto [position, added] = index_.emplace(name, benchmarks_.size());
+        if (added) benchmarks_.emplace_back().name = name;
+        return benchmarks_[position->second];
+    }
+
+    // Iteration rows give the minimum over repetitions. Files with only aggregates give the
+    // "min" aggregate when the suite computes one, else the median, else the mean.
+    model::Result to_result(const Benchmark& benchmark) const {
+        model::Result result;
+        result.benchmark = benchmark.name;
+        if (!benchmark.times.empty()) {
+            result.value = *std::min_element(benchmark.times.begin(), benchmark.times.end());
+            result.samples = summarize(benchmark.times);
+            result.allocations = smallest_non_negative(benchmark.allocations);
+            result.memory = smallest_non_negative(benchmark.memory);
+            return result;
+        }
+        const auto aggregate = [&](std::string_view name) -> std::optional<double> {
+            const auto found = benchmark.aggregates.find(name);
+            if (found == benchmark.aggregates.end()) return std::nullopt;
+            return found->second;
+        };
+        std::optional<double> value = aggregate("min");
+        if (!value) value = aggregate("median");
+        if (!value) value = aggregate("mean");
+        if (!value)
+            input_.fail(fmt::format("benchmark '{}': aggregate rows without a min, median or mean",
+                                    benchmark.name));
+        check_positive_time(input_, benchmark.name, *value);
+        result.value = *value;
+        result.samples = model::SampleSummary{
+            benchmark.repetitions, aggregate("median").value_or(*value),
+            aggregate("mean").value_or(*value), aggregate("stddev").value_or(0)};
+        return result;
+    }
+
+    JsonInput& input_;
+    ParsedResults parsed_;
+    std::vector<Benchmark> benchmarks_;  // in the order the file first names them
+    std::unordered_map<std::string, std::size_t> index_;
+    std::set<std::string> warned_;
+};
+
+}  // namespace
+
+ParsedResults read_googlebenchmark(JsonInput& input) {
+    return GoogleBenchmarkReader(input).read();
+}
+
+}  // namespace benchwatch::ingest::detail

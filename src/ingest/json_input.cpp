@@ -1,0 +1,172 @@
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "ingest/readers.hpp"
+#include "stats/stats.hpp"
+
+namespace benchwatch::ingest::detail {
+
+namespace ondemand = simdjson::ondemand;
+
+namespace {
+
+bool is_json_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+// What a simdjson error means to someone holding a results file.
+std::string describe(simdjson::error_code error) {
+    switch (error) {
+        case simdjson::TAPE_ERROR:
+            return "malformed JSON: a missing or extra comma, colon, brace, bracket or key";
+        case simdjson::INCOMPLETE_ARRAY_OR_OBJECT:
+            return "truncated JSON: the file ends inside an object or array";
+        case simdjson::UNCLOSED_STRING:
+            return "truncated JSON: a string is never closed";
+        case simdjson::STRING_ERROR:
+            return "malformed JSON string";
+        case simdjson::UNESCAPED_CHARS:
+            return "a control character inside a JSON string";
+        case simdjson::NUMBER_ERROR:
+            return "malformed or out-of-range number";
+        case simdjson::T_ATOM_ERROR:
+        case simdjson::F_ATOM_ERROR:
+        case simdjson::N_ATOM_ERROR:
+        case simdjson::INCORRECT_TYPE:
+            return "invalid JSON value";
+        case simdjson::UTF8_ERROR:
+            return "invalid UTF-8";
+        case simdjson::DEPTH_ERROR:
+            return "JSON nested too deeply";
+        case simdjson::CAPACITY:
+            return "file too large for the JSON parser";
+        default:
+            return simdjson::error_message(error);
+    }
+}
+
+}  // namespace
+
+const char* describe_type(ondemand::json_type type) {
+    switch (type) {
+        case ondemand::json_type::object:
+            return "an object";
+        case ondemand::json_type::array:
+            return "an array";
+        case ondemand::json_type::number:
+            return "a number";
+        case ondemand::json_type::string:
+            return "a string";
+        case ondemand::json_type::boolean:
+            return "a boolean";
+        case ondemand::json_type::null:
+            return "null";
+    }
+    return "an unknown value";
+}
+
+JsonInput::JsonInput(std::string_view content, std::string_view source)
+    : source_(source), text_(content) {
+    if (auto error = parser_.iterate(text_).get(document_)) fail(describe(error));
+}
+
+const char* JsonInput::where(ondemand::value& value) {
+    const char* location = nullptr;
+    if (value.current_location().get(location)) return nullptr;
+    return location;
+}
+
+void JsonInput::fail(std::string_view message) const {
+    throw InputError(fmt::format("{}: {}", source_, message));
+}
+
+void JsonInput::fail_at(const char* where, std::string_view message) const {
+    if (where == nullptr || where < text_.data() || where > text_.data() + text_.size())
+        fail(message);
+    const std::string_view before(text_.data(), static_cast<std::size_t>(where - text_.data()));
+    const auto line = std::count(before.begin(), before.end(), '\n') + 1;
+    const auto line_start = before.rfind('\n');
+    const auto column =
+        line_start == std::string_view::npos ? before.size() + 1 : before.size() - line_start;
+    throw InputError(fmt::format("{}:{}:{}: {}", source_, line, column, message));
+}
+
+void JsonInput::fail_json(simdjson::error_code error) {
+    const char* location = nullptr;
+    if (document_.current_location().get(location)) location = nullptr;
+    const char* const end = text_.data() + text_.size();
+    const char* last_content = end;
+    while (last_content > text_.data() && is_json_space(last_content[-1])) --last_content;
+    const bool at_end = location == nullptr || location >= last_content;
+    // simdjson reports a document that stops early as a structure error at its end, or as an
+    // incomplete one from wherever it noticed; either way the place to show is the end.
+    if (error == simdjson::INCOMPLETE_ARRAY_OR_OBJECT || (error == simdjson::TAPE_ERROR && at_end))
+        fail_at(last_content, describe(simdjson::INCOMPLETE_ARRAY_OR_OBJECT));
+    if (at_end) fail(describe(error));
+    fail_at(location, describe(error));
+}
+
+void JsonInput::expect(ondemand::value& value, ondemand::json_type expected,
+                       std::string_view what) {
+    const auto actual = value.type().value();
+    if (actual == expected) return;
+    fail_at(where(value), fmt::format("expected {} for {}, got {}", describe_type(expected), what,
+                                      describe_type(actual)));
+}
+
+double JsonInput::number(ondemand::value& value, std::string_view what) {
+    expect(value, ondemand::json_type::number, what);
+    return value.get_double().value();
+}
+
+std::optional<double> JsonInput::number_or_null(ondemand::value& value, std::string_view what) {
+    if (value.type().value() == ondemand::json_type::null) return std::nullopt;
+    return number(value, what);
+}
+
+std::string JsonInput::string(ondemand::value& value, std::string_view what) {
+    expect(value, ondemand::json_type::string, what);
+    return std::string(value.get_string().value());
+}
+
+bool JsonInput::boolean(ondemand::value& value, std::string_view what) {
+    expect(value, ondemand::json_type::boolean, what);
+    return value.get_bool().value();
+}
+
+std::optional<std::string> JsonInput::scalar_text(ondemand::value& value) {
+    switch (value.type().value()) {
+        case ondemand::json_type::string:
+            return std::string(value.get_string().value());
+        case ondemand::json_type::boolean:
+            return value.get_bool().value() ? "true" : "false";
+        case ondemand::json_type::number: {
+            std::string_view token = value.raw_json_token();
+            while (!token.empty() && is_json_space(token.back())) token.remove_suffix(1);
+            return std::string(token);
+        }
+        default:
+            return std::nullopt;
+    }
+}
+
+void JsonInput::expect_end() {
+    const char* location = nullptr;
+    if (document_.current_location().get(location)) return;
+    fail_at(location, "unexpected content after the JSON document");
+}
+
+void check_positive_time(const JsonInput& input, std::string_view benchmark, double time) {
+    if (std::isfinite(time) && time > 0) return;
+    input.fail(
+        fmt::format("benchmark '{}': time must be a positive number, got {}", benchmark, time));
+}
+
+model::SampleSummary summarize(std::span<const double> times) {
+    return {static_cast<std::int64_t>(times.size()), stats::median(times), stats::mean(times),
+            stats::sample_stddev(times)};
+}
+
+}  // namespace benchwatch::ingest::detail

@@ -1,0 +1,80 @@
+#pragma once
+
+#include <simdjson.h>
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "ingest/ingest.hpp"
+
+namespace benchwatch::ingest::detail {
+
+// One results file's text, walked once with simdjson On-Demand, and the turning of every failure
+// into a one-line InputError naming the file and, where simdjson says where, line and column.
+// Values that a reader skips are only checked for balanced brackets, not parsed.
+class JsonInput {
+  public:
+    // Copies `content` into padded storage and starts iterating; throws InputError when simdjson
+    // rejects the text outright (an unclosed string, invalid UTF-8).
+    JsonInput(std::string_view content, std::string_view source);
+    JsonInput(const JsonInput&) = delete;
+    JsonInput& operator=(const JsonInput&) = delete;
+
+    simdjson::ondemand::document& document() { return document_; }
+    const std::string& source() const { return source_; }
+
+    // Where `value` starts in the text, for messages about it; nullptr when unknown.
+    const char* where(simdjson::ondemand::value& value);
+
+    // Throws "source: message".
+    [[noreturn]] void fail(std::string_view message) const;
+    // Throws "source:line:column: message", or "source: message" when `where` is nullptr.
+    [[noreturn]] void fail_at(const char* where, std::string_view message) const;
+    // Throws the InputError for a simdjson error met at the document's current position.
+    [[noreturn]] void fail_json(simdjson::error_code error);
+
+    // Fails unless `value` has the JSON type `expected`; `what` names it in the message
+    // ("\"benchmarks\"" → "expected an array for \"benchmarks\", got a string").
+    void expect(simdjson::ondemand::value& value, simdjson::ondemand::json_type expected,
+                std::string_view what);
+    // The number in `value`, failing for any other type.
+    double number(simdjson::ondemand::value& value, std::string_view what);
+    // The number in `value`, or nullopt for null (how Julia writes NaN and Inf).
+    std::optional<double> number_or_null(simdjson::ondemand::value& value, std::string_view what);
+    // The string in `value`, unescaped, failing for any other type.
+    std::string string(simdjson::ondemand::value& value, std::string_view what);
+    // The boolean in `value`, failing for any other type.
+    bool boolean(simdjson::ondemand::value& value, std::string_view what);
+    // A scalar as text for the environment: strings unescaped, numbers and booleans as written;
+    // nullopt for null, objects and arrays.
+    std::optional<std::string> scalar_text(simdjson::ondemand::value& value);
+
+    // Fails when anything but whitespace follows the document the reader walked.
+    void expect_end();
+
+  private:
+    std::string source_;
+    simdjson::padded_string text_;
+    simdjson::ondemand::parser parser_;
+    simdjson::ondemand::document document_;
+};
+
+// "an object", "an array", "a number", "a string", "a boolean" or "null", for messages.
+const char* describe_type(simdjson::ondemand::json_type type);
+
+// Fails "source: benchmark 'name': time must be a positive number, got -3" unless `time` is
+// finite and positive.
+void check_positive_time(const JsonInput& input, std::string_view benchmark, double time);
+
+// Count, median, mean and sample standard deviation of a benchmark's sample times.
+model::SampleSummary summarize(std::span<const double> times);
+
+// BenchmarkTools.jl's `BenchmarkTools.save` output; see README.md for the mapping.
+ParsedResults read_benchmarktools(JsonInput& input);
+
+// Google Benchmark's --benchmark_format=json output; see README.md for the mapping.
+ParsedResults read_googlebenchmark(JsonInput& input);
+
+}  // namespace benchwatch::ingest::detail
