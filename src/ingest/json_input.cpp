@@ -1,6 +1,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "ingest/readers.hpp"
@@ -105,6 +106,10 @@ void JsonInput::fail_json(simdjson::error_code error) {
     if (error == simdjson::INCOMPLETE_ARRAY_OR_OBJECT || (error == simdjson::TAPE_ERROR && at_end))
         fail_at(last_content, describe(simdjson::INCOMPLETE_ARRAY_OR_OBJECT));
     if (at_end) fail(describe(error));
+    // A bare word such as NaN or Infinity is no structural token, so simdjson calls it a
+    // structure error too.
+    if (error == simdjson::TAPE_ERROR && std::isalpha(static_cast<unsigned char>(*location)))
+        fail_at(location, describe(simdjson::INCORRECT_TYPE));
     fail_at(location, describe(error));
 }
 

@@ -20,7 +20,7 @@ std::atomic<std::int64_t> allocated_bytes{0};
 // by the bytes allocated, which is exact for the benchmarks here that never free mid-run. The
 // default operator delete releases with std::free, so only operator new is replaced.
 class CountingMemoryManager : public benchmark::MemoryManager {
-public:
+  public:
     void Start() override {
         allocation_count = 0;
         allocated_bytes = 0;
@@ -34,7 +34,8 @@ public:
 
 void BM_Accumulate(benchmark::State& state) {
     std::vector<int> numbers(64, 1);
-    for (auto _ : state) benchmark::DoNotOptimize(std::accumulate(numbers.begin(), numbers.end(), 0));
+    for (auto _ : state)
+        benchmark::DoNotOptimize(std::accumulate(numbers.begin(), numbers.end(), 0));
 }
 BENCHMARK(BM_Accumulate);
 
