@@ -59,14 +59,21 @@ std::string format_time(double nanoseconds) {
 
 std::string format_value(double value, std::string_view unit) {
     if (unit == "ns") return format_time(value);
-    std::string number;
-    if (!std::isfinite(value))
-        number = fmt::format("{}", value);
-    else
-        number = (std::signbit(value) && value != 0 ? "-" : "") +
-                 three_significant_digits(std::abs(value));
-    if (unit.empty()) return number;
-    return fmt::format("{} {}", number, unit);
+    // Decimal SI prefixes joined to the unit ("1.25 GB/s", "1.54 kB"), chosen after rounding.
+    static constexpr std::array<const char*, 6> kPrefixes{"", "k", "M", "G", "T", "P"};
+    const auto with_unit = [&](const std::string& number, const char* prefix) {
+        const std::string symbol = prefix + std::string(unit);
+        return symbol.empty() ? number : fmt::format("{} {}", number, symbol);
+    };
+    if (!std::isfinite(value)) return with_unit(fmt::format("{}", value), "");
+    const std::string sign = std::signbit(value) && value != 0 ? "-" : "";
+    double scaled = std::abs(value);
+    std::size_t prefix = 0;
+    while (prefix + 1 < kPrefixes.size() && rounded_exponent(scaled) >= 3) {
+        scaled /= 1000;
+        ++prefix;
+    }
+    return with_unit(sign + three_significant_digits(scaled), kPrefixes[prefix]);
 }
 
 std::string format_change(double change) {

@@ -62,13 +62,14 @@ void render_history_text(const model::History& history, std::ostream& out, bool 
 }
 
 void render_history_json(const model::History& history, std::ostream& out) {
-    nlohmann::json benchmarks = nlohmann::json::array();
+    nlohmann::ordered_json benchmarks = nlohmann::ordered_json::array();
     for (const auto& benchmark : history.benchmarks) {
-        nlohmann::json points = nlohmann::json::array();
+        nlohmann::ordered_json points = nlohmann::ordered_json::array();
         for (std::size_t i = 0; i < benchmark.values.size(); ++i)
             points.push_back({
-                {"commit", i < benchmark.commits.size() ? nlohmann::json(benchmark.commits[i])
-                                                        : nlohmann::json(nullptr)},
+                {"commit", i < benchmark.commits.size()
+                               ? nlohmann::ordered_json(benchmark.commits[i])
+                               : nlohmann::ordered_json(nullptr)},
                 {"value", benchmark.values[i]},
             });
         benchmarks.push_back({
@@ -77,12 +78,12 @@ void render_history_json(const model::History& history, std::ostream& out) {
             {"unit", benchmark.unit},
             {"direction", model::to_string(benchmark.direction)},
             {"typical_change", benchmark.typical_change},
-            {"latest", benchmark.values.empty() ? nlohmann::json(nullptr)
-                                                : nlohmann::json(benchmark.values.back())},
+            {"latest", benchmark.values.empty() ? nlohmann::ordered_json(nullptr)
+                                                : nlohmann::ordered_json(benchmark.values.back())},
             {"values", std::move(points)},
         });
     }
-    const nlohmann::json document = {
+    const nlohmann::ordered_json document = {
         {"project", history.project},
         {"machine", history.machine},
         {"order", history.order},

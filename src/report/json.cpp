@@ -8,7 +8,8 @@ namespace benchwatch::report {
 
 namespace {
 
-using nlohmann::json;
+// Keys in the order written here, which reads better than alphabetical.
+using json = nlohmann::ordered_json;
 
 const char* baseline_kind_name(model::BaselineKind kind) {
     switch (kind) {

@@ -58,9 +58,18 @@ TEST(FormatTime, HugeValuesStayInSecondsWithEveryIntegerDigit) {
 TEST(FormatValue, OtherUnitsKeepTheirUnit) {
     EXPECT_EQ(format_value(1.25, "GB/s"), "1.25 GB/s");
     EXPECT_EQ(format_value(12, "allocs"), "12.0 allocs");
-    EXPECT_EQ(format_value(1536, "B"), "1536 B");
     EXPECT_EQ(format_value(0.5, ""), "0.500");
-    EXPECT_EQ(format_value(123456.7, "ops/s"), "123457 ops/s");
+    EXPECT_EQ(format_value(999, "B"), "999 B");
+}
+
+TEST(FormatValue, ThousandsTakeAnSiPrefixChosenAfterRounding) {
+    EXPECT_EQ(format_value(1536, "B"), "1.54 kB");             // 1.536 k
+    EXPECT_EQ(format_value(999.7, "B"), "1.00 kB");            // 999.7 rounds to 1000
+    EXPECT_EQ(format_value(123456.7, "ops/s"), "123 kops/s");  // 123.4567 k
+    EXPECT_EQ(format_value(1.25e9, "B/s"), "1.25 GB/s");
+    EXPECT_EQ(format_value(2500, ""), "2.50 k");
+    // Past peta there is no larger prefix: every integer digit stays.
+    EXPECT_EQ(format_value(1.5e18, "B"), "1500 PB");
 }
 
 TEST(FormatValue, NanosecondsAreTimes) {

@@ -1,0 +1,281 @@
+// What could break: the pull-request report drifting from DESIGN.md §5 (line order, blank lines,
+// tables, sentences, escaping) or the text and JSON outputs disagreeing with it. Each scenario
+// is rendered three ways and compared with approved files in tests/data/report/.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "golden.hpp"
+#include "model/category.hpp"
+#include "model/comparison.hpp"
+#include "report/report.hpp"
+
+namespace benchwatch::report {
+namespace {
+
+using model::Verdict;
+
+constexpr std::size_t kPerformance = 0, kLatency = 1, kApplications = 2;
+
+model::BenchmarkComparison benchmark(std::string name, std::size_t category, double base,
+                                     double head, Verdict verdict = Verdict::Unchanged) {
+    const auto categories = model::default_categories();
+    model::BenchmarkComparison row;
+    row.display_name = std::string(model::display_name(name, categories[category]));
+    row.name = std::move(name);
+    row.category = category;
+    row.base = base;
+    row.head = head;
+    row.typical_change = 0.01;
+    row.history_pairs = 29;
+    row.threshold = std::log1p(categories[category].minimum_change);
+    row.verdict = verdict;
+    return row;
+}
+
+model::Comparison comparison_with(std::vector<model::BenchmarkComparison> benchmarks,
+                                  std::vector<model::CategorySummary> summaries) {
+    model::Comparison comparison;
+    comparison.project = "cuda";
+    comparison.machine = "ci-gpu-1";
+    comparison.head_commit = "8a12729f00c0ffee8a12729f00c0ffee8a12729f";
+    comparison.baseline = {model::BaselineKind::MergeBase,
+                           "4eb6468cd5e1c0a3b2f1e0d9c8b7a6f5e4d3c2b1",
+                           "4eb6468cd5e1c0a3b2f1e0d9c8b7a6f5e4d3c2b1", 0};
+    comparison.history_order = "git";
+    comparison.history_runs = 30;
+    comparison.categories = model::default_categories();
+    summaries.resize(comparison.categories.size());
+    comparison.summaries = std::move(summaries);
+    comparison.benchmarks = std::move(benchmarks);
+    return comparison;
+}
+
+// Unusual rows in two categories (Performance and Latency), one category (Other) without
+// benchmarks, and a noisy −15.6% that is not unusual.
+model::Comparison unusual_in_two_categories() {
+    auto comparison = comparison_with(
+        {
+            benchmark("array/copy", kPerformance, 33'300, 38'100, Verdict::Slower),
+            benchmark("array/permutedims/4d", kPerformance, 50'240, 41'060, Verdict::Faster),
+            benchmark("array/reverse/1d_inplace", kPerformance, 27'600, 23'300),
+            benchmark("cuda/synchronization/context/nonblocking", kPerformance, 4'862, 7'354,
+                      Verdict::Slower),
+            benchmark("kernel/occupancy", kPerformance, 30, 30),
+            benchmark("latency/import", kLatency, 1.27e9, 1.31e9),
+            benchmark("latency/ttfp", kLatency, 1.69e9, 2.03e9, Verdict::Slower),
+            benchmark("applications/bitonic_sort", kApplications, 1.05e6, 1.0499e6),
+        },
+        {
+            // ratios 1.144144, 0.817277, 0.844203, 1.512546, 1: product 1.193999, ^(1/5) 1.0361
+            {0.0361, 2, 1, 5},
+            // ratios 1.031496, 1.201183: sqrt(1.239016) = 1.113111
+            {0.1131, 1, 0, 2},
+            // 1.0499 / 1.05 − 1 = −0.0000952
+            {-0.0000952, 0, 0, 1},
+        });
+    comparison.history_url = "https://juliagpu.org/perf/?pkg=cuda";
+    return comparison;
+}
+
+model::Comparison nothing_unusual() {
+    return comparison_with(
+        {
+            benchmark("array/broadcast", kPerformance, 9'240, 9'340),
+            benchmark("array/copyto!/gpu_to_cpu", kPerformance, 240'000, 239'990),
+            benchmark("latency/precompile", kLatency, 5.43e9, 5.44e9),
+        },
+        {
+            // sqrt(9340/9240 × 239990/240000) = sqrt(1.010823 × 0.999958) = 1.005390
+            {0.00539, 0, 0, 2},
+            // 5.44 / 5.43
+            {0.001842, 0, 0, 1},
+        });
+}
+
+model::Comparison with_environment_changes() {
+    auto comparison = nothing_unusual();
+    comparison.environment_changes = {
+        {"BFloat16sExt", "10.4.2", "10.4.3"},
+        {"CUDA_Runtime", std::nullopt, "12.6"},
+        {"GPU", "A100", std::nullopt},
+        {"LLVM", "10.4.2", "10.4.3"},
+    };
+    return comparison;
+}
+
+model::Comparison nearest_ancestor() {
+    auto comparison = nothing_unusual();
+    comparison.baseline = {model::BaselineKind::NearestAncestor,
+                           "1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c",
+                           "6ecd201bb0a1b2c3d4e5f60718293a4b5c6d7e8f", 3};
+    comparison.history_runs = 12;
+    return comparison;
+}
+
+model::Comparison no_baseline() {
+    model::Comparison comparison;
+    comparison.project = "amdgpu";
+    comparison.machine = "ci-gpu-2";
+    comparison.head_commit = "5ef8d18c74688836aaaabbbbccccddddeeeeffff";
+    comparison.history_order = "recorded";
+    comparison.categories = model::default_categories();
+    comparison.summaries.resize(comparison.categories.size());
+    auto result = [](std::string name, double value) {
+        model::Result head;
+        head.benchmark = std::move(name);
+        head.value = value;
+        return head;
+    };
+    // Deliberately unsorted: the report orders them by category, then by name.
+    comparison.head_only_results = {
+        result("latency/ttfp", 1.71e9),
+        result("kernel/launch", 793),
+        result("applications/histogram", 740'000),
+        result("array/Broadcast", 21'600),
+        result("array/accumulate/Float32/1d", 78'700),
+        result("other/misc", 12),
+    };
+    comparison.history_url = "https://example.org/history";
+    return comparison;
+}
+
+model::Comparison allocation_changes() {
+    auto starts = benchmark("array/construct", kPerformance, 2'060, 2'068);
+    starts.allocation_change = model::AllocationChange::Starts;
+    starts.base_allocations = 0;
+    starts.head_allocations = 3;
+    auto stops = benchmark("array/sorting/1d", kPerformance, 294'000, 220'500, Verdict::Faster);
+    stops.allocation_change = model::AllocationChange::Stops;
+    stops.base_allocations = 12;
+    stops.head_allocations = 0;
+    return comparison_with({starts, stops, benchmark("kernel/rand", kPerformance, 28'400, 27'800)},
+                           {
+                               // 2068/2060 × 220500/294000 × 27800/28400 = 1.003883 × 0.75 ×
+                               // 0.978873 = 0.737015, cube root 0.903550
+                               {-0.09645, 0, 1, 3},
+                           });
+}
+
+model::Comparison added_and_removed() {
+    auto comparison = nothing_unusual();
+    model::Result added_one, added_two, removed;
+    added_one.benchmark = "kernel/shuffle";
+    added_two.benchmark = "array/Zeros";
+    removed.benchmark = "latency/old_ttfp";
+    comparison.added = {added_one, added_two};
+    comparison.removed = {removed};
+    return comparison;
+}
+
+// Names and environment values from an untrusted pull request.
+model::Comparison hostile_names() {
+    auto comparison = comparison_with(
+        {
+            benchmark("@someone", kPerformance, 100, 200, Verdict::Slower),
+            benchmark("`rm -rf`", kPerformance, 100, 101),
+            benchmark("<img src=x onerror=alert(1)>", kPerformance, 100, 99),
+            benchmark("a|b", kPerformance, 100, 100),
+            benchmark("line\nbreak", kPerformance, 100, 100),
+        },
+        {{0.1487, 1, 0, 5}});  // (2 × 1.01 × 0.99)^(1/5) = 1.99980^(1/5) = 1.148658
+    comparison.environment_changes = {{"driver|x", "<b>1</b>", "@dependabot"}};
+    model::Result added;
+    added.benchmark = "new|<script>";
+    comparison.added = {added};
+    return comparison;
+}
+
+// Throughput improves as it grows: the compare layer set Slower for the drop; the report shows
+// the change as it is (−20.0%) with that verdict.
+model::Comparison bigger_is_better() {
+    auto throughput = benchmark("io/read", kPerformance, 1.25e9, 1e9, Verdict::Slower);
+    throughput.metric = "throughput";
+    throughput.unit = "B/s";
+    throughput.direction = model::Direction::BiggerIsBetter;
+    auto comparison = comparison_with({throughput}, {{-0.2, 1, 0, 1}});
+    comparison.baseline.kind = model::BaselineKind::Explicit;
+    comparison.settings.factor = 2.5;
+    comparison.categories[kLatency].minimum_change = 0.025;
+    return comparison;
+}
+
+struct Scenario {
+    const char* name;
+    model::Comparison (*make)();
+};
+
+class Report : public ::testing::TestWithParam<Scenario> {};
+
+TEST_P(Report, MarkdownMatchesTheApprovedFile) {
+    std::ostringstream out;
+    render_markdown(GetParam().make(), out);
+    testing::expect_golden(out.str(), std::string(GetParam().name) + ".md");
+}
+
+TEST_P(Report, TextWithoutColourMatchesTheApprovedFile) {
+    std::ostringstream out;
+    render_text(GetParam().make(), out, false);
+    testing::expect_golden(out.str(), std::string(GetParam().name) + ".txt");
+}
+
+TEST_P(Report, JsonMatchesTheApprovedFile) {
+    std::ostringstream out;
+    render_json(GetParam().make(), out);
+    testing::expect_golden(out.str(), std::string(GetParam().name) + ".json");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Scenarios, Report,
+    ::testing::Values(Scenario{"unusual_in_two_categories", unusual_in_two_categories},
+                      Scenario{"nothing_unusual", nothing_unusual},
+                      Scenario{"environment_changes", with_environment_changes},
+                      Scenario{"nearest_ancestor", nearest_ancestor},
+                      Scenario{"no_baseline", no_baseline},
+                      Scenario{"allocation_changes", allocation_changes},
+                      Scenario{"added_and_removed", added_and_removed},
+                      Scenario{"hostile_names", hostile_names},
+                      Scenario{"bigger_is_better", bigger_is_better}),
+    [](const auto& scenario) { return std::string(scenario.param.name); });
+
+TEST(RenderText, ColoursVerdictsOnlyWhenAsked) {
+    std::ostringstream coloured, plain;
+    render_text(unusual_in_two_categories(), coloured, true);
+    render_text(unusual_in_two_categories(), plain, false);
+    EXPECT_NE(coloured.str().find("\033[31mslower\033[0m"), std::string::npos);
+    EXPECT_NE(coloured.str().find("\033[32mfaster\033[0m"), std::string::npos);
+    EXPECT_EQ(plain.str().find('\033'), std::string::npos);
+}
+
+TEST(RenderText, NamesCannotSendTerminalEscapes) {
+    auto comparison = nothing_unusual();
+    comparison.benchmarks[0].display_name = "evil\033[2Jname";
+    std::ostringstream out;
+    render_text(comparison, out, false);
+    EXPECT_EQ(out.str().find('\033'), std::string::npos);
+    EXPECT_NE(out.str().find("evil [2Jname"), std::string::npos);
+}
+
+TEST(RenderMarkdown, EndsWithExactlyOneNewline) {
+    for (auto make : {unusual_in_two_categories, nothing_unusual, no_baseline}) {
+        std::ostringstream out;
+        render_markdown(make(), out);
+        const auto text = out.str();
+        ASSERT_GE(text.size(), 2u);
+        EXPECT_EQ(text.back(), '\n');
+        EXPECT_NE(text[text.size() - 2], '\n');
+    }
+}
+
+TEST(RenderMarkdown, ExplanationNamesTheConfiguredFactorAndMinimums) {
+    std::ostringstream out;
+    render_markdown(bigger_is_better(), out);
+    EXPECT_NE(out.str().find("exceeds both 2.5 times the benchmark's typical change"),
+              std::string::npos);
+    EXPECT_NE(out.str().find("(performance 3%, latency 2.5%, applications 3%, other 3%)"),
+              std::string::npos);
+}
+
+}  // namespace
+}  // namespace benchwatch::report
