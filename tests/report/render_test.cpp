@@ -268,6 +268,33 @@ TEST(RenderMarkdown, EndsWithExactlyOneNewline) {
     }
 }
 
+// The second line of the Markdown report: the sentence saying what the head is compared with.
+std::string baseline_line(const model::Comparison& comparison) {
+    std::ostringstream out;
+    render_markdown(comparison, out);
+    std::istringstream lines(out.str());
+    std::string line;
+    std::getline(lines, line);
+    std::getline(lines, line);
+    std::getline(lines, line);
+    return line;
+}
+
+TEST(RenderMarkdown, BaselineSentenceForEveryKind) {
+    auto comparison = nearest_ancestor();
+    comparison.baseline.commits_earlier = 1;
+    EXPECT_EQ(baseline_line(comparison),
+              "Compared with 1f2e3d4c5, the nearest benchmarked ancestor of the merge base "
+              "6ecd201bb (1 commit earlier).");
+    comparison.baseline.kind = model::BaselineKind::LatestOnDefaultBranch;
+    EXPECT_EQ(baseline_line(comparison),
+              "Compared with 1f2e3d4c5, the latest run recorded on the default branch (no git "
+              "history to find the merge base).");
+    // An id that is not a SHA (outside git) is shown whole rather than cut to 9 characters.
+    comparison.baseline = {model::BaselineKind::Explicit, "release-2024", "", 0};
+    EXPECT_EQ(baseline_line(comparison), "Compared with release-2024.");
+}
+
 TEST(RenderMarkdown, ExplanationNamesTheConfiguredFactorAndMinimums) {
     std::ostringstream out;
     render_markdown(bigger_is_better(), out);
