@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <tuple>
 #include <utility>
 
@@ -243,15 +244,19 @@ class SqliteStore final : public Store {
         create_parent_directory();
         guarded("opening", [&] {
             connection_.emplace(path_);
-            configure();
+            sqlite3_busy_timeout(connection_->handle(), static_cast<int>(busy_timeout_.count()));
+            retrying_while_busy([&] { configure(); });
         });
         guarded(fmt::format("migrating to schema version {}", kMigrations.size()),
-                [&] { migrate(); });
+                [&] { retrying_while_busy([&] { migrate(); }); });
     }
 
     RecordOutcome record(const model::Run& run) override {
-        return guarded(fmt::format("recording the run of commit {}", run.commit),
-                       [&] { return insert_run(run); });
+        return guarded(fmt::format("recording the run of commit {}", run.commit), [&] {
+            RecordOutcome outcome;
+            retrying_while_busy([&] { outcome = insert_run(run); });
+            return outcome;
+        });
     }
 
     std::vector<model::Run> list_runs(const RunFilter& filter) override {
@@ -319,8 +324,28 @@ class SqliteStore final : public Store {
                                          parent.string(), error.message(), kWritableHint));
     }
 
+    // Runs `body` again while it fails with SQLITE_BUSY, for up to the busy timeout in all.
+    // Switching a new file to WAL can report SQLITE_BUSY at once, without waiting in SQLite's
+    // busy handler, while another process is switching it too.
+    template <class Body>
+    void retrying_while_busy(Body&& body) {
+        const auto deadline = std::chrono::steady_clock::now() + busy_timeout_;
+        auto pause = std::chrono::milliseconds(1);
+        for (;;) {
+            try {
+                body();
+                return;
+            } catch (const SqliteFailure& failure) {
+                if (failure.primary_code() != SQLITE_BUSY ||
+                    std::chrono::steady_clock::now() + pause > deadline)
+                    throw;
+            }
+            std::this_thread::sleep_for(pause);
+            pause = std::min(pause * 2, std::chrono::milliseconds(100));
+        }
+    }
+
     void configure() {
-        sqlite3_busy_timeout(connection_->handle(), static_cast<int>(busy_timeout_.count()));
         // Returns the resulting mode; a file system without WAL support keeps its own mode.
         Statement journal_mode(*connection_, "PRAGMA journal_mode = WAL");
         while (journal_mode.step()) {
