@@ -1,0 +1,75 @@
+#pragma once
+
+#include <algorithm>
+#include <set>
+
+#include "store/store.hpp"
+
+namespace benchwatch::testing {
+
+// A store::Store kept in memory, for tests of the layers above the store. It also counts how
+// many runs' results were asked for, so that tests can check that only recent history is read.
+class MemoryStore : public store::Store {
+  public:
+    store::RecordOutcome record(const model::Run& run) override {
+        int earlier_attempts = 0;
+        for (const auto& stored : runs_) {
+            if (!same_commit(stored, run)) continue;
+            if (stored.content_hash == run.content_hash && !run.content_hash.empty())
+                return {stored.id, false, stored.attempt};
+            ++earlier_attempts;
+        }
+        auto stored = run;
+        stored.id = static_cast<std::int64_t>(runs_.size()) + 1;
+        stored.attempt = earlier_attempts + 1;
+        runs_.push_back(stored);
+        return {stored.id, true, stored.attempt};
+    }
+
+    std::vector<model::Run> list_runs(const store::RunFilter& filter) override {
+        std::vector<model::Run> found;
+        for (const auto& run : runs_) {
+            if (!filter.project.empty() && run.project != filter.project) continue;
+            if (!filter.machine.empty() && run.machine != filter.machine) continue;
+            if (!filter.branch.empty() && run.branch != filter.branch) continue;
+            if (!filter.commits.empty() && std::find(filter.commits.begin(), filter.commits.end(),
+                                                     run.commit) == filter.commits.end())
+                continue;
+            found.push_back(run);
+            found.back().results.clear();
+        }
+        return found;
+    }
+
+    std::unordered_map<std::int64_t, std::vector<model::Result>> results(
+        std::span<const std::int64_t> run_ids) override {
+        std::unordered_map<std::int64_t, std::vector<model::Result>> found;
+        for (const auto id : run_ids) {
+            ++runs_read_;
+            if (id >= 1 && id <= static_cast<std::int64_t>(runs_.size()))
+                found[id] = runs_[static_cast<std::size_t>(id - 1)].results;
+        }
+        return found;
+    }
+
+    std::vector<std::string> projects() override {
+        std::set<std::string> names;
+        for (const auto& run : runs_) names.insert(run.project);
+        return {names.begin(), names.end()};
+    }
+
+    int schema_version() override { return 1; }
+
+    // How many run ids results() has been given so far.
+    int runs_read() const { return runs_read_; }
+
+  private:
+    static bool same_commit(const model::Run& a, const model::Run& b) {
+        return a.project == b.project && a.machine == b.machine && a.commit == b.commit;
+    }
+
+    std::vector<model::Run> runs_;
+    int runs_read_ = 0;
+};
+
+}  // namespace benchwatch::testing
