@@ -1,0 +1,229 @@
+#include "e2e_support.hpp"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+namespace benchwatch::e2e {
+
+namespace fs = std::filesystem;
+
+TemporaryDirectory::TemporaryDirectory(std::string_view prefix) {
+    std::string pattern = (fs::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+        throw std::runtime_error("cannot create a temporary folder " + pattern);
+    path_ = fs::canonical(pattern);
+}
+
+TemporaryDirectory::~TemporaryDirectory() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+}
+
+std::string describe(const std::vector<std::string>& argv) {
+    std::string line;
+    for (const auto& argument : argv) {
+        if (!line.empty()) line += ' ';
+        const bool plain =
+            !argument.empty() && argument.find_first_not_of(
+                                     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                     "0123456789-_./=:,+@%") == std::string::npos;
+        if (plain) {
+            line += argument;
+            continue;
+        }
+        line += '\'';
+        for (const char c : argument) line += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        line += '\'';
+    }
+    return line;
+}
+
+vcs::ProcessOutput run(const std::vector<std::string>& argv, const fs::path& directory,
+                       const EnvironmentOverrides& environment) {
+    return vcs::run_process(argv, directory, environment);
+}
+
+vcs::ProcessOutput run_checked(const std::vector<std::string>& argv, const fs::path& directory,
+                               const EnvironmentOverrides& environment) {
+    auto output = run(argv, directory, environment);
+    if (output.exit_code != 0)
+        throw CommandFailed(describe(argv) + " (in " + directory.string() + ") exited with " +
+                            std::to_string(output.exit_code) + ": " + output.err);
+    return output;
+}
+
+std::vector<std::string> benchwatch_command(const std::vector<std::string>& arguments) {
+    std::vector<std::string> argv{BENCHWATCH_BINARY};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    return argv;
+}
+
+namespace {
+
+// 2026-10-01 00:00:00 UTC.
+constexpr std::int64_t first_commit_seconds = 1790812800;
+
+EnvironmentOverrides git_environment(int commit_number) {
+    const auto date = "@" + std::to_string(first_commit_seconds + 3600 * commit_number) + " +0000";
+    return {
+        {"GIT_AUTHOR_NAME", "Benchwatch Tests"},
+        {"GIT_AUTHOR_EMAIL", "tests@benchwatch.invalid"},
+        {"GIT_AUTHOR_DATE", date},
+        {"GIT_COMMITTER_NAME", "Benchwatch Tests"},
+        {"GIT_COMMITTER_EMAIL", "tests@benchwatch.invalid"},
+        {"GIT_COMMITTER_DATE", date},
+        {"GIT_CONFIG_GLOBAL", "/dev/null"},
+        {"GIT_CONFIG_NOSYSTEM", "1"},
+    };
+}
+
+std::string without_final_newline(std::string text) {
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    return text;
+}
+
+}  // namespace
+
+GitRepository::GitRepository(fs::path directory, const std::string& initial_branch)
+    : directory_(std::move(directory)) {
+    fs::create_directories(directory_);
+    git({"init", "--quiet", "-b", initial_branch});
+}
+
+std::string GitRepository::git(const std::vector<std::string>& arguments) const {
+    std::vector<std::string> argv{"git"};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    return without_final_newline(run_checked(argv, directory_, git_environment(commits_made_)).out);
+}
+
+std::string GitRepository::commit(const std::string& subject) {
+    ++commits_made_;
+    git({"commit", "--quiet", "--allow-empty", "-m", subject});
+    return git({"rev-parse", "HEAD"});
+}
+
+std::string read_text(const fs::path& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) throw std::runtime_error("cannot read " + path.string());
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+void write_text(const fs::path& path, std::string_view text) {
+    if (path.has_parent_path()) fs::create_directories(path.parent_path());
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!file) throw std::runtime_error("cannot write " + path.string());
+}
+
+namespace {
+
+std::vector<std::string_view> split_lines(std::string_view text) {
+    std::vector<std::string_view> lines;
+    while (!text.empty()) {
+        const auto end = text.find('\n');
+        if (end == std::string_view::npos) {
+            lines.push_back(text);
+            break;
+        }
+        lines.push_back(text.substr(0, end));
+        text.remove_prefix(end + 1);
+    }
+    return lines;
+}
+
+// One line of the edit that turns the expected lines into the actual ones.
+struct Edit {
+    char kind;  // ' ' kept, '-' only expected, '+' only actual
+    std::string_view line;
+};
+
+// The shortest edit, from the longest common subsequence of the two line lists.
+std::vector<Edit> line_edits(const std::vector<std::string_view>& expected,
+                             const std::vector<std::string_view>& actual) {
+    const auto rows = expected.size();
+    const auto columns = actual.size();
+    // common[i][j]: length of the longest common subsequence of expected[i..] and actual[j..].
+    std::vector<std::vector<std::size_t>> common(rows + 1, std::vector<std::size_t>(columns + 1));
+    for (auto i = rows; i-- > 0;)
+        for (auto j = columns; j-- > 0;)
+            common[i][j] = expected[i] == actual[j] ? common[i + 1][j + 1] + 1
+                                                    : std::max(common[i + 1][j], common[i][j + 1]);
+    std::vector<Edit> edits;
+    std::size_t i = 0;
+    std::size_t j = 0;
+    while (i < rows || j < columns) {
+        if (i < rows && j < columns && expected[i] == actual[j]) {
+            edits.push_back({' ', expected[i]});
+            ++i;
+            ++j;
+        } else if (j == columns || (i < rows && common[i + 1][j] >= common[i][j + 1])) {
+            edits.push_back({'-', expected[i++]});
+        } else {
+            edits.push_back({'+', actual[j++]});
+        }
+    }
+    return edits;
+}
+
+}  // namespace
+
+std::string unified_diff(std::string_view expected, std::string_view actual) {
+    if (expected == actual) return "";
+    constexpr std::size_t context = 3;
+    const auto edits = line_edits(split_lines(expected), split_lines(actual));
+    std::string diff = "--- expected\n+++ actual\n";
+    if (edits.empty() ||
+        std::all_of(edits.begin(), edits.end(), [](const Edit& edit) { return edit.kind == ' '; }))
+        return diff + "(the texts differ only in their final newline)\n";
+
+    std::size_t expected_line = 1;  // line numbers of edits[position]
+    std::size_t actual_line = 1;
+    std::size_t position = 0;
+    while (position < edits.size()) {
+        auto change = position;
+        while (change < edits.size() && edits[change].kind == ' ') ++change;
+        if (change == edits.size()) break;
+        // The hunk starts `context` kept lines before the change and ends where more than
+        // 2 × context kept lines follow the last change.
+        const auto start = change - std::min(context, change - position);
+        expected_line += start - position;
+        actual_line += start - position;
+        auto end = change;
+        while (end < edits.size()) {
+            auto kept = end;
+            while (kept < edits.size() && edits[kept].kind == ' ') ++kept;
+            if (kept == edits.size() || kept - end > 2 * context) {
+                end = std::min(kept, end + context);
+                break;
+            }
+            end = kept;
+            while (end < edits.size() && edits[end].kind != ' ') ++end;
+        }
+        std::size_t expected_count = 0;
+        std::size_t actual_count = 0;
+        std::string body;
+        for (auto k = start; k < end; ++k) {
+            if (edits[k].kind != '+') ++expected_count;
+            if (edits[k].kind != '-') ++actual_count;
+            body += edits[k].kind;
+            body += edits[k].line;
+            body += '\n';
+        }
+        diff += "@@ -" + std::to_string(expected_line) + "," + std::to_string(expected_count) +
+                " +" + std::to_string(actual_line) + "," + std::to_string(actual_count) + " @@\n" +
+                body;
+        expected_line += expected_count;
+        actual_line += actual_count;
+        position = end;
+    }
+    return diff;
+}
+
+}  // namespace benchwatch::e2e

@@ -1,0 +1,91 @@
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vcs/git.hpp"
+
+// Helpers for tests that run the benchwatch binary against real git repositories and stores.
+namespace benchwatch::e2e {
+
+// A command run by a test failed. what() names the command line, its exit code and its stderr.
+class CommandFailed : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// Environment variables set in a child on top of (replacing) the inherited ones.
+using EnvironmentOverrides = std::map<std::string, std::string>;
+
+// A new, empty folder under the system's temporary directory, named `prefix` + random letters,
+// removed with everything in it when the object goes away.
+class TemporaryDirectory {
+  public:
+    explicit TemporaryDirectory(std::string_view prefix = "benchwatch-e2e");
+    TemporaryDirectory(const TemporaryDirectory&) = delete;
+    TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
+    ~TemporaryDirectory();
+
+    const std::filesystem::path& path() const { return path_; }
+
+  private:
+    std::filesystem::path path_;
+};
+
+// The command line as a shell would read it, for messages: describe({"git", "commit", "-m",
+// "a b"}) == "git commit -m 'a b'".
+std::string describe(const std::vector<std::string>& argv);
+
+// Runs `argv` (argv[0] looked up on PATH) in `directory` without a shell, stdin closed, with
+// `environment` added to the inherited variables; returns its exit code, stdout and stderr.
+vcs::ProcessOutput run(const std::vector<std::string>& argv, const std::filesystem::path& directory,
+                       const EnvironmentOverrides& environment = {});
+
+// run(), but throws CommandFailed unless the exit code is 0.
+vcs::ProcessOutput run_checked(const std::vector<std::string>& argv,
+                               const std::filesystem::path& directory,
+                               const EnvironmentOverrides& environment = {});
+
+// The benchwatch binary under test (BENCHWATCH_BINARY) followed by `arguments`:
+// benchwatch_command({"compare", "--format", "json"}).
+std::vector<std::string> benchwatch_command(const std::vector<std::string>& arguments);
+
+// A git repository made by a test, the same on every run: fixed author and committer, commit n
+// dated 2026-10-01 00:00 UTC + n hours, and no user or system configuration.
+class GitRepository {
+  public:
+    // Creates `directory` if needed and makes it a new repository on `initial_branch`.
+    explicit GitRepository(std::filesystem::path directory,
+                           const std::string& initial_branch = "main");
+
+    const std::filesystem::path& directory() const { return directory_; }
+
+    // Runs git with `arguments` in the repository; returns stdout without its final newline.
+    // Throws CommandFailed when git fails.
+    std::string git(const std::vector<std::string>& arguments) const;
+
+    // Commits the staged changes (or none) on the current branch with `subject`; returns the
+    // new commit's full SHA.
+    std::string commit(const std::string& subject);
+
+  private:
+    std::filesystem::path directory_;
+    int commits_made_ = 0;
+};
+
+// The whole content of a file; throws std::runtime_error naming the file when it cannot be read.
+std::string read_text(const std::filesystem::path& path);
+
+// Replaces the file's content with `text`, creating missing parent folders; throws
+// std::runtime_error naming the file when it cannot be written.
+void write_text(const std::filesystem::path& path, std::string_view text);
+
+// The differences between two texts as a unified diff of their lines with 3 lines of context
+// ("--- expected", "+++ actual", "@@ -5,7 +5,7 @@" hunks); "" when the texts are equal.
+std::string unified_diff(std::string_view expected, std::string_view actual);
+
+}  // namespace benchwatch::e2e
