@@ -175,6 +175,8 @@ class SeedReportTest : public ::testing::TestWithParam<Seed> {
         record("pr", head_, times, GetParam().head_environment);
     }
 
+    // Writes `times` as a BenchmarkTools.jl file and records it as the run of `commit` on
+    // `branch`, with `environment` as --env KEY=VALUE arguments.
     void record(const std::string& branch, const std::string& commit,
                 const std::vector<std::pair<std::string, double>>& times,
                 const std::vector<std::string>& environment) {
