@@ -561,6 +561,8 @@ class SqliteStore final : public Store {
         return run;
     }
 
+    // Reads results without a join: the few distinct benchmarks are looked up once each and
+    // copied into every result, which is what makes loading many runs fast.
     std::unordered_map<std::int64_t, std::vector<model::Result>> select_results(
         std::span<const std::int64_t> run_ids) {
         const std::vector<std::int64_t> ids =
@@ -569,19 +571,49 @@ class SqliteStore final : public Store {
         for (const std::int64_t id : ids) results_by_run[id];
 
         Transaction snapshot(*connection_, Transaction::Kind::Read);
+        Statement find_benchmark(
+            *connection_, "SELECT name, metric, unit, direction FROM benchmarks WHERE id = ?1");
+        std::unordered_map<std::int64_t, model::Result> benchmarks;
+        const auto benchmark = [&](std::int64_t benchmark_id) -> const model::Result& {
+            auto found = benchmarks.find(benchmark_id);
+            if (found == benchmarks.end()) {
+                find_benchmark.reset();
+                find_benchmark.bind_integer(1, benchmark_id);
+                if (!find_benchmark.step())
+                    throw SqliteFailure(SQLITE_CORRUPT,
+                                        fmt::format("benchmark {} is missing", benchmark_id));
+                found = benchmarks.emplace(benchmark_id, read_benchmark(find_benchmark)).first;
+            }
+            return found->second;
+        };
+
+        std::size_t previous_run_size = 0;
         for_each_batch(ids, [&](std::span<const std::int64_t> batch) {
-            // CROSS JOIN keeps results as the outer loop, walking each run's primary-key range.
-            Statement select(
-                *connection_,
-                fmt::format("SELECT r.run_id, b.name, b.metric, b.unit, b.direction, r.value, "
-                            "r.allocations, r.memory, r.sample_count, r.sample_median, "
-                            "r.sample_mean, r.sample_stddev "
-                            "FROM results AS r CROSS JOIN benchmarks AS b ON b.id = r.benchmark_id "
-                            "WHERE r.run_id IN ({})",
-                            parameter_list(1, batch.size())));
+            Statement select(*connection_,
+                             fmt::format("SELECT run_id, benchmark_id, value, allocations, memory, "
+                                         "sample_count, sample_median, sample_mean, sample_stddev "
+                                         "FROM results WHERE run_id IN ({})",
+                                         parameter_list(1, batch.size())));
             for (std::size_t i = 0; i < batch.size(); ++i)
                 select.bind_integer(1 + static_cast<int>(i), batch[i]);
-            while (select.step()) results_by_run[select.integer(0)].push_back(read_result(select));
+            std::vector<model::Result>* run_results = nullptr;
+            std::int64_t run_id = 0;
+            while (select.step()) {
+                if (!run_results || select.integer(0) != run_id) {
+                    if (run_results) previous_run_size = run_results->size();
+                    run_id = select.integer(0);
+                    run_results = &results_by_run.at(run_id);
+                    run_results->reserve(previous_run_size);
+                }
+                model::Result& result = run_results->emplace_back(benchmark(select.integer(1)));
+                result.value = select.real(2);
+                result.allocations = select.optional_real(3);
+                result.memory = select.optional_real(4);
+                if (!select.is_null(5))
+                    result.samples =
+                        model::SampleSummary{select.integer(5), real_or_nan(select, 6),
+                                             real_or_nan(select, 7), real_or_nan(select, 8)};
+            }
         });
         snapshot.commit();
 
@@ -600,23 +632,18 @@ class SqliteStore final : public Store {
         return select.optional_real(column).value_or(std::numeric_limits<double>::quiet_NaN());
     }
 
-    static model::Result read_result(const Statement& select) {
+    // A result with the name, metric, unit and direction of a benchmarks row and no values.
+    static model::Result read_benchmark(const Statement& select) {
         model::Result result;
-        result.benchmark = select.text(1);
-        result.metric = select.text(2);
-        result.unit = select.text(3);
-        const std::optional<model::Direction> direction = model::parse_direction(select.text(4));
+        result.benchmark = select.text(0);
+        result.metric = select.text(1);
+        result.unit = select.text(2);
+        const std::optional<model::Direction> direction = model::parse_direction(select.text(3));
         if (!direction)
             throw SqliteFailure(SQLITE_CORRUPT,
                                 fmt::format("benchmark \"{}\" has unknown direction \"{}\"",
-                                            result.benchmark, select.text(4)));
+                                            result.benchmark, select.text(3)));
         result.direction = *direction;
-        result.value = select.real(5);
-        result.allocations = select.optional_real(6);
-        result.memory = select.optional_real(7);
-        if (!select.is_null(8))
-            result.samples = model::SampleSummary{select.integer(8), real_or_nan(select, 9),
-                                                  real_or_nan(select, 10), real_or_nan(select, 11)};
         return result;
     }
 
