@@ -16,7 +16,7 @@ namespace benchwatch::compare {
 // The comparison cannot be made as asked (no run of the head, an unknown --base…). what() is one
 // line saying what is missing and how to fix it.
 class CompareError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -43,8 +43,11 @@ struct CompareOptions {
 // Builds the comparison of DESIGN.md §4: head and baseline runs (reruns of one commit combined
 // by their best value), the default branch's history up to the baseline (first-parent chain when
 // `repository` holds the commits, recording order otherwise), and the seed rule's verdicts.
-// `repository` may be null. Throws CompareError when the head has no run or --base names none,
-// and for an unknown method.
+// `repository` may be null; without it (or when git does not know the head) the baseline is the
+// latest run recorded on `source.default_branch` (BaselineKind::LatestOnDefaultBranch).
+// Throws CompareError when the head has no run or --base names none, for an ambiguous commit
+// prefix, an unknown default branch revision and an unknown method; vcs::GitError when git fails.
+// Example: compare(store, nullptr, {.source = {"cuda", "gpu1"}, .head = "abc1234"}).
 model::Comparison compare(store::Store& store, const vcs::Repository* repository,
                           const CompareOptions& options);
 
@@ -52,7 +55,7 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
 // (0: all), with its typical change over the last `settings.pairs` pairs. `benchmark` non-empty
 // keeps only that benchmark (exact name) or those under it as a prefix ("array/" or "array").
 model::History history(store::Store& store, const vcs::Repository* repository,
-                       const HistorySource& source, const std::string& benchmark,
-                       std::size_t limit, const model::SeedRuleSettings& settings);
+                       const HistorySource& source, const std::string& benchmark, std::size_t limit,
+                       const model::SeedRuleSettings& settings);
 
 }  // namespace benchwatch::compare
