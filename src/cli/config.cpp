@@ -40,7 +40,7 @@ void reject_unknown_keys(const std::filesystem::path& path, const toml::table& t
                          const std::set<std::string>& known, const std::string& where) {
     for (const auto& [key, node] : table) {
         if (known.contains(std::string(key.str()))) continue;
-        fail_at(path, node.source(),
+        fail_at(path, key.source(),
                 fmt::format("unknown key '{}{}'; known keys here: {}", where, key.str(),
                             fmt::join(known, ", ")));
     }

@@ -108,9 +108,9 @@ int run_record(const RecordFlags& flags) {
     const auto short_commit = run.commit.substr(0, 9);
     if (outcome.inserted)
         std::cout << fmt::format(
-            "recorded run {} of {} (project {}, machine {}, branch {}, attempt {}, {} results)\n",
+            "recorded run {} of {} (project {}, machine {}, branch {}, attempt {}, {} result{})\n",
             outcome.run_id, short_commit, run.project, run.machine, run.branch, outcome.attempt,
-            run.results.size());
+            run.results.size(), run.results.size() == 1 ? "" : "s");
     else
         std::cout << fmt::format("already recorded: run {} of {} holds these results\n",
                                  outcome.run_id, short_commit);

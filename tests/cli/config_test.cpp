@@ -130,7 +130,9 @@ TEST(DefaultsTest, StoreDefaultsToDotBenchwatchInTheWorkingDirectory) {
     EXPECT_EQ(resolve_store({}, context), "/work/dir/.benchwatch/history.db");
     ::setenv("BENCHWATCH_STORE", "/env/h.db", 1);
     EXPECT_EQ(resolve_store({}, context), "/env/h.db");
-    EXPECT_EQ(resolve_store({.store = "/flag.db"}, context), "/flag.db");
+    CommonFlags flags;
+    flags.store = "/flag.db";
+    EXPECT_EQ(resolve_store(flags, context), "/flag.db");
     ::unsetenv("BENCHWATCH_STORE");
 }
 
