@@ -6,6 +6,7 @@
 BENCHWATCH_ROOT="$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)"
 
 # Debian 12 packages needed to build benchwatch, its tests and the examples.
+# shellcheck disable=SC2034  # used by the scripts that source this file
 BENCHWATCH_BUILD_DEPENDENCIES=(
     build-essential g++ cmake ninja-build git pkg-config
     libbenchmark-dev libgtest-dev libfmt-dev libsimdjson-dev nlohmann-json3-dev
