@@ -39,8 +39,9 @@ int main(int argc, char** argv) {
     auto head = bench::synthetic_run("synthetic", count, second, 1);
     head.branch = "pr";
     store->record(head);
-    std::cout << fmt::format("{}: {} default-branch runs and one pull-request run ({}), {} "
-                             "benchmarks each\n",
-                             target, count, head.commit, second);
+    std::cout << fmt::format(
+        "{}: {} default-branch runs and one pull-request run ({}), {} "
+        "benchmarks each\n",
+        target, count, head.commit, second);
     return 0;
 }

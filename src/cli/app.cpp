@@ -70,8 +70,9 @@ bool stdout_wants_color() {
 }
 
 int main(int argc, char** argv) {
-    CLI::App app{"benchwatch: continuous benchmarking. Records benchmark runs by commit and "
-                 "reports which benchmarks a pull request changed beyond their noise."};
+    CLI::App app{
+        "benchwatch: continuous benchmarking. Records benchmark runs by commit and "
+        "reports which benchmarks a pull request changed beyond their noise."};
     app.name("benchwatch");
     app.set_version_flag("--version", "benchwatch 0.1.0");
     app.require_subcommand(1);

@@ -1,3 +1,5 @@
+#include "compare/compare.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -6,7 +8,6 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
-#include "compare/compare.hpp"
 #include "report/report.hpp"
 #include "store/store.hpp"
 

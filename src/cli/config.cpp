@@ -1,10 +1,10 @@
 #include "cli/config.hpp"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <set>
-#include <toml++/toml.h>
 
 namespace benchwatch::cli {
 
@@ -136,9 +136,9 @@ Config load_config(const std::filesystem::path& path) {
             config.categories.push_back(read_category(path, category));
         if (config.categories.empty())
             fail_at(path, node->source(), "'category' must hold at least one [[category]]");
-        const bool has_catch_all = std::any_of(
-            config.categories.begin(), config.categories.end(),
-            [](const model::Category& category) { return category.prefixes.empty(); });
+        const bool has_catch_all =
+            std::any_of(config.categories.begin(), config.categories.end(),
+                        [](const model::Category& category) { return category.prefixes.empty(); });
         if (!has_catch_all)
             config.categories.insert(config.categories.begin(), {"Performance", {}, 0.03});
     }

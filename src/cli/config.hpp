@@ -14,7 +14,7 @@ namespace benchwatch::cli {
 // benchwatch.toml is malformed or holds a value of the wrong type. what() is one line with the
 // file, the line and column where known, and what was expected.
 class ConfigError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

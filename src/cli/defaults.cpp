@@ -40,8 +40,8 @@ Context Context::discover(const std::string& repo) {
     Context context;
     context.working_directory = current_directory();
     context.config = load_config_from(context.working_directory);
-    context.repository =
-        vcs::Repository::open(repo.empty() ? context.working_directory : std::filesystem::path(repo));
+    context.repository = vcs::Repository::open(repo.empty() ? context.working_directory
+                                                            : std::filesystem::path(repo));
     return context;
 }
 
@@ -115,8 +115,7 @@ std::string resolve_default_branch_name(const std::string& flag, const Context& 
     if (!flag.empty()) return flag;
     if (context.config.default_branch) return *context.config.default_branch;
     if (context.repository)
-        if (auto revision = context.repository->default_branch())
-            return strip_remote(*revision);
+        if (auto revision = context.repository->default_branch()) return strip_remote(*revision);
     return "main";
 }
 

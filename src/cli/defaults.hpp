@@ -13,7 +13,7 @@ namespace benchwatch::cli {
 // A required setting has no value from flags, environment, config file or git. what() says which
 // and the flag that gives it.
 class UsageError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

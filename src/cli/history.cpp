@@ -31,8 +31,8 @@ int run_history(const HistoryFlags& flags) {
 
     const auto store = store::open_store(resolve_store(flags.common, context));
     const auto* repository = context.repository ? &*context.repository : nullptr;
-    const auto history = compare::history(*store, repository, source, flags.benchmark,
-                                          flags.limit, context.config.settings);
+    const auto history = compare::history(*store, repository, source, flags.benchmark, flags.limit,
+                                          context.config.settings);
     if (history.benchmarks.empty())
         throw UsageError(fmt::format(
             "no default-branch history{} for project '{}' on machine '{}' (branch '{}'); record "

@@ -27,14 +27,14 @@ struct RecordFlags {
 // 64-bit FNV-1a over each file's size and bytes: equal inputs give equal hashes, so recording
 // the same files for the same commit again is recognised.
 class ContentHash {
-public:
+  public:
     void add(std::string_view bytes) {
         add_bytes(std::to_string(bytes.size()));
         add_bytes(bytes);
     }
     std::string hex() const { return fmt::format("{:016x}", state_); }
 
-private:
+  private:
     void add_bytes(std::string_view bytes) {
         for (const unsigned char byte : bytes) {
             state_ ^= byte;

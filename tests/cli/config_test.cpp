@@ -1,19 +1,20 @@
 // What could break: benchwatch.toml read wrongly (a category minimum, the catch-all category), a
 // bad file accepted silently, or defaults taken in the wrong order.
+#include "cli/config.hpp"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "cli/config.hpp"
 #include "cli/defaults.hpp"
 
 namespace benchwatch::cli {
 namespace {
 
 class ConfigTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         directory_ = std::filesystem::temp_directory_path() /
                      ("benchwatch-config-" + std::to_string(::getpid()) + "-" +
@@ -85,8 +86,9 @@ minimum = 0.05
 }
 
 TEST_F(ConfigTest, CategoriesWithoutACatchAllGetPerformanceFirst) {
-    const auto config = load_config(write("[[category]]\nname = \"Latency\"\n"
-                                          "prefixes = [\"latency/\"]\nminimum = 0.05\n"));
+    const auto config =
+        load_config(write("[[category]]\nname = \"Latency\"\n"
+                          "prefixes = [\"latency/\"]\nminimum = 0.05\n"));
     ASSERT_EQ(config.categories.size(), 2u);
     EXPECT_EQ(config.categories[0], (model::Category{"Performance", {}, 0.03}));
     EXPECT_EQ(config.categories[1].name, "Latency");
@@ -97,10 +99,12 @@ TEST_F(ConfigTest, ErrorsNameTheLineAndWhatWasExpected) {
     EXPECT_EQ(error_of("projcet = \"x\"\n"),
               ":1:1: unknown key 'projcet'; known keys here: category, compare, default_branch, "
               "history_url, machine, project, store");
-    EXPECT_EQ(error_of("[compare]\npairs = 0\n"), ":2:9: 'compare.pairs' must be a whole number >= 1");
+    EXPECT_EQ(error_of("[compare]\npairs = 0\n"),
+              ":2:9: 'compare.pairs' must be a whole number >= 1");
     EXPECT_EQ(error_of("[[category]]\nname = \"A\"\nminimum = 5\n"),
               ":1:1: category 'A': 'minimum' must be a fraction in [0, 1), e.g. 0.05 for 5%");
-    EXPECT_EQ(error_of("[[category]]\nminimum = 0.1\n"), ":1:1: a [[category]] needs a non-empty 'name'");
+    EXPECT_EQ(error_of("[[category]]\nminimum = 0.1\n"),
+              ":1:1: a [[category]] needs a non-empty 'name'");
     EXPECT_NE(error_of("project = \"unterminated\n").find(":1:"), std::string::npos);
 }
 
@@ -111,8 +115,9 @@ TEST_F(ConfigTest, FoundUpwardFromTheWorkingDirectory) {
 }
 
 TEST_F(ConfigTest, HistoryUrlPlaceholderAndStoreBesideTheConfig) {
-    write("history_url = \"https://x.org/perf/?pkg={project}&again={project}\"\n"
-          "store = \"data/h.db\"\n");
+    write(
+        "history_url = \"https://x.org/perf/?pkg={project}&again={project}\"\n"
+        "store = \"data/h.db\"\n");
     Context context;
     context.working_directory = directory_ / "sub";
     context.config = load_config_from(context.working_directory);
