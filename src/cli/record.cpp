@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <set>
+#include <unordered_map>
 
 #include "cli/commands.hpp"
 #include "cli/defaults.hpp"
@@ -24,26 +26,6 @@ struct RecordFlags {
     std::vector<std::string> files;
 };
 
-// 64-bit FNV-1a over each file's size and bytes: equal inputs give equal hashes, so recording
-// the same files for the same commit again is recognised.
-class ContentHash {
-  public:
-    void add(std::string_view bytes) {
-        add_bytes(std::to_string(bytes.size()));
-        add_bytes(bytes);
-    }
-    std::string hex() const { return fmt::format("{:016x}", state_); }
-
-  private:
-    void add_bytes(std::string_view bytes) {
-        for (const unsigned char byte : bytes) {
-            state_ ^= byte;
-            state_ *= 0x100000001b3ULL;
-        }
-    }
-    std::uint64_t state_ = 0xcbf29ce484222325ULL;
-};
-
 std::pair<std::string, std::string> split_environment_flag(const std::string& flag) {
     const auto equals = flag.find('=');
     if (equals == std::string::npos || equals == 0)
@@ -51,38 +33,28 @@ std::pair<std::string, std::string> split_environment_flag(const std::string& fl
     return {flag.substr(0, equals), flag.substr(equals + 1)};
 }
 
-std::string read_whole_file(const std::string& path) {
-    // ingest reads files itself; this copy only feeds the content hash.
-    std::FILE* file = std::fopen(path.c_str(), "rb");
-    if (file == nullptr) return {};
-    std::string bytes;
-    char buffer[1 << 16];
-    for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, file)) > 0;)
-        bytes.append(buffer, got);
-    std::fclose(file);
-    return bytes;
-}
-
 int run_record(const RecordFlags& flags) {
     // Everything is read and checked before the store is opened, so bad input changes nothing.
     model::Run run;
-    ContentHash hash;
-    std::map<std::string, std::string> first_file_of;
+    std::vector<std::uint64_t> file_hashes;
     std::set<std::string> formats;
+    // Which file each benchmark came from; only needed to name both files of a duplicate.
+    std::unordered_map<std::string, std::string> first_file_of;
     for (const auto& file : flags.files) {
         auto parsed = ingest::parse_file(file, flags.format);
-        hash.add(read_whole_file(file));
+        file_hashes.push_back(parsed.content_hash);
         for (const auto& warning : parsed.warnings) std::cerr << "warning: " << warning << '\n';
-        for (auto& result : parsed.results) {
-            const auto key = result.benchmark + '\n' + result.metric;
-            const auto [previous, fresh] = first_file_of.emplace(key, file);
-            if (!fresh)
-                throw ingest::InputError(fmt::format(
-                    "{}: benchmark '{}' is also in {}; record files of different suites, or "
-                    "record them as separate runs",
-                    file, result.benchmark, previous->second));
-            run.results.push_back(std::move(result));
-        }
+        if (flags.files.size() > 1)
+            for (const auto& result : parsed.results) {
+                const auto [previous, fresh] =
+                    first_file_of.emplace(result.benchmark + '\n' + result.metric, file);
+                if (!fresh)
+                    throw ingest::InputError(fmt::format(
+                        "{}: benchmark '{}' is also in {}; record files of different suites, "
+                        "or record them as separate runs",
+                        file, result.benchmark, previous->second));
+            }
+        std::move(parsed.results.begin(), parsed.results.end(), std::back_inserter(run.results));
         for (auto& [key, value] : parsed.context) run.environment[key] = std::move(value);
         formats.insert(parsed.format);
     }
@@ -98,7 +70,7 @@ int run_record(const RecordFlags& flags) {
     run.branch = resolve_branch(flags.branch, context);
     run.pull_request = resolve_pull_request(flags.pull_request);
     run.format = fmt::format("{}", fmt::join(formats, "+"));
-    run.content_hash = hash.hex();
+    run.content_hash = fmt::format("{:016x}", fmt::join(file_hashes, "-"));
     run.recorded_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();

@@ -21,14 +21,15 @@ namespace {
 constexpr std::array<std::string_view, 4> kept_context_keys = {
     "library_build_type", "library_version", "num_cpus", "cpu_scaling_enabled"};
 
-// One element of "benchmarks", with only the fields the reader uses.
+// One element of "benchmarks", with only the fields the reader uses; the texts point into the
+// JsonInput.
 struct Row {
-    std::string name;
-    std::string run_name;
-    std::string run_type;
-    std::string aggregate_name;
-    std::string aggregate_unit;
-    std::string time_unit = "ns";
+    std::string_view name;
+    std::string_view run_name;
+    std::string_view run_type;
+    std::string_view aggregate_name;
+    std::string_view aggregate_unit;
+    std::string_view time_unit = "ns";
     std::optional<double> real_time;
     std::optional<double> allocs_per_iter;
     std::optional<double> max_bytes_used;
@@ -36,7 +37,7 @@ struct Row {
     std::optional<std::int64_t> repetition_index;
     bool errored = false;
     bool skipped = false;
-    std::string message;
+    std::string_view message;
 };
 
 // Everything the file holds about one benchmark (one run_name).
@@ -52,13 +53,20 @@ struct Benchmark {
 
 // The benchmark a row belongs to: run_name, or for files older than run_name the name without
 // its aggregate suffix ("BM_x_mean" → "BM_x").
-std::string benchmark_name(const Row& row) {
+std::string_view benchmark_name(const Row& row) {
     if (!row.run_name.empty()) return row.run_name;
-    const std::string suffix = "_" + row.aggregate_name;
-    if (row.run_type == "aggregate" && row.name.ends_with(suffix))
-        return row.name.substr(0, row.name.size() - suffix.size());
-    return row.name;
+    if (row.run_type != "aggregate" || !row.name.ends_with(row.aggregate_name)) return row.name;
+    const auto stem = row.name.substr(0, row.name.size() - row.aggregate_name.size());
+    return stem.ends_with('_') ? stem.substr(0, stem.size() - 1) : row.name;
 }
+
+// Hashes std::string and std::string_view alike, so that lookups need no copy of the name.
+struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const {
+        return std::hash<std::string_view>{}(name);
+    }
+};
 
 // Smallest of the values that are not negative; Google Benchmark 1.7 writes an uninitialised
 // max_bytes_used into the first repetition, which this keeps out when others are sane.
@@ -113,9 +121,10 @@ class GoogleBenchmarkReader {
     Row read_row(ondemand::value& element) {
         input_.expect(element, ondemand::json_type::object, "an element of \"benchmarks\"");
         Row row;
+        std::string what;  // the field's name in quotes, for messages; reused across fields
         for (auto field : element.get_object()) {
-            const std::string key(field.unescaped_key().value());
-            const std::string what = fmt::format("\"{}\"", key);
+            const std::string_view key = field.unescaped_key().value();
+            what.assign(1, '"').append(key).push_back('"');
             ondemand::value value = field.value();
             if (key == "name")
                 row.name = input_.string(value, what);
@@ -152,7 +161,7 @@ class GoogleBenchmarkReader {
     }
 
     void add(const Row& row) {
-        const std::string name = benchmark_name(row);
+        const std::string_view name = benchmark_name(row);
         if (row.errored || row.skipped) return warn_left_out(name, row);
         const bool aggregate = row.run_type == "aggregate";
         if (aggregate && !row.aggregate_unit.empty() && row.aggregate_unit != "time") return;
@@ -165,7 +174,7 @@ class GoogleBenchmarkReader {
         Benchmark& benchmark = find_or_add(name);
         if (row.repetitions) benchmark.repetitions = *row.repetitions;
         if (aggregate) {
-            if (!benchmark.aggregates.emplace(row.aggregate_name, time).second)
+            if (!benchmark.aggregates.emplace(std::string(row.aggregate_name), time).second)
                 input_.fail(fmt::format("benchmark '{}': aggregate '{}' appears twice", name,
                                         row.aggregate_name));
             return;
@@ -180,8 +189,8 @@ class GoogleBenchmarkReader {
         if (row.max_bytes_used) benchmark.memory.push_back(*row.max_bytes_used);
     }
 
-    void warn_left_out(const std::string& name, const Row& row) {
-        if (!warned_.insert(name).second) return;
+    void warn_left_out(std::string_view name, const Row& row) {
+        if (!warned_.emplace(name).second) return;
         const char* what = row.errored ? "reported an error" : "was skipped";
         parsed_.warnings.push_back(
             row.message.empty()
@@ -199,10 +208,13 @@ class GoogleBenchmarkReader {
                                 benchmark, unit));
     }
 
-    Benchmark& find_or_add(const std::string& name) {
-        auto [position, added] = index_.emplace(name, benchmarks_.size());
-        if (added) benchmarks_.emplace_back().name = name;
-        return benchmarks_[position->second];
+    Benchmark& find_or_add(std::string_view name) {
+        if (const auto found = index_.find(name); found != index_.end())
+            return benchmarks_[found->second];
+        index_.emplace(name, benchmarks_.size());
+        auto& added = benchmarks_.emplace_back();
+        added.name = name;
+        return added;
     }
 
     // Iteration rows give the minimum over repetitions. Files with only aggregates give the
@@ -239,7 +251,7 @@ class GoogleBenchmarkReader {
     JsonInput& input_;
     ParsedResults parsed_;
     std::vector<Benchmark> benchmarks_;  // in the order the file first names them
-    std::unordered_map<std::string, std::size_t> index_;
+    std::unordered_map<std::string, std::size_t, NameHash, std::equal_to<>> index_;
     std::set<std::string> warned_;
 };
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -14,16 +15,17 @@ namespace benchwatch::ingest {
 // A file that cannot be read as benchmark results. what() is one line that names the file and,
 // where known, the line and column: "results.json:3:17: expected ',' or '}' after a value".
 class InputError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 // What one results file holds.
 struct ParsedResults {
-    std::string format;                 // the reader's name, e.g. "benchmarktools"
-    std::vector<model::Result> results; // one per benchmark and metric, names unique
-    model::Environment context;         // what the file says of its environment (versions…)
-    std::vector<std::string> warnings;  // one line each, e.g. skipped or errored benchmarks
+    std::string format;                  // the reader's name, e.g. "benchmarktools"
+    std::vector<model::Result> results;  // one per benchmark and metric, names unique
+    model::Environment context;          // what the file says of its environment (versions…)
+    std::vector<std::string> warnings;   // one line each, e.g. skipped or errored benchmarks
+    std::uint64_t content_hash = 0;      // of the file's bytes: equal files, equal hashes
 };
 
 // The names accepted by --format, in detection order: "benchmarktools", "googlebenchmark".
@@ -34,8 +36,8 @@ std::vector<std::string> format_names();
 // format, malformed content, or values that are not finite and positive.
 ParsedResults parse(std::string_view content, std::string_view source, std::string_view format);
 
-// Reads the file at `path` and parses it as parse() does. Throws InputError when the file cannot
-// be read or is empty.
+// Reads the file at `path` once, into a buffer the JSON parser can use in place, and parses it
+// as parse() does. Throws InputError when the file cannot be read or is empty.
 ParsedResults parse_file(const std::filesystem::path& path, std::string_view format);
 
 }  // namespace benchwatch::ingest

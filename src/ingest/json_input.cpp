@@ -68,9 +68,16 @@ const char* describe_type(ondemand::json_type type) {
     return "an unknown value";
 }
 
-JsonInput::JsonInput(std::string_view content, std::string_view source)
-    : source_(source), text_(content) {
-    if (auto error = parser_.iterate(text_).get(document_)) fail(describe(error));
+JsonInput::JsonInput(std::string_view content, std::size_t capacity, std::string_view source)
+    : source_(source) {
+    if (capacity < content.size() + simdjson::SIMDJSON_PADDING) {
+        owned_ = simdjson::padded_string(content);
+        content = std::string_view(owned_.data(), owned_.size());
+        capacity = content.size() + simdjson::SIMDJSON_PADDING;
+    }
+    text_ = content;
+    const simdjson::padded_string_view padded(content.data(), content.size(), capacity);
+    if (auto error = parser_.iterate(padded).get(document_)) fail(describe(error));
 }
 
 const char* JsonInput::where(ondemand::value& value) {
@@ -131,9 +138,9 @@ std::optional<double> JsonInput::number_or_null(ondemand::value& value, std::str
     return number(value, what);
 }
 
-std::string JsonInput::string(ondemand::value& value, std::string_view what) {
+std::string_view JsonInput::string(ondemand::value& value, std::string_view what) {
     expect(value, ondemand::json_type::string, what);
-    return std::string(value.get_string().value());
+    return value.get_string().value();
 }
 
 bool JsonInput::boolean(ondemand::value& value, std::string_view what) {

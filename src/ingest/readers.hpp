@@ -16,9 +16,10 @@ namespace benchwatch::ingest::detail {
 // Values that a reader skips are only checked for balanced brackets, not parsed.
 class JsonInput {
   public:
-    // Copies `content` into padded storage and starts iterating; throws InputError when simdjson
-    // rejects the text outright (an unclosed string, invalid UTF-8).
-    JsonInput(std::string_view content, std::string_view source);
+    // Starts iterating over `content`, copied into padded storage unless `capacity` (the bytes
+    // readable from content.data()) already leaves simdjson's padding; throws InputError when
+    // simdjson rejects the text outright (an unclosed string, invalid UTF-8).
+    JsonInput(std::string_view content, std::size_t capacity, std::string_view source);
     JsonInput(const JsonInput&) = delete;
     JsonInput& operator=(const JsonInput&) = delete;
 
@@ -43,8 +44,9 @@ class JsonInput {
     double number(simdjson::ondemand::value& value, std::string_view what);
     // The number in `value`, or nullopt for null (how Julia writes NaN and Inf).
     std::optional<double> number_or_null(simdjson::ondemand::value& value, std::string_view what);
-    // The string in `value`, unescaped, failing for any other type.
-    std::string string(simdjson::ondemand::value& value, std::string_view what);
+    // The string in `value`, unescaped, failing for any other type. The view stays valid as long
+    // as this JsonInput.
+    std::string_view string(simdjson::ondemand::value& value, std::string_view what);
     // The boolean in `value`, failing for any other type.
     bool boolean(simdjson::ondemand::value& value, std::string_view what);
     // A scalar as text for the environment: strings unescaped, numbers and booleans as written;
@@ -56,7 +58,8 @@ class JsonInput {
 
   private:
     std::string source_;
-    simdjson::padded_string text_;
+    simdjson::padded_string owned_;  // empty when the caller's buffer has the padding
+    std::string_view text_;
     simdjson::ondemand::parser parser_;
     simdjson::ondemand::document document_;
 };
