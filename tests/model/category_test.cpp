@@ -1,0 +1,70 @@
+// What could break: a benchmark landing in the wrong category (and so judged against the wrong
+// minimum), a prefix not removed from its displayed name, or rows sorted unlike the seeds.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "model/category.hpp"
+
+namespace benchwatch::model {
+namespace {
+
+TEST(Category, DefaultsAreTheSeedsCategoriesInOrder) {
+    const auto categories = default_categories();
+    ASSERT_EQ(categories.size(), 4u);
+    EXPECT_EQ(categories[0], (Category{"Performance", {}, 0.03}));
+    EXPECT_EQ(categories[1], (Category{"Latency", {"latency/"}, 0.05}));
+    EXPECT_EQ(categories[2], (Category{"Applications", {"integration/", "applications/"}, 0.03}));
+    EXPECT_EQ(categories[3], (Category{"Other", {"other/"}, 0.03}));
+}
+
+TEST(Category, PrefixDecidesAndEverythingElseIsPerformance) {
+    const auto categories = default_categories();
+    EXPECT_EQ(categorize("latency/ttfp", categories), 1u);
+    EXPECT_EQ(categorize("integration/byval/slices=1", categories), 2u);
+    EXPECT_EQ(categorize("applications/volumerhs", categories), 2u);
+    EXPECT_EQ(categorize("other/x", categories), 3u);
+    EXPECT_EQ(categorize("array/copy", categories), 0u);
+    // A prefix is a whole path part: "latencyx/" and "latency" alone are not latency benchmarks.
+    EXPECT_EQ(categorize("latencyx/a", categories), 0u);
+    EXPECT_EQ(categorize("latency", categories), 0u);
+}
+
+TEST(Category, CatchAllNeedNotComeFirstAndMayBeMissing) {
+    const std::vector<Category> latency_first = {{"Latency", {"latency/"}, 0.05},
+                                                 {"Rest", {}, 0.02}};
+    EXPECT_EQ(categorize("latency/import", latency_first), 0u);
+    EXPECT_EQ(categorize("array/copy", latency_first), 1u);
+    const std::vector<Category> no_catch_all = {{"Latency", {"latency/"}, 0.05}};
+    EXPECT_EQ(categorize("array/copy", no_catch_all), 1u) << "size() means: no category";
+}
+
+TEST(Category, DisplayNameDropsOnlyTheMatchingPrefix) {
+    const auto categories = default_categories();
+    EXPECT_EQ(display_name("latency/ttfp", categories[1]), "ttfp");
+    EXPECT_EQ(display_name("integration/byval/reference", categories[2]), "byval/reference");
+    EXPECT_EQ(display_name("applications/gemm/tiled", categories[2]), "gemm/tiled");
+    EXPECT_EQ(display_name("array/copy", categories[0]), "array/copy");
+}
+
+TEST(Category, RowsSortCaseInsensitivelyLikeTheSeeds) {
+    // The AMDGPU.jl seed lists 1d, 1d_inplace, 1dL, 1dL_inplace: '_' (0x5F) sorts before 'l'
+    // (0x6C) once case is folded, although 'L' (0x4C) is before '_' bytewise.
+    std::vector<std::string> names = {"array/reverse/1dL_inplace", "array/reverse/1dL",
+                                      "array/reverse/1d_inplace", "array/reverse/1d"};
+    std::sort(names.begin(), names.end(), name_less);
+    EXPECT_EQ(names, (std::vector<std::string>{"array/reverse/1d", "array/reverse/1d_inplace",
+                                               "array/reverse/1dL", "array/reverse/1dL_inplace"}));
+    // Equal but for case: ties are broken bytewise so that the order is total.
+    EXPECT_TRUE(name_less("B", "b"));
+    EXPECT_FALSE(name_less("b", "B"));
+    EXPECT_FALSE(name_less("a", "a"));
+    // "rand!" before "rand/" before "randn": '!' < '/' < 'n'.
+    EXPECT_TRUE(name_less("rand!/Float32", "rand/Float32"));
+    EXPECT_TRUE(name_less("rand/Int64", "randn!/Float32"));
+}
+
+}  // namespace
+}  // namespace benchwatch::model
