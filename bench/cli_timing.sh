@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times benchwatch as whole processes on generated data, for docs/PERFORMANCE.md:
-#   - record of a Google Benchmark file of 100,000 results (3 repetitions each)
+#   - record of a Google Benchmark file of 100,000 results (one row each, and 3 repetitions each)
 #   - compare on a store of 1,000 default-branch runs × 1,000 benchmarks
 # Each is run 5 times; the minimum wall time and the largest peak memory (from GNU time) are shown.
 #   bench/cli_timing.sh [BUILD_DIR]     (default build/release, built when missing)
@@ -15,7 +15,8 @@ make_data="$BENCHWATCH_ROOT/$build_dir/bench/make_bench_data"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-"$make_data" gbench "$work/results.json" 100000 3
+"$make_data" gbench "$work/results.json" 100000 1
+"$make_data" gbench "$work/results-3x.json" 100000 3
 "$make_data" history "$work/history.db" 1000 1000 >/dev/null
 head_commit="$(printf '%040x' 1001)"
 
@@ -32,11 +33,14 @@ measure() {
     echo "$best $peak"
 }
 
-printf 'input: %s (%s MB)\n' results.json "$(du -m "$work/results.json" | cut -f1)"
+printf 'input: %s (%s MB), %s (%s MB)\n' results.json "$(du -m "$work/results.json" | cut -f1)" \
+    results-3x.json "$(du -m "$work/results-3x.json" | cut -f1)"
 printf 'store: %s (%s MB)\n' history.db "$(du -m "$work/history.db" | cut -f1)"
 printf '| command | wall time (min of 5) | peak memory |\n|:--|--:|--:|\n'
 # A fresh store each time: recording into one store again would only find the same run.
 read -r seconds kib < <(measure bash -c "rm -f '$work/r.db'*; exec '$benchwatch' record --store '$work/r.db' --project p --machine m --commit abc --branch main '$work/results.json'")
-printf '| record, 100,000 results | %s s | %d MB |\n' "$seconds" $((kib / 1024))
+printf '| record, 100,000 results (100,000 rows) | %s s | %d MB |\n' "$seconds" $((kib / 1024))
+read -r seconds kib < <(measure bash -c "rm -f '$work/r.db'*; exec '$benchwatch' record --store '$work/r.db' --project p --machine m --commit abc --branch main '$work/results-3x.json'")
+printf '| record, 100,000 results × 3 repetitions (300,000 rows) | %s s | %d MB |\n' "$seconds" $((kib / 1024))
 read -r seconds kib < <(measure "$benchwatch" compare --store "$work/history.db" --project synthetic --machine bench --head "$head_commit" --repo "$work" --format markdown)
 printf '| compare, 1,000 runs × 1,000 benchmarks | %s s | %d MB |\n' "$seconds" $((kib / 1024))
