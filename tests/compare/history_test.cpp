@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "../vcs/scratch_repository.hpp"
 #include "compare/compare.hpp"
 #include "recording.hpp"
+#include "support/test_support.hpp"
 
 namespace benchwatch::compare {
 namespace {

@@ -14,12 +14,12 @@
 #include <set>
 #include <thread>
 
-#include "e2e_support.hpp"
 #include "store/store.hpp"
+#include "support/test_support.hpp"
 
 extern char** environ;
 
-namespace benchwatch::e2e {
+namespace benchwatch::testing {
 namespace {
 
 namespace fs = std::filesystem;
@@ -346,4 +346,4 @@ TEST_F(CliTest, UnknownSubcommandAndFlagAreUsageErrors) {
 }
 
 }  // namespace
-}  // namespace benchwatch::e2e
+}  // namespace benchwatch::testing

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "e2e_support.hpp"
+#include "support/test_support.hpp"
 
-namespace benchwatch::e2e {
+namespace benchwatch::testing {
 namespace {
 
 namespace fs = std::filesystem;
@@ -279,4 +279,4 @@ INSTANTIATE_TEST_SUITE_P(Seeds, SeedReportTest, ::testing::ValuesIn(seeds()),
                          });
 
 }  // namespace
-}  // namespace benchwatch::e2e
+}  // namespace benchwatch::testing

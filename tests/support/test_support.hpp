@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <stdexcept>
@@ -9,8 +10,9 @@
 
 #include "vcs/git.hpp"
 
-// Helpers for tests that run the benchwatch binary against real git repositories and stores.
-namespace benchwatch::e2e {
+// Helpers for tests that need real processes, git repositories and files: the vcs, compare and
+// end-to-end tests.
+namespace benchwatch::testing {
 
 // A command run by a test failed. what() names the command line, its exit code and its stderr.
 class CommandFailed : public std::runtime_error {
@@ -72,9 +74,24 @@ class GitRepository {
     // new commit's full SHA.
     std::string commit(const std::string& subject);
 
+    // Writes `text` to `name` in the work tree and stages it.
+    void write_file(const std::string& name, std::string_view text) const;
+
+    // Unix seconds of the date of commit number `n` (the first commit is number 1).
+    static std::int64_t commit_seconds(int n);
+
+    // The name every commit is authored and committed by.
+    static constexpr const char* author = "Benchwatch Tests";
+
   private:
     std::filesystem::path directory_;
     int commits_made_ = 0;
+};
+
+// A git repository on "main" in a fresh temporary folder, removed with everything in it.
+class ScratchRepository : private TemporaryDirectory, public GitRepository {
+  public:
+    ScratchRepository() : TemporaryDirectory("benchwatch-git"), GitRepository(path()) {}
 };
 
 // The whole content of a file; throws std::runtime_error naming the file when it cannot be read.
@@ -88,4 +105,4 @@ void write_text(const std::filesystem::path& path, std::string_view text);
 // ("--- expected", "+++ actual", "@@ -5,7 +5,7 @@" hunks); "" when the texts are equal.
 std::string unified_diff(std::string_view expected, std::string_view actual);
 
-}  // namespace benchwatch::e2e
+}  // namespace benchwatch::testing

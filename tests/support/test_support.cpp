@@ -1,4 +1,4 @@
-#include "e2e_support.hpp"
+#include "test_support.hpp"
 
 #include <stdlib.h>
 
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <utility>
 
-namespace benchwatch::e2e {
+namespace benchwatch::testing {
 
 namespace fs = std::filesystem;
 
@@ -69,12 +69,12 @@ namespace {
 constexpr std::int64_t first_commit_seconds = 1790812800;
 
 EnvironmentOverrides git_environment(int commit_number) {
-    const auto date = "@" + std::to_string(first_commit_seconds + 3600 * commit_number) + " +0000";
+    const auto date = "@" + std::to_string(GitRepository::commit_seconds(commit_number)) + " +0000";
     return {
-        {"GIT_AUTHOR_NAME", "Benchwatch Tests"},
+        {"GIT_AUTHOR_NAME", GitRepository::author},
         {"GIT_AUTHOR_EMAIL", "tests@benchwatch.invalid"},
         {"GIT_AUTHOR_DATE", date},
-        {"GIT_COMMITTER_NAME", "Benchwatch Tests"},
+        {"GIT_COMMITTER_NAME", GitRepository::author},
         {"GIT_COMMITTER_EMAIL", "tests@benchwatch.invalid"},
         {"GIT_COMMITTER_DATE", date},
         {"GIT_CONFIG_GLOBAL", "/dev/null"},
@@ -105,6 +105,15 @@ std::string GitRepository::commit(const std::string& subject) {
     ++commits_made_;
     git({"commit", "--quiet", "--allow-empty", "-m", subject});
     return git({"rev-parse", "HEAD"});
+}
+
+void GitRepository::write_file(const std::string& name, std::string_view text) const {
+    write_text(directory_ / name, text);
+    git({"add", name});
+}
+
+std::int64_t GitRepository::commit_seconds(int n) {
+    return first_commit_seconds + 3600 * n;
 }
 
 std::string read_text(const fs::path& path) {
@@ -226,4 +235,4 @@ std::string unified_diff(std::string_view expected, std::string_view actual) {
     return diff;
 }
 
-}  // namespace benchwatch::e2e
+}  // namespace benchwatch::testing
