@@ -80,7 +80,8 @@ TEST_F(RecordTest, OptionalFieldsComeBackEmpty) {
     EXPECT_EQ(stored.pull_request, std::nullopt);
     EXPECT_TRUE(stored.environment.empty());
     const std::int64_t ids[] = {outcome.run_id};
-    const model::Result& first = store->results(ids).at(outcome.run_id).at(0);
+    const auto results = store->results(ids);
+    const model::Result& first = results.at(outcome.run_id).at(0);
     EXPECT_EQ(first.allocations, std::nullopt);
     EXPECT_EQ(first.memory, std::nullopt);
     EXPECT_EQ(first.samples, std::nullopt);

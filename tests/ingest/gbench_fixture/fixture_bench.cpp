@@ -68,6 +68,11 @@ void* operator new(std::size_t size) {
     throw std::bad_alloc();
 }
 
+// Memory from the counting operator new above comes from malloc, so it goes back with free
+// (sanitizers insist that both sides agree).
+void operator delete(void* memory) noexcept { std::free(memory); }
+void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
+
 int main(int argc, char** argv) {
     CountingMemoryManager memory_manager;
     benchmark::RegisterMemoryManager(&memory_manager);
