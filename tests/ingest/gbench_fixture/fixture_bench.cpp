@@ -69,9 +69,10 @@ void* operator new(std::size_t size) {
 }
 
 // Memory from the counting operator new above comes from malloc, so it goes back with free
-// (sanitizers insist that both sides agree).
-void operator delete(void* memory) noexcept { std::free(memory); }
-void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
+// (sanitizers insist that both sides agree). Not inlined, so that the compiler does not see
+// free() meet a pointer from operator new at the call sites.
+[[gnu::noinline]] void operator delete(void* memory) noexcept { std::free(memory); }
+[[gnu::noinline]] void operator delete(void* memory, std::size_t) noexcept { std::free(memory); }
 
 int main(int argc, char** argv) {
     CountingMemoryManager memory_manager;
