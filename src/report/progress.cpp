@@ -25,6 +25,7 @@ struct Glyph {
     std::size_t columns = 1;
 };
 
+// Whether the code point takes two terminal columns: CJK, Hangul, fullwidth forms, emoji.
 bool is_east_asian_wide(char32_t code_point) {
     const auto in = [code_point](char32_t first, char32_t last) {
         return code_point >= first && code_point <= last;

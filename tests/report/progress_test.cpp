@@ -128,6 +128,15 @@ TEST(RenderProgressLine, ControlCharactersInNamesBecomeSpaces) {
               "[" + repeat("░", 12) + "] 0/1  a [2Jb c   0:00 elapsed, estimating…");
 }
 
+TEST(RenderProgressLine, BytesThatAreNotUtf8BecomeQuestionMarks) {
+    // a lone continuation byte, and a lead byte whose character was cut off
+    EXPECT_EQ(render_plain_progress_line(1, 1,
+                                         "a\x80"
+                                         "b\xc3",
+                                         0),
+              "[1/1] a?b? (0:00)");
+}
+
 TEST(RenderPlainProgressLine, CountsTheStartingStep) {
     EXPECT_EQ(render_plain_progress_line(12, 40, "array/copy", 7), "[12/40] array/copy (0:07)");
 }
