@@ -1,13 +1,21 @@
+#include "vcs/process.hpp"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstring>
 
 #include "vcs/git.hpp"
@@ -85,83 +93,154 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
     return pointers;
 }
 
-// Reads both pipes until the child closes them, never blocking on one while the other fills.
-void drain(Pipe& out_pipe, Pipe& err_pipe, ProcessOutput& output) {
-    std::array<pollfd, 2> watched{
-        {{out_pipe.read_end.get(), POLLIN, 0}, {err_pipe.read_end.get(), POLLIN, 0}}};
-    std::array<std::string*, 2> sinks{&output.out, &output.err};
+// posix_spawnattr_t with its destruction tied to scope.
+class SpawnAttributes {
+  public:
+    SpawnAttributes() { ::posix_spawnattr_init(&attributes_); }
+    SpawnAttributes(const SpawnAttributes&) = delete;
+    SpawnAttributes& operator=(const SpawnAttributes&) = delete;
+    ~SpawnAttributes() { ::posix_spawnattr_destroy(&attributes_); }
+    posix_spawnattr_t* get() { return &attributes_; }
+
+  private:
+    posix_spawnattr_t attributes_{};
+};
+
+// A descriptor that poll() sees readable once `pid` exits; -1 where the kernel has none. Called
+// through syscall() because glibc 2.36's <sys/pidfd.h> declares pidfd_open without C linkage.
+int open_pidfd(pid_t pid) {
+    return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+}
+
+using Clock = std::chrono::steady_clock;
+
+// Milliseconds poll() may sleep before `deadline`, rounded up so that it never wakes early;
+// -1 (forever) without a deadline.
+int poll_timeout(const std::optional<Clock::time_point>& deadline) {
+    if (!deadline) return -1;
+    const auto left = *deadline - Clock::now();
+    if (left <= Clock::duration::zero()) return 0;
+    const auto milliseconds = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+    return static_cast<int>(std::min<std::int64_t>(milliseconds, 60'000));
+}
+
+// Reads the pipes that are open until they close and the child has exited (seen through
+// `child`, a pidfd, or not watched when it is -1), never blocking on one pipe while another
+// fills. Returns false when `deadline` passed first.
+bool collect(int out_fd, int err_fd, int child, const std::optional<Clock::time_point>& deadline,
+             SpawnOutcome& outcome) {
+    std::array<pollfd, 3> watched{{{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}, {child, POLLIN, 0}}};
+    std::array<std::string*, 2> sinks{&outcome.out, &outcome.err};
     std::array<char, 65536> buffer{};
-    int open_streams = 2;
-    while (open_streams > 0) {
-        if (::poll(watched.data(), watched.size(), -1) < 0) {
+    const auto still_watching = [&] {
+        return std::any_of(watched.begin(), watched.end(),
+                           [](const pollfd& p) { return p.fd >= 0; });
+    };
+    while (still_watching()) {
+        const int ready = ::poll(watched.data(), watched.size(), poll_timeout(deadline));
+        if (ready < 0) {
             if (errno == EINTR) continue;
-            break;
+            return true;
         }
-        for (std::size_t i = 0; i < watched.size(); ++i) {
+        if (deadline && Clock::now() >= *deadline) return false;
+        for (std::size_t i = 0; i < sinks.size(); ++i) {
             if (watched[i].fd < 0 || watched[i].revents == 0) continue;
             const auto count = ::read(watched[i].fd, buffer.data(), buffer.size());
             if (count > 0) {
                 sinks[i]->append(buffer.data(), static_cast<std::size_t>(count));
             } else if (count == 0 || errno != EINTR) {
                 watched[i].fd = -1;  // poll() ignores negative descriptors
-                --open_streams;
             }
         }
+        if (watched[2].fd >= 0 && watched[2].revents != 0) watched[2].fd = -1;
     }
-}
-
-// Waits for `pid` and turns its status into an exit code (-1 when a signal ended it).
-int wait_for(pid_t pid) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) return -1;
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return true;
 }
 
 }  // namespace
 
-ProcessOutput run_process(const std::vector<std::string>& argv,
-                          const std::filesystem::path& directory,
-                          const std::map<std::string, std::string>& environment) {
-    assert(!argv.empty());
-    ProcessOutput output;
+SpawnOutcome spawn_and_collect(const SpawnRequest& request) {
+    assert(!request.argv.empty());
+    const auto& program = request.argv.front();
+    SpawnOutcome outcome;
     std::error_code ignored;
-    if (!directory.empty() && !std::filesystem::is_directory(directory, ignored)) {
-        output.err = fmt::format("cannot run '{}' in {}: no such directory", argv.front(),
-                                 directory.string());
-        return output;
+    if (!request.directory.empty() && !std::filesystem::is_directory(request.directory, ignored)) {
+        outcome.start_error = fmt::format("cannot run '{}' in {}: no such directory", program,
+                                          request.directory.string());
+        return outcome;
     }
+    const bool capture_out = request.stdout_mode == OutputMode::capture;
     Pipe out_pipe;
     Pipe err_pipe;
-    if (!open_pipe(out_pipe) || !open_pipe(err_pipe)) {
-        output.err = fmt::format("cannot run '{}': {}", argv.front(), std::strerror(errno));
-        return output;
+    if ((capture_out && !open_pipe(out_pipe)) || !open_pipe(err_pipe)) {
+        outcome.start_error = fmt::format("cannot run '{}': {}", program, std::strerror(errno));
+        return outcome;
     }
 
     FileActions actions;
     ::posix_spawn_file_actions_addopen(actions.get(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    ::posix_spawn_file_actions_adddup2(actions.get(), out_pipe.write_end.get(), STDOUT_FILENO);
+    if (capture_out) {
+        ::posix_spawn_file_actions_adddup2(actions.get(), out_pipe.write_end.get(), STDOUT_FILENO);
+    } else if (request.stdout_mode == OutputMode::discard) {
+        ::posix_spawn_file_actions_addopen(actions.get(), STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    }
     ::posix_spawn_file_actions_adddup2(actions.get(), err_pipe.write_end.get(), STDERR_FILENO);
-    if (!directory.empty())
-        ::posix_spawn_file_actions_addchdir_np(actions.get(), directory.c_str());
+    if (!request.directory.empty())
+        ::posix_spawn_file_actions_addchdir_np(actions.get(), request.directory.c_str());
+    SpawnAttributes attributes;
+    if (request.own_process_group) {
+        ::posix_spawnattr_setflags(attributes.get(), POSIX_SPAWN_SETPGROUP);
+        ::posix_spawnattr_setpgroup(attributes.get(), 0);
+    }
 
-    auto arguments = argv;
+    auto arguments = request.argv;
     auto argument_pointers = c_strings(arguments);
-    auto variables = child_environment(environment);
+    auto variables = child_environment(request.environment);
     auto variable_pointers = c_strings(variables);
 
     pid_t pid = 0;
-    const int spawn_error = ::posix_spawnp(&pid, argv.front().c_str(), actions.get(), nullptr,
+    const auto started_at = Clock::now();
+    const int spawn_error = ::posix_spawnp(&pid, program.c_str(), actions.get(), attributes.get(),
                                            argument_pointers.data(), variable_pointers.data());
     out_pipe.write_end.reset();
     err_pipe.write_end.reset();
     if (spawn_error != 0) {
-        output.err = fmt::format("cannot run '{}': {}", argv.front(), std::strerror(spawn_error));
+        outcome.start_error =
+            fmt::format("cannot run '{}': {}", program, std::strerror(spawn_error));
+        return outcome;
+    }
+    outcome.started = true;
+
+    std::optional<Clock::time_point> deadline;
+    if (request.timeout) deadline = started_at + *request.timeout;
+    // Without a pidfd (old kernels) the exit is not watched: wait4 below blocks instead.
+    FileDescriptor child;
+    if (deadline) child.reset(open_pidfd(pid));
+    if (!collect(out_pipe.read_end.get(), err_pipe.read_end.get(), child.get(), deadline,
+                 outcome)) {
+        outcome.timed_out = true;
+        ::kill(request.own_process_group ? -pid : pid, SIGKILL);
+    }
+    while (::wait4(pid, &outcome.wait_status, 0, &outcome.usage) < 0) {
+        if (errno != EINTR) break;
+    }
+    outcome.wall = Clock::now() - started_at;
+    return outcome;
+}
+
+ProcessOutput run_process(const std::vector<std::string>& argv,
+                          const std::filesystem::path& directory,
+                          const std::map<std::string, std::string>& environment) {
+    SpawnRequest request{.argv = argv, .directory = directory, .environment = environment};
+    auto outcome = spawn_and_collect(request);
+    ProcessOutput output;
+    if (!outcome.started) {
+        output.err = std::move(outcome.start_error);
         return output;
     }
-    drain(out_pipe, err_pipe, output);
-    output.exit_code = wait_for(pid);
+    output.exit_code = WIFEXITED(outcome.wait_status) ? WEXITSTATUS(outcome.wait_status) : -1;
+    output.out = std::move(outcome.out);
+    output.err = std::move(outcome.err);
     return output;
 }
 

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/run.hpp"
+
+namespace benchwatch::run {
+
+// Where the machine describes itself; tests point these at fixture folders.
+struct SystemPaths {
+    std::filesystem::path proc = "/proc";
+    std::filesystem::path sys = "/sys";
+    std::filesystem::path etc = "/etc";
+};
+
+// The machine's description: "os" (PRETTY_NAME of etc/os-release), "kernel" (uname -r), "arch",
+// "cpu" (the first "model name" of proc/cpuinfo), "cores" (online CPUs), "memory" (MemTotal of
+// proc/meminfo as "23.4 GiB"). Keys whose source is missing are left out.
+model::Environment machine_environment(const SystemPaths& paths = {});
+
+// The first line of each compiler's version found on PATH, as "compiler.<name>": gcc, g++,
+// clang, clang++, rustc, go, julia, python3, nvcc. Missing or failing ones are left out; each
+// gets at most `timeout`.
+model::Environment compiler_environment(
+    std::chrono::duration<double> timeout = std::chrono::seconds(5));
+
+// "gpu" and "gpu.driver" from nvidia-smi, or "gpu" from rocm-smi, when either is on PATH.
+model::Environment gpu_environment(std::chrono::duration<double> timeout = std::chrono::seconds(5));
+
+// "git.dirty" = "yes" or "no" for the repository containing `directory`; empty outside one.
+model::Environment git_environment(const std::filesystem::path& directory);
+
+// Everything above, for a run started in `directory`.
+model::Environment capture_environment(const std::filesystem::path& directory,
+                                       const SystemPaths& paths = {});
+
+// A line of --env-command output that is not KEY=VALUE. what() names it:
+// "--env-command output line 3 is not KEY=VALUE: 'hello'".
+class EnvironmentLineError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// The KEY=VALUE lines of an --env-command's output (blank lines skipped, spaces around keys and
+// values trimmed); throws EnvironmentLineError at the first other line or empty key.
+model::Environment parse_environment_lines(std::string_view output);
+
+// The keys that identify a machine rather than a toolchain: shown once, not diffed every run.
+inline constexpr std::string_view machine_keys[] = {"os",    "kernel", "arch", "cpu",
+                                                    "cores", "memory", "gpu",  "gpu.driver"};
+
+// True when `key` is one of machine_keys.
+bool is_machine_key(std::string_view key);
+
+// The value of `key` in an os-release text (quotes removed); std::nullopt when absent.
+std::optional<std::string> os_release_value(std::string_view os_release, std::string_view key);
+
+// The value of the first "<field> : value" line of /proc/cpuinfo or /proc/meminfo text.
+std::optional<std::string> proc_field(std::string_view text, std::string_view field);
+
+// "23.4 GiB" for a MemTotal value such as "24536780 kB".
+std::optional<std::string> memory_in_gib(std::string_view mem_total);
+
+// The number of CPUs in a cpu list such as "0-3,8-11" (sys/devices/system/cpu/online).
+std::optional<int> count_cpu_list(std::string_view cpu_list);
+
+}  // namespace benchwatch::run

@@ -1,0 +1,68 @@
+#include "run/latency.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+
+#include "stats/stats.hpp"
+
+namespace benchwatch::run {
+
+namespace {
+
+// The command line as one readable string, for messages.
+std::string command_line(const Command& command) {
+    const auto& argv = command.argv;
+    if (argv.size() == 3 && argv[0] == "/bin/sh" && argv[1] == "-c") return argv[2];
+    return fmt::format("{}", fmt::join(argv, " "));
+}
+
+// Runs `command`; throws LatencyError naming `role` of benchmark `name` unless it succeeds.
+TimedResult run_checked(const std::string& name, const char* role, const Command& command) {
+    auto result = run_timed(command);
+    if (!result.succeeded()) {
+        throw LatencyError(fmt::format("latency benchmark '{}': {}'{}' failed: {}", name, role,
+                                       command_line(command), describe_failure(result, command)));
+    }
+    return result;
+}
+
+}  // namespace
+
+model::Result latency_result(const std::string& name, const std::vector<TimedResult>& samples) {
+    assert(!samples.empty());
+    std::vector<double> wall_ns;
+    wall_ns.reserve(samples.size());
+    std::int64_t peak_rss = 0;
+    for (const auto& sample : samples) {
+        wall_ns.push_back(sample.wall_seconds * 1e9);
+        peak_rss = std::max(peak_rss, sample.max_rss_bytes);
+    }
+    model::Result result;
+    result.benchmark = "latency/" + name;
+    result.value = stats::minimum(wall_ns);
+    result.memory = static_cast<double>(peak_rss);
+    result.samples = model::SampleSummary{.count = static_cast<std::int64_t>(wall_ns.size()),
+                                          .median = stats::median(wall_ns),
+                                          .mean = stats::mean(wall_ns),
+                                          .stddev = stats::sample_stddev(wall_ns)};
+    return result;
+}
+
+LatencyMeasurement measure_latency(const LatencySpec& spec) {
+    assert(spec.timed_runs > 0);
+    for (int run = 0; run < spec.warmup_runs; ++run) {
+        run_checked(spec.name, "warm-up command ", spec.command);
+    }
+    LatencyMeasurement measurement;
+    measurement.samples.reserve(static_cast<std::size_t>(spec.timed_runs));
+    for (int run = 0; run < spec.timed_runs; ++run) {
+        if (spec.prepare) run_checked(spec.name, "prepare command ", *spec.prepare);
+        measurement.samples.push_back(run_checked(spec.name, "command ", spec.command));
+    }
+    measurement.result = latency_result(spec.name, measurement.samples);
+    return measurement;
+}
+
+}  // namespace benchwatch::run

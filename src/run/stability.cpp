@@ -1,0 +1,106 @@
+#include "run/stability.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <string_view>
+
+namespace benchwatch::run {
+
+namespace {
+
+// The number in "cpu12"; std::nullopt for names such as "cpufreq" or "cpuidle".
+std::optional<int> cpu_number(std::string_view name) {
+    if (!name.starts_with("cpu") || name.size() == 3) return std::nullopt;
+    int number = 0;
+    const auto digits = name.substr(3);
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+    if (error != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
+    return number;
+}
+
+}  // namespace
+
+std::vector<StabilityWarning> governor_warnings(const std::vector<std::string>& governors) {
+    std::map<std::string, int> cpus_per_governor;
+    for (const auto& governor : governors) {
+        if (governor != "performance") ++cpus_per_governor[governor];
+    }
+    std::vector<StabilityWarning> warnings;
+    for (const auto& [governor, cpus] : cpus_per_governor) {
+        warnings.push_back(
+            {StabilityIssue::CpuGovernor,
+             fmt::format("{} of {} CPUs {} the '{}' frequency governor, which lets the clock "
+                         "speed change during a run; switch to 'performance' with "
+                         "`sudo cpupower frequency-set -g performance`.",
+                         cpus, governors.size(), cpus == 1 ? "uses" : "use", governor)});
+    }
+    return warnings;
+}
+
+std::optional<StabilityWarning> load_warning(double load_average, int cores) {
+    if (load_average <= 0.5 * cores) return std::nullopt;
+    return StabilityWarning{
+        StabilityIssue::HighLoad,
+        fmt::format("The load average was {:.2f} at start on {} cores; stop other work on the "
+                    "machine so that it does not compete with the benchmarks.",
+                    load_average, cores)};
+}
+
+std::optional<StabilityWarning> harness_warning(const model::Environment& context) {
+    const auto build_type = context.find("gbench.library_build_type");
+    if (build_type == context.end() || build_type->second != "debug") return std::nullopt;
+    return StabilityWarning{StabilityIssue::DebugHarness,
+                            "Google Benchmark is a debug build; build it and the benchmarks with "
+                            "-DCMAKE_BUILD_TYPE=Release so that the times are representative."};
+}
+
+std::optional<StabilityWarning> sample_warning(const std::vector<model::Result>& results) {
+    std::vector<std::string_view> few;
+    for (const auto& result : results) {
+        if (result.samples && result.samples->count < minimum_samples)
+            few.push_back(result.benchmark);
+    }
+    if (few.empty()) return std::nullopt;
+    constexpr std::size_t named = 3;
+    std::string names =
+        fmt::format("{}", fmt::join(few.begin(), few.begin() + std::min(named, few.size()), ", "));
+    if (few.size() > named) names += fmt::format(" and {} more", few.size() - named);
+    const bool one = few.size() == 1;
+    const auto subject =
+        one ? std::string("1 benchmark has") : fmt::format("{} benchmarks have", few.size());
+    return StabilityWarning{
+        StabilityIssue::FewSamples,
+        fmt::format("{} fewer than {} samples ({}); give {} more time or repetitions so that the "
+                    "minimum is meaningful.",
+                    subject, minimum_samples, names, one ? "it" : "them")};
+}
+
+std::vector<std::string> read_governors(const std::filesystem::path& sys) {
+    const auto cpu_folder = sys / "devices/system/cpu";
+    std::error_code error;
+    std::vector<std::pair<int, std::string>> found;
+    for (const auto& entry : std::filesystem::directory_iterator(cpu_folder, error)) {
+        const auto number = cpu_number(entry.path().filename().string());
+        if (!number) continue;
+        std::ifstream file(entry.path() / "cpufreq/scaling_governor");
+        std::string governor;
+        if (file >> governor) found.emplace_back(*number, governor);
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> governors;
+    for (auto& [number, governor] : found) governors.push_back(std::move(governor));
+    return governors;
+}
+
+std::optional<double> read_load_average(const std::filesystem::path& proc) {
+    std::ifstream file(proc / "loadavg");
+    double one_minute = 0;
+    if (!(file >> one_minute)) return std::nullopt;
+    return one_minute;
+}
+
+}  // namespace benchwatch::run

@@ -1,0 +1,67 @@
+#include "run/timed_process.hpp"
+
+#include <fmt/format.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <stdexcept>
+
+namespace benchwatch::run {
+
+namespace {
+
+double seconds(const timeval& time) {
+    return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_usec) / 1e6;
+}
+
+// "SIGSEGV" for 11; "signal 64" for a number without an abbreviation.
+std::string signal_name(int signal) {
+    if (const char* abbreviation = ::sigabbrev_np(signal))
+        return fmt::format("SIG{}", abbreviation);
+    return fmt::format("signal {}", signal);
+}
+
+}  // namespace
+
+std::vector<std::string> shell_argv(std::string_view text) {
+    return {"/bin/sh", "-c", std::string(text)};
+}
+
+TimedResult run_timed(const Command& command) {
+    vcs::SpawnRequest request{.argv = command.argv,
+                              .directory = command.directory,
+                              .environment = command.environment,
+                              .stdout_mode = command.stdout_mode,
+                              .own_process_group = true,
+                              .timeout = std::nullopt};
+    if (command.timeout) {
+        request.timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(*command.timeout);
+    }
+    auto outcome = vcs::spawn_and_collect(request);
+    if (!outcome.started) throw StartError(outcome.start_error);
+
+    TimedResult result;
+    result.timed_out = outcome.timed_out;
+    if (WIFEXITED(outcome.wait_status)) result.exit_code = WEXITSTATUS(outcome.wait_status);
+    if (WIFSIGNALED(outcome.wait_status)) result.signal = WTERMSIG(outcome.wait_status);
+    result.wall_seconds = std::chrono::duration<double>(outcome.wall).count();
+    result.user_seconds = seconds(outcome.usage.ru_utime);
+    result.system_seconds = seconds(outcome.usage.ru_stime);
+    result.max_rss_bytes = static_cast<std::int64_t>(outcome.usage.ru_maxrss) * 1024;
+    result.out = std::move(outcome.out);
+    result.err = std::move(outcome.err);
+    return result;
+}
+
+std::string describe_failure(const TimedResult& result, const Command& command) {
+    if (result.timed_out) {
+        const double limit = command.timeout ? command.timeout->count() : result.wall_seconds;
+        return fmt::format("timed out after {:g} s", limit);
+    }
+    if (result.signal) return fmt::format("killed by {}", signal_name(*result.signal));
+    if (result.exit_code && *result.exit_code != 0)
+        return fmt::format("exit {}", *result.exit_code);
+    return "";
+}
+
+}  // namespace benchwatch::run

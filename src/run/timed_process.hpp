@@ -1,0 +1,63 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vcs/process.hpp"
+
+namespace benchwatch::run {
+
+// Where a timed command's standard output goes (stderr is always captured).
+using OutputMode = vcs::OutputMode;
+
+// A command to time: argv without a shell, in a directory, with extra environment variables.
+struct Command {
+    std::vector<std::string> argv{};                   // argv[0] is looked up on PATH
+    std::filesystem::path directory{};                 // empty: this process's directory
+    std::map<std::string, std::string> environment{};  // set on top of the inherited variables
+    OutputMode stdout_mode = OutputMode::capture;
+    // Past this the command's whole process group is killed; std::nullopt: no limit.
+    std::optional<std::chrono::duration<double>> timeout{};
+};
+
+// The argv that runs `text` with /bin/sh: {"/bin/sh", "-c", text}.
+std::vector<std::string> shell_argv(std::string_view text);
+
+// What one run of a command did and cost.
+struct TimedResult {
+    std::optional<int> exit_code;    // set when the command exited
+    std::optional<int> signal;       // set when a signal ended it
+    bool timed_out = false;          // killed because it ran past the timeout
+    double wall_seconds = 0;         // from just before spawning to wait4's return
+    double user_seconds = 0;         // CPU time in user mode, from wait4's rusage
+    double system_seconds = 0;       // CPU time in the kernel, from wait4's rusage
+    std::int64_t max_rss_bytes = 0;  // peak resident memory (ru_maxrss, KiB × 1024)
+    std::string out;                 // empty unless stdout_mode is capture
+    std::string err;
+
+    // True when the command exited with status 0 in time.
+    bool succeeded() const { return !timed_out && exit_code == 0; }
+};
+
+// The command could not be started at all (no such program or directory). what() is one line:
+// "cannot run 'no-such-tool': No such file or directory".
+class StartError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// Runs `command` as the leader of a new process group, stdin from /dev/null, reading its output
+// with poll() while it runs. Throws StartError when it cannot be started.
+TimedResult run_timed(const Command& command);
+
+// What ended a run that did not succeed, for messages: "exit 3", "killed by SIGSEGV",
+// "timed out after 5 s"; "" for a run that succeeded.
+std::string describe_failure(const TimedResult& result, const Command& command);
+
+}  // namespace benchwatch::run
