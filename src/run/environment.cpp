@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <iterator>
 #include <array>
 #include <charconv>
 #include <fstream>
