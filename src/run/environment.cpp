@@ -4,10 +4,10 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
-#include <iterator>
 #include <array>
 #include <charconv>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "run/timed_process.hpp"
@@ -226,13 +226,33 @@ model::Environment parse_environment_lines(std::string_view output) {
         if (trim(line).empty()) return;
         const auto equals = line.find('=');
         if (equals == std::string_view::npos || trim(line.substr(0, equals)).empty()) {
-            throw EnvironmentLineError(fmt::format(
-                "--env-command output line {} is not KEY=VALUE: '{}'", number, trim(line)));
+            throw EnvCommandError(fmt::format("--env-command output line {} is not KEY=VALUE: '{}'",
+                                              number, trim(line)));
         }
         environment[std::string(trim(line.substr(0, equals)))] =
             std::string(trim(line.substr(equals + 1)));
     });
     return environment;
+}
+
+model::Environment environment_from_command(std::string_view command_text,
+                                            const std::filesystem::path& directory,
+                                            std::chrono::duration<double> timeout) {
+    const Command command{
+        .argv = shell_argv(command_text), .directory = directory, .timeout = timeout};
+    TimedResult result;
+    try {
+        result = run_timed(command);
+    } catch (const StartError& error) {
+        throw EnvCommandError(fmt::format("--env-command '{}': {}", command_text, error.what()));
+    }
+    if (!result.succeeded()) {
+        const auto reason = first_line(result.err);
+        throw EnvCommandError(fmt::format("--env-command '{}' failed: {}{}{}", command_text,
+                                          describe_failure(result, command),
+                                          reason.empty() ? "" : ": ", reason));
+    }
+    return parse_environment_lines(result.out);
 }
 
 bool is_machine_key(std::string_view key) {

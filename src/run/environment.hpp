@@ -40,16 +40,23 @@ model::Environment git_environment(const std::filesystem::path& directory);
 model::Environment capture_environment(const std::filesystem::path& directory,
                                        const SystemPaths& paths = {});
 
-// A line of --env-command output that is not KEY=VALUE. what() names it:
-// "--env-command output line 3 is not KEY=VALUE: 'hello'".
-class EnvironmentLineError : public std::runtime_error {
+// An --env-command that failed or printed a line that is not KEY=VALUE. what() is one line:
+// "--env-command output line 3 is not KEY=VALUE: 'hello'", "--env-command 'pkg-versions'
+// failed: exit 3: <first line of its stderr>".
+class EnvCommandError : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
 };
 
 // The KEY=VALUE lines of an --env-command's output (blank lines skipped, spaces around keys and
-// values trimmed); throws EnvironmentLineError at the first other line or empty key.
+// values trimmed); throws EnvCommandError at the first other line or empty key.
 model::Environment parse_environment_lines(std::string_view output);
+
+// Runs `command_text` with /bin/sh in `directory` (stdin empty, at most `timeout`) and reads
+// its output as parse_environment_lines() does; throws EnvCommandError when it fails.
+model::Environment environment_from_command(
+    std::string_view command_text, const std::filesystem::path& directory,
+    std::chrono::duration<double> timeout = std::chrono::seconds(60));
 
 // The keys that identify a machine rather than a toolchain: shown once, not diffed every run.
 inline constexpr std::string_view machine_keys[] = {"os",    "kernel", "arch", "cpu",

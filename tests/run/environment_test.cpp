@@ -150,14 +150,39 @@ TEST(Environment, EnvCommandLinesAreKeyValuePairs) {
 TEST(Environment, AnEnvCommandLineWithoutEqualsIsNamed) {
     try {
         parse_environment_lines("A=1\nB=2\nhello world\n");
-        FAIL() << "expected EnvironmentLineError";
-    } catch (const EnvironmentLineError& error) {
+        FAIL() << "expected EnvCommandError";
+    } catch (const EnvCommandError& error) {
         EXPECT_STREQ(error.what(), "--env-command output line 3 is not KEY=VALUE: 'hello world'");
     }
-    EXPECT_THROW(parse_environment_lines("=value\n"), EnvironmentLineError);
+    EXPECT_THROW(parse_environment_lines("=value\n"), EnvCommandError);
 }
 
-TEST(Environment, MachineKeysAreTellApartFromToolchainKeys) {
+TEST(Environment, EnvCommandOutputBecomesKeys) {
+    testing::TemporaryDirectory folder("benchwatch-env");
+    testing::write_text(folder.path() / "versions.txt", "CUDA=12.4\nLLVM=15.0.7\n");
+    EXPECT_EQ(environment_from_command("cat versions.txt", folder.path()),
+              (model::Environment{{"CUDA", "12.4"}, {"LLVM", "15.0.7"}}));
+}
+
+TEST(Environment, AFailingEnvCommandSaysHowItFailed) {
+    const auto message = [](std::string_view command) -> std::string {
+        try {
+            environment_from_command(command, ".", 0.2s);
+        } catch (const EnvCommandError& error) {
+            return error.what();
+        }
+        return "no EnvCommandError";
+    };
+    EXPECT_EQ(message("echo 'no manifest here' >&2; echo more >&2; exit 3"),
+              "--env-command 'echo 'no manifest here' >&2; echo more >&2; exit 3' failed: exit 3: "
+              "no manifest here");
+    EXPECT_EQ(message("exec sleep 30"),
+              "--env-command 'exec sleep 30' failed: timed out after 0.2 s");
+    EXPECT_EQ(message("echo A=1; echo oops"),
+              "--env-command output line 2 is not KEY=VALUE: 'oops'");
+}
+
+TEST(Environment, MachineKeysAreToldApartFromToolchainKeys) {
     EXPECT_TRUE(is_machine_key("cpu"));
     EXPECT_TRUE(is_machine_key("gpu.driver"));
     EXPECT_FALSE(is_machine_key("compiler.g++"));
