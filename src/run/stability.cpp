@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <fstream>
 #include <map>
@@ -23,6 +24,21 @@ std::optional<int> cpu_number(std::string_view name) {
 }
 
 }  // namespace
+
+const char* to_string(StabilityIssue issue) {
+    switch (issue) {
+        case StabilityIssue::CpuGovernor:
+            return "cpu-governor";
+        case StabilityIssue::HighLoad:
+            return "high-load";
+        case StabilityIssue::DebugHarness:
+            return "debug-harness";
+        case StabilityIssue::FewSamples:
+            return "few-samples";
+    }
+    assert(false && "unknown StabilityIssue");
+    return "";
+}
 
 std::vector<StabilityWarning> governor_warnings(const std::vector<std::string>& governors) {
     std::map<std::string, int> cpus_per_governor;
@@ -101,6 +117,15 @@ std::optional<double> read_load_average(const std::filesystem::path& proc) {
     double one_minute = 0;
     if (!(file >> one_minute)) return std::nullopt;
     return one_minute;
+}
+
+std::vector<StabilityWarning> machine_warnings(int cores, const std::filesystem::path& sys,
+                                               const std::filesystem::path& proc) {
+    auto warnings = governor_warnings(read_governors(sys));
+    if (const auto load = read_load_average(proc)) {
+        if (auto warning = load_warning(*load, cores)) warnings.push_back(std::move(*warning));
+    }
+    return warnings;
 }
 
 }  // namespace benchwatch::run

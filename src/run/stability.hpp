@@ -14,6 +14,9 @@ namespace benchwatch::run {
 // What makes a run's figures less trustworthy than they could be.
 enum class StabilityIssue { CpuGovernor, HighLoad, DebugHarness, FewSamples };
 
+// "cpu-governor", "high-load", "debug-harness" or "few-samples", for JSON and the store.
+const char* to_string(StabilityIssue issue);
+
 // One stability warning: its kind and one sentence saying what to do about it.
 struct StabilityWarning {
     StabilityIssue issue;
@@ -40,6 +43,11 @@ std::vector<std::string> read_governors(const std::filesystem::path& sys = "/sys
 
 // The 1-minute load average of `proc`/loadavg; std::nullopt when it cannot be read.
 std::optional<double> read_load_average(const std::filesystem::path& proc = "/proc");
+
+// The governor warnings, then the load warning, of the machine described under `sys` and `proc`
+// with `cores` CPUs online: what `run` checks before it starts.
+std::vector<StabilityWarning> machine_warnings(int cores, const std::filesystem::path& sys = "/sys",
+                                               const std::filesystem::path& proc = "/proc");
 
 // The fewest samples a result needs before its minimum is worth comparing.
 inline constexpr std::int64_t minimum_samples = 5;

@@ -90,5 +90,23 @@ TEST(Stability, EnoughOrUnknownSamplesGiveNoWarning) {
     EXPECT_EQ(sample_warning({with_samples("a", 5), without_summary}), std::nullopt);
 }
 
+TEST(Stability, MachineWarningsAreGovernorsThenLoad) {
+    const auto warnings = machine_warnings(4, fixtures / "machine/sys", fixtures / "machine/proc");
+    ASSERT_EQ(warnings.size(), 3U);  // powersave, schedutil, then load 3.20 > 0.5 × 4
+    EXPECT_EQ(warnings[0].issue, StabilityIssue::CpuGovernor);
+    EXPECT_EQ(warnings[1].issue, StabilityIssue::CpuGovernor);
+    EXPECT_EQ(warnings[2].issue, StabilityIssue::HighLoad);
+    // A quiet machine with performance governors and no loadavg file: nothing to say.
+    EXPECT_TRUE(
+        machine_warnings(4, fixtures / "performance/sys", fixtures / "performance/proc").empty());
+}
+
+TEST(Stability, IssuesHaveStableNames) {
+    EXPECT_STREQ(to_string(StabilityIssue::CpuGovernor), "cpu-governor");
+    EXPECT_STREQ(to_string(StabilityIssue::HighLoad), "high-load");
+    EXPECT_STREQ(to_string(StabilityIssue::DebugHarness), "debug-harness");
+    EXPECT_STREQ(to_string(StabilityIssue::FewSamples), "few-samples");
+}
+
 }  // namespace
 }  // namespace benchwatch::run
