@@ -8,6 +8,7 @@
 #include <set>
 
 #include "compare/runs.hpp"
+#include "model/environment_keys.hpp"
 #include "stats/stats.hpp"
 
 namespace benchwatch::compare {
@@ -56,17 +57,24 @@ std::string no_run_message(const std::string& commit, const HistorySource& sourc
         commit, source.project, source.machine, commit);
 }
 
-// The runs a comparison side is made of: combined results and the latest attempt's environment.
+// The runs a comparison side is made of: combined results, and the latest attempt's environment
+// (split into the machine's keys and the rest) and warnings.
 struct Side {
     std::string commit;
     CombinedResults results;
-    model::Environment environment;
+    model::Environment environment;  // without machine keys
+    model::Environment machine;
+    std::vector<model::Warning> warnings;
 };
 
 Side load_side(store::Store& store, const RunIndex& index, const std::string& commit) {
     const auto runs = index.runs_of(commit);
     assert(!runs.empty());
-    return {commit, detail::load_combined(store, index, commit), runs.back()->environment};
+    const model::Run& latest = *runs.back();
+    Side side{commit, detail::load_combined(store, index, commit), {}, {}, latest.warnings};
+    for (const auto& [key, value] : latest.environment)
+        (model::is_machine_key(key) ? side.machine : side.environment).emplace(key, value);
+    return side;
 }
 
 // The chosen baseline and the history that leads up to it, newest first.
@@ -349,6 +357,8 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
     comparison.settings = options.settings;
     comparison.categories = options.categories;
     comparison.history_url = options.history_url;
+    comparison.machine_environment = head.machine;
+    comparison.head_warnings = head.warnings;
 
     auto choice = choose_baseline(repository, index, options, head_commit);
     comparison.baseline = choice.baseline;
@@ -370,6 +380,9 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
     judge_benchmarks(comparison, head, base, series);
     comparison.summaries = summarize(comparison);
     comparison.environment_changes = environment_changes(base.environment, head.environment);
+    if (!base.machine.empty() && !head.machine.empty())
+        comparison.machine_changes = environment_changes(base.machine, head.machine);
+    comparison.baseline_warnings = base.warnings;
     return comparison;
 }
 

@@ -103,7 +103,13 @@ struct Comparison {
     std::vector<Result> added;                     // in head only
     std::vector<Result> removed;                   // in baseline only
     std::vector<Result> head_only_results;         // BaselineKind::None: the head's results
-    std::vector<EnvironmentChange> environment_changes;  // sorted by key
+    std::vector<EnvironmentChange> environment_changes;  // sorted by key; no machine keys
+    Environment machine_environment;  // the head's machine keys (model/environment_keys.hpp)
+    // Machine keys that differ from the baseline's, sorted by key; empty when either side
+    // recorded none (a run stored by `record` says nothing about its machine)
+    std::vector<EnvironmentChange> machine_changes;
+    std::vector<Warning> head_warnings;      // stability warnings of the head's latest attempt
+    std::vector<Warning> baseline_warnings;  // the same for the baseline (empty without one)
     std::string history_url;                       // empty: no link
 };
 

@@ -3,6 +3,7 @@
 
 #include "model/category.hpp"
 #include "model/comparison.hpp"
+#include "model/environment_keys.hpp"
 #include "model/result.hpp"
 
 namespace benchwatch::model {
@@ -68,6 +69,10 @@ bool name_less(std::string_view a, std::string_view b) {
         [&](char x, char y) { return lower(x) < lower(y); });
     if (folded_reverse) return false;
     return a < b;
+}
+
+bool is_machine_key(std::string_view key) {
+    return std::find(machine_keys.begin(), machine_keys.end(), key) != machine_keys.end();
 }
 
 }  // namespace benchwatch::model

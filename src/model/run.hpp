@@ -13,6 +13,14 @@ namespace benchwatch::model {
 // Key → value facts about where a run happened (toolchain and dependency versions, CPU…).
 using Environment = std::map<std::string, std::string>;
 
+// Something that makes a run's figures less trustworthy, recorded with the run.
+struct Warning {
+    std::string kind;  // stable name: "cpu-governor", "high-load", "debug-harness", "few-samples"
+    std::string message;  // one sentence saying what is wrong and what to do about it
+
+    friend bool operator==(const Warning&, const Warning&) = default;
+};
+
 // One recorded benchmark run of a project at a commit on a machine.
 struct Run {
     std::int64_t id = 0;  // assigned by the store; 0 before it is stored
@@ -27,6 +35,7 @@ struct Run {
     std::string format;        // source format, e.g. "benchmarktools", "googlebenchmark"
     std::string content_hash;  // identifies the recorded input; equal hashes are one run
     std::vector<Result> results;
+    std::vector<Warning> warnings;  // in the order they were found
 };
 
 }  // namespace benchwatch::model

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <sys/utsname.h>
 
-#include <algorithm>
 #include <array>
 #include <charconv>
 #include <fstream>
@@ -253,11 +252,6 @@ model::Environment environment_from_command(std::string_view command_text,
                                           reason.empty() ? "" : ": ", reason));
     }
     return parse_environment_lines(result.out);
-}
-
-bool is_machine_key(std::string_view key) {
-    return std::find(std::begin(machine_keys), std::end(machine_keys), key) !=
-           std::end(machine_keys);
 }
 
 }  // namespace benchwatch::run

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/environment_keys.hpp"
 #include "model/run.hpp"
 
 namespace benchwatch::run {
@@ -58,12 +59,10 @@ model::Environment environment_from_command(
     std::string_view command_text, const std::filesystem::path& directory,
     std::chrono::duration<double> timeout = std::chrono::seconds(60));
 
-// The keys that identify a machine rather than a toolchain: shown once, not diffed every run.
-inline constexpr std::string_view machine_keys[] = {"os",    "kernel", "arch", "cpu",
-                                                    "cores", "memory", "gpu",  "gpu.driver"};
-
-// True when `key` is one of machine_keys.
-bool is_machine_key(std::string_view key);
+// The keys that identify a machine rather than a toolchain (defined in the model layer, which
+// the compare layer and the report read too).
+using model::is_machine_key;
+using model::machine_keys;
 
 // The value of `key` in an os-release text (quotes removed); std::nullopt when absent.
 std::optional<std::string> os_release_value(std::string_view os_release, std::string_view key);

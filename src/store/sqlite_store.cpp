@@ -12,6 +12,7 @@
 #include <string_view>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 namespace benchwatch::store {
@@ -19,7 +20,7 @@ namespace {
 
 // Schema migrations: step i takes a store from user_version i to i + 1. Steps are only ever
 // appended; a released step never changes.
-constexpr std::array<std::string_view, 1> kMigrations = {
+constexpr std::array<std::string_view, 2> kMigrations = {
     // 1: runs, their environment, normalised benchmark names, and compact results.
     R"sql(
 CREATE TABLE runs (
@@ -66,6 +67,16 @@ CREATE TABLE results (
     sample_mean REAL,
     sample_stddev REAL,
     PRIMARY KEY (run_id, benchmark_id)
+) WITHOUT ROWID;
+)sql",
+    // 2: the stability warnings of each run, in the order they were found.
+    R"sql(
+CREATE TABLE run_warnings (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    message TEXT NOT NULL,
+    PRIMARY KEY (run_id, position)
 ) WITHOUT ROWID;
 )sql",
 };
@@ -436,6 +447,18 @@ class SqliteStore final : public Store {
             add_environment.run();
         }
 
+        Statement add_warning(*connection_,
+                              "INSERT INTO run_warnings (run_id, position, kind, message) "
+                              "VALUES (?1, ?2, ?3, ?4)");
+        for (std::size_t position = 0; position < run.warnings.size(); ++position) {
+            add_warning.reset();
+            add_warning.bind_integer(1, run_id);
+            add_warning.bind_integer(2, static_cast<std::int64_t>(position));
+            add_warning.bind_text(3, run.warnings[position].kind);
+            add_warning.bind_text(4, run.warnings[position].message);
+            add_warning.run();
+        }
+
         insert_results(run, run_id);
         transaction.commit();
         return {run_id, true, attempt};
@@ -530,41 +553,64 @@ class SqliteStore final : public Store {
             conditions += fmt::format(" AND r.{} = ?{}", column, next_parameter);
             field_parameters.emplace_back(next_parameter++, value);
         }
-        const std::string sql_prefix =
-            "SELECT r.id, r.project, r.machine, r.commit_id, r.branch, r.pull_request, "
-            "r.recorded_at_ms, r.attempt, r.format, r.content_hash, e.key, e.value "
-            "FROM runs AS r LEFT JOIN environment AS e ON e.run_id = r.id WHERE 1" +
-            conditions;
-        const std::string sql_suffix = " ORDER BY r.id, e.key";
+        const std::vector<std::string> commits = sorted_unique(filter.commits);
 
-        std::vector<model::Run> runs;
-        const auto read_rows = [&](Statement& select) {
-            for (const auto& [index, value] : field_parameters) select.bind_text(index, *value);
-            while (select.step()) {
-                const std::int64_t id = select.integer(0);
-                if (runs.empty() || runs.back().id != id) runs.push_back(read_run(select));
-                if (!select.is_null(10))
-                    runs.back().environment.emplace(select.text(10), select.text(11));
+        // Runs `select_from` (which names the runs table `r`) restricted to the filter, one query
+        // per batch of commits, handing each prepared statement to `read`.
+        const auto query_matching = [&](const std::string& select_from, std::string_view order_by,
+                                        const auto& read) {
+            const auto sql = [&](std::string_view commit_condition) {
+                return fmt::format("{} WHERE 1{}{}{}", select_from, conditions, commit_condition,
+                                   order_by);
+            };
+            const auto bind_fields = [&](Statement& select) {
+                for (const auto& [index, value] : field_parameters) select.bind_text(index, *value);
+            };
+            if (commits.empty()) {
+                Statement select(*connection_, sql(""));
+                bind_fields(select);
+                read(select);
+                return;
             }
-        };
-
-        Transaction snapshot(*connection_, Transaction::Kind::Read);
-        if (filter.commits.empty()) {
-            Statement select(*connection_, sql_prefix + sql_suffix);
-            read_rows(select);
-        } else {
-            for_each_batch(sorted_unique(filter.commits), [&](std::span<const std::string> batch) {
-                Statement select(
-                    *connection_,
-                    fmt::format("{} AND r.commit_id IN ({}){}", sql_prefix,
-                                parameter_list(next_parameter, batch.size()), sql_suffix));
+            for_each_batch(commits, [&](std::span<const std::string> batch) {
+                Statement select(*connection_,
+                                 sql(fmt::format(" AND r.commit_id IN ({})",
+                                                 parameter_list(next_parameter, batch.size()))));
+                bind_fields(select);
                 for (std::size_t i = 0; i < batch.size(); ++i)
                     select.bind_text(next_parameter + static_cast<int>(i), batch[i]);
-                read_rows(select);
+                read(select);
             });
+        };
+
+        std::vector<model::Run> runs;
+        Transaction snapshot(*connection_, Transaction::Kind::Read);
+        query_matching(
+            "SELECT r.id, r.project, r.machine, r.commit_id, r.branch, r.pull_request, "
+            "r.recorded_at_ms, r.attempt, r.format, r.content_hash, e.key, e.value "
+            "FROM runs AS r LEFT JOIN environment AS e ON e.run_id = r.id",
+            " ORDER BY r.id, e.key", [&](Statement& select) {
+                while (select.step()) {
+                    const std::int64_t id = select.integer(0);
+                    if (runs.empty() || runs.back().id != id) runs.push_back(read_run(select));
+                    if (!select.is_null(10))
+                        runs.back().environment.emplace(select.text(10), select.text(11));
+                }
+            });
+        if (!commits.empty())
             std::sort(runs.begin(), runs.end(),
                       [](const model::Run& a, const model::Run& b) { return a.id < b.id; });
-        }
+
+        std::unordered_map<std::int64_t, std::size_t> position_of_run;
+        for (std::size_t i = 0; i < runs.size(); ++i) position_of_run.emplace(runs[i].id, i);
+        query_matching(
+            "SELECT w.run_id, w.kind, w.message FROM run_warnings AS w "
+            "JOIN runs AS r ON r.id = w.run_id",
+            " ORDER BY w.run_id, w.position", [&](Statement& select) {
+                while (select.step())
+                    runs[position_of_run.at(select.integer(0))].warnings.push_back(
+                        {select.text(1), select.text(2)});
+            });
         snapshot.commit();
         return runs;
     }

@@ -35,7 +35,8 @@ class Recorder {
     MemoryStore store;
 
     void record(const std::string& commit, const std::string& branch,
-                std::vector<model::Result> results, model::Environment environment = {}) {
+                std::vector<model::Result> results, model::Environment environment = {},
+                std::vector<model::Warning> warnings = {}) {
         model::Run run;
         run.project = "p";
         run.machine = "m";
@@ -45,6 +46,7 @@ class Recorder {
         run.content_hash = std::to_string(recorded_);
         run.environment = std::move(environment);
         run.results = std::move(results);
+        run.warnings = std::move(warnings);
         store.record(run);
     }
 

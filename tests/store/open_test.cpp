@@ -109,6 +109,88 @@ TEST_F(OpenTest, HandMadeVersionZeroDatabaseIsMigratedKeepingItsOwnTables) {
     EXPECT_EQ(testing::query_text(store_path, "SELECT text FROM notes"), "kept");
 }
 
+// Schema version 1 as benchwatch 0.1 created it, with one run of commit c1 (environment
+// julia = 1.10, one result array/copy = 1500 ns over 10 samples).
+constexpr const char* kVersionOneStore = R"sql(
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY,
+    project TEXT NOT NULL,
+    machine TEXT NOT NULL,
+    commit_id TEXT NOT NULL,
+    branch TEXT NOT NULL,
+    pull_request INTEGER,
+    recorded_at_ms INTEGER NOT NULL,
+    attempt INTEGER NOT NULL,
+    format TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    UNIQUE (project, machine, commit_id, content_hash)
+);
+CREATE INDEX runs_by_branch ON runs (project, machine, branch);
+CREATE INDEX runs_by_commit ON runs (commit_id);
+CREATE TABLE environment (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+CREATE TABLE benchmarks (
+    id INTEGER PRIMARY KEY,
+    project TEXT NOT NULL,
+    name TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    unit TEXT NOT NULL,
+    direction TEXT NOT NULL CHECK (direction IN ('smaller', 'bigger')),
+    UNIQUE (project, name, metric, unit, direction)
+);
+CREATE TABLE results (
+    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (id),
+    value REAL NOT NULL,
+    allocations REAL,
+    memory REAL,
+    sample_count INTEGER,
+    sample_median REAL,
+    sample_mean REAL,
+    sample_stddev REAL,
+    PRIMARY KEY (run_id, benchmark_id)
+) WITHOUT ROWID;
+INSERT INTO runs VALUES (7, 'cuda', 'ci-1', 'c1', 'master', NULL, 1700000000000, 1,
+                         'benchmarktools', 'sha256:aa');
+INSERT INTO environment VALUES (7, 'julia', '1.10');
+INSERT INTO benchmarks VALUES (3, 'cuda', 'array/copy', 'time', 'ns', 'smaller');
+INSERT INTO results VALUES (7, 3, 1500, NULL, NULL, 10, 1510, 1520, 5);
+PRAGMA user_version = 1;
+)sql";
+
+TEST_F(OpenTest, VersionOneStoreIsMigratedAndItsRunsStillRead) {
+    const std::string store_path = path("history.db");
+    execute_sql(store_path, kVersionOneStore);
+    auto store = open_store(store_path);
+    EXPECT_EQ(store->schema_version(), current_schema_version());
+
+    const auto runs = store->list_runs({});
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].id, 7);
+    EXPECT_EQ(runs[0].commit, "c1");
+    EXPECT_EQ(runs[0].environment, (model::Environment{{"julia", "1.10"}}));
+    EXPECT_TRUE(runs[0].warnings.empty());
+    const std::int64_t ids[] = {7};
+    const auto results = store->results(ids);
+    ASSERT_EQ(results.at(7).size(), 1u);
+    EXPECT_EQ(results.at(7)[0].benchmark, "array/copy");
+    EXPECT_EQ(results.at(7)[0].value, 1500);
+    EXPECT_EQ(results.at(7)[0].samples, (model::SampleSummary{10, 1510, 1520, 5}));
+
+    // The migrated store takes runs with warnings, next to the old run.
+    model::Run run = make_run("c2", "h2");
+    run.warnings = {{"debug-harness", "Google Benchmark is a debug build."}};
+    store->record(run);
+    const auto after = open_store(store_path)->list_runs({});
+    ASSERT_EQ(after.size(), 2u);
+    EXPECT_TRUE(after[0].warnings.empty());
+    EXPECT_EQ(after[1].warnings, run.warnings);
+}
+
 TEST_F(OpenTest, NewerSchemaVersionIsRefused) {
     const std::string store_path = path("history.db");
     const int newer = current_schema_version() + 1;

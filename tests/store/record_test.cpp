@@ -87,6 +87,26 @@ TEST_F(RecordTest, OptionalFieldsComeBackEmpty) {
     EXPECT_EQ(first.samples, std::nullopt);
 }
 
+TEST_F(RecordTest, WarningsComeBackInTheirOrder) {
+    model::Run run = make_run("c1", "h1");
+    // Not in kind order, and two of one kind: the recorded order is what comes back.
+    run.warnings = {
+        {"few-samples", "1 benchmark has fewer than 5 samples (latency/ttfp)."},
+        {"cpu-governor", "2 of 4 CPUs use the 'powersave' frequency governor."},
+        {"cpu-governor", "2 of 4 CPUs use the 'ondemand' frequency governor."},
+        {"unicode", "π ü \"quoted\" ''; DROP TABLE runs; --"},
+    };
+    auto store = open_sqlite_store(path("history.db"));
+    store->record(run);
+    // A second attempt without warnings gets none of the first one's.
+    store->record(make_run("c1", "h2"));
+
+    const std::vector<model::Run> runs = open_sqlite_store(path("history.db"))->list_runs({});
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[0].warnings, run.warnings);
+    EXPECT_TRUE(runs[1].warnings.empty());
+}
+
 TEST_F(RecordTest, NanDeviationOfASingleSampleComesBackAsNan) {
     model::Run run = make_run("c1", "h1");
     run.results = {testing::time_result("once", 7.0)};
@@ -144,6 +164,8 @@ TEST_F(RecordTest, DifferentContentOfOneCommitIsTheNextAttempt) {
 TEST_F(RecordTest, TwoResultsOfOneBenchmarkAndMetricAreRefusedAndNothingIsStored) {
     model::Run run = make_run("c1", "h1");
     run.results.push_back(run.results.front());
+    // Warnings are written before the results: the failure must take them back too.
+    run.warnings = {{"high-load", "The load average was 3.00 at start on 2 cores."}};
     const std::string store_path = path("history.db");
     auto store = open_sqlite_store(store_path);
     try {
@@ -157,6 +179,7 @@ TEST_F(RecordTest, TwoResultsOfOneBenchmarkAndMetricAreRefusedAndNothingIsStored
     }
     EXPECT_TRUE(store->list_runs({}).empty());
     EXPECT_TRUE(store->projects().empty());
+    EXPECT_EQ(testing::query_text(store_path, "SELECT count(*) FROM run_warnings"), "0");
 }
 
 TEST_F(RecordTest, NanValueIsRefused) {
@@ -190,6 +213,8 @@ class ListRunsTest : public StoreTest {
             run.machine = std::move(machine);
             run.branch = std::move(branch);
             run.environment = {{"machine", run.machine}};
+            run.warnings = {
+                {"high-load", fmt::format("{}/{}/{}", run.project, run.machine, run.commit)}};
             ids_.push_back(store_->record(run).run_id);
         };
         add("cuda", "ci-1", "master", "c1");
@@ -206,6 +231,11 @@ class ListRunsTest : public StoreTest {
             const auto found = std::find(ids_.begin(), ids_.end(), run.id);
             EXPECT_NE(found, ids_.end());
             EXPECT_EQ(run.environment.at("machine"), run.machine);
+            // Each run's warning names it, so a warning given to another run shows here.
+            EXPECT_EQ(
+                run.warnings,
+                (std::vector<model::Warning>{
+                    {"high-load", fmt::format("{}/{}/{}", run.project, run.machine, run.commit)}}));
             positions.push_back(static_cast<int>(found - ids_.begin()) + 1);
         }
         return positions;
