@@ -12,6 +12,9 @@
 #include "cli/defaults.hpp"
 #include "compare/compare.hpp"
 #include "ingest/ingest.hpp"
+#include "run/environment.hpp"
+#include "run/latency.hpp"
+#include "run/timed_process.hpp"
 #include "store/store.hpp"
 #include "vcs/git.hpp"
 
@@ -43,6 +46,12 @@ int run_reporting_errors(const Command& command) {
         print_error(error.what());
     } catch (const vcs::GitError& error) {
         print_error(error.what());
+    } catch (const run::StartError& error) {
+        print_error(error.what());
+    } catch (const run::LatencyError& error) {
+        print_error(std::string(error.what()) + "; nothing was recorded");
+    } catch (const run::EnvCommandError& error) {
+        print_error(std::string(error.what()) + "; nothing was recorded");
     }
     return exit_bad_input;
 }
@@ -78,6 +87,7 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     const std::vector<Command> commands = {
         add_record_command(app),
+        add_run_command(app),
         add_compare_command(app),
         add_history_command(app),
     };

@@ -20,6 +20,9 @@ void add_common_flags(CLI::App& command, CommonFlags& flags);
 // `benchwatch record`: parses result files and stores them as one run.
 Command add_record_command(CLI::App& parent);
 
+// `benchwatch run`: runs a harness and latency commands, captures the environment, records.
+Command add_run_command(CLI::App& parent);
+
 // `benchwatch compare`: compares a head commit with its baseline and renders the report.
 Command add_compare_command(CLI::App& parent);
 

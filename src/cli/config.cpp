@@ -72,6 +72,32 @@ model::Category read_category(const std::filesystem::path& path, const toml::nod
     return category;
 }
 
+std::optional<int> count_at(const std::filesystem::path& path, const toml::table& table,
+                            const char* key, const std::string& where, int least) {
+    const auto* node = table.get(key);
+    if (!node) return std::nullopt;
+    const auto value = node->value<std::int64_t>();
+    if (!value || *value < least || *value > 1'000'000)
+        fail_at(path, node->source(),
+                fmt::format("'{}{}' must be a whole number >= {}", where, key, least));
+    return static_cast<int>(*value);
+}
+
+LatencyConfig read_latency(const std::filesystem::path& path, const toml::node& node) {
+    const auto* table = node.as_table();
+    if (!table) fail_at(path, node.source(), "each [[latency]] must be a table");
+    reject_unknown_keys(path, *table, {"name", "command", "runs", "warmup", "prepare"}, "latency.");
+    LatencyConfig latency;
+    latency.name = string_at(path, *table, "name", "latency.").value_or("");
+    latency.command = string_at(path, *table, "command", "latency.").value_or("");
+    if (latency.name.empty() || latency.command.empty())
+        fail_at(path, node.source(), "a [[latency]] needs a non-empty 'name' and 'command'");
+    latency.runs = count_at(path, *table, "runs", "latency.", 1);
+    latency.warmup = count_at(path, *table, "warmup", "latency.", 0);
+    latency.prepare = string_at(path, *table, "prepare", "latency.");
+    return latency;
+}
+
 }  // namespace
 
 std::filesystem::path Config::directory_or(const std::filesystem::path& fallback) const {
@@ -98,10 +124,10 @@ Config load_config(const std::filesystem::path& path) {
     } catch (const toml::parse_error& error) {
         fail_at(path, error.source(), std::string(error.description()));
     }
-    reject_unknown_keys(
-        path, root,
-        {"project", "machine", "store", "default_branch", "history_url", "compare", "category"},
-        "");
+    reject_unknown_keys(path, root,
+                        {"project", "machine", "store", "default_branch", "history_url", "compare",
+                         "category", "latency"},
+                        "");
     Config config;
     config.file = path;
     config.project = string_at(path, root, "project", "");
@@ -141,6 +167,13 @@ Config load_config(const std::filesystem::path& path) {
                         [](const model::Category& category) { return category.prefixes.empty(); });
         if (!has_catch_all)
             config.categories.insert(config.categories.begin(), {"Performance", {}, 0.03});
+    }
+    if (const auto* node = root.get("latency")) {
+        const auto* latencies = node->as_array();
+        if (!latencies)
+            fail_at(path, node->source(), "'latency' must be an array of tables ([[latency]])");
+        for (const auto& latency : *latencies)
+            config.latency.push_back(read_latency(path, latency));
     }
     return config;
 }

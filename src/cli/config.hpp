@@ -18,6 +18,17 @@ class ConfigError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A [[latency]] table: a whole command timed as the benchmark "latency/<name>".
+struct LatencyConfig {
+    std::string name;
+    std::string command;  // run with /bin/sh -c
+    std::optional<int> runs;
+    std::optional<int> warmup;
+    std::optional<std::string> prepare;  // run before each timed run, untimed
+
+    friend bool operator==(const LatencyConfig&, const LatencyConfig&) = default;
+};
+
 // What benchwatch.toml says; every field is optional in the file.
 struct Config {
     std::optional<std::filesystem::path> file;  // where it was read from; nullopt: none found
@@ -29,6 +40,7 @@ struct Config {
     std::optional<std::string> method;
     model::SeedRuleSettings settings;
     std::vector<model::Category> categories = model::default_categories();
+    std::vector<LatencyConfig> latency;
 
     // The directory holding the file, or `fallback` when there is none.
     std::filesystem::path directory_or(const std::filesystem::path& fallback) const;

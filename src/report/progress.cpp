@@ -250,8 +250,11 @@ void Progress::finish() {
     if (mode_ == ProgressMode::Terminal) {
         redraw();
         out_ << '\n';
-    } else {
+    } else if (done_ == total_) {
         out_ << fmt::format("[{}/{}] done in {}\n", done_, total_, format_duration(elapsed()));
+    } else {
+        out_ << fmt::format("[{}/{}] stopped after {}\n", done_, total_,
+                            format_duration(elapsed()));
     }
     out_.flush();
 }

@@ -84,7 +84,8 @@ class Progress {
     void refresh();
 
     // Ends the display: the final line and a newline in Terminal mode, "[3/3] done in 0:05" in
-    // Plain mode. Later calls do nothing.
+    // Plain mode ("[1/3] stopped after 0:02" when not every step completed, as when a step
+    // failed). Later calls do nothing.
     void finish();
 
   private:

@@ -167,6 +167,18 @@ TEST(Progress, TerminalModeRedrawsInPlace) {
     EXPECT_EQ(out.str(), expected);
 }
 
+TEST(Progress, PlainModeSaysStoppedWhenAStepFailed) {
+    std::ostringstream out;
+    {
+        // The second step throws in the caller; the destructor ends the display.
+        Progress progress(out, ProgressMode::Plain, 3, scripted_clock({10, 10, 11, 12.2}), 60);
+        progress.start("a");
+        progress.complete();
+        progress.start("b");
+    }
+    EXPECT_EQ(out.str(), "[1/3] a (0:00)\n[2/3] b (0:01)\n[1/3] stopped after 0:02\n");
+}
+
 TEST(Progress, PlainModeWritesOneLinePerStepWithoutControlCharacters) {
     std::ostringstream out;
     {

@@ -1,0 +1,289 @@
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "cli/recording.hpp"
+#include "ingest/ingest.hpp"
+#include "report/progress.hpp"
+#include "run/environment.hpp"
+#include "run/latency.hpp"
+#include "run/stability.hpp"
+#include "run/timed_process.hpp"
+
+namespace benchwatch::cli {
+
+namespace {
+
+struct RunCommandFlags {
+    RunFlags run;
+    std::string results_file;
+    int repetitions = 1;
+    int warmup = 0;
+    std::optional<double> timeout_seconds;
+    std::vector<std::string> latency;  // NAME=COMMAND
+    int latency_runs = 10;
+    int latency_warmup = 1;
+    std::string prepare;
+    std::string env_command;
+    bool no_progress = false;
+    std::vector<std::string> harness;
+};
+
+std::string command_line(const std::vector<std::string>& argv) {
+    return fmt::format("{}", fmt::join(argv, " "));
+}
+
+// The first line of a harness's standard error, for messages: the reason it gives, if any.
+std::string first_line_of(std::string_view text) {
+    while (!text.empty() && (text.front() == '\n' || text.front() == '\r')) text.remove_prefix(1);
+    return std::string(text.substr(0, text.find('\n')));
+}
+
+[[noreturn]] void harness_failed(const std::vector<std::string>& argv, const std::string& what,
+                                 const std::string& stderr_text) {
+    const auto reason = first_line_of(stderr_text);
+    throw UsageError(fmt::format("harness '{}' {}{}; nothing was recorded", command_line(argv),
+                                 what, reason.empty() ? "" : " (" + reason + ")"));
+}
+
+// A simple command ("sleep 0.05") runs directly, as `hyperfine -N` does, so that a shell's start-up
+// is not part of every measurement; a command using any shell syntax runs with /bin/sh -c.
+std::vector<std::string> latency_argv(const std::string& text) {
+    if (text.find_first_of("|&;<>()$`\\\"'*?[]#~=%{}!\n\t") != std::string::npos)
+        return run::shell_argv(text);
+    std::vector<std::string> argv;
+    for (std::size_t at = 0; at < text.size();) {
+        const auto end = std::min(text.find(' ', at), text.size());
+        if (end > at) argv.push_back(text.substr(at, end - at));
+        at = end + 1;
+    }
+    return argv.empty() ? run::shell_argv(text) : argv;
+}
+
+std::vector<run::LatencySpec> latency_specs(const RunCommandFlags& flags, const Config& config,
+                                            std::optional<std::chrono::duration<double>> timeout) {
+    std::vector<run::LatencySpec> specs;
+    const auto make = [&](std::string name, const std::string& text, int runs, int warmup,
+                          const std::string& prepare) {
+        run::LatencySpec spec;
+        spec.name = std::move(name);
+        spec.command.argv = latency_argv(text);
+        spec.command.stdout_mode = run::OutputMode::discard;
+        spec.command.timeout = timeout;
+        if (!prepare.empty()) {
+            run::Command prepare_command;
+            prepare_command.argv = run::shell_argv(prepare);
+            prepare_command.stdout_mode = run::OutputMode::discard;
+            prepare_command.timeout = timeout;
+            spec.prepare = prepare_command;
+        }
+        spec.timed_runs = runs;
+        spec.warmup_runs = warmup;
+        specs.push_back(std::move(spec));
+    };
+    for (const auto& flag : flags.latency) {
+        const auto equals = flag.find('=');
+        if (equals == std::string::npos || equals == 0 || equals + 1 == flag.size())
+            throw UsageError(fmt::format("--latency '{}': expected NAME=COMMAND", flag));
+        make(flag.substr(0, equals), flag.substr(equals + 1), flags.latency_runs,
+             flags.latency_warmup, flags.prepare);
+    }
+    for (const auto& latency : config.latency)
+        make(latency.name, latency.command, latency.runs.value_or(flags.latency_runs),
+             latency.warmup.value_or(flags.latency_warmup),
+             latency.prepare.value_or(flags.prepare));
+    return specs;
+}
+
+// Each benchmark's best result over the repetitions: the smallest value, or the largest for
+// bigger-is-better metrics. Benchmarks missing from some repetitions keep what they have.
+void keep_best(std::vector<model::Result>& best, std::vector<model::Result> repetition) {
+    std::map<std::pair<std::string, std::string>, std::size_t> index;
+    for (std::size_t i = 0; i < best.size(); ++i)
+        index.emplace(std::pair{best[i].benchmark, best[i].metric}, i);
+    for (auto& result : repetition) {
+        const auto found = index.find({result.benchmark, result.metric});
+        if (found == index.end()) {
+            index.emplace(std::pair{result.benchmark, result.metric}, best.size());
+            best.push_back(std::move(result));
+            continue;
+        }
+        auto& kept = best[found->second];
+        const bool better = result.direction == model::Direction::SmallerIsBetter
+                                ? result.value < kept.value
+                                : result.value > kept.value;
+        if (better) kept = std::move(result);
+    }
+}
+
+class HarnessRunner {
+  public:
+    HarnessRunner(const RunCommandFlags& flags,
+                  std::optional<std::chrono::duration<double>> timeout)
+        : flags_(flags) {
+        command_.argv = flags.harness;
+        command_.stdout_mode =
+            flags.results_file.empty() ? run::OutputMode::capture : run::OutputMode::discard;
+        command_.timeout = timeout;
+    }
+
+    // Runs the harness once and returns what it measured; throws UsageError naming the harness
+    // when it fails, and InputError when its output is not a results file.
+    ingest::ParsedResults measure() {
+        if (!flags_.results_file.empty()) std::filesystem::remove(flags_.results_file);
+        const auto result = run::run_timed(command_);
+        if (!result.succeeded())
+            harness_failed(command_.argv, run::describe_failure(result, command_), result.err);
+        if (flags_.results_file.empty())
+            return ingest::parse(result.out,
+                                 fmt::format("output of '{}'", command_line(command_.argv)),
+                                 flags_.run.format);
+        if (!std::filesystem::exists(flags_.results_file))
+            harness_failed(command_.argv, "wrote no " + flags_.results_file, result.err);
+        return ingest::parse_file(flags_.results_file, flags_.run.format);
+    }
+
+    // Runs the harness once without reading its results (a warm-up).
+    void warm_up() {
+        const auto result = run::run_timed(command_);
+        if (!result.succeeded())
+            harness_failed(command_.argv,
+                           "failed in a warm-up run: " + run::describe_failure(result, command_),
+                           result.err);
+    }
+
+  private:
+    const RunCommandFlags& flags_;
+    run::Command command_;
+};
+
+double seconds_now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+void print_warning(std::string_view message) {
+    std::cerr << "warning: " << message << '\n';
+}
+
+int run_run(const RunCommandFlags& flags) {
+    const auto context = Context::discover(flags.run.common.repo);
+    std::optional<std::chrono::duration<double>> timeout;
+    if (flags.timeout_seconds) timeout = std::chrono::duration<double>(*flags.timeout_seconds);
+    const auto latencies = latency_specs(flags, context.config, timeout);
+    if (flags.harness.empty() && latencies.empty())
+        throw UsageError(
+            "nothing to run; give a harness after '--' (benchwatch run -- ./bench "
+            "--benchmark_format=json), or --latency NAME=COMMAND, or [[latency]] in "
+            "benchwatch.toml");
+    if (flags.harness.empty() && !flags.results_file.empty())
+        throw UsageError("--results names the file a harness writes; give the harness after '--'");
+
+    // Taken before anything runs, so that the load of the benchmarks themselves does not count.
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<run::StabilityWarning> warnings = run::machine_warnings(cores);
+
+    const int harness_steps = flags.harness.empty() ? 0 : flags.warmup + flags.repetitions;
+    const auto mode = flags.no_progress ? report::ProgressMode::Plain
+                                        : report::detect_progress_mode(STDERR_FILENO);
+    report::Progress progress(std::cerr, mode,
+                              static_cast<std::size_t>(harness_steps) + latencies.size(),
+                              seconds_now, report::terminal_columns(STDERR_FILENO));
+
+    model::Run run;
+    model::Environment harness_context;
+    std::vector<std::uint64_t> hashes;
+    std::string format;
+    if (!flags.harness.empty()) {
+        HarnessRunner harness(flags, timeout);
+        const auto name = command_line(flags.harness);
+        for (int i = 0; i < flags.warmup; ++i) {
+            progress.start(fmt::format("warm-up {}/{}: {}", i + 1, flags.warmup, name));
+            harness.warm_up();
+            progress.complete();
+        }
+        for (int i = 0; i < flags.repetitions; ++i) {
+            progress.start(fmt::format("repetition {}/{}: {}", i + 1, flags.repetitions, name));
+            auto parsed = harness.measure();
+            progress.complete();
+            if (i == 0)
+                for (const auto& warning : parsed.warnings) print_warning(warning);
+            keep_best(run.results, std::move(parsed.results));
+            harness_context.merge(parsed.context);
+            hashes.push_back(parsed.content_hash);
+            format = parsed.format;
+        }
+    }
+    for (const auto& latency : latencies) {
+        progress.start("latency/" + latency.name);
+        auto measurement = run::measure_latency(latency);
+        progress.complete();
+        hashes.push_back(static_cast<std::uint64_t>(measurement.result.value));
+        run.results.push_back(std::move(measurement.result));
+    }
+    progress.finish();
+
+    const auto directory =
+        context.repository ? context.repository->top_level() : context.working_directory;
+    run.environment = run::capture_environment(directory);
+    for (auto& [key, value] : harness_context) run.environment[key] = value;
+    if (!flags.env_command.empty())
+        for (auto& [key, value] : run::environment_from_command(flags.env_command, directory))
+            run.environment[key] = value;
+    apply_environment_flags(flags.run.environment, run.environment);
+
+    if (auto warning = run::harness_warning(harness_context)) warnings.push_back(*warning);
+    if (auto warning = run::sample_warning(run.results)) warnings.push_back(*warning);
+    for (const auto& warning : warnings) print_warning(warning.message);
+
+    run.format = format.empty() ? "latency" : format;
+    run.content_hash = fmt::format("{:016x}", fmt::join(hashes, "-"));
+    return store_run(std::move(run), flags.run, context);
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& parent) {
+    auto flags = std::make_shared<RunCommandFlags>();
+    auto* command = parent.add_subcommand(
+        "run", "Run a benchmark harness and latency commands, and record the run");
+    add_run_flags(*command, flags->run);
+    command->add_option("--results", flags->results_file,
+                        "File the harness writes its results to (default: its stdout)");
+    command
+        ->add_option("--repetitions", flags->repetitions,
+                     "Runs of the harness; each benchmark keeps its best")
+        ->check(CLI::Range(1, 1000));
+    command->add_option("--warmup", flags->warmup, "Unrecorded harness runs first")
+        ->check(CLI::Range(0, 1000));
+    command
+        ->add_option("--timeout", flags->timeout_seconds,
+                     "Seconds after which a command is killed (default: none)")
+        ->check(CLI::PositiveNumber);
+    command->add_option("--latency", flags->latency,
+                        "Time a whole command as latency/NAME: NAME=COMMAND (repeatable)");
+    command->add_option("--latency-runs", flags->latency_runs, "Timed runs of each latency command")
+        ->check(CLI::Range(1, 100000));
+    command
+        ->add_option("--latency-warmup", flags->latency_warmup,
+                     "Untimed runs of each latency command first")
+        ->check(CLI::Range(0, 100000));
+    command->add_option("--prepare", flags->prepare,
+                        "Shell command run before each timed latency run (e.g. to drop caches)");
+    command->add_option("--env-command", flags->env_command,
+                        "Shell command whose KEY=VALUE output lines join the environment");
+    command->add_flag("--no-progress", flags->no_progress, "Plain progress lines only");
+    command->add_option("HARNESS", flags->harness, "The harness command, after --");
+    return {command, [flags] { return run_run(*flags); }};
+}
+
+}  // namespace benchwatch::cli
