@@ -56,6 +56,22 @@ json result_json(const model::Result& result) {
     };
 }
 
+json changes_json(const std::vector<model::EnvironmentChange>& changes) {
+    json list = json::array();
+    for (const auto& change : changes)
+        list.push_back({{"key", change.key},
+                        {"before", optional_json(change.before)},
+                        {"after", optional_json(change.after)}});
+    return list;
+}
+
+json warnings_json(const std::vector<model::Warning>& warnings) {
+    json list = json::array();
+    for (const auto& warning : warnings)
+        list.push_back({{"kind", warning.kind}, {"message", warning.message}});
+    return list;
+}
+
 json results_json(const std::vector<model::Result>& results) {
     json list = json::array();
     for (const auto& result : results) list.push_back(result_json(result));
@@ -109,11 +125,6 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
     json benchmarks = json::array();
     for (const auto& benchmark : comparison.benchmarks)
         benchmarks.push_back(benchmark_json(comparison, benchmark));
-    json environment_changes = json::array();
-    for (const auto& change : comparison.environment_changes)
-        environment_changes.push_back({{"key", change.key},
-                                       {"before", optional_json(change.before)},
-                                       {"after", optional_json(change.after)}});
     const auto& baseline = comparison.baseline;
     const bool has_baseline = baseline.kind != model::BaselineKind::None;
     const json document = {
@@ -138,7 +149,11 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
         {"added", results_json(comparison.added)},
         {"removed", results_json(comparison.removed)},
         {"head_results", results_json(comparison.head_only_results)},
-        {"environment_changes", std::move(environment_changes)},
+        {"environment_changes", changes_json(comparison.environment_changes)},
+        {"machine_environment", json(comparison.machine_environment)},
+        {"machine_changes", changes_json(comparison.machine_changes)},
+        {"head_warnings", warnings_json(comparison.head_warnings)},
+        {"baseline_warnings", warnings_json(comparison.baseline_warnings)},
         {"history_url",
          comparison.history_url.empty() ? json(nullptr) : json(comparison.history_url)},
     };

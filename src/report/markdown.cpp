@@ -90,10 +90,7 @@ void render_markdown(const model::Comparison& comparison, std::ostream& out) {
            "Comparison::summaries must be parallel to Comparison::categories");
     out << "## Benchmark results\n\n";
     out << detail::baseline_sentence(comparison.baseline, escape_markdown) << "\n";
-    if (const auto environment =
-            detail::environment_sentence(comparison.environment_changes, escape_markdown);
-        !environment.empty())
-        out << environment << "\n";
+    for (const auto& line : detail::context_lines(comparison, escape_markdown)) out << line << "\n";
 
     if (comparison.baseline.kind == model::BaselineKind::None) {
         if (!comparison.head_only_results.empty()) {

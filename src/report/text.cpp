@@ -167,10 +167,8 @@ void render_text(const model::Comparison& comparison, std::ostream& out, bool co
            "Comparison::summaries must be parallel to Comparison::categories");
     out << paint("Benchmark results", Tone::Bold, color) << "\n\n";
     out << detail::baseline_sentence(comparison.baseline, detail::plain_text) << "\n";
-    if (const auto environment =
-            detail::environment_sentence(comparison.environment_changes, detail::plain_text);
-        !environment.empty())
-        out << environment << "\n";
+    for (const auto& line : detail::context_lines(comparison, detail::plain_text))
+        out << line << "\n";
 
     if (comparison.baseline.kind == model::BaselineKind::None) {
         if (!comparison.head_only_results.empty()) {

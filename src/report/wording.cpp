@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "model/category.hpp"
+#include "model/environment_keys.hpp"
 #include "report/report.hpp"
 
 namespace benchwatch::report::detail {
@@ -59,9 +60,10 @@ std::string baseline_sentence(const model::Baseline& baseline, Escape escape) {
            "compared.";
 }
 
-std::string environment_sentence(const std::vector<model::EnvironmentChange>& changes,
-                                 Escape escape) {
-    if (changes.empty()) return "";
+namespace {
+
+// "LLVM 15 → 16, CUDA added (12.2), GPU removed (was A100)".
+std::string change_list(const std::vector<model::EnvironmentChange>& changes, Escape escape) {
     std::vector<std::string> parts;
     for (const auto& change : changes) {
         const auto key = escape(change.key);
@@ -75,7 +77,69 @@ std::string environment_sentence(const std::vector<model::EnvironmentChange>& ch
         else
             parts.push_back(key);
     }
-    return fmt::format("The environment differs from the baseline's: {}.", join(parts, ", "));
+    return join(parts, ", ");
+}
+
+// How one machine key reads in "Measured on: …": "2 cores", "kernel 6.1.0", or the value alone.
+std::string machine_part(std::string_view key, const std::string& value) {
+    if (key == "kernel") return "kernel " + value;
+    if (key == "cores") return value == "1" ? "1 core" : value + " cores";
+    if (key == "memory") return value + " of memory";
+    if (key == "gpu.driver") return "GPU driver " + value;
+    if (model::is_machine_key(key)) return value;
+    return fmt::format("{} {}", key, value);
+}
+
+}  // namespace
+
+std::string environment_sentence(const std::vector<model::EnvironmentChange>& changes,
+                                 Escape escape) {
+    if (changes.empty()) return "";
+    return fmt::format("The environment differs from the baseline's: {}.",
+                       change_list(changes, escape));
+}
+
+std::string machine_sentence(const model::Environment& machine, Escape escape) {
+    if (machine.empty()) return "";
+    std::vector<std::string> parts;
+    for (const auto key : model::machine_keys)
+        if (const auto found = machine.find(std::string(key)); found != machine.end())
+            parts.push_back(escape(machine_part(key, found->second)));
+    for (const auto& [key, value] : machine)
+        if (!model::is_machine_key(key)) parts.push_back(escape(machine_part(key, value)));
+    return fmt::format("Measured on: {}.", join(parts, ", "));
+}
+
+std::string machine_change_sentence(const std::vector<model::EnvironmentChange>& changes,
+                                    Escape escape) {
+    if (changes.empty()) return "";
+    return fmt::format("The baseline ran on a different machine: {}.",
+                       change_list(changes, escape));
+}
+
+std::string warnings_sentence(std::string_view whose, const std::vector<model::Warning>& warnings,
+                              Escape escape) {
+    if (warnings.empty()) return "";
+    std::vector<std::string> sentences;
+    for (const auto& warning : warnings) {
+        auto sentence = escape(plain_text(warning.message));
+        if (!sentence.ends_with('.') && !sentence.ends_with('!') && !sentence.ends_with('?'))
+            sentence += '.';
+        sentences.push_back(std::move(sentence));
+    }
+    return fmt::format("Measurement warnings for {} run: {}", whose, join(sentences, " "));
+}
+
+std::vector<std::string> context_lines(const model::Comparison& comparison, Escape escape) {
+    std::vector<std::string> lines = {
+        environment_sentence(comparison.environment_changes, escape),
+        machine_sentence(comparison.machine_environment, escape),
+        machine_change_sentence(comparison.machine_changes, escape),
+        warnings_sentence("this PR's", comparison.head_warnings, escape),
+        warnings_sentence("the baseline's", comparison.baseline_warnings, escape),
+    };
+    std::erase(lines, std::string());
+    return lines;
 }
 
 std::string percent_without_trailing_zeros(double fraction) {

@@ -32,6 +32,26 @@ std::string baseline_sentence(const model::Baseline& baseline, Escape escape);
 std::string environment_sentence(const std::vector<model::EnvironmentChange>& changes,
                                  Escape escape);
 
+// "Measured on: Debian GNU/Linux 12 (bookworm), kernel 6.1.0-18-amd64, x86_64, AMD EPYC 7B13,
+// 2 cores, 23.4 GiB of memory, NVIDIA A100, GPU driver 535.104.05." with the keys present, in
+// model::machine_keys order; "" when `machine` is empty.
+std::string machine_sentence(const model::Environment& machine, Escape escape);
+
+// "The baseline ran on a different machine: cpu AMD EPYC 7402 → AMD EPYC 7B13."; "" when the
+// list is empty.
+std::string machine_change_sentence(const std::vector<model::EnvironmentChange>& changes,
+                                    Escape escape);
+
+// "Measurement warnings for <whose> run: " and each warning's sentence, one after the other;
+// "" when there are none. `whose` is "this PR's" or "the baseline's".
+std::string warnings_sentence(std::string_view whose, const std::vector<model::Warning>& warnings,
+                              Escape escape);
+
+// The lines under the baseline sentence, each only when it has something to say: the
+// environment's changes, the machine, a different baseline machine, the head's warnings, the
+// baseline's warnings.
+std::vector<std::string> context_lines(const model::Comparison& comparison, Escape escape);
+
 // The paragraph explaining the rule, with the configured factor and category minimums.
 std::string explanation_paragraph(const model::Comparison& comparison);
 

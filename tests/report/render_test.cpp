@@ -201,6 +201,70 @@ model::Comparison bigger_is_better() {
     return comparison;
 }
 
+const model::Environment kMachine = {
+    {"os", "Debian GNU/Linux 12 (bookworm)"},
+    {"kernel", "6.1.0-18-amd64"},
+    {"arch", "x86_64"},
+    {"cpu", "AMD EPYC 7B13"},
+    {"cores", "2"},
+    {"memory", "23.4 GiB"},
+    {"gpu", "NVIDIA A100-SXM4-40GB"},
+    {"gpu.driver", "535.104.05"},
+};
+
+const model::Warning kGovernorWarning{
+    "cpu-governor",
+    "2 of 2 CPUs use the 'powersave' frequency governor, which lets the clock speed change "
+    "during a run; switch to 'performance' with `sudo cpupower frequency-set -g performance`."};
+
+// A run measured by `benchwatch run`: every machine key, and warnings for both sides, one of
+// them naming untrusted benchmarks.
+model::Comparison machine_and_warnings() {
+    auto comparison = nothing_unusual();
+    comparison.machine_environment = kMachine;
+    comparison.head_warnings = {
+        kGovernorWarning,
+        {"few-samples",
+         "2 benchmarks have fewer than 5 samples (a|b, @someone); give them more time or "
+         "repetitions so that the minimum is meaningful."},
+    };
+    comparison.baseline_warnings = {
+        {"high-load",
+         "The load average was 3.10 at start on 2 cores; stop other work on the machine so that "
+         "it does not compete with the benchmarks."},
+    };
+    return comparison;
+}
+
+// The baseline was measured on another machine, and a toolchain key changed too.
+model::Comparison machine_changed() {
+    auto comparison = nothing_unusual();
+    comparison.environment_changes = {{"compiler.gcc", "gcc 12.2.0", "gcc 13.1.0"}};
+    comparison.machine_environment = {
+        {"os", "Debian GNU/Linux 12 (bookworm)"},
+        {"cpu", "AMD EPYC 7B13"},
+        {"cores", "1"},
+        {"memory", "7.8 GiB"},
+    };
+    comparison.machine_changes = {
+        {"cores", "2", "1"},
+        {"cpu", "AMD EPYC 7402", "AMD EPYC 7B13"},
+        {"gpu", "NVIDIA A100", std::nullopt},
+    };
+    return comparison;
+}
+
+// Nothing to compare with, but the head's machine and warnings are still worth reading.
+model::Comparison warnings_without_baseline() {
+    auto comparison = no_baseline();
+    comparison.machine_environment = {{"cpu", "AMD EPYC 7B13"}, {"cores", "2"}};
+    comparison.head_warnings = {{"debug-harness",
+                                 "Google Benchmark is a debug build; build it and the benchmarks "
+                                 "with -DCMAKE_BUILD_TYPE=Release so that the times are "
+                                 "representative."}};
+    return comparison;
+}
+
 struct Scenario {
     const char* name;
     model::Comparison (*make)();
@@ -236,7 +300,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Scenario{"allocation_changes", allocation_changes},
                       Scenario{"added_and_removed", added_and_removed},
                       Scenario{"hostile_names", hostile_names},
-                      Scenario{"bigger_is_better", bigger_is_better}),
+                      Scenario{"bigger_is_better", bigger_is_better},
+                      Scenario{"machine_and_warnings", machine_and_warnings},
+                      Scenario{"machine_changed", machine_changed},
+                      Scenario{"warnings_without_baseline", warnings_without_baseline}),
     [](const auto& scenario) { return std::string(scenario.param.name); });
 
 TEST(RenderText, ColoursVerdictsOnlyWhenAsked) {
