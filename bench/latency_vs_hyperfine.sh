@@ -29,7 +29,7 @@ benchwatch_min_ms() {
     "$benchwatch" run --store "$work/b.db" --project p --machine m --commit c --branch main \
         --latency "x=$1" --latency-runs "$runs" --latency-warmup 3 --no-progress >/dev/null 2>&1
     "$benchwatch" history --store "$work/b.db" --project p --machine m --format json |
-        gawk 'match($0, /"values": *\[ *([0-9.eE+-]+)/, m) { printf "%.4f", m[1] / 1e6; exit }'
+        gawk 'match($0, /"latest": *([0-9.eE+-]+)/, m) { printf "%.4f", m[1] / 1e6; exit }'
 }
 
 # A CPU-bound command of about 50 ms: sha256sum of a file whose size is scaled from a trial run.
