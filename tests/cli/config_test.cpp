@@ -108,6 +108,29 @@ TEST_F(ConfigTest, ErrorsNameTheLineAndWhatWasExpected) {
     EXPECT_NE(error_of("project = \"unterminated\n").find(":1:"), std::string::npos);
 }
 
+TEST_F(ConfigTest, LatencyTables) {
+    const auto config = load_config(write(R"(
+[[latency]]
+name = "import"
+command = "julia -e 'using X'"
+runs = 7
+warmup = 0
+prepare = "sync"
+[[latency]]
+name = "ttfp"
+command = "./ttfp"
+)"));
+    const std::vector<LatencyConfig> expected = {
+        {"import", "julia -e 'using X'", 7, 0, "sync"},
+        {"ttfp", "./ttfp", std::nullopt, std::nullopt, std::nullopt},
+    };
+    EXPECT_EQ(config.latency, expected);
+    EXPECT_EQ(error_of("[[latency]]\nname = \"x\"\n"),
+              ":1:1: a [[latency]] needs a non-empty 'name' and 'command'");
+    EXPECT_EQ(error_of("[[latency]]\nname = \"x\"\ncommand = \"y\"\nruns = 0\n"),
+              ":4:8: 'latency.runs' must be a whole number >= 1");
+}
+
 TEST_F(ConfigTest, FoundUpwardFromTheWorkingDirectory) {
     const auto path = write("project = \"p\"\n");
     EXPECT_EQ(find_config(directory_ / "sub" / "deeper"), path);
