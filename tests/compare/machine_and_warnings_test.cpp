@@ -1,10 +1,12 @@
 // What could break: machine keys diffed every run like toolchain keys, a machine change claimed
 // against a baseline that never described its machine, or warnings taken from the wrong attempt
-// or the wrong side.
+// or the wrong side, or lost on their way through the SQLite store.
 #include <gtest/gtest.h>
 
 #include "compare/compare.hpp"
 #include "recording.hpp"
+#include "store/sqlite_store.hpp"
+#include "support/test_support.hpp"
 
 namespace benchwatch::compare {
 namespace {
@@ -89,6 +91,35 @@ TEST(Warnings, ComeFromTheLatestAttemptOfEachSide) {
     recorder.record("pr", "feature", {timed("a", 3)}, {}, {debug, governor});
     comparison = compare(recorder.store, nullptr, recorder.options("pr"));
     EXPECT_EQ(comparison.head_warnings, (std::vector<model::Warning>{debug, governor}));
+}
+
+TEST(ThroughTheSqliteStore, WarningsAndMachineKeysReachTheComparison) {
+    const benchwatch::testing::TemporaryDirectory directory("bw-compare-");
+    const auto store = store::open_sqlite_store((directory.path() / "history.db").string());
+    model::Run run;
+    run.project = "p";
+    run.machine = "m";
+    run.branch = "main";
+    run.commit = "base";
+    run.content_hash = "1";
+    run.environment = kEpyc7402;
+    run.results = {timed("a", 1)};
+    store->record(run);
+    run.branch = "feature";
+    run.commit = "pr";
+    run.environment["cpu"] = "AMD EPYC 7B13";
+    run.warnings = {{"few-samples", "1 benchmark has fewer than 5 samples (a)."},
+                    {"high-load", "The load average was 3.00 at start on 2 cores."}};
+    store->record(run);
+    auto options = Recorder().options("pr");
+    const auto comparison = compare(*store, nullptr, options);
+
+    EXPECT_EQ(comparison.head_warnings, run.warnings);
+    EXPECT_TRUE(comparison.baseline_warnings.empty());
+    EXPECT_EQ(comparison.machine_environment, run.environment);
+    EXPECT_EQ(comparison.machine_changes,
+              (std::vector<model::EnvironmentChange>{{"cpu", "AMD EPYC 7402", "AMD EPYC 7B13"}}));
+    EXPECT_TRUE(comparison.environment_changes.empty());
 }
 
 }  // namespace
