@@ -28,6 +28,9 @@ TEST(MachineSentence, KeysInMachineKeyOrderWithTheirWords) {
     EXPECT_EQ(machine_sentence({{"cores", "64"}, {"gpu.driver", "550.1"}}, plain_text),
               "Measured on: 64 cores, GPU driver 550.1.");
     EXPECT_EQ(machine_sentence({}, plain_text), "");
+    // A key that is not a machine key (given by hand) comes last, named.
+    EXPECT_EQ(machine_sentence({{"board", "X13"}, {"cpu", "ARM"}}, plain_text),
+              "Measured on: ARM, board X13.");
 }
 
 TEST(MachineSentence, ValuesAreEscapedForMarkdown) {
