@@ -243,7 +243,10 @@ int run_run(const RunCommandFlags& flags) {
 
     if (auto warning = run::harness_warning(harness_context)) warnings.push_back(*warning);
     if (auto warning = run::sample_warning(run.results)) warnings.push_back(*warning);
-    for (const auto& warning : warnings) print_warning(warning.message);
+    for (const auto& warning : warnings) {
+        print_warning(warning.message);
+        run.warnings.push_back({run::to_string(warning.issue), warning.message});
+    }
 
     run.format = format.empty() ? "latency" : format;
     run.content_hash = fmt::format("{:016x}", fmt::join(hashes, "-"));

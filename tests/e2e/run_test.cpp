@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -228,6 +229,25 @@ TEST_F(RunTest, ProgressOnATerminalRedrawsOneLine) {
     EXPECT_NE(screen.find("\x1b[K"), std::string::npos) << screen;
     EXPECT_NE(screen.find("█"), std::string::npos) << screen;
     EXPECT_NE(screen.find("2/2"), std::string::npos) << screen;
+}
+
+TEST_F(RunTest, StabilityWarningsAreStoredWithTheRun) {
+    // One repetition of a debug build of the harness: a debug-harness and a few-samples warning.
+    const auto harness = script("harness.sh",
+                                "printf '{\"context\": {\"library_build_type\": \"debug\"}, "
+                                "\"benchmarks\": [{\"name\": \"a\", \"run_type\": \"iteration\", "
+                                "\"real_time\": 5, \"time_unit\": \"ns\"}]}'\n");
+    const auto output = benchwatch(run_arguments("c1", {"--no-progress", "--", harness.string()}));
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    const auto runs = store::open_store(store().string())->list_runs({});
+    ASSERT_EQ(runs.size(), 1u);
+    std::vector<std::string> kinds;
+    for (const auto& warning : runs[0].warnings) {
+        kinds.push_back(warning.kind);
+        EXPECT_NE(output.err.find("warning: " + warning.message), std::string::npos) << output.err;
+    }
+    EXPECT_NE(std::find(kinds.begin(), kinds.end(), "debug-harness"), kinds.end());
+    EXPECT_NE(std::find(kinds.begin(), kinds.end(), "few-samples"), kinds.end());
 }
 
 TEST_F(RunTest, ChangedDependencyVersionIsTheReportsEnvironmentLine) {
