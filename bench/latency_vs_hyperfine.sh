@@ -46,3 +46,20 @@ for command in "sleep 0.05" "$cpu_command" "true"; do
     gawk -v c="$command" -v h="$h" -v b="$b" 'BEGIN {
         printf "| `%s` | %.3f ms | %.3f ms | %+.2f%% (%+.3f ms) |\n", c, h, b, (b / h - 1) * 100, b - h }'
 done
+
+# benchwatch's own cost per timed run: the growth of its whole wall time from 30 to 230 runs of
+# `true`, per run, minus the fastest measured run (so it counts spawning, waiting and bookkeeping
+# that the measurement does not see).
+whole_ms() {
+    rm -f "$work/o.db"*
+    local start="$EPOCHREALTIME"
+    "$benchwatch" run --store "$work/o.db" --project p --machine m --commit c --branch main \
+        --latency "x=true" --latency-runs "$1" --latency-warmup 0 --no-progress >/dev/null 2>&1
+    gawk -v s="$start" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.4f", (e - s) * 1000 }'
+}
+short="$(whole_ms 30)"
+long="$(whole_ms 230)"
+measured="$(benchwatch_min_ms true)"
+gawk -v s="$short" -v l="$long" -v m="$measured" 'BEGIN {
+    per_run = (l - s) / 200
+    printf "\nper timed run of `true`: %.3f ms of benchwatch wall time, %.3f ms measured: %.3f ms overhead\n", per_run, m, per_run - m }'
