@@ -35,7 +35,9 @@ struct Result {
     std::string unit = "ns";
     Direction direction = Direction::SmallerIsBetter;
     std::optional<double> allocations;  // allocation count, where the format has it
-    std::optional<double> memory;       // bytes allocated, where the format has it
+    std::optional<double> memory;       // bytes allocated (or peak memory of a process)
+    std::optional<double> user_time;    // ns of CPU time in user mode, for whole processes
+    std::optional<double> system_time;  // ns of CPU time in the kernel, for whole processes
     std::optional<SampleSummary> samples;
 
     friend bool operator==(const Result&, const Result&) = default;

@@ -35,14 +35,20 @@ model::Result latency_result(const std::string& name, const std::vector<TimedRes
     std::vector<double> wall_ns;
     wall_ns.reserve(samples.size());
     std::int64_t peak_rss = 0;
+    double user_ns = samples.front().user_seconds * 1e9;
+    double system_ns = samples.front().system_seconds * 1e9;
     for (const auto& sample : samples) {
         wall_ns.push_back(sample.wall_seconds * 1e9);
         peak_rss = std::max(peak_rss, sample.max_rss_bytes);
+        user_ns = std::min(user_ns, sample.user_seconds * 1e9);
+        system_ns = std::min(system_ns, sample.system_seconds * 1e9);
     }
     model::Result result;
     result.benchmark = "latency/" + name;
     result.value = stats::minimum(wall_ns);
     result.memory = static_cast<double>(peak_rss);
+    result.user_time = user_ns;
+    result.system_time = system_ns;
     result.samples = model::SampleSummary{.count = static_cast<std::int64_t>(wall_ns.size()),
                                           .median = stats::median(wall_ns),
                                           .mean = stats::mean(wall_ns),

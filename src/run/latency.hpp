@@ -30,7 +30,8 @@ class LatencyError : public std::runtime_error {
 struct LatencyMeasurement {
     std::vector<TimedResult> samples;  // the timed runs, in order
     // "latency/<name>", value = minimum wall time in ns, samples = count, median, mean and
-    // standard deviation of the wall times in ns, memory = the largest peak RSS in bytes.
+    // standard deviation of the wall times in ns, memory = the largest peak RSS in bytes,
+    // user_time and system_time = the smallest CPU times in ns.
     model::Result result;
 };
 

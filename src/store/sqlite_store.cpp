@@ -20,7 +20,7 @@ namespace {
 
 // Schema migrations: step i takes a store from user_version i to i + 1. Steps are only ever
 // appended; a released step never changes.
-constexpr std::array<std::string_view, 2> kMigrations = {
+constexpr std::array<std::string_view, 3> kMigrations = {
     // 1: runs, their environment, normalised benchmark names, and compact results.
     R"sql(
 CREATE TABLE runs (
@@ -78,6 +78,11 @@ CREATE TABLE run_warnings (
     message TEXT NOT NULL,
     PRIMARY KEY (run_id, position)
 ) WITHOUT ROWID;
+)sql",
+    // 3: the CPU time of whole-process (latency) benchmarks.
+    R"sql(
+ALTER TABLE results ADD COLUMN user_time REAL;
+ALTER TABLE results ADD COLUMN system_time REAL;
 )sql",
 };
 
@@ -495,8 +500,9 @@ class SqliteStore final : public Store {
                                 "VALUES (?1, ?2, ?3, ?4, ?5)");
         Statement add_result(*connection_,
                              "INSERT INTO results (run_id, benchmark_id, value, allocations, "
-                             "memory, sample_count, sample_median, sample_mean, sample_stddev) "
-                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+                             "memory, sample_count, sample_median, sample_mean, sample_stddev, "
+                             "user_time, system_time) "
+                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
         for (const model::Result& result : run.results) {
             const std::string_view direction = model::to_string(result.direction);
             if (std::isnan(result.value))
@@ -524,6 +530,8 @@ class SqliteStore final : public Store {
             add_result.bind_real(3, result.value);
             add_result.bind_optional_real(4, result.allocations);
             add_result.bind_optional_real(5, result.memory);
+            add_result.bind_optional_real(10, result.user_time);
+            add_result.bind_optional_real(11, result.system_time);
             if (result.samples) {
                 add_result.bind_integer(6, result.samples->count);
                 add_result.bind_real(7, result.samples->median);
@@ -660,7 +668,8 @@ class SqliteStore final : public Store {
         for_each_batch(ids, [&](std::span<const std::int64_t> batch) {
             Statement select(*connection_,
                              fmt::format("SELECT run_id, benchmark_id, value, allocations, memory, "
-                                         "sample_count, sample_median, sample_mean, sample_stddev "
+                                         "sample_count, sample_median, sample_mean, sample_stddev, "
+                                         "user_time, system_time "
                                          "FROM results WHERE run_id IN ({})",
                                          parameter_list(1, batch.size())));
             for (std::size_t i = 0; i < batch.size(); ++i)
@@ -678,6 +687,8 @@ class SqliteStore final : public Store {
                 result.value = select.real(2);
                 result.allocations = select.optional_real(3);
                 result.memory = select.optional_real(4);
+                result.user_time = select.optional_real(9);
+                result.system_time = select.optional_real(10);
                 if (!select.is_null(5))
                     result.samples =
                         model::SampleSummary{select.integer(5), real_or_nan(select, 6),

@@ -123,6 +123,9 @@ TEST_F(RunTest, LatencyIsTheMinimumWallTimeOfWholeProcesses) {
     EXPECT_EQ(results[0].samples->count, 3);
     ASSERT_TRUE(results[0].memory);
     EXPECT_GT(*results[0].memory, 0);
+    ASSERT_TRUE(results[0].user_time);
+    ASSERT_TRUE(results[0].system_time);
+    EXPECT_LT(*results[0].user_time + *results[0].system_time, results[0].value);  // it sleeps
 }
 
 struct BrokenHarness {

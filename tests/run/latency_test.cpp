@@ -15,11 +15,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
-TimedResult sample(double wall_seconds, std::int64_t max_rss_bytes) {
+TimedResult sample(double wall_seconds, std::int64_t max_rss_bytes, double user_seconds = 0,
+                   double system_seconds = 0) {
     TimedResult result;
     result.exit_code = 0;
     result.wall_seconds = wall_seconds;
     result.max_rss_bytes = max_rss_bytes;
+    result.user_seconds = user_seconds;
+    result.system_seconds = system_seconds;
     return result;
 }
 
@@ -47,6 +50,15 @@ TEST(Latency, ResultIsTheMinimumWithASummaryOfWallTimes) {
     // Deviations −1e8, 0, +1e8: sqrt((1e16 + 0 + 1e16) / (3 − 1)) = 1e8.
     EXPECT_DOUBLE_EQ(result.samples->stddev, 1e8);
     EXPECT_EQ(result.memory, 3000.0);  // the largest peak RSS
+}
+
+TEST(Latency, CpuTimesAreTheSmallestOfTheRuns) {
+    // User 0.05, 0.02, 0.04 s and system 0.01, 0.03, 0.002 s: each its own minimum, in ns.
+    const auto result = latency_result(
+        "ttfp",
+        {sample(0.3, 1, 0.05, 0.01), sample(0.1, 1, 0.02, 0.03), sample(0.2, 1, 0.04, 0.002)});
+    EXPECT_DOUBLE_EQ(*result.user_time, 2e7);
+    EXPECT_DOUBLE_EQ(*result.system_time, 2e6);
 }
 
 TEST(Latency, PrepareRunsBeforeEveryTimedRunAndWarmUpIsNotASample) {

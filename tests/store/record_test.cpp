@@ -28,6 +28,8 @@ TEST_F(RecordTest, RoundTripsEveryFieldExactly) {
     // 0.1 + 0.2 = 0.30000000000000004 needs all 17 significant digits to round-trip.
     copy.allocations = 17.0;
     copy.memory = 1'048'576.0;
+    copy.user_time = 2.5e7;
+    copy.system_time = 0.0;
     copy.samples = model::SampleSummary{1000, 1e-300, 1.5e300, 123456789.123456789};
     model::Result throughput = testing::time_result("throughput/read", 9.875e9);
     throughput.metric = "bytes_per_second";
@@ -84,6 +86,8 @@ TEST_F(RecordTest, OptionalFieldsComeBackEmpty) {
     const model::Result& first = results.at(outcome.run_id).at(0);
     EXPECT_EQ(first.allocations, std::nullopt);
     EXPECT_EQ(first.memory, std::nullopt);
+    EXPECT_EQ(first.user_time, std::nullopt);
+    EXPECT_EQ(first.system_time, std::nullopt);
     EXPECT_EQ(first.samples, std::nullopt);
 }
 
