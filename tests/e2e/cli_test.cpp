@@ -45,8 +45,9 @@ class CliTest : public ::testing::Test {
     }
 
     static EnvironmentOverrides clean_environment() {
-        return {{"GITHUB_SHA", ""},      {"GITHUB_REF", ""},       {"GITHUB_REF_NAME", ""},
-                {"GITHUB_HEAD_REF", ""}, {"BENCHWATCH_STORE", ""}, {"NO_COLOR", "1"}};
+        auto environment = without_ci_variables();
+        environment["NO_COLOR"] = "1";
+        return environment;
     }
 
     fs::path write(const std::string& name, const std::string& text) {

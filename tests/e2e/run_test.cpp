@@ -37,12 +37,7 @@ class RunTest : public ::testing::Test {
 
     vcs::ProcessOutput benchwatch(std::vector<std::string> arguments,
                                   EnvironmentOverrides environment = {}) {
-        environment.merge(EnvironmentOverrides{{"GITHUB_SHA", ""},
-                                               {"GITHUB_REF", ""},
-                                               {"GITHUB_REF_NAME", ""},
-                                               {"GITHUB_HEAD_REF", ""},
-                                               {"BENCHWATCH_STORE", ""},
-                                               {"CI", ""}});
+        environment.merge(without_ci_variables());
         return run(benchwatch_command(arguments), directory_.path(), environment);
     }
 

@@ -57,6 +57,13 @@ vcs::ProcessOutput run_checked(const std::vector<std::string>& argv, const fs::p
     return output;
 }
 
+EnvironmentOverrides without_ci_variables() {
+    return {{"GITHUB_SHA", ""},         {"GITHUB_REF", ""},
+            {"GITHUB_REF_NAME", ""},    {"GITHUB_HEAD_REF", ""},
+            {"BENCHWATCH_STORE", ""},   {"BENCHWATCH_PROJECT", ""},
+            {"BENCHWATCH_MACHINE", ""}, {"CI", ""}};
+}
+
 std::vector<std::string> benchwatch_command(const std::vector<std::string>& arguments) {
     std::vector<std::string> argv{BENCHWATCH_BINARY};
     argv.insert(argv.end(), arguments.begin(), arguments.end());

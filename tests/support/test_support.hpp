@@ -52,6 +52,10 @@ vcs::ProcessOutput run_checked(const std::vector<std::string>& argv,
                                const std::filesystem::path& directory,
                                const EnvironmentOverrides& environment = {});
 
+// Overrides that empty the variables of CI systems and of benchwatch itself (GITHUB_SHA,
+// BENCHWATCH_STORE, CI…), so that a test of the binary sees only what it passes.
+EnvironmentOverrides without_ci_variables();
+
 // The benchwatch binary under test (BENCHWATCH_BINARY) followed by `arguments`:
 // benchwatch_command({"compare", "--format", "json"}).
 std::vector<std::string> benchwatch_command(const std::vector<std::string>& arguments);
