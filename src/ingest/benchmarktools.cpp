@@ -194,10 +194,35 @@ class BenchmarkToolsReader {
     int top_level_position_ = 0;
 };
 
-}  // namespace
+// BenchmarkTools.save writes [versions, [values…]]: the file is ours when the versions object
+// names BenchmarkTools, or when an array follows it.
+Claim detect_benchmarktools(const Probe& probe) {
+    if (probe.json == nullptr || probe.json->type().value() != ondemand::json_type::array)
+        return {};
+    int position = 0;
+    for (auto element : probe.json->get_array()) {
+        ondemand::value value = element.value();
+        const auto type = value.type().value();
+        if (position == 0 && type == ondemand::json_type::object) {
+            for (auto field : value.get_object())
+                if (field.unescaped_key().value() == "BenchmarkTools") return {true, {}};
+        } else if (position == 1 && type == ondemand::json_type::array) {
+            return {true, {}};
+        }
+        if (position == 1 || type != ondemand::json_type::object) break;
+        ++position;
+    }
+    return {false,
+            "a JSON array that is not a versions object followed by an array of saved values"};
+}
 
 ParsedResults read_benchmarktools(JsonInput& input) {
     return BenchmarkToolsReader(input).read();
 }
+
+}  // namespace
+
+const Reader benchmarktools_reader{
+    .name = "benchmarktools", .detect = detect_benchmarktools, .parse_json = read_benchmarktools};
 
 }  // namespace benchwatch::ingest::detail

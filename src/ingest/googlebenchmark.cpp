@@ -255,10 +255,28 @@ class GoogleBenchmarkReader {
     std::set<std::string> warned_;
 };
 
-}  // namespace
+// Google Benchmark writes {"context": {…}, "benchmarks": [rows…]}; the array is enough to
+// claim the file.
+Claim detect_googlebenchmark(const Probe& probe) {
+    if (probe.json == nullptr || probe.json->type().value() != ondemand::json_type::object)
+        return {};
+    for (auto field : probe.json->get_object()) {
+        if (field.unescaped_key().value() != "benchmarks") continue;
+        ondemand::value benchmarks = field.value();
+        if (benchmarks.type().value() == ondemand::json_type::array) return {true, {}};
+        break;
+    }
+    return {false, "a JSON object without a \"benchmarks\" array"};
+}
 
 ParsedResults read_googlebenchmark(JsonInput& input) {
     return GoogleBenchmarkReader(input).read();
 }
+
+}  // namespace
+
+const Reader googlebenchmark_reader{.name = "googlebenchmark",
+                                    .detect = detect_googlebenchmark,
+                                    .parse_json = read_googlebenchmark};
 
 }  // namespace benchwatch::ingest::detail

@@ -1,12 +1,16 @@
 #include "ingest/ingest.hpp"
 
 #include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
+#include <vector>
 
 #include "ingest/readers.hpp"
 
@@ -16,61 +20,13 @@ namespace ondemand = simdjson::ondemand;
 
 namespace {
 
-constexpr std::string_view benchmarktools = "benchmarktools";
-constexpr std::string_view googlebenchmark = "googlebenchmark";
-
-// The format a document looks like, or why it looks like none.
-struct Detection {
-    std::string_view format;  // empty: unknown
-    std::string looked_like;  // for the message when unknown
-};
-
-// BenchmarkTools.save writes [versions, [values…]]; Google Benchmark {"context", "benchmarks"}.
-// Reads only as far as it must, then rewinds the document for the reader.
-Detection detect(detail::JsonInput& input) {
-    auto& document = input.document();
-    Detection detection;
-    const auto root_type = document.type().value();
-    if (root_type == ondemand::json_type::array) {
-        detection.looked_like =
-            "a JSON array that is not a versions object followed by an array of saved values";
-        int position = 0;
-        for (auto element : document.get_array()) {
-            ondemand::value value = element.value();
-            const auto type = value.type().value();
-            if (position == 0 && type == ondemand::json_type::object) {
-                for (auto field : value.get_object())
-                    if (field.unescaped_key().value() == "BenchmarkTools")
-                        detection.format = benchmarktools;
-            } else if (position == 1 && type == ondemand::json_type::array) {
-                detection.format = benchmarktools;
-            }
-            if (!detection.format.empty() || position == 1 || type != ondemand::json_type::object)
-                break;
-            ++position;
-        }
-    } else if (root_type == ondemand::json_type::object) {
-        detection.looked_like = "a JSON object without a \"benchmarks\" array";
-        for (auto field : document.get_object()) {
-            if (field.unescaped_key().value() != "benchmarks") continue;
-            ondemand::value benchmarks = field.value();
-            if (benchmarks.type().value() == ondemand::json_type::array)
-                detection.format = googlebenchmark;
-            break;
-        }
-    } else {
-        detection.looked_like =
-            fmt::format("{} rather than an object or array", detail::describe_type(root_type));
-    }
-    document.rewind();
-    return detection;
-}
+// Every format, in detection order. A new format is one file defining its Reader and one line
+// here.
+constexpr std::array<const detail::Reader*, 3> readers = {
+    &detail::benchmarktools_reader, &detail::googlebenchmark_reader, &detail::hyperfine_reader};
 
 std::string known_formats() {
-    const auto names = format_names();
-    std::string joined;
-    for (const auto& name : names) joined += (joined.empty() ? "" : ", ") + name;
-    return joined;
+    return fmt::format("{}", fmt::join(format_names(), ", "));
 }
 
 bool blank(std::string_view content) {
@@ -78,25 +34,102 @@ bool blank(std::string_view content) {
                        [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; });
 }
 
-ParsedResults read(detail::JsonInput& input, std::string_view format) {
-    std::string_view chosen = format;
+// A results file opened for detection and reading: its text, and its JSON document unless
+// simdjson refused the text, in which case the refusal waits until a JSON reader needs it.
+class OpenedFile {
+  public:
+    OpenedFile(std::string_view content, std::size_t capacity, std::string_view source)
+        : content_(content), source_(source) {
+        try {
+            json_.emplace(content, capacity, source);
+        } catch (const InputError& error) {
+            json_error_ = error;
+            return;
+        }
+        root_error_ = json_->document().type().get(root_type_);
+    }
+
+    std::string_view content() const { return content_; }
+    std::string_view source() const { return source_; }
+
+    // What the readers may look at; the document only for a JSON object or array.
+    detail::Probe probe() {
+        const bool container =
+            json_ && root_error_ == simdjson::SUCCESS &&
+            (root_type_ == ondemand::json_type::object || root_type_ == ondemand::json_type::array);
+        return {content_, container ? &json_->document() : nullptr};
+    }
+
+    // The JSON document, throwing why the text is none when it is none.
+    detail::JsonInput& json() {
+        if (json_error_) throw *json_error_;
+        return *json_;
+    }
+
+    // Why no reader claimed the file: the JSON error when the text is not JSON, else the first
+    // reader's description of it, else the kind of JSON value it is.
+    [[noreturn]] void fail_unknown(const std::string& looked_like) {
+        auto& input = json();
+        if (root_error_ != simdjson::SUCCESS) input.fail_json(root_error_);
+        const std::string description = !looked_like.empty()
+                                            ? looked_like
+                                            : fmt::format("{} rather than an object or array",
+                                                          detail::describe_type(root_type_));
+        input.fail(
+            fmt::format("unknown results format (looked like: {}); pass --format with one of: {}",
+                        description, known_formats()));
+    }
+
+  private:
+    std::string_view content_;
+    std::string source_;
+    std::optional<detail::JsonInput> json_;
+    std::optional<InputError> json_error_;
+    simdjson::error_code root_error_ = simdjson::SUCCESS;
+    ondemand::json_type root_type_ = ondemand::json_type::null;
+};
+
+// The one reader that claims the file; an error when none or several do.
+const detail::Reader& detect(OpenedFile& file) {
+    const detail::Probe probe = file.probe();
+    std::vector<const detail::Reader*> claimants;
+    std::string looked_like;
+    for (const detail::Reader* reader : readers) {
+        if (reader->parse_json != nullptr && probe.json == nullptr) continue;
+        const detail::Claim claim = reader->detect(probe);
+        if (probe.json != nullptr) probe.json->rewind();
+        if (claim.matches)
+            claimants.push_back(reader);
+        else if (looked_like.empty())
+            looked_like = claim.looked_like;
+    }
+    if (claimants.empty()) file.fail_unknown(looked_like);
+    if (claimants.size() > 1) {
+        std::vector<std::string_view> names;
+        for (const detail::Reader* reader : claimants) names.push_back(reader->name);
+        throw InputError(fmt::format(
+            "{}: ambiguous results format (looked like {} alike); pass --format {}", file.source(),
+            fmt::join(names, " and "), fmt::join(names, " or --format ")));
+    }
+    return *claimants.front();
+}
+
+ParsedResults read(OpenedFile& file, std::string_view format) {
+    const detail::Reader* chosen = nullptr;
     if (format == "auto") {
-        const auto detection = detect(input);
-        if (detection.format.empty())
-            input.fail(fmt::format(
-                "unknown results format (looked like: {}); pass --format with one of: {}",
-                detection.looked_like, known_formats()));
-        chosen = detection.format;
-    }
-    ParsedResults parsed;
-    if (chosen == benchmarktools) {
-        parsed = detail::read_benchmarktools(input);
-    } else if (chosen == googlebenchmark) {
-        parsed = detail::read_googlebenchmark(input);
+        chosen = &detect(file);
     } else {
-        input.fail(fmt::format("unknown format '{}'; expected auto or one of: {}", format,
-                               known_formats()));
+        const auto named =
+            std::find_if(readers.begin(), readers.end(),
+                         [&](const detail::Reader* reader) { return reader->name == format; });
+        if (named == readers.end())
+            throw InputError(fmt::format("{}: unknown format '{}'; expected auto or one of: {}",
+                                         file.source(), format, known_formats()));
+        chosen = *named;
     }
+    if (chosen->parse_text != nullptr) return chosen->parse_text(file.content(), file.source());
+    auto& input = file.json();
+    ParsedResults parsed = chosen->parse_json(input);
     input.expect_end();
     return parsed;
 }
@@ -118,20 +151,21 @@ std::uint64_t content_hash(std::string_view bytes) {
 
 ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::string_view source,
                            std::string_view format) {
-    if (blank(content))
-        throw InputError(fmt::format("{}: empty file; expected benchmark results", source));
-    detail::JsonInput input(content, capacity, source);
+    const auto fail = [&](std::string_view message) {
+        throw InputError(fmt::format("{}: {}", source, message));
+    };
+    if (blank(content)) fail("empty file; expected benchmark results");
+    OpenedFile file(content, capacity, source);
     ParsedResults parsed;
     try {
-        parsed = read(input, format);
+        parsed = read(file, format);
     } catch (const simdjson::simdjson_error& error) {
-        input.fail_json(error.error());
+        file.json().fail_json(error.error());
     }
-    if (parsed.results.empty() && parsed.warnings.empty())
-        input.fail("no benchmark results in the file");
+    if (parsed.results.empty() && parsed.warnings.empty()) fail("no benchmark results in the file");
     if (parsed.results.empty())
-        input.fail(fmt::format("no benchmark results; all were left out, e.g. {}",
-                               parsed.warnings.front().substr(source.size() + 2)));
+        fail(fmt::format("no benchmark results; all were left out, e.g. {}",
+                         parsed.warnings.front().substr(source.size() + 2)));
     parsed.content_hash = content_hash(content);
     return parsed;
 }
@@ -139,7 +173,9 @@ ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::
 }  // namespace
 
 std::vector<std::string> format_names() {
-    return {std::string(benchmarktools), std::string(googlebenchmark)};
+    std::vector<std::string> names;
+    for (const detail::Reader* reader : readers) names.emplace_back(reader->name);
+    return names;
 }
 
 ParsedResults parse(std::string_view content, std::string_view source, std::string_view format) {

@@ -28,7 +28,8 @@ struct ParsedResults {
     std::uint64_t content_hash = 0;      // of the file's bytes: equal files, equal hashes
 };
 
-// The names accepted by --format, in detection order: "benchmarktools", "googlebenchmark".
+// The names accepted by --format, in detection order: "benchmarktools", "googlebenchmark",
+// "hyperfine".
 std::vector<std::string> format_names();
 
 // Reads `content` (the text of the file called `source` in messages). `format` is "auto" to

@@ -74,10 +74,41 @@ void check_positive_time(const JsonInput& input, std::string_view benchmark, dou
 // Count, median, mean and sample standard deviation of a benchmark's sample times.
 model::SampleSummary summarize(std::span<const double> times);
 
+// What a reader's detect function may look at: the file's text, and its JSON document when the
+// text is a JSON object or array (nullptr otherwise). Detection rewinds the document after each
+// reader, so a reader reads only as far as it must to decide.
+struct Probe {
+    std::string_view text;
+    simdjson::ondemand::document* json = nullptr;
+};
+
+// A reader's answer to "is this file yours?".
+struct Claim {
+    bool matches = false;
+    // When not matching: what the file looked like to this reader ("a JSON object without a
+    // "benchmarks" array"), or empty when the file is not even of this reader's shape. The
+    // unknown-format message shows the first non-empty one in table order.
+    std::string looked_like;
+};
+
+// One results format. A JSON reader sets parse_json and is asked to detect only when the file is
+// a JSON object or array; a text reader (go test -bench, libtest) sets parse_text and is always
+// asked. Each reader lives in its own file, which defines its Reader; ingest.cpp lists them.
+struct Reader {
+    std::string_view name;  // as given to --format
+    Claim (*detect)(const Probe& probe) = nullptr;
+    ParsedResults (*parse_json)(JsonInput& input) = nullptr;
+    // Reads the text of the file called `source` in messages.
+    ParsedResults (*parse_text)(std::string_view text, std::string_view source) = nullptr;
+};
+
 // BenchmarkTools.jl's `BenchmarkTools.save` output; see README.md for the mapping.
-ParsedResults read_benchmarktools(JsonInput& input);
+extern const Reader benchmarktools_reader;
 
 // Google Benchmark's --benchmark_format=json output; see README.md for the mapping.
-ParsedResults read_googlebenchmark(JsonInput& input);
+extern const Reader googlebenchmark_reader;
+
+// hyperfine's --export-json output; see README.md for the mapping.
+extern const Reader hyperfine_reader;
 
 }  // namespace benchwatch::ingest::detail

@@ -105,7 +105,8 @@ TEST_F(CliTest, BadInputIsOneLineExitTwoAndLeavesTheStoreUnchanged) {
          R"({"results": []})",
          {},
          "error: {file}: unknown results format (looked like: a JSON object without a "
-         "\"benchmarks\" array); pass --format with one of: benchmarktools, googlebenchmark\n"},
+         "\"benchmarks\" array); pass --format with one of: benchmarktools, googlebenchmark, "
+         "hyperfine\n"},
         {"empty.json", "", {}, "error: {file}: empty file; expected benchmark results\n"},
         {"negative.json",
          google_benchmark_file({{"a", -3}}),

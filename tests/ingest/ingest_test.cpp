@@ -50,7 +50,8 @@ class TemporaryFile {
 };
 
 TEST(Ingest, FormatNamesInDetectionOrder) {
-    EXPECT_EQ(format_names(), (std::vector<std::string>{"benchmarktools", "googlebenchmark"}));
+    EXPECT_EQ(format_names(),
+              (std::vector<std::string>{"benchmarktools", "googlebenchmark", "hyperfine"}));
 }
 
 TEST(Ingest, DetectsEachFormatByContent) {
@@ -58,6 +59,16 @@ TEST(Ingest, DetectsEachFormatByContent) {
               "benchmarktools");
     EXPECT_EQ(parse_file(data_dir / "googlebenchmark/with_error.json", "auto").format,
               "googlebenchmark");
+    EXPECT_EQ(parse_file(data_dir / "hyperfine/two_commands.json", "auto").format, "hyperfine");
+}
+
+TEST(Ingest, FileTwoReadersClaimIsAmbiguous) {
+    const std::string both = R"({"benchmarks":[],"results":[{"command":"sleep 1","times":[1.0]}]})";
+    EXPECT_EQ(parse_error(both),
+              "results.json: ambiguous results format (looked like googlebenchmark and hyperfine "
+              "alike); pass --format googlebenchmark or --format hyperfine");
+    // 1.0 s
+    EXPECT_EQ(parse(both, "results.json", "hyperfine").results.at(0).value, 1e9);
 }
 
 TEST(Ingest, VersionsNamingBenchmarkToolsAreEnoughToDetect) {
@@ -83,26 +94,28 @@ TEST(Ingest, ExplicitFormatThatDoesNotFitIsAnError) {
 TEST(Ingest, UnknownFormatNameIsAnError) {
     EXPECT_EQ(parse_error(R"({"benchmarks":[]})", "criterion"),
               "results.json: unknown format 'criterion'; expected auto or one of: "
-              "benchmarktools, googlebenchmark");
+              "benchmarktools, googlebenchmark, hyperfine");
 }
 
 TEST(Ingest, ObjectWithoutBenchmarksIsAnUnknownFormat) {
     EXPECT_EQ(parse_error(R"({"results":[{"name":"a"}]})"),
               "results.json: unknown results format (looked like: a JSON object without a "
-              "\"benchmarks\" array); pass --format with one of: benchmarktools, googlebenchmark");
+              "\"benchmarks\" array); pass --format with one of: benchmarktools, googlebenchmark, "
+              "hyperfine");
 }
 
 TEST(Ingest, OtherArrayIsAnUnknownFormat) {
     EXPECT_EQ(parse_error("[1, 2, 3]"),
               "results.json: unknown results format (looked like: a JSON array that is not a "
               "versions object followed by an array of saved values); pass --format with one "
-              "of: benchmarktools, googlebenchmark");
+              "of: benchmarktools, googlebenchmark, hyperfine");
 }
 
 TEST(Ingest, ScalarIsAnUnknownFormat) {
-    EXPECT_EQ(parse_error(R"("fast")"),
-              "results.json: unknown results format (looked like: a string rather than an "
-              "object or array); pass --format with one of: benchmarktools, googlebenchmark");
+    EXPECT_EQ(
+        parse_error(R"("fast")"),
+        "results.json: unknown results format (looked like: a string rather than an "
+        "object or array); pass --format with one of: benchmarktools, googlebenchmark, hyperfine");
 }
 
 TEST(Ingest, EmptyContentIsAnError) {
@@ -174,7 +187,7 @@ TEST(Ingest, DeepNestingIsAnErrorNotACrash) {
     EXPECT_EQ(parse_error(deep),
               "results.json: unknown results format (looked like: a JSON array that is not a "
               "versions object followed by an array of saved values); pass --format with one "
-              "of: benchmarktools, googlebenchmark");
+              "of: benchmarktools, googlebenchmark, hyperfine");
     EXPECT_EQ(parse_error(deep, "benchmarktools"),
               "results.json:1:2: expected an object for the versions, got an array");
 }
