@@ -38,10 +38,6 @@ struct RunCommandFlags {
     std::vector<std::string> harness;
 };
 
-std::string command_line(const std::vector<std::string>& argv) {
-    return fmt::format("{}", fmt::join(argv, " "));
-}
-
 // The first line of a harness's standard error, for messages: the reason it gives, if any.
 std::string first_line_of(std::string_view text) {
     while (!text.empty() && (text.front() == '\n' || text.front() == '\r')) text.remove_prefix(1);
@@ -51,7 +47,7 @@ std::string first_line_of(std::string_view text) {
 [[noreturn]] void harness_failed(const std::vector<std::string>& argv, const std::string& what,
                                  const std::string& stderr_text) {
     const auto reason = first_line_of(stderr_text);
-    throw UsageError(fmt::format("harness '{}' {}{}; nothing was recorded", command_line(argv),
+    throw UsageError(fmt::format("harness '{}' {}{}; nothing was recorded", run::command_text(argv),
                                  what, reason.empty() ? "" : " (" + reason + ")"));
 }
 
@@ -145,7 +141,7 @@ class HarnessRunner {
             harness_failed(command_.argv, run::describe_failure(result, command_), result.err);
         if (flags_.results_file.empty())
             return ingest::parse(result.out,
-                                 fmt::format("output of '{}'", command_line(command_.argv)),
+                                 fmt::format("output of '{}'", run::command_text(command_.argv)),
                                  flags_.run.format);
         if (!std::filesystem::exists(flags_.results_file))
             harness_failed(command_.argv, "wrote no " + flags_.results_file, result.err);
@@ -205,7 +201,7 @@ int run_run(const RunCommandFlags& flags) {
     std::string format;
     if (!flags.harness.empty()) {
         HarnessRunner harness(flags, timeout);
-        const auto name = command_line(flags.harness);
+        const auto name = run::command_text(flags.harness);
         for (int i = 0; i < flags.warmup; ++i) {
             progress.start(fmt::format("warm-up {}/{}: {}", i + 1, flags.warmup, name));
             harness.warm_up();

@@ -11,19 +11,13 @@ namespace benchwatch::run {
 
 namespace {
 
-// The command line as one readable string, for messages.
-std::string command_line(const Command& command) {
-    const auto& argv = command.argv;
-    if (argv.size() == 3 && argv[0] == "/bin/sh" && argv[1] == "-c") return argv[2];
-    return fmt::format("{}", fmt::join(argv, " "));
-}
-
 // Runs `command`; throws LatencyError naming `role` of benchmark `name` unless it succeeds.
 TimedResult run_checked(const std::string& name, const char* role, const Command& command) {
     auto result = run_timed(command);
     if (!result.succeeded()) {
         throw LatencyError(fmt::format("latency benchmark '{}': {}'{}' failed: {}", name, role,
-                                       command_line(command), describe_failure(result, command)));
+                                       command_text(command.argv),
+                                       describe_failure(result, command)));
     }
     return result;
 }

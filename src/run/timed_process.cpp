@@ -27,6 +27,11 @@ std::vector<std::string> shell_argv(std::string_view text) {
     return {"/bin/sh", "-c", std::string(text)};
 }
 
+std::string command_text(const std::vector<std::string>& argv) {
+    if (argv.size() == 3 && argv[0] == "/bin/sh" && argv[1] == "-c") return argv[2];
+    return fmt::format("{}", fmt::join(argv, " "));
+}
+
 TimedResult run_timed(const Command& command) {
     vcs::SpawnRequest request{.argv = command.argv,
                               .directory = command.directory,

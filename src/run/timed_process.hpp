@@ -30,6 +30,10 @@ struct Command {
 // The argv that runs `text` with /bin/sh: {"/bin/sh", "-c", text}.
 std::vector<std::string> shell_argv(std::string_view text);
 
+// The command as one readable line for messages: the shell text of a shell_argv(), otherwise the
+// arguments joined by spaces. Example: command_text(shell_argv("a | b")) == "a | b".
+std::string command_text(const std::vector<std::string>& argv);
+
 // What one run of a command did and cost.
 struct TimedResult {
     std::optional<int> exit_code;    // set when the command exited

@@ -35,6 +35,8 @@ Command shell(std::string_view text) {
 
 TEST(TimedProcess, ShellArgvRunsTheTextWithBinSh) {
     EXPECT_EQ(shell_argv("echo hi"), (std::vector<std::string>{"/bin/sh", "-c", "echo hi"}));
+    EXPECT_EQ(command_text(shell_argv("a | b")), "a | b");
+    EXPECT_EQ(command_text({"sleep", "0.05"}), "sleep 0.05");
 }
 
 TEST(TimedProcess, WallTimeCoversASleep) {
