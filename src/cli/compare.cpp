@@ -29,9 +29,7 @@ struct CompareFlags {
 
 std::string resolve_head(const std::string& flag, const Context& context) {
     if (!flag.empty()) return flag;
-    if (auto sha = environment_variable("GITHUB_SHA")) return *sha;
-    if (context.repository)
-        if (auto sha = context.repository->resolve("HEAD")) return *sha;
+    if (auto sha = default_commit(context)) return *sha;
     throw UsageError("no head commit given and " + context.working_directory.string() +
                      " is not inside a git repository; pass --head SHA (or --repo DIR)");
 }

@@ -73,15 +73,19 @@ std::string resolve_machine(const CommonFlags& flags, const Context& context) {
     return host_name();
 }
 
+std::optional<std::string> default_commit(const Context& context) {
+    if (auto sha = environment_variable("GITHUB_SHA")) return sha;
+    if (context.repository) return context.repository->resolve("HEAD");
+    return std::nullopt;
+}
+
 std::string resolve_commit(const std::string& flag, const Context& context) {
     if (!flag.empty()) {
         if (context.repository)
             if (auto sha = context.repository->resolve(flag)) return *sha;
         return flag;
     }
-    if (auto sha = environment_variable("GITHUB_SHA")) return *sha;
-    if (context.repository)
-        if (auto sha = context.repository->resolve("HEAD")) return *sha;
+    if (auto sha = default_commit(context)) return *sha;
     throw UsageError(
         "no commit given and " + context.working_directory.string() +
         " is not inside a git repository with commits; pass --commit SHA (or --repo DIR)");

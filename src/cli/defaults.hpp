@@ -50,7 +50,11 @@ std::string resolve_project(const CommonFlags& flags, const Context& context);
 // --machine, else BENCHWATCH_MACHINE, else the config's machine, else the host name.
 std::string resolve_machine(const CommonFlags& flags, const Context& context);
 
-// --commit, else GITHUB_SHA, else the repository's HEAD (full SHA). Throws UsageError when none.
+// The commit a run or comparison is of when no flag names one: GITHUB_SHA, else the repository's
+// HEAD (full SHA); nullopt when neither exists.
+std::optional<std::string> default_commit(const Context& context);
+
+// --commit, else default_commit(). Throws UsageError when none.
 std::string resolve_commit(const std::string& flag, const Context& context);
 
 // --branch, else GITHUB_HEAD_REF (pull requests), else GITHUB_REF_NAME, else the checked-out
