@@ -1,6 +1,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <array>
 #include <map>
 #include <set>
@@ -257,15 +258,41 @@ class GoogleBenchmarkReader {
 
 // Google Benchmark writes {"context": {…}, "benchmarks": [rows…]}; the array is enough to
 // claim the file.
+// Whether the object `value` has one of `keys`.
+bool has_any_key(ondemand::value value, std::initializer_list<std::string_view> keys) {
+    if (value.type().value() != ondemand::json_type::object) return false;
+    for (auto field : value.get_object()) {
+        const std::string_view key = field.unescaped_key().value();
+        if (std::find(keys.begin(), keys.end(), key) != keys.end()) return true;
+    }
+    return false;
+}
+
+// Google Benchmark writes {"context": {"executable", "library_build_type"…}, "benchmarks": [{"name",
+// "run_type", "real_time", "time_unit"…}…]}: other harnesses also have a "benchmarks" array
+// (pytest-benchmark, nvbench), so the file is ours when the context or the first row is Google
+// Benchmark's own.
 Claim detect_googlebenchmark(const Probe& probe) {
     if (probe.json == nullptr || probe.json->type().value() != ondemand::json_type::object)
         return {};
+    bool benchmarks_array = false;
     for (auto field : probe.json->get_object()) {
-        if (field.unescaped_key().value() != "benchmarks") continue;
-        ondemand::value benchmarks = field.value();
-        if (benchmarks.type().value() == ondemand::json_type::array) return {true, {}};
-        break;
+        const std::string_view key = field.unescaped_key().value();
+        if (key == "context") {
+            if (has_any_key(field.value(), {"executable", "library_build_type"})) return {true, {}};
+        } else if (key == "benchmarks") {
+            ondemand::value benchmarks = field.value();
+            if (benchmarks.type().value() != ondemand::json_type::array) break;
+            benchmarks_array = true;
+            for (auto element : benchmarks.get_array()) {
+                if (has_any_key(element.value(), {"run_type", "real_time", "time_unit"}))
+                    return {true, {}};
+                break;
+            }
+        }
     }
+    if (benchmarks_array)
+        return {false, "a JSON object whose \"benchmarks\" are not Google Benchmark's rows"};
     return {false, "a JSON object without a \"benchmarks\" array"};
 }
 

@@ -22,8 +22,15 @@ namespace {
 
 // Every format, in detection order. A new format is one file defining its Reader and one line
 // here.
-constexpr std::array<const detail::Reader*, 3> readers = {
-    &detail::benchmarktools_reader, &detail::googlebenchmark_reader, &detail::hyperfine_reader};
+constexpr std::array<const detail::Reader*, 15> readers = {
+    &detail::benchmarktools_reader,  &detail::googlebenchmark_reader,
+    &detail::hyperfine_reader,       &detail::pytestbenchmark_reader,
+    &detail::criterion_reader,       &detail::cargocriterion_reader,
+    &detail::gotest_reader,          &detail::libtest_reader,
+    &detail::catch2_reader,          &detail::nanobench_reader,
+    &detail::jmh_reader,             &detail::benchmarkdotnet_reader,
+    &detail::nvbench_reader,         &detail::githubactionbenchmark_reader,
+    &detail::bencher_reader};
 
 std::string known_formats() {
     return fmt::format("{}", fmt::join(format_names(), ", "));
@@ -95,6 +102,7 @@ const detail::Reader& detect(OpenedFile& file) {
     std::vector<const detail::Reader*> claimants;
     std::string looked_like;
     for (const detail::Reader* reader : readers) {
+        if (reader->parse_directory != nullptr) continue;
         if (reader->parse_json != nullptr && probe.json == nullptr) continue;
         const detail::Claim claim = reader->detect(probe);
         if (probe.json != nullptr) probe.json->rewind();
@@ -170,6 +178,26 @@ ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::
     return parsed;
 }
 
+// A folder is read by the one reader that reads folders, or the one named if it does.
+ParsedResults parse_directory(const std::filesystem::path& path, std::string_view format) {
+    const auto reads_folders = [&](const detail::Reader* reader) {
+        return reader->parse_directory != nullptr && (format == "auto" || reader->name == format);
+    };
+    const auto folder_reader = std::find_if(readers.begin(), readers.end(), reads_folders);
+    if (folder_reader == readers.end()) {
+        std::vector<std::string_view> names;
+        for (const detail::Reader* reader : readers)
+            if (reader->parse_directory != nullptr) names.push_back(reader->name);
+        throw InputError(fmt::format(
+            "{}: is a folder; only {} reads a folder, any other format needs the results file",
+            path.string(), fmt::join(names, " or ")));
+    }
+    ParsedResults parsed = (*folder_reader)->parse_directory(path);
+    if (parsed.results.empty())
+        throw InputError(fmt::format("{}: no benchmark results in the folder", path.string()));
+    return parsed;
+}
+
 }  // namespace
 
 std::vector<std::string> format_names() {
@@ -188,7 +216,7 @@ ParsedResults parse_file(const std::filesystem::path& path, std::string_view for
         return InputError(fmt::format("{}: cannot read: {}", source, std::strerror(error_number)));
     };
     std::error_code status_error;
-    if (std::filesystem::is_directory(path, status_error)) throw cannot_read(EISDIR);
+    if (std::filesystem::is_directory(path, status_error)) return parse_directory(path, format);
     errno = 0;
     std::ifstream file(path, std::ios::binary | std::ios::ate);
     if (!file) throw cannot_read(errno != 0 ? errno : ENOENT);

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <filesystem>
 #include <optional>
 #include <span>
 #include <string>
@@ -93,13 +94,17 @@ struct Claim {
 
 // One results format. A JSON reader sets parse_json and is asked to detect only when the file is
 // a JSON object or array; a text reader (go test -bench, libtest) sets parse_text and is always
-// asked. Each reader lives in its own file, which defines its Reader; ingest.cpp lists them.
+// asked. A reader of a whole folder (Criterion.rs's target/criterion) sets parse_directory and is
+// the one asked when a folder is given. Each reader lives in its own file, which defines its
+// Reader; ingest.cpp lists them.
 struct Reader {
     std::string_view name;  // as given to --format
     Claim (*detect)(const Probe& probe) = nullptr;
     ParsedResults (*parse_json)(JsonInput& input) = nullptr;
     // Reads the text of the file called `source` in messages.
     ParsedResults (*parse_text)(std::string_view text, std::string_view source) = nullptr;
+    // Reads the folder at `path`.
+    ParsedResults (*parse_directory)(const std::filesystem::path& path) = nullptr;
 };
 
 // BenchmarkTools.jl's `BenchmarkTools.save` output; see README.md for the mapping.
@@ -110,5 +115,41 @@ extern const Reader googlebenchmark_reader;
 
 // hyperfine's --export-json output; see README.md for the mapping.
 extern const Reader hyperfine_reader;
+
+// pytest-benchmark's --benchmark-json output; see README.md for the mapping.
+extern const Reader pytestbenchmark_reader;
+
+// Criterion.rs's target/criterion folder (new/estimates.json and benchmark.json per benchmark).
+extern const Reader criterion_reader;
+
+// cargo-criterion's --message-format=json lines.
+extern const Reader cargocriterion_reader;
+
+// `go test -bench` text output.
+extern const Reader gotest_reader;
+
+// libtest's `cargo bench` text output.
+extern const Reader libtest_reader;
+
+// Catch2's XML reporter output.
+extern const Reader catch2_reader;
+
+// nanobench's JSON template output.
+extern const Reader nanobench_reader;
+
+// JMH's -rf json output.
+extern const Reader jmh_reader;
+
+// BenchmarkDotNet's JSON exporter output.
+extern const Reader benchmarkdotnet_reader;
+
+// NVIDIA nvbench's --json output.
+extern const Reader nvbench_reader;
+
+// github-action-benchmark's customSmallerIsBetter / customBiggerIsBetter JSON.
+extern const Reader githubactionbenchmark_reader;
+
+// Bencher's metric format (BMF) JSON.
+extern const Reader bencher_reader;
 
 }  // namespace benchwatch::ingest::detail

@@ -106,7 +106,8 @@ TEST_F(CliTest, BadInputIsOneLineExitTwoAndLeavesTheStoreUnchanged) {
          {},
          "error: {file}: unknown results format (looked like: a JSON object without a "
          "\"benchmarks\" array); pass --format with one of: benchmarktools, googlebenchmark, "
-         "hyperfine\n"},
+         "hyperfine, pytest-benchmark, criterion, cargo-criterion, go, libtest, catch2, "
+         "nanobench, jmh, benchmarkdotnet, nvbench, github-action-benchmark, bencher\n"},
         {"empty.json", "", {}, "error: {file}: empty file; expected benchmark results\n"},
         {"negative.json",
          google_benchmark_file({{"a", -3}}),

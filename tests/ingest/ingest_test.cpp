@@ -22,9 +22,9 @@ std::string parse_error(const std::string& content, std::string_view format = "a
     return "no error";
 }
 
-std::string parse_file_error(const std::filesystem::path& path) {
+std::string parse_file_error(const std::filesystem::path& path, std::string_view format = "auto") {
     try {
-        parse_file(path, "auto");
+        parse_file(path, format);
     } catch (const InputError& error) {
         return error.what();
     }
@@ -49,9 +49,17 @@ class TemporaryFile {
     std::filesystem::path directory_;
 };
 
+const std::string all_format_names =
+    "benchmarktools, googlebenchmark, hyperfine, pytest-benchmark, criterion, cargo-criterion, "
+    "go, libtest, catch2, nanobench, jmh, benchmarkdotnet, nvbench, github-action-benchmark, "
+    "bencher";
+
 TEST(Ingest, FormatNamesInDetectionOrder) {
     EXPECT_EQ(format_names(),
-              (std::vector<std::string>{"benchmarktools", "googlebenchmark", "hyperfine"}));
+              (std::vector<std::string>{"benchmarktools", "googlebenchmark", "hyperfine",
+                                        "pytest-benchmark", "criterion", "cargo-criterion", "go",
+                                        "libtest", "catch2", "nanobench", "jmh", "benchmarkdotnet",
+                                        "nvbench", "github-action-benchmark", "bencher"}));
 }
 
 TEST(Ingest, DetectsEachFormatByContent) {
@@ -63,7 +71,8 @@ TEST(Ingest, DetectsEachFormatByContent) {
 }
 
 TEST(Ingest, FileTwoReadersClaimIsAmbiguous) {
-    const std::string both = R"({"benchmarks":[],"results":[{"command":"sleep 1","times":[1.0]}]})";
+    const std::string both =
+        R"({"benchmarks":[{"name":"a","real_time":1}],"results":[{"command":"sleep 1","times":[1.0]}]})";
     EXPECT_EQ(parse_error(both),
               "results.json: ambiguous results format (looked like googlebenchmark and hyperfine "
               "alike); pass --format googlebenchmark or --format hyperfine");
@@ -92,30 +101,30 @@ TEST(Ingest, ExplicitFormatThatDoesNotFitIsAnError) {
 }
 
 TEST(Ingest, UnknownFormatNameIsAnError) {
-    EXPECT_EQ(parse_error(R"({"benchmarks":[]})", "criterion"),
-              "results.json: unknown format 'criterion'; expected auto or one of: "
-              "benchmarktools, googlebenchmark, hyperfine");
+    EXPECT_EQ(parse_error(R"({"benchmarks":[]})", "divan"),
+              "results.json: unknown format 'divan'; expected auto or one of: " +
+                  all_format_names);
 }
 
 TEST(Ingest, ObjectWithoutBenchmarksIsAnUnknownFormat) {
     EXPECT_EQ(parse_error(R"({"results":[{"name":"a"}]})"),
               "results.json: unknown results format (looked like: a JSON object without a "
-              "\"benchmarks\" array); pass --format with one of: benchmarktools, googlebenchmark, "
-              "hyperfine");
+              "\"benchmarks\" array); pass --format with one of: " +
+                  all_format_names);
 }
 
 TEST(Ingest, OtherArrayIsAnUnknownFormat) {
     EXPECT_EQ(parse_error("[1, 2, 3]"),
               "results.json: unknown results format (looked like: a JSON array that is not a "
               "versions object followed by an array of saved values); pass --format with one "
-              "of: benchmarktools, googlebenchmark, hyperfine");
+              "of: " + all_format_names);
 }
 
 TEST(Ingest, ScalarIsAnUnknownFormat) {
     EXPECT_EQ(
         parse_error(R"("fast")"),
         "results.json: unknown results format (looked like: a string rather than an "
-        "object or array); pass --format with one of: benchmarktools, googlebenchmark, hyperfine");
+        "object or array); pass --format with one of: " + all_format_names);
 }
 
 TEST(Ingest, EmptyContentIsAnError) {
@@ -134,8 +143,11 @@ TEST(Ingest, MissingFileCannotBeRead) {
     EXPECT_EQ(parse_file_error(path), path.string() + ": cannot read: No such file or directory");
 }
 
-TEST(Ingest, DirectoryCannotBeRead) {
-    EXPECT_EQ(parse_file_error(data_dir), data_dir.string() + ": cannot read: Is a directory");
+TEST(Ingest, FolderIsReadOnlyByAFolderFormat) {
+    EXPECT_EQ(parse_file_error(data_dir, "hyperfine"),
+              data_dir.string() +
+                  ": is a folder; only criterion reads a folder, any other format needs the "
+                  "results file");
 }
 
 TEST(Ingest, TruncatedJsonPointsAtTheEnd) {
@@ -187,7 +199,7 @@ TEST(Ingest, DeepNestingIsAnErrorNotACrash) {
     EXPECT_EQ(parse_error(deep),
               "results.json: unknown results format (looked like: a JSON array that is not a "
               "versions object followed by an array of saved values); pass --format with one "
-              "of: benchmarktools, googlebenchmark, hyperfine");
+              "of: " + all_format_names);
     EXPECT_EQ(parse_error(deep, "benchmarktools"),
               "results.json:1:2: expected an object for the versions, got an array");
 }
