@@ -157,12 +157,140 @@ std::uint64_t content_hash(std::string_view bytes) {
     return hash;
 }
 
+// Results files above this size are refused before they are read. The largest suites write a few
+// MB; parsing holds the text plus simdjson's index of it (up to 4 bytes per byte of text), so the
+// cap keeps a mistaken input (a log, a core dump) to about a GiB of memory at worst.
+constexpr std::uintmax_t max_file_bytes = std::uintmax_t{256} << 20;
+
+// Longest benchmark or metric name accepted: far above any harness's names, short enough to
+// show in a report.
+constexpr std::size_t max_name_bytes = 4096;
+
+// How much of a refused name its message shows, in characters.
+constexpr std::size_t shown_name_characters = 60;
+
+// "1.0 GiB", "300.5 MiB", "12.0 KiB" or "17 bytes".
+std::string size_text(std::uintmax_t bytes) {
+    constexpr std::array<std::string_view, 3> units = {"KiB", "MiB", "GiB"};
+    if (bytes < 1024) return fmt::format("{} bytes", bytes);
+    double scaled = static_cast<double>(bytes) / 1024;
+    std::size_t unit = 0;
+    while (scaled >= 1024 && unit + 1 < units.size()) {
+        scaled /= 1024;
+        ++unit;
+    }
+    return fmt::format("{:.1f} {}", scaled, units[unit]);
+}
+
+void check_size(std::uintmax_t bytes, std::string_view source) {
+    if (bytes <= max_file_bytes) return;
+    throw InputError(fmt::format(
+        "{}: file is {}; benchwatch reads results files up to {} MiB; split the run into several "
+        "files",
+        source, size_text(bytes), max_file_bytes >> 20));
+}
+
+// Where the first byte that does not belong to a well-formed UTF-8 sequence (RFC 3629: no
+// overlong forms, no surrogates, nothing above U+10FFFF) is; only looked for once simdjson has
+// said there is one.
+std::size_t first_invalid_utf8(std::string_view text) {
+    const auto byte_at = [&](std::size_t at) { return static_cast<unsigned char>(text[at]); };
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const unsigned char lead = byte_at(at);
+        std::size_t length = 0;
+        unsigned char second_low = 0x80, second_high = 0xBF;
+        if (lead < 0x80) {
+            length = 1;
+        } else if (lead >= 0xC2 && lead <= 0xDF) {
+            length = 2;
+        } else if (lead >= 0xE0 && lead <= 0xEF) {
+            length = 3;
+            if (lead == 0xE0) second_low = 0xA0;
+            if (lead == 0xED) second_high = 0x9F;
+        } else if (lead >= 0xF0 && lead <= 0xF4) {
+            length = 4;
+            if (lead == 0xF0) second_low = 0x90;
+            if (lead == 0xF4) second_high = 0x8F;
+        } else {
+            return at;
+        }
+        for (std::size_t next = 1; next < length; ++next) {
+            if (at + next >= text.size()) return at;
+            const unsigned char low = next == 1 ? second_low : 0x80;
+            const unsigned char high = next == 1 ? second_high : 0xBF;
+            if (byte_at(at + next) < low || byte_at(at + next) > high) return at;
+        }
+        at += length;
+    }
+    return text.size();
+}
+
+void check_utf8(std::string_view content, std::string_view source) {
+    if (simdjson::validate_utf8(content.data(), content.size())) return;
+    const std::size_t offset = first_invalid_utf8(content);
+    const auto line = std::count(content.begin(), content.begin() + offset, '\n') + 1;
+    throw InputError(fmt::format(
+        "{}:{}: invalid UTF-8 (byte 0x{:02X} at offset {}); results files must be UTF-8 text",
+        source, line, static_cast<unsigned char>(content[offset]), offset));
+}
+
+// The first `characters` characters of `name` (whole UTF-8 sequences), "…" when cut.
+std::string name_start(std::string_view name, std::size_t characters) {
+    std::size_t end = 0;
+    for (std::size_t seen = 0; end < name.size(); ++end) {
+        const bool starts_character = (static_cast<unsigned char>(name[end]) & 0xC0) != 0x80;
+        if (starts_character && seen++ == characters) break;
+    }
+    return end < name.size() ? std::string(name.substr(0, end)) + "…" : std::string(name);
+}
+
+// The first C0 or C1 control character or DEL in `name`, as a code point; nullopt for none.
+std::optional<unsigned> control_character(std::string_view name) {
+    for (std::size_t at = 0; at < name.size(); ++at) {
+        const auto byte = static_cast<unsigned char>(name[at]);
+        if (byte < 0x20 || byte == 0x7F) return byte;
+        if (byte == 0xC2 && at + 1 < name.size()) {
+            const auto next = static_cast<unsigned char>(name[at + 1]);
+            if (next >= 0x80 && next <= 0x9F) return next;
+        }
+    }
+    return std::nullopt;
+}
+
+// Refuses a name a report could not show: too long, or holding control characters (a newline
+// would split a report's line, an escape sequence would drive the terminal).
+void check_name(std::string_view name, std::string_view what, std::string_view source) {
+    if (name.size() > max_name_bytes)
+        throw InputError(fmt::format("{}: {} of {} bytes is longer than the {} allowed: \"{}\"",
+                                     source, what, name.size(), max_name_bytes,
+                                     name_start(name, shown_name_characters)));
+    if (const auto control = control_character(name))
+        throw InputError(fmt::format(
+            "{}: {} {:?} holds control character U+{:04X}; names must be printable on one line",
+            source, what, name_start(name, shown_name_characters), *control));
+}
+
+// Refuses text for a format named by --format that reads only folders (Criterion.rs's
+// target/criterion), whose reader has nothing to read text with.
+void check_reads_files(std::string_view format, std::string_view source) {
+    for (const detail::Reader* reader : readers)
+        if (reader->name == format && reader->parse_json == nullptr &&
+            reader->parse_text == nullptr)
+            throw InputError(fmt::format(
+                "{}: --format {} reads a folder, not a file; pass the folder it wrote instead",
+                source, format));
+}
+
 ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::string_view source,
                            std::string_view format) {
     const auto fail = [&](std::string_view message) {
         throw InputError(fmt::format("{}: {}", source, message));
     };
+    check_size(content.size(), source);
     if (blank(content)) fail("empty file; expected benchmark results");
+    check_utf8(content, source);
+    check_reads_files(format, source);
     OpenedFile file(content, capacity, source);
     ParsedResults parsed;
     try {
@@ -174,6 +302,10 @@ ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::
     if (parsed.results.empty())
         fail(fmt::format("no benchmark results; all were left out, e.g. {}",
                          parsed.warnings.front().substr(source.size() + 2)));
+    for (const model::Result& result : parsed.results) {
+        check_name(result.benchmark, "benchmark name", source);
+        check_name(result.metric, "metric name", source);
+    }
     parsed.content_hash = content_hash(content);
     return parsed;
 }
@@ -210,6 +342,21 @@ ParsedResults parse(std::string_view content, std::string_view source, std::stri
     return parse_padded(content, content.size(), source, format);
 }
 
+namespace {
+
+// The bytes of `file`, which is not a regular file (a pipe, /dev/stdin), read until its end or
+// until there are more than benchwatch reads.
+std::string read_stream_bounded(std::ifstream& file) {
+    std::string content;
+    std::array<char, 1 << 16> chunk{};
+    while (content.size() <= max_file_bytes &&
+           file.read(chunk.data(), static_cast<std::streamsize>(chunk.size())).gcount() > 0)
+        content.append(chunk.data(), static_cast<std::size_t>(file.gcount()));
+    return content;
+}
+
+}  // namespace
+
 ParsedResults parse_file(const std::filesystem::path& path, std::string_view format) {
     const std::string source = path.string();
     const auto cannot_read = [&](int error_number) {
@@ -217,18 +364,26 @@ ParsedResults parse_file(const std::filesystem::path& path, std::string_view for
     };
     std::error_code status_error;
     if (std::filesystem::is_directory(path, status_error)) return parse_directory(path, format);
+    const bool regular = std::filesystem::is_regular_file(path, status_error);
+    const std::uintmax_t size = regular ? std::filesystem::file_size(path, status_error) : 0;
+    if (regular && !status_error) check_size(size, source);
     errno = 0;
-    std::ifstream file(path, std::ios::binary | std::ios::ate);
+    std::ifstream file(path, std::ios::binary);
     if (!file) throw cannot_read(errno != 0 ? errno : ENOENT);
-    const auto size = static_cast<std::size_t>(file.tellg());
-    file.seekg(0);
-    // Room for simdjson's padding after the bytes, so that the parser reads them in place.
     std::string content;
-    content.reserve(size + simdjson::SIMDJSON_PADDING);
-    content.resize(size);
-    file.read(content.data(), static_cast<std::streamsize>(size));
-    if (file.bad() || static_cast<std::size_t>(file.gcount()) != size)
-        throw cannot_read(errno != 0 ? errno : EIO);
+    if (regular) {
+        // Room for simdjson's padding after the bytes, so that the parser reads them in place.
+        content.reserve(size + simdjson::SIMDJSON_PADDING);
+        content.resize(size);
+        file.read(content.data(), static_cast<std::streamsize>(size));
+        if (file.bad() || static_cast<std::uintmax_t>(file.gcount()) != size)
+            throw cannot_read(errno != 0 ? errno : EIO);
+    } else {
+        content = read_stream_bounded(file);
+        if (file.bad()) throw cannot_read(errno != 0 ? errno : EIO);
+        check_size(content.size(), source);
+        content.reserve(content.size() + simdjson::SIMDJSON_PADDING);
+    }
     return parse_padded(content, content.capacity(), source, format);
 }
 
