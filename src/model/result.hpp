@@ -38,6 +38,7 @@ struct Result {
     std::optional<double> memory;       // bytes allocated (or peak memory of a process)
     std::optional<double> user_time;    // ns of CPU time in user mode, for whole processes
     std::optional<double> system_time;  // ns of CPU time in the kernel, for whole processes
+    std::optional<double> gc_time;      // ns spent collecting garbage, where the harness says
     std::optional<SampleSummary> samples;
 
     friend bool operator==(const Result&, const Result&) = default;

@@ -21,6 +21,17 @@ struct Warning {
     friend bool operator==(const Warning&, const Warning&) = default;
 };
 
+// What is known of a run's commit beyond its id, for history and the dashboard. Empty fields
+// are unknown.
+struct CommitInfo {
+    std::string message;    // the full commit message
+    std::string author;     // the author's name
+    std::string timestamp;  // when committed, ISO 8601 with its offset, as git or the forge gave it
+    std::string url;        // the commit's page on the forge
+
+    friend bool operator==(const CommitInfo&, const CommitInfo&) = default;
+};
+
 // One recorded benchmark run of a project at a commit on a machine.
 struct Run {
     std::int64_t id = 0;  // assigned by the store; 0 before it is stored
@@ -36,6 +47,8 @@ struct Run {
     std::string content_hash;  // identifies the recorded input; equal hashes are one run
     std::vector<Result> results;
     std::vector<Warning> warnings;  // in the order they were found
+    // Kept once per project and commit: the first run that brings it stores it.
+    std::optional<CommitInfo> commit_info;
 };
 
 }  // namespace benchwatch::model

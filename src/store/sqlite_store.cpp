@@ -20,7 +20,7 @@ namespace {
 
 // Schema migrations: step i takes a store from user_version i to i + 1. Steps are only ever
 // appended; a released step never changes.
-constexpr std::array<std::string_view, 3> kMigrations = {
+constexpr std::array<std::string_view, 4> kMigrations = {
     // 1: runs, their environment, normalised benchmark names, and compact results.
     R"sql(
 CREATE TABLE runs (
@@ -83,6 +83,19 @@ CREATE TABLE run_warnings (
     R"sql(
 ALTER TABLE results ADD COLUMN user_time REAL;
 ALTER TABLE results ADD COLUMN system_time REAL;
+)sql",
+    // 4: what is known of each commit (message, author, time, link), and garbage-collection time.
+    R"sql(
+CREATE TABLE commits (
+    project TEXT NOT NULL,
+    commit_id TEXT NOT NULL,
+    message TEXT NOT NULL,
+    author TEXT NOT NULL,
+    timestamp TEXT NOT NULL,
+    url TEXT NOT NULL,
+    PRIMARY KEY (project, commit_id)
+) WITHOUT ROWID;
+ALTER TABLE results ADD COLUMN gc_time REAL;
 )sql",
 };
 
@@ -270,8 +283,25 @@ class SqliteStore final : public Store {
     RecordOutcome record(const model::Run& run) override {
         return guarded(fmt::format("recording the run of commit {}", run.commit), [&] {
             RecordOutcome outcome;
-            retrying_while_busy([&] { outcome = insert_run(run); });
+            retrying_while_busy([&] {
+                Transaction transaction(*connection_, Transaction::Kind::Write);
+                outcome = insert_run(run);
+                transaction.commit();
+            });
             return outcome;
+        });
+    }
+
+    std::vector<RecordOutcome> record_all(std::span<const model::Run> runs) override {
+        return guarded(fmt::format("recording {} runs", runs.size()), [&] {
+            std::vector<RecordOutcome> outcomes;
+            retrying_while_busy([&] {
+                outcomes.clear();
+                Transaction transaction(*connection_, Transaction::Kind::Write);
+                for (const model::Run& run : runs) outcomes.push_back(insert_run(run));
+                transaction.commit();
+            });
+            return outcomes;
         });
     }
 
@@ -404,8 +434,9 @@ class SqliteStore final : public Store {
         transaction.commit();
     }
 
+    // Inserts `run` inside the caller's write transaction.
     RecordOutcome insert_run(const model::Run& run) {
-        Transaction transaction(*connection_, Transaction::Kind::Write);
+        if (run.commit_info) insert_commit_info(run.project, run.commit, *run.commit_info);
 
         Statement existing(*connection_,
                            "SELECT id, attempt FROM runs WHERE project = ?1 AND machine = ?2 "
@@ -465,8 +496,22 @@ class SqliteStore final : public Store {
         }
 
         insert_results(run, run_id);
-        transaction.commit();
         return {run_id, true, attempt};
+    }
+
+    void insert_commit_info(const std::string& project, const std::string& commit,
+                            const model::CommitInfo& info) {
+        Statement add_commit(*connection_,
+                             "INSERT INTO commits (project, commit_id, message, author, "
+                             "timestamp, url) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+                             "ON CONFLICT (project, commit_id) DO NOTHING");
+        add_commit.bind_text(1, project);
+        add_commit.bind_text(2, commit);
+        add_commit.bind_text(3, info.message);
+        add_commit.bind_text(4, info.author);
+        add_commit.bind_text(5, info.timestamp);
+        add_commit.bind_text(6, info.url);
+        add_commit.run();
     }
 
     // The ids of the project's known benchmarks, by "name\nmetric\nunit\ndirection": one scan
@@ -501,8 +546,8 @@ class SqliteStore final : public Store {
         Statement add_result(*connection_,
                              "INSERT INTO results (run_id, benchmark_id, value, allocations, "
                              "memory, sample_count, sample_median, sample_mean, sample_stddev, "
-                             "user_time, system_time) "
-                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+                             "user_time, system_time, gc_time) "
+                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
         for (const model::Result& result : run.results) {
             const std::string_view direction = model::to_string(result.direction);
             if (std::isnan(result.value))
@@ -532,6 +577,7 @@ class SqliteStore final : public Store {
             add_result.bind_optional_real(5, result.memory);
             add_result.bind_optional_real(10, result.user_time);
             add_result.bind_optional_real(11, result.system_time);
+            add_result.bind_optional_real(12, result.gc_time);
             if (result.samples) {
                 add_result.bind_integer(6, result.samples->count);
                 add_result.bind_real(7, result.samples->median);
@@ -595,8 +641,10 @@ class SqliteStore final : public Store {
         Transaction snapshot(*connection_, Transaction::Kind::Read);
         query_matching(
             "SELECT r.id, r.project, r.machine, r.commit_id, r.branch, r.pull_request, "
-            "r.recorded_at_ms, r.attempt, r.format, r.content_hash, e.key, e.value "
-            "FROM runs AS r LEFT JOIN environment AS e ON e.run_id = r.id",
+            "r.recorded_at_ms, r.attempt, r.format, r.content_hash, e.key, e.value, "
+            "c.message, c.author, c.timestamp, c.url "
+            "FROM runs AS r LEFT JOIN environment AS e ON e.run_id = r.id "
+            "LEFT JOIN commits AS c ON c.project = r.project AND c.commit_id = r.commit_id",
             " ORDER BY r.id, e.key", [&](Statement& select) {
                 while (select.step()) {
                     const std::int64_t id = select.integer(0);
@@ -635,6 +683,9 @@ class SqliteStore final : public Store {
         run.attempt = static_cast<int>(select.integer(7));
         run.format = select.text(8);
         run.content_hash = select.text(9);
+        if (!select.is_null(12))
+            run.commit_info = model::CommitInfo{select.text(12), select.text(13), select.text(14),
+                                                select.text(15)};
         return run;
     }
 
@@ -669,7 +720,7 @@ class SqliteStore final : public Store {
             Statement select(*connection_,
                              fmt::format("SELECT run_id, benchmark_id, value, allocations, memory, "
                                          "sample_count, sample_median, sample_mean, sample_stddev, "
-                                         "user_time, system_time "
+                                         "user_time, system_time, gc_time "
                                          "FROM results WHERE run_id IN ({})",
                                          parameter_list(1, batch.size())));
             for (std::size_t i = 0; i < batch.size(); ++i)
@@ -689,6 +740,7 @@ class SqliteStore final : public Store {
                 result.memory = select.optional_real(4);
                 result.user_time = select.optional_real(9);
                 result.system_time = select.optional_real(10);
+                result.gc_time = select.optional_real(11);
                 if (!select.is_null(5))
                     result.samples =
                         model::SampleSummary{select.integer(5), real_or_nan(select, 6),

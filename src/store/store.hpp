@@ -47,6 +47,10 @@ public:
     // whose project, machine, commit and content_hash are already stored is not stored again.
     virtual RecordOutcome record(const model::Run& run) = 0;
 
+    // Records every run as record() does, all in one transaction: either all are stored or,
+    // when it throws, none.
+    virtual std::vector<RecordOutcome> record_all(std::span<const model::Run> runs) = 0;
+
     // Runs matching `filter`, without results, in recording order (oldest first).
     virtual std::vector<model::Run> list_runs(const RunFilter& filter) = 0;
 

@@ -26,6 +26,12 @@ class MemoryStore : public store::Store {
         return {stored.id, true, stored.attempt};
     }
 
+    std::vector<store::RecordOutcome> record_all(std::span<const model::Run> runs) override {
+        std::vector<store::RecordOutcome> outcomes;
+        for (const auto& run : runs) outcomes.push_back(record(run));
+        return outcomes;
+    }
+
     std::vector<model::Run> list_runs(const store::RunFilter& filter) override {
         std::vector<model::Run> found;
         for (const auto& run : runs_) {

@@ -24,12 +24,15 @@ TEST_F(RecordTest, RoundTripsEveryFieldExactly) {
     model::Run run = make_run("0123456789abcdef0123456789abcdef01234567", "sha256:aa");
     run.pull_request = 2604;
     run.environment = {{"julia", "1.11.2"}, {"cpu", "AMD EPYC 7402"}, {"empty", ""}};
+    run.commit_info = model::CommitInfo{"Fix copyto!\n\nLonger body.", "Tim Besard",
+                                        "2024-10-02T09:50:18+02:00", "https://example.org/c/0123"};
     model::Result copy = testing::time_result("array/copyto!/gpu_to_cpu", 0.1 + 0.2);
     // 0.1 + 0.2 = 0.30000000000000004 needs all 17 significant digits to round-trip.
     copy.allocations = 17.0;
     copy.memory = 1'048'576.0;
     copy.user_time = 2.5e7;
     copy.system_time = 0.0;
+    copy.gc_time = 3.25e6;
     copy.samples = model::SampleSummary{1000, 1e-300, 1.5e300, 123456789.123456789};
     model::Result throughput = testing::time_result("throughput/read", 9.875e9);
     throughput.metric = "bytes_per_second";
@@ -64,6 +67,7 @@ TEST_F(RecordTest, RoundTripsEveryFieldExactly) {
     EXPECT_EQ(runs[0].environment, expected.environment);
     EXPECT_EQ(runs[0].format, "benchmarktools");
     EXPECT_EQ(runs[0].content_hash, "sha256:aa");
+    EXPECT_EQ(runs[0].commit_info, run.commit_info);
     EXPECT_TRUE(runs[0].results.empty());
 
     const std::int64_t ids[] = {outcome.run_id};
@@ -324,6 +328,55 @@ TEST_F(RecordTest, ResultsOfMoreRunsThanOneQueryHolds) {
         ASSERT_EQ(results.at(ids[i]).size(), 1u);
         EXPECT_EQ(results.at(ids[i])[0].value, i);
     }
+}
+
+}  // namespace
+}  // namespace benchwatch::store
+
+namespace benchwatch::store {
+namespace {
+
+using RecordAllTest = testing::StoreTest;
+
+TEST_F(RecordAllTest, StoresEveryRunOnceAndAgainNothing) {
+    std::vector<model::Run> runs = {testing::make_run("c1", "h1"), testing::make_run("c2", "h2"),
+                                    testing::make_run("c1", "h1")};
+    auto store = open_sqlite_store(path("history.db"));
+    const auto first = store->record_all(runs);
+    ASSERT_EQ(first.size(), 3u);
+    EXPECT_TRUE(first[0].inserted);
+    EXPECT_TRUE(first[1].inserted);
+    // The third is the first again, found inside the same transaction.
+    EXPECT_FALSE(first[2].inserted);
+    EXPECT_EQ(first[2].run_id, first[0].run_id);
+    const auto second = store->record_all(runs);
+    EXPECT_TRUE(std::none_of(second.begin(), second.end(),
+                             [](const RecordOutcome& outcome) { return outcome.inserted; }));
+    EXPECT_EQ(store->list_runs({}).size(), 2u);
+}
+
+TEST_F(RecordAllTest, OneBadRunStoresNone) {
+    model::Run bad = testing::make_run("c3", "h3");
+    bad.results.push_back(bad.results.front());
+    const std::vector<model::Run> runs = {testing::make_run("c1", "h1"), bad};
+    auto store = open_sqlite_store(path("history.db"));
+    EXPECT_THROW(store->record_all(runs), StoreError);
+    EXPECT_TRUE(store->list_runs({}).empty());
+}
+
+TEST_F(RecordAllTest, FirstCommitInfoOfACommitIsKept) {
+    model::Run first = testing::make_run("c1", "h1");
+    first.commit_info = model::CommitInfo{"first", "A", "2024-01-01T00:00:00Z", ""};
+    model::Run rerun = testing::make_run("c1", "h2");
+    rerun.commit_info = model::CommitInfo{"second", "B", "2025-01-01T00:00:00Z", ""};
+    model::Run other = testing::make_run("c2", "h3");
+    auto store = open_sqlite_store(path("history.db"));
+    store->record_all(std::vector<model::Run>{first, rerun, other});
+    const auto runs = store->list_runs({});
+    ASSERT_EQ(runs.size(), 3u);
+    EXPECT_EQ(runs[0].commit_info, first.commit_info);
+    EXPECT_EQ(runs[1].commit_info, first.commit_info);
+    EXPECT_EQ(runs[2].commit_info, std::nullopt);
 }
 
 }  // namespace
