@@ -1,15 +1,265 @@
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "ingest/readers.hpp"
+#include "ingest/text_input.hpp"
 
 namespace benchwatch::ingest::detail {
 
 namespace {
 
-Claim detect_gotest(const Probe&) {
+constexpr double bytes_per_megabyte = 1e6;
+
+// One "<value> <unit>" pair of a result line.
+struct Measurement {
+    double value = 0;
+    std::string_view unit;
+};
+
+// A result line as printed: "BenchmarkName-8  1000  12.5 ns/op  56 B/op …".
+struct ResultLine {
+    std::string_view name;
+    std::string package;
+    std::vector<Measurement> measurements;
+};
+
+// Go's benchmark names are "Benchmark" followed by anything but a lower-case letter
+// (BenchmarkFoo, Benchmark_foo, Benchmark): testing's own rule for benchmark functions.
+bool is_benchmark_name(std::string_view field) {
+    constexpr std::string_view prefix = "Benchmark";
+    if (!field.starts_with(prefix)) return false;
+    return field.size() == prefix.size() || field[prefix.size()] < 'a' ||
+           field[prefix.size()] > 'z';
+}
+
+// The fields of `line` when it is a result line (a benchmark name, then an iteration count),
+// else nothing. Checks the first word before splitting, so long lines of other output stay cheap.
+std::optional<std::vector<std::string_view>> result_fields(std::string_view line) {
+    if (!line.starts_with("Benchmark")) return std::nullopt;
+    auto fields = split_fields(line);
+    if (fields.size() < 4 || !is_benchmark_name(fields[0]) || !parse_count(fields[1]))
+        return std::nullopt;
+    return fields;
+}
+
+// The GOMAXPROCS suffix ("-8") ending a printed name, or empty; go test leaves it out when
+// GOMAXPROCS is 1.
+std::string_view procs_suffix(std::string_view name) {
+    const std::size_t dash = name.find_last_of('-');
+    if (dash == std::string_view::npos || dash + 1 == name.size()) return {};
+    const std::string_view digits = name.substr(dash + 1);
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return {};
+    return name.substr(dash);
+}
+
+// Every value one benchmark printed for one unit, one per repetition (-count).
+struct Series {
+    std::string_view unit;
+    std::vector<double> values;
+};
+
+// One benchmark's repetitions, by unit in the order the units first appear.
+struct Benchmark {
+    std::string name;
+    std::vector<Series> series;
+
+    std::vector<double>& values_of(std::string_view unit) {
+        for (auto& each : series)
+            if (each.unit == unit) return each.values;
+        return series.emplace_back(Series{unit, {}}).values;
+    }
+    const std::vector<double>* find(std::string_view unit) const {
+        for (const auto& each : series)
+            if (each.unit == unit) return &each.values;
+        return nullptr;
+    }
+};
+
+class GoTestReader {
+  public:
+    GoTestReader(std::string_view text, std::string_view source) : input_(text, source) {}
+
+    ParsedResults read() {
+        parsed_.format = "go";
+        std::string_view line;
+        while (input_.next_line(line)) read_line(line);
+        for (const Benchmark& benchmark : group_by_name()) add(benchmark);
+        return std::move(parsed_);
+    }
+
+  private:
+    void read_line(std::string_view line) {
+        if (auto fields = result_fields(line)) {
+            lines_.push_back(read_result(*fields));
+            return;
+        }
+        const std::string_view trimmed = trim(line);
+        if (line.starts_with("pkg: ")) {
+            package_ = std::string(trim(line.substr(5)));
+            packages_.insert(package_);
+        } else if (line.starts_with("goos: ")) {
+            set_context("go.goos", line.substr(6));
+        } else if (line.starts_with("goarch: ")) {
+            set_context("go.goarch", line.substr(8));
+        } else if (line.starts_with("cpu: ")) {
+            set_context("go.cpu", line.substr(5));
+        } else if (trimmed.starts_with("--- FAIL: ")) {
+            const auto fields = split_fields(trimmed);
+            parsed_.warnings.push_back(input_.located(
+                fmt::format("benchmark '{}' failed", fields.size() > 2 ? fields[2] : "")));
+        } else if (trimmed == "FAIL" || line.starts_with("FAIL\t")) {
+            warn_failed_package(line);
+        }
+    }
+
+    void set_context(const std::string& key, std::string_view value) {
+        parsed_.context.emplace(key, std::string(trim(value)));
+    }
+
+    // "FAIL" after a package's output, or "FAIL\tpkg\t0.1s": once per package.
+    void warn_failed_package(std::string_view line) {
+        const auto fields = split_fields(line);
+        const std::string package = fields.size() > 1 ? std::string(fields[1]) : package_;
+        if (!failed_packages_.insert(package).second) return;
+        parsed_.warnings.push_back(
+            input_.located(package.empty() ? std::string("the run failed (FAIL)")
+                                           : fmt::format("package '{}' failed (FAIL)", package)));
+    }
+
+    ResultLine read_result(const std::vector<std::string_view>& fields) {
+        ResultLine result{fields[0], package_, {}};
+        for (std::size_t at = 2; at < fields.size(); at += 2) {
+            if (at + 1 == fields.size())
+                input_.fail(fmt::format("benchmark '{}': expected a unit after '{}'", fields[0],
+                                        fields[at]));
+            const auto value = parse_number(fields[at]);
+            if (!value)
+                input_.fail(fmt::format("benchmark '{}': expected a number before '{}', got '{}'",
+                                        fields[0], fields[at + 1], fields[at]));
+            if (fields[at + 1] == "ns/op") check_positive_time(input_, fields[0], *value);
+            result.measurements.push_back({*value, fields[at + 1]});
+        }
+        return result;
+    }
+
+    // The GOMAXPROCS suffix every result line shares, or empty when they differ (go test
+    // -cpu 1,2,4) or there is none, in which case names stay as printed.
+    std::string_view shared_procs_suffix() const {
+        if (lines_.empty()) return {};
+        const std::string_view first = procs_suffix(lines_.front().name);
+        for (const ResultLine& line : lines_)
+            if (procs_suffix(line.name) != first) return {};
+        return first;
+    }
+
+    // Result lines with one name are repetitions of one benchmark (-count), in order of first
+    // appearance; names lose the shared GOMAXPROCS suffix and gain their package when the file
+    // holds more than one.
+    std::vector<Benchmark> group_by_name() {
+        const std::string_view suffix = shared_procs_suffix();
+        if (!suffix.empty())
+            parsed_.context.emplace("go.gomaxprocs", std::string(suffix.substr(1)));
+        const bool prefix_package = packages_.size() > 1;
+        std::vector<Benchmark> benchmarks;
+        std::map<std::string, std::size_t, std::less<>> index_of;
+        for (const ResultLine& line : lines_) {
+            std::string name(line.name.substr(0, line.name.size() - suffix.size()));
+            if (prefix_package && !line.package.empty()) name = line.package + "/" + name;
+            const auto [found, inserted] = index_of.emplace(name, benchmarks.size());
+            if (inserted) benchmarks.push_back(Benchmark{name, {}});
+            Benchmark& benchmark = benchmarks[found->second];
+            for (const Measurement& measurement : line.measurements)
+                benchmark.values_of(measurement.unit).push_back(measurement.value);
+        }
+        return benchmarks;
+    }
+
+    void add(const Benchmark& benchmark) {
+        const auto* times = benchmark.find("ns/op");
+        const auto* bytes = benchmark.find("B/op");
+        const auto* allocations = benchmark.find("allocs/op");
+        if (times != nullptr) {
+            model::Result time =
+                summarized(benchmark.name, "time", "ns", *times, model::Direction::SmallerIsBetter);
+            if (bytes != nullptr) time.memory = *std::min_element(bytes->begin(), bytes->end());
+            if (allocations != nullptr)
+                time.allocations = *std::min_element(allocations->begin(), allocations->end());
+            parsed_.results.push_back(std::move(time));
+        }
+        for (const Series& series : benchmark.series) {
+            if (series.unit == "ns/op") continue;
+            if (times != nullptr && (series.unit == "B/op" || series.unit == "allocs/op")) continue;
+            if (series.unit == "MB/s") {
+                std::vector<double> bytes_per_second;
+                for (double value : series.values)
+                    bytes_per_second.push_back(value * bytes_per_megabyte);
+                parsed_.results.push_back(summarized(benchmark.name, "throughput", "B/s",
+                                                     bytes_per_second,
+                                                     model::Direction::BiggerIsBetter));
+                continue;
+            }
+            const auto direction = series.unit.ends_with("/s") ? model::Direction::BiggerIsBetter
+                                                               : model::Direction::SmallerIsBetter;
+            const std::string unit(series.unit);
+            parsed_.results.push_back(
+                summarized(benchmark.name, unit, unit, series.values, direction));
+        }
+    }
+
+    // The best repetition as the value (the smallest, or the biggest for a rate), and the
+    // spread of all of them.
+    static model::Result summarized(const std::string& name, const std::string& metric,
+                                    const std::string& unit, const std::vector<double>& values,
+                                    model::Direction direction) {
+        model::Result result;
+        result.benchmark = name;
+        result.metric = metric;
+        result.unit = unit;
+        result.direction = direction;
+        result.value = direction == model::Direction::SmallerIsBetter
+                           ? *std::min_element(values.begin(), values.end())
+                           : *std::max_element(values.begin(), values.end());
+        result.samples = summarize(values);
+        return result;
+    }
+
+    TextInput input_;
+    ParsedResults parsed_;
+    std::vector<ResultLine> lines_;
+    std::string package_;
+    std::set<std::string> packages_;
+    std::set<std::string> failed_packages_;
+};
+
+// go test -bench prints result lines "BenchmarkName-8  1000  12.5 ns/op …": the file is ours
+// when one line is a benchmark name, an iteration count and a time per operation.
+Claim detect_gotest(const Probe& probe) {
+    if (probe.json != nullptr) return {};
+    TextInput input(probe.text, "");
+    std::string_view line;
+    while (input.next_line(line)) {
+        const auto fields = result_fields(line);
+        if (!fields) continue;
+        for (std::size_t at = 3; at < fields->size(); at += 2)
+            if ((*fields)[at] == "ns/op" && parse_number((*fields)[at - 1])) return {true, {}};
+    }
     return {};
+}
+
+ParsedResults read_gotest(std::string_view text, std::string_view source) {
+    return GoTestReader(text, source).read();
 }
 
 }  // namespace
 
-const Reader gotest_reader{.name = "go", .detect = detect_gotest};
+const Reader gotest_reader{.name = "go", .detect = detect_gotest, .parse_text = read_gotest};
 
 }  // namespace benchwatch::ingest::detail

@@ -1,0 +1,3 @@
+module example.com/benchfixture
+
+go 1.19
