@@ -10,7 +10,7 @@ BENCHWATCH_ROOT="$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCHWATCH_BUILD_DEPENDENCIES=(
     build-essential g++ cmake ninja-build git pkg-config
     libbenchmark-dev libgtest-dev libfmt-dev libsimdjson-dev nlohmann-json3-dev
-    libcli11-dev libtomlplusplus-dev libsqlite3-dev
+    libcli11-dev libtomlplusplus-dev libsqlite3-dev libpugixml-dev
 )
 
 # Parallel compile jobs: BENCHWATCH_JOBS when set, otherwise the number of processors.
