@@ -10,16 +10,12 @@
 
 namespace benchwatch::ingest::test {
 
-// Whether `reader` claims the file at `path`, asked as ingest.cpp asks it: JSON readers only for a
-// JSON object or array, text readers always.
-inline bool claims(const detail::Reader& reader, const std::filesystem::path& path) {
-    std::ifstream file(path, std::ios::binary);
-    std::stringstream bytes;
-    bytes << file.rdbuf();
-    const std::string content = bytes.str();
+// Whether `reader` claims `content`, asked as ingest.cpp asks it: JSON readers only for a JSON
+// object or array, text readers always.
+inline bool claims_text(const detail::Reader& reader, const std::string& content) {
     std::optional<detail::JsonInput> json;
     try {
-        json.emplace(content, content.size(), path.string());
+        json.emplace(content, content.size(), "probe");
     } catch (const InputError&) {
         json.reset();
     }
@@ -34,6 +30,14 @@ inline bool claims(const detail::Reader& reader, const std::filesystem::path& pa
     } catch (const simdjson::simdjson_error&) {
         return false;
     }
+}
+
+// Whether `reader` claims the file at `path`.
+inline bool claims(const detail::Reader& reader, const std::filesystem::path& path) {
+    std::ifstream file(path, std::ios::binary);
+    std::stringstream bytes;
+    bytes << file.rdbuf();
+    return claims_text(reader, bytes.str());
 }
 
 // Every fixture file under tests/data except those in `own_folder` and README files.
