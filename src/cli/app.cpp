@@ -90,6 +90,7 @@ int main(int argc, char** argv) {
         add_run_command(app),
         add_compare_command(app),
         add_history_command(app),
+        add_import_command(app),
     };
     try {
         app.parse(argc, argv);

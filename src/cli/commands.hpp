@@ -29,6 +29,9 @@ Command add_compare_command(CLI::App& parent);
 // `benchwatch history`: each benchmark's recent values on the default branch.
 Command add_history_command(CLI::App& parent);
 
+// `benchwatch import github-action-benchmark`: stores another tool's whole history as runs.
+Command add_import_command(CLI::App& parent);
+
 // Writes `text` to `path` atomically (a temporary file beside it, then rename), so that readers
 // never see half a report. Throws UsageError naming the path when it cannot be written.
 void write_file_atomically(const std::string& path, const std::string& text);

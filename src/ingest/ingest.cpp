@@ -142,20 +142,7 @@ ParsedResults read(OpenedFile& file, std::string_view format) {
     return parsed;
 }
 
-// FNV-1a over 8-byte words (then the tail bytes): tells the few result files of one commit
-// apart at memory speed; no defence against attackers, and none is needed.
-std::uint64_t content_hash(std::string_view bytes) {
-    constexpr std::uint64_t prime = 0x100000001b3ULL;
-    std::uint64_t hash = 0xcbf29ce484222325ULL ^ bytes.size();
-    std::size_t at = 0;
-    for (; at + sizeof(std::uint64_t) <= bytes.size(); at += sizeof(std::uint64_t)) {
-        std::uint64_t word = 0;
-        std::memcpy(&word, bytes.data() + at, sizeof word);
-        hash = (hash ^ word) * prime;
-    }
-    for (; at < bytes.size(); ++at) hash = (hash ^ static_cast<unsigned char>(bytes[at])) * prime;
-    return hash;
-}
+using detail::content_hash;
 
 // Results files above this size are refused before they are read. The largest suites write a few
 // MB; parsing holds the text plus simdjson's index of it (up to 4 bytes per byte of text), so the

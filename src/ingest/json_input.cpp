@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 
 #include "ingest/readers.hpp"
 #include "stats/stats.hpp"
@@ -179,6 +180,20 @@ void check_positive_time(const JsonInput& input, std::string_view benchmark, dou
 model::SampleSummary summarize(std::span<const double> times) {
     return {static_cast<std::int64_t>(times.size()), stats::median(times), stats::mean(times),
             stats::sample_stddev(times)};
+}
+
+// FNV-1a over 8-byte words, then the tail bytes.
+std::uint64_t content_hash(std::string_view bytes) {
+    constexpr std::uint64_t prime = 0x100000001b3ULL;
+    std::uint64_t hash = 0xcbf29ce484222325ULL ^ bytes.size();
+    std::size_t at = 0;
+    for (; at + sizeof(std::uint64_t) <= bytes.size(); at += sizeof(std::uint64_t)) {
+        std::uint64_t word = 0;
+        std::memcpy(&word, bytes.data() + at, sizeof word);
+        hash = (hash ^ word) * prime;
+    }
+    for (; at < bytes.size(); ++at) hash = (hash ^ static_cast<unsigned char>(bytes[at])) * prime;
+    return hash;
 }
 
 }  // namespace benchwatch::ingest::detail

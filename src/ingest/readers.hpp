@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <span>
@@ -71,6 +72,11 @@ const char* describe_type(simdjson::ondemand::json_type type);
 // Fails "source: benchmark 'name': time must be a positive number, got -3" unless `time` is
 // finite and positive.
 void check_positive_time(const JsonInput& input, std::string_view benchmark, double time);
+
+// A hash of `bytes` that tells apart the few result files of one commit, at memory speed (FNV-1a
+// over 8-byte words); stable across builds and machines, since stores keep it. No defence
+// against attackers, and none is needed.
+std::uint64_t content_hash(std::string_view bytes);
 
 // Count, median, mean and sample standard deviation of a benchmark's sample times.
 model::SampleSummary summarize(std::span<const double> times);
