@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ingest/readers.hpp"
+#include "ingest/text_input.hpp"
 
 namespace benchwatch::ingest::detail {
 
@@ -23,31 +24,6 @@ struct Completed {
     std::string unit;
     std::optional<double> throughput_per_iteration;
     std::string throughput_unit;  // "bytes" or "elements"
-};
-
-// Yields the lines of a text one by one, with their 1-based numbers.
-class Lines {
-  public:
-    explicit Lines(std::string_view text) : rest_(text) {}
-
-    bool next(std::string_view& line) {
-        if (done_) return false;
-        const auto end = rest_.find('\n');
-        line = rest_.substr(0, end);
-        if (end == std::string_view::npos)
-            done_ = true;
-        else
-            rest_.remove_prefix(end + 1);
-        if (line.ends_with('\r')) line.remove_suffix(1);
-        ++number_;
-        return true;
-    }
-    int number() const { return number_; }
-
-  private:
-    std::string_view rest_;
-    int number_ = 0;
-    bool done_ = false;
 };
 
 bool blank(std::string_view line) {
@@ -73,17 +49,14 @@ std::string_view reason_of(ondemand::parser& parser, const simdjson::padded_stri
 
 class CargoCriterionReader {
   public:
-    CargoCriterionReader(std::string_view text, std::string_view source)
-        : text_(text), source_(source) {
+    CargoCriterionReader(std::string_view text, std::string_view source) : lines_(text, source) {
         parsed_.format = "cargo-criterion";
     }
 
     ParsedResults read() {
-        Lines lines(text_);
         std::string_view line;
-        while (lines.next(line)) {
+        while (lines_.next_line(line)) {
             if (blank(line)) continue;
-            line_ = lines.number();
             try {
                 read_line(line);
             } catch (const simdjson::simdjson_error& error) {
@@ -162,7 +135,7 @@ class CargoCriterionReader {
 
     void add(const Completed& completed) {
         const std::string& name = completed.id;
-        if (const auto [first, added] = first_line_.emplace(name, line_); !added)
+        if (const auto [first, added] = first_line_.emplace(name, lines_.line_number()); !added)
             fail(fmt::format("benchmark '{}' appears twice (first on line {})", name,
                              first->second));
         if (completed.unit != "ns")
@@ -229,25 +202,22 @@ class CargoCriterionReader {
         return result;
     }
 
-    // Throws "source:LINE: message".
-    [[noreturn]] void fail(std::string_view message) const {
-        throw InputError(fmt::format("{}:{}: {}", source_, line_, message));
-    }
+    // Throws "source:LINE: message" for the current line.
+    [[noreturn]] void fail(std::string_view message) const { lines_.fail(message); }
 
-    std::string_view text_;
-    std::string source_;
-    int line_ = 0;
+    TextInput lines_;
     ondemand::parser parser_;
     ParsedResults parsed_;
-    std::map<std::string, int, std::less<>> first_line_;  // line of each benchmark's message
+    std::map<std::string, std::size_t, std::less<>>
+        first_line_;  // line of each benchmark's message
 };
 
 // cargo-criterion --message-format=json writes one JSON object per line, each with a "reason":
 // the file is ours when its first non-blank line is a benchmark-complete or group-complete one.
 Claim detect_cargocriterion(const Probe& probe) {
-    Lines lines(probe.text);
+    TextInput lines(probe.text, {});
     std::string_view line;
-    while (lines.next(line)) {
+    while (lines.next_line(line)) {
         if (blank(line)) continue;
         if (line.find("\"reason\"") == std::string_view::npos) return {};
         ondemand::parser parser;

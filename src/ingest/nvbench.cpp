@@ -93,10 +93,7 @@ class NvbenchReader {
                 name = std::string(input_.string(value, "\"name\""));
                 named = true;
             } else if (key == "devices" && value.type().value() == ondemand::json_type::array) {
-                for (auto device : value.get_array()) {
-                    (void)device;
-                    ++device_count;
-                }
+                device_count = value.count_elements().value();
             } else if (key == "states") {
                 if (!named)
                     input_.fail_at(start, "expected a benchmark's \"name\" before its \"states\"");
