@@ -280,8 +280,9 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
         model::BenchmarkComparison benchmark;
         benchmark.name = key.benchmark;
         benchmark.category = category_of(key.benchmark, comparison.categories);
-        benchmark.display_name = std::string(
-            model::display_name(key.benchmark, comparison.categories[benchmark.category]));
+        benchmark.display_name = model::with_metric(
+            model::display_name(key.benchmark, comparison.categories[benchmark.category]),
+            key.metric);
         benchmark.metric = key.metric;
         benchmark.unit = head_result.unit;
         benchmark.direction = head_result.direction;

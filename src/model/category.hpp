@@ -26,6 +26,10 @@ std::size_t categorize(std::string_view benchmark, const std::vector<Category>& 
 // The name shown inside its category: the matching prefix removed ("latency/ttfp" → "ttfp").
 std::string_view display_name(std::string_view benchmark, const Category& category);
 
+// A benchmark's name as reports show one of its metrics: the name alone for "time", else the
+// metric in parentheses ("io/read (throughput)"), so that two metrics of one benchmark differ.
+std::string with_metric(std::string_view name, std::string_view metric);
+
 }  // namespace benchwatch::model
 
 namespace benchwatch::model {
@@ -33,5 +37,9 @@ namespace benchwatch::model {
 // The order of benchmark rows: case-insensitive by bytes, ties broken case-sensitively, so that
 // "reverse/1d_inplace" sorts before "reverse/1dL" as in the seeds.
 bool name_less(std::string_view a, std::string_view b);
+
+// A benchmark's name as reports show one of its metrics: the name alone for "time", else the
+// metric in parentheses ("io/read (throughput)"), so that two metrics of one benchmark differ.
+std::string with_metric(std::string_view name, std::string_view metric);
 
 }  // namespace benchwatch::model

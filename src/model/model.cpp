@@ -20,9 +20,12 @@ std::optional<Direction> parse_direction(std::string_view text) {
 
 const char* to_string(Verdict verdict) {
     switch (verdict) {
-        case Verdict::Slower: return "slower";
-        case Verdict::Faster: return "faster";
-        case Verdict::Unchanged: break;
+        case Verdict::Slower:
+            return "slower";
+        case Verdict::Faster:
+            return "faster";
+        case Verdict::Unchanged:
+            break;
     }
     return "unchanged";
 }
@@ -60,19 +63,27 @@ std::string_view display_name(std::string_view benchmark, const Category& catego
 
 bool name_less(std::string_view a, std::string_view b) {
     auto lower = [](unsigned char c) { return static_cast<char>(std::tolower(c)); };
-    const auto folded = std::lexicographical_compare(
-        a.begin(), a.end(), b.begin(), b.end(),
-        [&](char x, char y) { return lower(x) < lower(y); });
+    const auto folded =
+        std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                     [&](char x, char y) { return lower(x) < lower(y); });
     if (folded) return true;
-    const auto folded_reverse = std::lexicographical_compare(
-        b.begin(), b.end(), a.begin(), a.end(),
-        [&](char x, char y) { return lower(x) < lower(y); });
+    const auto folded_reverse =
+        std::lexicographical_compare(b.begin(), b.end(), a.begin(), a.end(),
+                                     [&](char x, char y) { return lower(x) < lower(y); });
     if (folded_reverse) return false;
     return a < b;
 }
 
 bool is_machine_key(std::string_view key) {
     return std::find(machine_keys.begin(), machine_keys.end(), key) != machine_keys.end();
+}
+
+std::string with_metric(std::string_view name, std::string_view metric) {
+    if (metric == "time") return std::string(name);
+    std::string labelled;
+    labelled.reserve(name.size() + metric.size() + 3);
+    labelled.append(name).append(" (").append(metric).append(")");
+    return labelled;
 }
 
 }  // namespace benchwatch::model

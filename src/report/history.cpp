@@ -46,8 +46,8 @@ void render_history_text(const model::History& history, std::ostream& out, bool 
     for (const auto& benchmark : history.benchmarks) {
         std::span<const double> values(benchmark.values);
         if (values.size() > kSparklineLength) values = values.last(kSparklineLength);
-        Line line{detail::plain_text(benchmark.name), sparkline(values),
-                  typical_percent(benchmark.typical_change),
+        Line line{detail::plain_text(model::with_metric(benchmark.name, benchmark.metric)),
+                  sparkline(values), typical_percent(benchmark.typical_change),
                   benchmark.values.empty() ? std::string("none")
                                            : format_value(benchmark.values.back(), benchmark.unit)};
         name_width = std::max(name_width, detail::display_width(line.name));

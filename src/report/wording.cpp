@@ -243,7 +243,7 @@ std::vector<HeadGroup> head_rows(const model::Comparison& comparison) {
         const auto shown = index < categories.size()
                                ? model::display_name(result.benchmark, categories[index])
                                : std::string_view(result.benchmark);
-        groups[index].rows.push_back({std::string(shown), &result});
+        groups[index].rows.push_back({model::with_metric(shown, result.metric), &result});
     }
     for (auto& group : groups)
         std::stable_sort(group.rows.begin(), group.rows.end(), [](const auto& a, const auto& b) {
@@ -255,7 +255,8 @@ std::vector<HeadGroup> head_rows(const model::Comparison& comparison) {
 
 std::vector<std::string> sorted_names(const std::vector<model::Result>& results) {
     std::vector<std::string> names;
-    for (const auto& result : results) names.push_back(result.benchmark);
+    for (const auto& result : results)
+        names.push_back(model::with_metric(result.benchmark, result.metric));
     std::sort(names.begin(), names.end(), model::name_less);
     return names;
 }

@@ -160,6 +160,21 @@ TEST(Direction, BiggerIsBetterIsJudgedAndCombinedByItsMaximum) {
     EXPECT_EQ(find(faster, "rate").verdict, model::Verdict::Faster);
 }
 
+TEST(Direction, TwoMetricsOfOneBenchmarkAreTwoRowsNamedByMetric) {
+    Recorder recorder;
+    recorder.record("base", "main", {timed("copy", 100), throughput("copy", 1000)});
+    recorder.record("pr", "feature", {timed("copy", 125), throughput("copy", 800)});
+    const auto comparison = compare(recorder.store, nullptr, recorder.options("pr"));
+    ASSERT_EQ(comparison.benchmarks.size(), 2u);
+    std::vector<std::pair<std::string, model::Verdict>> rows;
+    for (const auto& benchmark : comparison.benchmarks)
+        rows.emplace_back(benchmark.display_name, benchmark.verdict);
+    // 25% more time and 20% less throughput: both worse, both past ln 1.03.
+    EXPECT_EQ(rows, (std::vector<std::pair<std::string, model::Verdict>>{
+                        {"copy", model::Verdict::Slower},
+                        {"copy (throughput)", model::Verdict::Slower}}));
+}
+
 TEST(Categories, RowsAreFiledByPrefixAndSortedByDisplayName) {
     Recorder recorder;
     const std::vector<std::string> names{"other/z",          "latency/ttfp", "integration/foo",

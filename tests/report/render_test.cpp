@@ -192,6 +192,7 @@ model::Comparison hostile_names() {
 model::Comparison bigger_is_better() {
     auto throughput = benchmark("io/read", kPerformance, 1.25e9, 1e9, Verdict::Slower);
     throughput.metric = "throughput";
+    throughput.display_name = "io/read (throughput)";
     throughput.unit = "B/s";
     throughput.direction = model::Direction::BiggerIsBetter;
     auto comparison = comparison_with({throughput}, {{-0.2, 1, 0, 1}});
