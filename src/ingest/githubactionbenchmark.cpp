@@ -2,11 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <unordered_set>
 
 #include "ingest/github_action_benchmark.hpp"
@@ -364,20 +361,15 @@ const Reader githubactionbenchmark_reader{.name = "github-action-benchmark",
 }  // namespace detail
 
 ImportedHistory read_github_action_benchmark_history(const std::filesystem::path& path) {
-    const std::string source = path.string();
-    errno = 0;
-    std::ifstream file(path, std::ios::binary);
-    if (!file)
-        throw InputError(
-            fmt::format("{}: cannot read: {}", source, std::strerror(errno != 0 ? errno : ENOENT)));
-    std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    if (file.bad())
-        throw InputError(fmt::format("{}: cannot read: {}", source, std::strerror(EIO)));
+    std::string text = detail::read_results_file(path);
     detail::blank_assignment(text);
-    detail::JsonInput input(text, text.size(), source);
+    detail::JsonInput input(text, text.capacity(), path.string());
     try {
         ImportedHistory history = detail::HistoryReader(input).read();
         input.expect_end();
+        for (const ImportedSuite& suite : history.suites)
+            for (const ImportedRun& run : suite.runs)
+                detail::check_names(run.results, input.source());
         return history;
     } catch (const simdjson::simdjson_error& error) {
         input.fail_json(error.error());

@@ -22,15 +22,21 @@ namespace {
 
 // Every format, in detection order. A new format is one file defining its Reader and one line
 // here.
-constexpr std::array<const detail::Reader*, 15> readers = {
-    &detail::benchmarktools_reader,  &detail::googlebenchmark_reader,
-    &detail::hyperfine_reader,       &detail::pytestbenchmark_reader,
-    &detail::criterion_reader,       &detail::cargocriterion_reader,
-    &detail::gotest_reader,          &detail::libtest_reader,
-    &detail::catch2_reader,          &detail::nanobench_reader,
-    &detail::jmh_reader,             &detail::benchmarkdotnet_reader,
-    &detail::nvbench_reader,         &detail::githubactionbenchmark_reader,
-    &detail::bencher_reader};
+constexpr std::array<const detail::Reader*, 15> readers = {&detail::benchmarktools_reader,
+                                                           &detail::googlebenchmark_reader,
+                                                           &detail::hyperfine_reader,
+                                                           &detail::pytestbenchmark_reader,
+                                                           &detail::criterion_reader,
+                                                           &detail::cargocriterion_reader,
+                                                           &detail::gotest_reader,
+                                                           &detail::libtest_reader,
+                                                           &detail::catch2_reader,
+                                                           &detail::nanobench_reader,
+                                                           &detail::jmh_reader,
+                                                           &detail::benchmarkdotnet_reader,
+                                                           &detail::nvbench_reader,
+                                                           &detail::githubactionbenchmark_reader,
+                                                           &detail::bencher_reader};
 
 std::string known_formats() {
     return fmt::format("{}", fmt::join(format_names(), ", "));
@@ -73,18 +79,25 @@ class OpenedFile {
         return *json_;
     }
 
-    // Why no reader claimed the file: the JSON error when the text is not JSON, else the first
-    // reader's description of it, else the kind of JSON value it is.
+    // Why no reader claimed the file: a reader's description of it when one recognised its
+    // shape, else the JSON error when the text was meant to be JSON, else what kind of text or
+    // JSON value it is.
     [[noreturn]] void fail_unknown(const std::string& looked_like) {
+        const auto unknown = [&](const std::string& description) {
+            return InputError(fmt::format(
+                "{}: unknown results format (looked like: {}); pass --format with one of: {}",
+                source_, description, known_formats()));
+        };
+        if (!looked_like.empty()) throw unknown(looked_like);
+        const std::size_t first = content_.find_first_not_of(" \t\r\n");
+        const bool meant_as_json =
+            first != std::string_view::npos && (content_[first] == '{' || content_[first] == '[');
+        if ((json_error_ || root_error_ != simdjson::SUCCESS) && !meant_as_json)
+            throw unknown("text that is neither JSON nor the output of a harness benchwatch reads");
         auto& input = json();
         if (root_error_ != simdjson::SUCCESS) input.fail_json(root_error_);
-        const std::string description = !looked_like.empty()
-                                            ? looked_like
-                                            : fmt::format("{} rather than an object or array",
-                                                          detail::describe_type(root_type_));
-        input.fail(
-            fmt::format("unknown results format (looked like: {}); pass --format with one of: {}",
-                        description, known_formats()));
+        throw unknown(
+            fmt::format("{} rather than an object or array", detail::describe_type(root_type_)));
     }
 
   private:
@@ -286,13 +299,14 @@ ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::
         file.json().fail_json(error.error());
     }
     if (parsed.results.empty() && parsed.warnings.empty()) fail("no benchmark results in the file");
-    if (parsed.results.empty())
+    if (parsed.results.empty()) {
+        // Warnings start "source: " or, from text readers, "source:LINE: ".
+        const std::string& first = parsed.warnings.front();
+        const std::size_t reason = first.find(": ", source.size());
         fail(fmt::format("no benchmark results; all were left out, e.g. {}",
-                         parsed.warnings.front().substr(source.size() + 2)));
-    for (const model::Result& result : parsed.results) {
-        check_name(result.benchmark, "benchmark name", source);
-        check_name(result.metric, "metric name", source);
+                         reason == std::string::npos ? first : first.substr(reason + 2)));
     }
+    detail::check_names(parsed.results, source);
     parsed.content_hash = content_hash(content);
     return parsed;
 }
@@ -344,13 +358,22 @@ std::string read_stream_bounded(std::ifstream& file) {
 
 }  // namespace
 
-ParsedResults parse_file(const std::filesystem::path& path, std::string_view format) {
+namespace detail {
+
+void check_names(const std::vector<model::Result>& results, std::string_view source) {
+    for (const model::Result& result : results) {
+        check_name(result.benchmark, "benchmark name", source);
+        check_name(result.metric, "metric name", source);
+    }
+}
+
+std::string read_results_file(const std::filesystem::path& path) {
     const std::string source = path.string();
     const auto cannot_read = [&](int error_number) {
         return InputError(fmt::format("{}: cannot read: {}", source, std::strerror(error_number)));
     };
     std::error_code status_error;
-    if (std::filesystem::is_directory(path, status_error)) return parse_directory(path, format);
+    if (std::filesystem::is_directory(path, status_error)) throw cannot_read(EISDIR);
     const bool regular = std::filesystem::is_regular_file(path, status_error);
     const std::uintmax_t size = regular ? std::filesystem::file_size(path, status_error) : 0;
     if (regular && !status_error) check_size(size, source);
@@ -371,7 +394,16 @@ ParsedResults parse_file(const std::filesystem::path& path, std::string_view for
         check_size(content.size(), source);
         content.reserve(content.size() + simdjson::SIMDJSON_PADDING);
     }
-    return parse_padded(content, content.capacity(), source, format);
+    return content;
+}
+
+}  // namespace detail
+
+ParsedResults parse_file(const std::filesystem::path& path, std::string_view format) {
+    std::error_code status_error;
+    if (std::filesystem::is_directory(path, status_error)) return parse_directory(path, format);
+    const std::string content = detail::read_results_file(path);
+    return parse_padded(content, content.capacity(), path.string(), format);
 }
 
 }  // namespace benchwatch::ingest

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ingest/ingest.hpp"
 
@@ -77,6 +78,15 @@ void check_positive_time(const JsonInput& input, std::string_view benchmark, dou
 // over 8-byte words); stable across builds and machines, since stores keep it. No defence
 // against attackers, and none is needed.
 std::uint64_t content_hash(std::string_view bytes);
+
+// The bytes of the results file at `path` (a regular file or a pipe), with simdjson's padding
+// free after them in the string's capacity. Throws InputError when it cannot be read or is over
+// the size benchwatch reads.
+std::string read_results_file(const std::filesystem::path& path);
+
+// Fails "source: benchmark name …" for a name over 4096 bytes or holding a control character,
+// in any result's benchmark or metric name.
+void check_names(const std::vector<model::Result>& results, std::string_view source);
 
 // Count, median, mean and sample standard deviation of a benchmark's sample times.
 model::SampleSummary summarize(std::span<const double> times);

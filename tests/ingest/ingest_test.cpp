@@ -102,8 +102,7 @@ TEST(Ingest, ExplicitFormatThatDoesNotFitIsAnError) {
 
 TEST(Ingest, UnknownFormatNameIsAnError) {
     EXPECT_EQ(parse_error(R"({"benchmarks":[]})", "divan"),
-              "results.json: unknown format 'divan'; expected auto or one of: " +
-                  all_format_names);
+              "results.json: unknown format 'divan'; expected auto or one of: " + all_format_names);
 }
 
 TEST(Ingest, ObjectWithoutBenchmarksIsAnUnknownFormat) {
@@ -117,14 +116,15 @@ TEST(Ingest, OtherArrayIsAnUnknownFormat) {
     EXPECT_EQ(parse_error("[1, 2, 3]"),
               "results.json: unknown results format (looked like: a JSON array that is not a "
               "versions object followed by an array of saved values); pass --format with one "
-              "of: " + all_format_names);
+              "of: " +
+                  all_format_names);
 }
 
 TEST(Ingest, ScalarIsAnUnknownFormat) {
-    EXPECT_EQ(
-        parse_error(R"("fast")"),
-        "results.json: unknown results format (looked like: a string rather than an "
-        "object or array); pass --format with one of: " + all_format_names);
+    EXPECT_EQ(parse_error(R"("fast")"),
+              "results.json: unknown results format (looked like: a string rather than an "
+              "object or array); pass --format with one of: " +
+                  all_format_names);
 }
 
 TEST(Ingest, EmptyContentIsAnError) {
@@ -191,7 +191,25 @@ TEST(Ingest, TrailingContentIsAnError) {
 
 TEST(Ingest, InvalidUtf8IsAnError) {
     EXPECT_EQ(parse_error("{\"benchmarks\":[{\"name\":\"\xff\",\"real_time\":1}]}"),
-              "results.json: invalid UTF-8");
+              "results.json:1: invalid UTF-8 (byte 0xFF at offset 24); results files must be "
+              "UTF-8 text");
+}
+
+TEST(Ingest, TextOfNoHarnessIsAnUnknownFormat) {
+    EXPECT_EQ(parse_error("hello\nworld\n"),
+              "results.json: unknown results format (looked like: text that is neither JSON nor "
+              "the output of a harness benchwatch reads); pass --format with one of: " +
+                  all_format_names);
+}
+
+TEST(Ingest, TextFormatWithEveryResultLeftOutSaysWhy) {
+    // libtest leaves a 0 ns/iter out with a warning "results.txt:1: …"; the message quotes the
+    // warning without its place.
+    const std::string message = parse_error("test tiny ... bench:           0 ns/iter (+/- 0)\n");
+    EXPECT_TRUE(
+        message.starts_with("results.json: no benchmark results; all were left out, e.g. "
+                            "benchmark 'tiny'"))
+        << message;
 }
 
 TEST(Ingest, DeepNestingIsAnErrorNotACrash) {
@@ -199,7 +217,8 @@ TEST(Ingest, DeepNestingIsAnErrorNotACrash) {
     EXPECT_EQ(parse_error(deep),
               "results.json: unknown results format (looked like: a JSON array that is not a "
               "versions object followed by an array of saved values); pass --format with one "
-              "of: " + all_format_names);
+              "of: " +
+                  all_format_names);
     EXPECT_EQ(parse_error(deep, "benchmarktools"),
               "results.json:1:2: expected an object for the versions, got an array");
 }
