@@ -127,3 +127,14 @@ build_benchwatch() {
     [[ "$build_dir" == /* ]] || build_dir="$BENCHWATCH_ROOT/$build_dir"
     cmake_build "$BENCHWATCH_ROOT" "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" "$@"
 }
+
+# The real benchmark histories in shared/data beside the repository, for the tests that use them:
+# beside this work tree, else beside the repository this one was cloned from (a clean clone in a
+# temporary folder); prints nothing when neither has them, and those tests then skip.
+find_shared_data() {
+    local candidate origin
+    candidate="$BENCHWATCH_ROOT/../shared/data"
+    if [[ -d "$candidate" ]]; then (cd "$candidate" && pwd); return; fi
+    origin="$(git -C "$BENCHWATCH_ROOT" config --get remote.origin.url 2>/dev/null || true)"
+    if [[ -n "$origin" && -d "$origin/../shared/data" ]]; then (cd "$origin/../shared/data" && pwd); fi
+}

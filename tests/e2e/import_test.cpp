@@ -3,6 +3,7 @@
 // changing the store.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -14,7 +15,13 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path fixture = fs::path(BENCHWATCH_TEST_DATA) / "github-action-benchmark" / "history.js";
-const fs::path metal_history = fs::path(BENCHWATCH_SHARED_DATA) / "metal-gh-pages-data.js";
+// ../shared/data beside the sources, or where scripts/test found it for a clone made elsewhere.
+fs::path shared_data() {
+    const char* const found = std::getenv("BENCHWATCH_SHARED_DATA");
+    return found != nullptr && *found != '\0' ? fs::path(found) : fs::path(BENCHWATCH_SHARED_DATA);
+}
+
+const fs::path metal_history = shared_data() / "metal-gh-pages-data.js";
 
 class ImportTest : public ::testing::Test {
   protected:

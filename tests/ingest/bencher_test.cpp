@@ -8,20 +8,12 @@
 #include <string>
 
 #include "ingest/ingest.hpp"
+#include "parse_error.hpp"
 
 namespace benchwatch::ingest {
 namespace {
 
 const std::filesystem::path data_dir = std::filesystem::path(BENCHWATCH_TEST_DATA) / "bencher";
-
-std::string parse_error(const std::string& content, std::string_view format = "auto") {
-    try {
-        parse(content, "results.json", format);
-    } catch (const InputError& error) {
-        return error.what();
-    }
-    return "no error";
-}
 
 TEST(Bencher, LatencyIsTheTimeAndThroughputARate) {
     const auto parsed = parse_file(data_dir / "latency_throughput.json", "auto");

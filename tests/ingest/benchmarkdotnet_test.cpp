@@ -8,21 +8,13 @@
 #include <string>
 
 #include "ingest/ingest.hpp"
+#include "parse_error.hpp"
 
 namespace benchwatch::ingest {
 namespace {
 
 const std::filesystem::path data_dir =
     std::filesystem::path(BENCHWATCH_TEST_DATA) / "benchmarkdotnet";
-
-std::string parse_error(const std::string& content, std::string_view format = "auto") {
-    try {
-        parse(content, "results.json", format);
-    } catch (const InputError& error) {
-        return error.what();
-    }
-    return "no error";
-}
 
 TEST(BenchmarkDotNet, FullReportGivesMinStatisticsAndMemory) {
     const auto parsed = parse_file(data_dir / "report_full.json", "auto");

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ingest/ingest.hpp"
+#include "parse_error.hpp"
 
 namespace benchwatch::ingest {
 namespace {
@@ -16,15 +17,6 @@ const std::filesystem::path data_dir = std::filesystem::path(BENCHWATCH_TEST_DAT
 // Run times in seconds become ns; a tolerance of a thousandth of a ns absorbs the rounding of
 // the multiplication and nothing more.
 constexpr double ns_tolerance = 1e-3;
-
-std::string parse_error(const std::string& content, std::string_view format = "auto") {
-    try {
-        parse(content, "results.json", format);
-    } catch (const InputError& error) {
-        return error.what();
-    }
-    return "no error";
-}
 
 TEST(Hyperfine, TwoCommandsBecomeTwoBenchmarksInNanoseconds) {
     const auto parsed = parse_file(data_dir / "two_commands.json", "auto");

@@ -8,19 +8,12 @@
 #include <fstream>
 #include <string>
 
+#include "parse_error.hpp"
+
 namespace benchwatch::ingest {
 namespace {
 
 const std::filesystem::path data_dir = std::filesystem::path(BENCHWATCH_TEST_DATA);
-
-std::string parse_error(const std::string& content, std::string_view format = "auto") {
-    try {
-        parse(content, "results.json", format);
-    } catch (const InputError& error) {
-        return error.what();
-    }
-    return "no error";
-}
 
 std::string parse_file_error(const std::filesystem::path& path, std::string_view format = "auto") {
     try {

@@ -9,18 +9,10 @@
 #include <string>
 
 #include "ingest/ingest.hpp"
+#include "parse_error.hpp"
 
 namespace benchwatch::ingest {
 namespace {
-
-std::string parse_error(const std::string& content, std::string_view format = "auto") {
-    try {
-        parse(content, "results.json", format);
-    } catch (const InputError& error) {
-        return error.what();
-    }
-    return "no error";
-}
 
 // A Google Benchmark file with one iteration row whose "name" is `name` (JSON string content).
 std::string gbench_named(const std::string& name) {

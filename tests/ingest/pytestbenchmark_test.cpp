@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ingest/ingest.hpp"
+#include "parse_error.hpp"
 
 namespace benchwatch::ingest {
 namespace {
@@ -17,15 +18,6 @@ const std::filesystem::path data_dir =
 
 // Seconds become ns by one multiplication; a thousandth of a ns absorbs its rounding.
 constexpr double ns_tolerance = 1e-3;
-
-std::string parse_error(const std::string& content, std::string_view format = "auto") {
-    try {
-        parse(content, "results.json", format);
-    } catch (const InputError& error) {
-        return error.what();
-    }
-    return "no error";
-}
 
 TEST(PytestBenchmark, PerRoundDataGivesTheFastestRoundAndItsSummary) {
     const auto parsed = parse_file(data_dir / "with_data.json", "auto");
