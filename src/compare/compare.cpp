@@ -318,7 +318,9 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
               });
 }
 
-// Geometric mean of head/base, counts of unusual verdicts and of benchmarks, per category.
+// Geometric mean of the slowdown ratios (head/base for times, base/head for metrics where bigger
+// is better, so that a 20% drop in throughput counts as 1/0.8 = +25% and cannot cancel a 25%
+// slower time), counts of unusual verdicts and of benchmarks, per category.
 std::vector<model::CategorySummary> summarize(const model::Comparison& comparison) {
     std::vector<model::CategorySummary> summaries(comparison.categories.size());
     std::vector<std::vector<double>> ratios(comparison.categories.size());
@@ -328,7 +330,10 @@ std::vector<model::CategorySummary> summarize(const model::Comparison& compariso
         if (benchmark.verdict == model::Verdict::Slower) ++summary.slower;
         if (benchmark.verdict == model::Verdict::Faster) ++summary.faster;
         if (benchmark.base > 0 && benchmark.head > 0)
-            ratios[benchmark.category].push_back(benchmark.head / benchmark.base);
+            ratios[benchmark.category].push_back(benchmark.direction ==
+                                                         model::Direction::BiggerIsBetter
+                                                     ? benchmark.base / benchmark.head
+                                                     : benchmark.head / benchmark.base);
     }
     for (std::size_t i = 0; i < summaries.size(); ++i)
         summaries[i].geometric_mean_change = stats::geometric_mean(ratios[i]) - 1.0;

@@ -154,7 +154,8 @@ TEST(Direction, BiggerIsBetterIsJudgedAndCombinedByItsMaximum) {
     EXPECT_EQ(rate.base, 1000);
     // No history: threshold ln 1.03; |ln 0.8| = 0.223 exceeds it, and less throughput is worse.
     EXPECT_EQ(rate.verdict, model::Verdict::Slower);
-    EXPECT_DOUBLE_EQ(slower.summaries[0].geometric_mean_change, 800.0 / 1000.0 - 1.0);
+    // The summary counts a throughput drop as a slowdown: 1000 / 800 − 1 = +25%.
+    EXPECT_DOUBLE_EQ(slower.summaries[0].geometric_mean_change, 1000.0 / 800.0 - 1.0);
 
     const auto faster = compare(recorder.store, nullptr, recorder.options("pr2"));
     EXPECT_EQ(find(faster, "rate").verdict, model::Verdict::Faster);
@@ -173,6 +174,8 @@ TEST(Direction, TwoMetricsOfOneBenchmarkAreTwoRowsNamedByMetric) {
     EXPECT_EQ(rows, (std::vector<std::pair<std::string, model::Verdict>>{
                         {"copy", model::Verdict::Slower},
                         {"copy (throughput)", model::Verdict::Slower}}));
+    // Both are 25% worse: 125/100 and 1000/800; they add up rather than cancel out.
+    EXPECT_DOUBLE_EQ(comparison.summaries[0].geometric_mean_change, 0.25);
 }
 
 TEST(Categories, RowsAreFiledByPrefixAndSortedByDisplayName) {
