@@ -35,6 +35,10 @@ int store_run(model::Run run, const RunFlags& flags, const Context& context) {
     run.commit = resolve_commit(flags.commit, context);
     run.branch = resolve_branch(flags.branch, context);
     run.pull_request = resolve_pull_request(flags.pull_request);
+    if (context.repository) {
+        if (const auto info = context.repository->commit_info(run.commit))
+            run.commit_info = model::CommitInfo{info->message, info->author, info->timestamp, ""};
+    }
     run.recorded_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();

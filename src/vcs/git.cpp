@@ -137,7 +137,7 @@ std::optional<CommitInfo> Repository::commit_info(const std::string& revision) c
     const auto sha = resolve(revision);
     if (!sha) return std::nullopt;
     const auto output = run_git(top_level_, {"show", "--no-patch", "--no-show-signature",
-                                             "--format=%H%x00%s%x00%an%x00%ct", *sha});
+                                             "--format=%H%x00%s%x00%an%x00%ct%x00%cI%x00%B", *sha});
     require_success(output, top_level_, fmt::format("read commit {}", *sha));
 
     std::vector<std::string_view> fields;
@@ -148,14 +148,16 @@ std::optional<CommitInfo> Repository::commit_info(const std::string& revision) c
     }
     fields.push_back(rest);
     std::int64_t seconds = 0;
-    const auto time = fields.size() == 4 ? fields[3] : std::string_view{};
+    const auto time = fields.size() == 6 ? fields[3] : std::string_view{};
     if (std::from_chars(time.data(), time.data() + time.size(), seconds).ec != std::errc{})
         throw GitError(fmt::format("git in {}: unexpected description of commit {}: {}",
                                    top_level_.string(), *sha, first_line(output.out)));
     return CommitInfo{.sha = std::string(fields[0]),
                       .subject = std::string(fields[1]),
                       .author = std::string(fields[2]),
-                      .time_ms = seconds * 1000};
+                      .time_ms = seconds * 1000,
+                      .timestamp = std::string(fields[4]),
+                      .message = std::string(fields[5])};
 }
 
 }  // namespace benchwatch::vcs

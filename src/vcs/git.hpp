@@ -22,6 +22,8 @@ struct CommitInfo {
     std::string subject;
     std::string author;
     std::int64_t time_ms = 0;  // committer time, Unix milliseconds
+    std::string timestamp;     // committer time, ISO 8601 with the committer's offset
+    std::string message;       // the whole message, subject and body
 };
 
 // A git work tree, read by running the `git` command (no shell) in it.
@@ -53,7 +55,7 @@ class Repository {
     // True when tracked files differ from HEAD.
     bool dirty() const;
 
-    // Subject, author and time of a commit; std::nullopt when it is unknown.
+    // Subject, message, author and time of a commit; std::nullopt when it is unknown.
     std::optional<CommitInfo> commit_info(const std::string& revision) const;
 
   private:

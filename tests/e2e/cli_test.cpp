@@ -282,6 +282,17 @@ TEST_F(GitCliTest, MergeBaseIsTheBaselineNotTheDefaultBranchTip) {
     EXPECT_EQ(report["benchmarks"][0]["verdict"], "unchanged");
 }
 
+TEST_F(GitCliTest, RecordKeepsTheCommitsMessageAuthorAndTime) {
+    const auto commit = repository_.commit("m1");
+    record_head({{"a", 100}});
+    const auto runs = store::open_store(store().string())->list_runs({});
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].commit, commit);
+    // Commit n is dated n hours after 2026-10-01 00:00:00 UTC.
+    EXPECT_EQ(runs[0].commit_info,
+              (model::CommitInfo{"m1", GitRepository::author, "2026-10-01T01:00:00+00:00", ""}));
+}
+
 TEST_F(GitCliTest, NearestBenchmarkedAncestorWhenTheMergeBaseHasNoRun) {
     // main: m1 (run) — m2 — m3 (no runs); pr forks at m3.
     const auto benchmarked = repository_.commit("m1");

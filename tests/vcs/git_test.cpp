@@ -136,6 +136,8 @@ TEST_F(GitHistory, CommitInfoDescribesTheCommit) {
     EXPECT_EQ(info->author, "Benchwatch Tests");
     // c3 is the fourth commit made (f1 came before it): 1790812800 + 4 × 3600 = 1790827200 s.
     EXPECT_EQ(info->time_ms, 1790827200000);
+    EXPECT_EQ(info->timestamp, "2026-10-01T04:00:00+00:00");
+    EXPECT_EQ(info->message, "third");
     EXPECT_FALSE(repository->commit_info("no-such-branch"));
 }
 
