@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <unordered_set>
 
 #include "ingest/github_action_benchmark.hpp"
 #include "ingest/readers.hpp"
+#include "ingest/text_input.hpp"
 
 namespace benchwatch::ingest {
 
@@ -78,16 +78,6 @@ Rate per_second(std::string_view unit) {
     return {fmt::format("{}/s", base), 1};
 }
 
-// The number after "key=" in an "extra" line, or nullopt when it is not a plain number.
-std::optional<double> extra_number(std::string_view text) {
-    double number = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), number);
-    if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(number) ||
-        number < 0)
-        return std::nullopt;
-    return number;
-}
-
 // "allocs=", "memory=" (bytes) and "gctime=" (ns) lines, as the action's Julia extractor writes
 // them; other lines ("params=…", Go's "1000 times") say nothing benchwatch keeps.
 void read_extra(std::string_view extra, model::Result& result) {
@@ -98,8 +88,8 @@ void read_extra(std::string_view extra, model::Result& result) {
         const std::size_t equals = line.find('=');
         if (equals == std::string_view::npos) continue;
         const std::string_view key = line.substr(0, equals);
-        const std::optional<double> number = extra_number(line.substr(equals + 1));
-        if (!number) continue;
+        const std::optional<double> number = parse_number(line.substr(equals + 1));
+        if (!number || !std::isfinite(*number) || *number < 0) continue;
         if (key == "allocs")
             result.allocations = number;
         else if (key == "memory")

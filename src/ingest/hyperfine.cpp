@@ -31,20 +31,8 @@ class HyperfineReader {
 
     ParsedResults read() {
         parsed_.format = "hyperfine";
-        ondemand::value root = input_.document().get_value().value();
-        input_.expect(root, ondemand::json_type::object, "the document");
-        bool saw_results = false;
-        for (auto field : root.get_object()) {
-            if (field.unescaped_key().value() != "results") continue;
-            ondemand::value results = field.value();
-            input_.expect(results, ondemand::json_type::array, "\"results\"");
-            for (auto element : results.get_array()) {
-                ondemand::value command = element.value();
-                add(read_command(command));
-            }
-            saw_results = true;
-        }
-        if (!saw_results) input_.fail("expected a JSON object with a \"results\" array");
+        input_.for_each_in_root_array(
+            "results", [&](ondemand::value& command) { add(read_command(command)); });
         return std::move(parsed_);
     }
 

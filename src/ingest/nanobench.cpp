@@ -33,20 +33,7 @@ class NanobenchReader {
     explicit NanobenchReader(JsonInput& input) : input_(input) { parsed_.format = "nanobench"; }
 
     ParsedResults read() {
-        ondemand::value root = input_.document().get_value().value();
-        input_.expect(root, ondemand::json_type::object, "the document");
-        bool saw_results = false;
-        for (auto field : root.get_object()) {
-            if (field.unescaped_key().value() != "results") continue;
-            ondemand::value results = field.value();
-            input_.expect(results, ondemand::json_type::array, "\"results\"");
-            for (auto element : results.get_array()) {
-                ondemand::value row = element.value();
-                add(read_row(row));
-            }
-            saw_results = true;
-        }
-        if (!saw_results) input_.fail("expected a JSON object with a \"results\" array");
+        input_.for_each_in_root_array("results", [&](ondemand::value& row) { add(read_row(row)); });
         return std::move(parsed_);
     }
 

@@ -59,6 +59,27 @@ class JsonInput {
     // Fails when anything but whitespace follows the document the reader walked.
     void expect_end();
 
+    // Calls `visit` with each element of the array under `key` in the root object, skipping the
+    // other keys; fails "expected a JSON object with a "KEY" array" when there is none.
+    template <class Visit>
+    void for_each_in_root_array(std::string_view key, Visit&& visit) {
+        simdjson::ondemand::value root = document().get_value().value();
+        expect(root, simdjson::ondemand::json_type::object, "the document");
+        const std::string quoted = "\"" + std::string(key) + "\"";
+        bool found = false;
+        for (auto field : root.get_object()) {
+            if (field.unescaped_key().value() != key) continue;
+            simdjson::ondemand::value array = field.value();
+            expect(array, simdjson::ondemand::json_type::array, quoted);
+            for (auto element : array.get_array()) {
+                simdjson::ondemand::value value = element.value();
+                visit(value);
+            }
+            found = true;
+        }
+        if (!found) fail("expected a JSON object with a " + quoted + " array");
+    }
+
   private:
     std::string source_;
     simdjson::padded_string owned_;  // empty when the caller's buffer has the padding
