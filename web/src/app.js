@@ -1,0 +1,723 @@
+// The benchwatch dashboard. Its whole state lives in the address (?pkg, machine, q, window,
+// bench); it reads benchmarks and series from the API of `benchwatch serve` or from the data/
+// files of `benchwatch site`, and draws one uPlot chart per benchmark once it scrolls into view.
+// Names, messages and authors come from untrusted pull requests: they only ever reach the DOM
+// as text, and addresses only as http(s) link targets.
+'use strict';
+
+const DATA_SOURCE = document.querySelector('meta[name="benchwatch-data"]')?.content === 'static'
+  ? 'static' : 'api';
+const WINDOW_MONTHS = { '3m': 3, '6m': 6, '1y': 12, all: 0 };
+const DEFAULT_WINDOW = 'all';
+const MAX_CONCURRENT_FETCHES = 6;
+const SMALL_CHART_HEIGHT = 120;
+const LARGE_CHART_HEIGHT = 380;
+const SHORT_SHA = 7;
+const SERIES_FIELDS = ['time', 'value', 'commit', 'subject', 'author', 'url'];
+
+const byId = (id) => document.getElementById(id);
+
+// ---------------------------------------------------------------- the address
+
+function readState() {
+  const params = new URLSearchParams(location.search);
+  const window = params.get('window');
+  return {
+    pkg: params.get('pkg') ?? '',
+    machine: params.get('machine') ?? '',
+    q: params.get('q') ?? '',
+    window: window !== null && Object.hasOwn(WINDOW_MONTHS, window) ? window : DEFAULT_WINDOW,
+    bench: params.get('bench') ?? '',
+  };
+}
+
+function addressOf(state) {
+  const params = new URLSearchParams();
+  if (state.pkg) params.set('pkg', state.pkg);
+  if (state.machine) params.set('machine', state.machine);
+  if (state.q) params.set('q', state.q);
+  if (state.window !== DEFAULT_WINDOW) params.set('window', state.window);
+  if (state.bench) params.set('bench', state.bench);
+  const query = params.toString();
+  return query ? `?${query}` : location.pathname;
+}
+
+function navigate(changes, { replace = false } = {}) {
+  const address = addressOf({ ...readState(), ...changes });
+  if (replace) history.replaceState(null, '', address);
+  else history.pushState(null, '', address);
+  render();
+}
+
+// ---------------------------------------------------------------- data
+
+const responses = new Map();
+
+function fetchJson(url) {
+  let response = responses.get(url);
+  if (!response) {
+    response = fetch(url).then(async (reply) => {
+      if (!reply.ok) {
+        let reason = `HTTP ${reply.status}`;
+        try {
+          const body = await reply.json();
+          if (typeof body.error === 'string') reason = body.error;
+        } catch { /* the status says enough */ }
+        throw new Error(`${url}: ${reason}`);
+      }
+      return reply.json();
+    });
+    responses.set(url, response);
+    response.catch(() => responses.delete(url));
+  }
+  return response;
+}
+
+const enc = encodeURIComponent;
+
+function loadProjects() {
+  return fetchJson(DATA_SOURCE === 'static' ? 'data/projects.json' : 'api/v1/projects');
+}
+
+function loadBenchmarks(project, machine) {
+  return fetchJson(DATA_SOURCE === 'static'
+    ? `data/${enc(project.id)}/${enc(machine.id)}/benchmarks.json`
+    : `api/v1/projects/${enc(project.name)}/benchmarks?machine=${enc(machine.name)}`);
+}
+
+// The benchmark's series from `from` (ms, or null for all) with at most `points` points.
+async function loadSeries(view, benchmark, from, points) {
+  if (DATA_SOURCE === 'api') {
+    let url = `api/v1/projects/${enc(view.project.name)}/series/${enc(benchmark.id)}`
+      + `?machine=${enc(view.machine.name)}&points=${points}`;
+    if (from !== null) url += `&from=${from}`;
+    return fetchJson(url);
+  }
+  const all = await fetchJson(
+    `data/${enc(view.project.id)}/${enc(view.machine.id)}/series/${enc(benchmark.id)}.json`);
+  const first = from === null ? 0 : all.time.findIndex((time) => time >= from);
+  const inWindow = pick(all, range(first < 0 ? all.time.length : first, all.time.length));
+  return downsample(inWindow, points);
+}
+
+function range(start, end) {
+  return Array.from({ length: end - start }, (_, i) => start + i);
+}
+
+function pick(series, indices) {
+  const picked = { ...series, total: indices.length, downsampled: false };
+  for (const field of SERIES_FIELDS) picked[field] = indices.map((i) => series[field][i]);
+  return picked;
+}
+
+// The API's rule: points/2 equal buckets by position, each keeping its smallest and largest
+// value in time order (once when they are the same point).
+function downsample(series, points) {
+  const count = series.time.length;
+  if (count <= points) return series;
+  const buckets = Math.floor(points / 2);
+  const kept = [];
+  for (let bucket = 0; bucket < buckets; bucket++) {
+    const start = Math.floor((bucket * count) / buckets);
+    const end = Math.floor(((bucket + 1) * count) / buckets);
+    if (start >= end) continue;
+    let lowest = start;
+    let highest = start;
+    for (let i = start + 1; i < end; i++) {
+      if (series.value[i] < series.value[lowest]) lowest = i;
+      if (series.value[i] > series.value[highest]) highest = i;
+    }
+    if (lowest === highest) kept.push(lowest);
+    else kept.push(Math.min(lowest, highest), Math.max(lowest, highest));
+  }
+  return { ...pick(series, kept), total: count, downsampled: true };
+}
+
+function windowStart(lastTime, window) {
+  const months = WINDOW_MONTHS[window];
+  if (!months) return null;
+  const start = new Date(lastTime);
+  start.setUTCMonth(start.getUTCMonth() - months);
+  return start.getTime();
+}
+
+// ---------------------------------------------------------------- units and text
+
+const TIME_SCALES = [[1e9, 's'], [1e6, 'ms'], [1e3, 'µs'], [1, 'ns']];
+const SI_SCALES = [[1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
+
+// The divisor and unit label that show values up to `magnitude` with few digits.
+function scaleFor(unit, magnitude) {
+  const size = Math.abs(magnitude);
+  if (unit === 'ns') {
+    const [factor, label] = TIME_SCALES.find(([f]) => size >= f) ?? TIME_SCALES[3];
+    return { factor, label };
+  }
+  const prefixed = SI_SCALES.find(([f]) => size >= f);
+  return prefixed ? { factor: prefixed[0], label: prefixed[1] + unit } : { factor: 1, label: unit };
+}
+
+const numberFormat = new Intl.NumberFormat('en', { maximumSignificantDigits: 4 });
+
+function formatValue(value, unit) {
+  const { factor, label } = scaleFor(unit, value);
+  return `${numberFormat.format(value / factor)} ${label}`.trim();
+}
+
+function formatPercent(fraction) {
+  const sign = fraction > 0 ? '+' : '';
+  return `${sign}${(fraction * 100).toFixed(1)}%`;
+}
+
+function formatDate(ms) {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function firstLine(text) {
+  return (text ?? '').split('\n', 1)[0];
+}
+
+function safeLink(url) {
+  return typeof url === 'string' && /^https?:\/\//i.test(url) ? url : null;
+}
+
+// An element with class and text; children are appended as nodes, strings as text.
+function el(tag, className, ...children) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  for (const child of children) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function trendBadge(benchmark) {
+  const trend = ['regressed', 'improved', 'stable'].includes(benchmark.trend)
+    ? benchmark.trend : 'stable';
+  const badge = el('span', `badge trend ${trend}`, trend);
+  if (typeof benchmark.trend_change === 'number') {
+    badge.title = `median of the last 5 runs vs. the 20 before: ${formatPercent(benchmark.trend_change)}`;
+  }
+  return badge;
+}
+
+function badgesOf(benchmark) {
+  const badges = [trendBadge(benchmark)];
+  if (benchmark.retired) {
+    const retired = el('span', 'badge retired', 'retired');
+    retired.title = 'the latest run no longer has this benchmark';
+    badges.push(retired);
+  }
+  return badges;
+}
+
+// ---------------------------------------------------------------- charts
+
+function environmentChangeAt(view, time) {
+  return view.environmentChanges.find((change) => change.time === time);
+}
+
+function describeChange(change) {
+  return (change.changes ?? []).map((c) => `${c.key}: ${c.from} → ${c.to}`).join(', ');
+}
+
+// Draws a dashed vertical line at each environment change inside the plot's x range.
+function environmentMarkers(view) {
+  return {
+    hooks: {
+      draw: [(plot) => {
+        const { ctx, bbox } = plot;
+        const [min, max] = [plot.scales.x.min, plot.scales.x.max];
+        ctx.save();
+        ctx.strokeStyle = '#d97706';
+        ctx.lineWidth = Math.max(1, devicePixelRatio);
+        ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
+        for (const change of view.environmentChanges) {
+          const seconds = change.time / 1000;
+          if (seconds < min || seconds > max) continue;
+          const x = Math.round(plot.valToPos(seconds, 'x', true));
+          ctx.beginPath();
+          ctx.moveTo(x, bbox.top);
+          ctx.lineTo(x, bbox.top + bbox.height);
+          ctx.stroke();
+        }
+        ctx.restore();
+      }],
+    },
+  };
+}
+
+const tooltip = () => byId('tooltip');
+
+function fillPointDetails(target, view, series, index, withLink) {
+  const commit = series.commit[index] ?? '';
+  const header = el('div', 'tip-head', el('code', 'sha', commit.slice(0, SHORT_SHA)), ` · ${formatDate(series.time[index])}`);
+  const link = withLink ? safeLink(series.url[index]) : null;
+  if (link) {
+    const anchor = el('a', null, 'open the commit');
+    anchor.href = link;
+    anchor.target = '_blank';
+    anchor.rel = 'noopener noreferrer';
+    header.append(' · ', anchor);
+  }
+  const parts = [
+    header,
+    el('div', 'tip-subject', firstLine(series.subject[index])),
+    el('div', 'tip-author', series.author[index]),
+    el('div', 'tip-value', formatValue(series.value[index], series.unit)),
+  ];
+  const change = environmentChangeAt(view, series.time[index]);
+  if (change) parts.push(el('div', 'tip-env', `environment changed: ${describeChange(change)}`));
+  target.replaceChildren(...parts);
+  target.dataset.commit = commit;
+}
+
+// Shows #tooltip beside the hovered point with its commit, subject, author and value.
+function hoverTooltip(view, series) {
+  const hide = () => { tooltip().hidden = true; };
+  return {
+    hooks: {
+      init: [(plot) => { plot.over.addEventListener('mouseleave', hide); }],
+      setCursor: [(plot) => {
+        const index = plot.cursor.idx;
+        if (index === null || index === undefined || plot.cursor.left < 0) {
+          hide();
+          return;
+        }
+        const tip = tooltip();
+        fillPointDetails(tip, view, series, index, false);
+        tip.hidden = false;
+        const box = plot.over.getBoundingClientRect();
+        const x = box.left + plot.valToPos(plot.data[0][index], 'x');
+        const y = box.top + plot.valToPos(plot.data[1][index], 'y');
+        const width = tip.offsetWidth;
+        const left = x + 14 + width > innerWidth ? x - 14 - width : x + 14;
+        tip.style.left = `${Math.max(4, left)}px`;
+        tip.style.top = `${Math.max(4, Math.min(y + 14, innerHeight - tip.offsetHeight - 4))}px`;
+      }],
+    },
+  };
+}
+
+function chartOptions(view, series, width, height, large) {
+  const magnitude = series.value.reduce((max, v) => Math.max(max, Math.abs(v)), 0);
+  const scale = scaleFor(series.unit, magnitude);
+  const font = large ? '12px system-ui, sans-serif' : '10px system-ui, sans-serif';
+  const grid = { stroke: '#e5e7eb', width: 1 };
+  return {
+    scale,
+    options: {
+      width,
+      height,
+      legend: { show: false },
+      cursor: {
+        drag: { x: large, y: false, setScale: large },
+        points: { size: large ? 8 : 6, fill: '#1d4ed8' },
+      },
+      // Small charts share the window's time range so their steps line up; the large one zooms.
+      scales: { x: large ? { time: true } : { time: true, range: () => view.timeRange } },
+      axes: [
+        { font, size: large ? 32 : 24, space: large ? 80 : 60, grid, ticks: { stroke: '#d1d5db', size: 3 },
+          values: (_, splits, _axis, _space, increment) => splits.map((s) => dateTick(s, increment)) },
+        { font, size: large ? 76 : 58, grid, ticks: { stroke: '#d1d5db', size: 3 },
+          values: (_, splits) => splits.map((v) => `${numberFormat.format(v)} ${scale.label}`) },
+      ],
+      series: [
+        {},
+        { stroke: '#2563eb', width: large ? 1.5 : 1.25,
+          points: { show: series.time.length <= (large ? 300 : 60), size: 3, fill: '#2563eb' } },
+      ],
+      plugins: [environmentMarkers(view), hoverTooltip(view, series)],
+    },
+  };
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+// One line per x tick: "Mar 2025" for ticks a month or more apart, "Mar 14" for days, else "09:30".
+function dateTick(seconds, increment) {
+  const date = new Date(seconds * 1000);
+  const month = MONTHS[date.getMonth()];
+  if (increment >= 28 * 86400) return `${month} ${date.getFullYear()}`;
+  if (increment >= 86400) return `${month} ${date.getDate()}`;
+  return `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
+}
+
+function plotData(series, factor) {
+  return [series.time.map((t) => t / 1000), series.value.map((v) => v / factor)];
+}
+
+function drawChart(container, view, series, height, large) {
+  const width = Math.max(200, container.clientWidth);
+  const { options, scale } = chartOptions(view, series, width, height, large);
+  container.replaceChildren();
+  return new uPlot(options, plotData(series, scale.factor), container);
+}
+
+// ---------------------------------------------------------------- the list of cards
+
+const pending = [];
+let fetchesRunning = 0;
+
+// Runs queued loads, at most MAX_CONCURRENT_FETCHES at once, skipping cards scrolled away.
+function pumpLoads() {
+  while (fetchesRunning < MAX_CONCURRENT_FETCHES && pending.length) {
+    const card = pending.shift();
+    if (card.view !== currentView || !card.inView) {
+      card.state = 'idle';
+      continue;
+    }
+    fetchesRunning++;
+    loadCard(card).finally(() => {
+      fetchesRunning--;
+      pumpLoads();
+    });
+  }
+}
+
+async function loadCard(card) {
+  card.state = 'loading';
+  const { view } = card;
+  const points = Math.max(2, Math.round(card.chartBox.clientWidth));
+  try {
+    const series = await loadSeries(view, card.benchmark, view.from, points);
+    if (view !== currentView) return;
+    if (!series.time.length) {
+      card.chartBox.replaceChildren(el('p', 'empty', 'no runs in this window'));
+    } else {
+      card.plot = drawChart(card.chartBox, view, series, SMALL_CHART_HEIGHT, false);
+      card.element.dataset.points = String(series.time.length);
+    }
+    card.state = 'drawn';
+  } catch (error) {
+    if (view !== currentView) return;
+    card.chartBox.replaceChildren(el('p', 'error', `could not load: ${error.message}`));
+    card.state = 'failed';
+  }
+}
+
+function buildCard(view, benchmark) {
+  const name = el('a', 'name', benchmark.name);
+  name.href = addressOf({ ...readState(), bench: benchmark.id });
+  name.addEventListener('click', (event) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    event.preventDefault();
+    navigate({ bench: benchmark.id });
+  });
+  const latest = `latest ${formatValue(benchmark.latest, benchmark.unit)}`;
+  const metric = benchmark.metric && benchmark.metric !== 'time' ? ` · ${benchmark.metric}` : '';
+  const typical = typeof benchmark.typical_change === 'number'
+    ? ` · typical change ${(benchmark.typical_change * 100).toFixed(1)}%` : '';
+  const chartBox = el('div', 'chart', el('p', 'empty', 'loading…'));
+  chartBox.setAttribute('role', 'img');
+  chartBox.setAttribute('aria-label', `history of ${benchmark.name}`);
+  chartBox.addEventListener('click', () => navigate({ bench: benchmark.id }));
+  const element = el('article', benchmark.retired ? 'card retired' : 'card',
+    el('header', 'card-head', name, ...badgesOf(benchmark)),
+    el('div', 'card-meta', latest + metric + typical),
+    chartBox);
+  element.dataset.benchmarkId = benchmark.id;
+  element.dataset.benchmarkName = benchmark.name;
+  element.dataset.trend = benchmark.trend;
+  const card = { view, benchmark, element, chartBox, name, state: 'idle', inView: false, plot: null };
+  view.cardsByBox.set(chartBox, card);
+  return card;
+}
+
+let currentView = null;
+const observer = new IntersectionObserver((entries) => {
+  for (const entry of entries) {
+    const card = currentView?.cardsByBox.get(entry.target);
+    if (!card) continue;
+    card.inView = entry.isIntersecting;
+    if (card.inView && card.state === 'idle') {
+      card.state = 'queued';
+      pending.push(card);
+    }
+  }
+  pumpLoads();
+}, { rootMargin: '300px 0px' });
+
+function dropView() {
+  if (!currentView) return;
+  for (const card of currentView.cards) {
+    observer.unobserve(card.chartBox);
+    card.plot?.destroy();
+  }
+  pending.length = 0;
+  currentView = null;
+}
+
+function buildView(project, machine, window, listing) {
+  dropView();
+  const view = {
+    key: viewKey(project, machine, window),
+    project,
+    machine,
+    window,
+    listing,
+    from: windowStart(listing.last_time ?? machine.last_time, window),
+    timeRange: null,
+    environmentChanges: listing.environment_changes ?? [],
+    cards: [],
+    cardsByBox: new Map(),
+    groups: [],
+  };
+  const first = listing.first_time ?? machine.first_time;
+  const last = listing.last_time ?? machine.last_time;
+  view.timeRange = [Math.max(first, view.from ?? first) / 1000, last / 1000];
+  currentView = view;
+  const groups = new Map();
+  for (const benchmark of listing.benchmarks) {
+    let group = groups.get(benchmark.category);
+    if (!group) {
+      const count = el('span', 'count');
+      const cards = el('div', 'cards');
+      const section = el('section', 'group', el('h2', null, benchmark.category || 'Benchmarks', ' ', count), cards);
+      section.dataset.category = benchmark.category;
+      group = { section, cards, count, members: [] };
+      groups.set(benchmark.category, group);
+      view.groups.push(group);
+    }
+    const card = buildCard(view, benchmark);
+    group.members.push(card);
+    group.cards.append(card.element);
+    view.cards.push(card);
+  }
+  byId('groups').replaceChildren(...view.groups.map((group) => group.section));
+  for (const card of view.cards) observer.observe(card.chartBox);
+  return view;
+}
+
+function viewKey(project, machine, window) {
+  return JSON.stringify([project.name, machine.name, window]);
+}
+
+function applySearch(view, state) {
+  const needle = state.q.trim().toLowerCase();
+  let shown = 0;
+  for (const group of view.groups) {
+    let shownInGroup = 0;
+    for (const card of group.members) {
+      const match = !needle || card.benchmark.name.toLowerCase().includes(needle);
+      card.element.hidden = !match;
+      card.name.href = addressOf({ ...state, bench: card.benchmark.id });
+      if (match) shownInGroup++;
+    }
+    group.section.hidden = shownInGroup === 0;
+    group.count.textContent = `(${shownInGroup})`;
+    shown += shownInGroup;
+  }
+  const total = view.cards.length;
+  const runs = view.listing.runs ?? view.machine.runs;
+  const span = view.listing.first_time
+    ? ` from ${formatDate(view.listing.first_time)} to ${formatDate(view.listing.last_time)}` : '';
+  const summary = `${view.project.name} on ${view.machine.name}: ${runs} runs${span}. `;
+  const matched = needle ? `${shown} of ${total} benchmarks match “${state.q.trim()}”.`
+    : `${total} ${total === 1 ? 'benchmark' : 'benchmarks'}.`;
+  setStatus(summary + matched);
+}
+
+// ---------------------------------------------------------------- the large chart
+
+let detail = null;
+
+function closeDetail() {
+  detail?.plot?.destroy();
+  detail = null;
+  byId('detail').hidden = true;
+  document.body.classList.remove('detail-open');
+}
+
+async function showDetail(view, state) {
+  const benchmark = view.listing.benchmarks.find((b) => b.id === state.bench);
+  if (!benchmark) {
+    closeDetail();
+    setStatus(`No benchmark with id ${state.bench} in ${view.project.name} on ${view.machine.name}.`);
+    return;
+  }
+  const key = JSON.stringify([view.key, benchmark.id]);
+  byId('detail-close').href = addressOf({ ...state, bench: '' });
+  if (detail?.key === key) return;
+  closeDetail();
+  detail = { key, plot: null, series: null };
+  const current = detail;
+  byId('detail').hidden = false;
+  document.body.classList.add('detail-open');
+  byId('detail-title').textContent = benchmark.name;
+  byId('detail-badges').replaceChildren(...badgesOf(benchmark));
+  byId('detail-point').replaceChildren();
+  byId('detail-table').tBodies[0].replaceChildren();
+  const chartBox = byId('detail-chart');
+  chartBox.replaceChildren(el('p', 'empty', 'loading…'));
+  try {
+    const points = Math.max(2, Math.round(chartBox.clientWidth));
+    const series = await loadSeries(view, benchmark, view.from, points);
+    if (detail !== current) return;
+    current.series = series;
+    if (!series.time.length) {
+      chartBox.replaceChildren(el('p', 'empty', 'no runs in this window'));
+      return;
+    }
+    current.plot = drawChart(chartBox, view, series, LARGE_CHART_HEIGHT, true);
+    current.plot.over.addEventListener('click', () => {
+      const index = current.plot.cursor.idx;
+      if (index !== null && index !== undefined) {
+        fillPointDetails(byId('detail-point'), view, series, index, true);
+      }
+    });
+    fillTable(series);
+  } catch (error) {
+    if (detail === current) chartBox.replaceChildren(el('p', 'error', `could not load: ${error.message}`));
+  }
+}
+
+function fillTable(series) {
+  const rows = [];
+  for (let i = series.time.length - 1; i >= 0; i--) {
+    const sha = el('code', null, series.commit[i].slice(0, SHORT_SHA));
+    const link = safeLink(series.url[i]);
+    let commitCell = sha;
+    if (link) {
+      commitCell = el('a', null, sha);
+      commitCell.href = link;
+      commitCell.target = '_blank';
+      commitCell.rel = 'noopener noreferrer';
+    }
+    const row = el('tr', null,
+      el('td', null, formatDate(series.time[i])),
+      el('td', null, commitCell),
+      el('td', 'subject', firstLine(series.subject[i])),
+      el('td', null, series.author[i]),
+      el('td', 'number', formatValue(series.value[i], series.unit)));
+    row.dataset.commit = series.commit[i];
+    rows.push(row);
+  }
+  byId('detail-table').tBodies[0].replaceChildren(...rows);
+  const caption = series.downsampled
+    ? `${series.time.length} of ${series.total} runs shown (the smallest and largest of each stretch)`
+    : `${series.time.length} runs`;
+  byId('detail-point').replaceChildren(el('p', 'hint', caption));
+}
+
+// ---------------------------------------------------------------- controls
+
+function setStatus(text) {
+  byId('status').textContent = text;
+}
+
+function fillSelect(select, names, chosen) {
+  select.replaceChildren(...names.map((name) => {
+    const option = el('option', null, name);
+    option.value = name;
+    return option;
+  }));
+  select.value = chosen;
+}
+
+function syncControls(state, project, machine) {
+  const search = byId('search');
+  if (search.value !== state.q && document.activeElement !== search) search.value = state.q;
+  for (const button of byId('windows').querySelectorAll('button')) {
+    button.setAttribute('aria-pressed', String(button.dataset.window === state.window));
+  }
+  fillSelect(byId('project'), projects.map((p) => p.name), project?.name ?? '');
+  const machines = project?.machines ?? [];
+  byId('machine-picker').hidden = machines.length < 2;
+  fillSelect(byId('machine'), machines.map((m) => m.name), machine?.name ?? '');
+}
+
+function bindControls() {
+  byId('project').addEventListener('change', (event) => {
+    navigate({ pkg: event.target.value, machine: '', bench: '' });
+  });
+  byId('machine').addEventListener('change', (event) => {
+    navigate({ machine: event.target.value, bench: '' });
+  });
+  byId('search').addEventListener('input', (event) => {
+    navigate({ q: event.target.value }, { replace: true });
+  });
+  byId('windows').addEventListener('click', (event) => {
+    const button = event.target.closest('button[data-window]');
+    if (button) navigate({ window: button.dataset.window });
+  });
+  byId('detail-close').addEventListener('click', (event) => {
+    event.preventDefault();
+    navigate({ bench: '' });
+  });
+  byId('detail').addEventListener('click', (event) => {
+    if (event.target === byId('detail')) navigate({ bench: '' });
+  });
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && readState().bench) navigate({ bench: '' });
+  });
+  let resizeTimer = 0;
+  addEventListener('resize', () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => {
+      for (const card of currentView?.cards ?? []) {
+        card.plot?.setSize({ width: card.chartBox.clientWidth, height: SMALL_CHART_HEIGHT });
+      }
+      const box = byId('detail-chart');
+      detail?.plot?.setSize({ width: box.clientWidth, height: LARGE_CHART_HEIGHT });
+    }, 150);
+  });
+  addEventListener('popstate', render);
+}
+
+// ---------------------------------------------------------------- rendering a state
+
+let projects = [];
+let renderCount = 0;
+
+async function render() {
+  const render = ++renderCount;
+  const state = readState();
+  const project = state.pkg ? projects.find((p) => p.name === state.pkg) : projects[0];
+  const machineName = state.machine || project?.default_machine;
+  const machine = project?.machines.find((m) => m.name === machineName) ?? null;
+  syncControls(state, project, machine);
+  if (!projects.length) return fail('This store has no runs yet.');
+  if (!project) return fail(`No project named “${state.pkg}”; pick one above.`);
+  if (!machine) return fail(`${project.name} has no runs on a machine named “${machineName}”.`);
+  let view = currentView;
+  if (view?.key !== viewKey(project, machine, state.window)) {
+    if (view?.project !== project || view?.machine !== machine) {
+      setStatus(`Loading ${project.name}…`);
+    }
+    let listing;
+    try {
+      listing = await loadBenchmarks(project, machine);
+    } catch (error) {
+      if (render === renderCount) fail(`Could not load the benchmarks: ${error.message}`);
+      return;
+    }
+    if (render !== renderCount) return;
+    view = buildView(project, machine, state.window, listing);
+  }
+  document.title = `${project.name} · benchwatch`;
+  applySearch(view, state);
+  if (state.bench) await showDetail(view, state);
+  else closeDetail();
+}
+
+function fail(message) {
+  dropView();
+  closeDetail();
+  byId('groups').replaceChildren();
+  setStatus(message);
+}
+
+async function start() {
+  bindControls();
+  try {
+    projects = (await loadProjects()).projects ?? [];
+  } catch (error) {
+    setStatus(`Could not load the projects: ${error.message}`);
+    return;
+  }
+  await render();
+}
+
+start();
