@@ -1,0 +1,323 @@
+// The dashboard could miss or misfile benchmarks, lose a search, window or open chart on reload,
+// run a benchmark's name as HTML, serve files outside the page, or behave differently as a static
+// site: this test drives the real benchwatch binary and headless Chromium through each.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize, sep } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const binary = process.env.BENCHWATCH_BINARY;
+const nodeModules = process.env.BENCHWATCH_NODE_MODULES;
+const sharedData = process.env.BENCHWATCH_SHARED_DATA
+  || fileURLToPath(new URL('../../../shared/data', import.meta.url));
+const screenshots = process.env.BENCHWATCH_SCREENSHOTS ?? join(tmpdir(), 'benchwatch-screenshots');
+const historyFile = sharedData ? join(sharedData, 'metal-gh-pages-data.js') : '';
+const chromiumPath = '/usr/bin/chromium';
+
+function reasonToSkip() {
+  if (!historyFile || !existsSync(historyFile)) {
+    return `no metal-gh-pages-data.js in ${sharedData} (set BENCHWATCH_SHARED_DATA to its folder)`;
+  }
+  if (!binary || !existsSync(binary)) return 'BENCHWATCH_BINARY does not name the built benchwatch';
+  if (!nodeModules || !existsSync(join(nodeModules, 'playwright-core'))) {
+    return 'BENCHWATCH_NODE_MODULES does not hold playwright-core (the build installs it)';
+  }
+  if (!existsSync(chromiumPath)) return `${chromiumPath} is missing: apt-get install chromium`;
+  return false;
+}
+const skip = reasonToSkip();
+if (skip) console.log(`# skipping the dashboard browser test: ${skip}`);
+
+// ------------------------------------------------------------ what the history says, independently
+
+const XSS_NAME = '<img src=x onerror=alert(1)>';
+const XSS_AUTHOR = '<img src=y onerror=alert(2)>';
+const XSS_SUBJECT = '<script>alert(3)</script> speed up';
+const SEARCH = 'CopyTo';
+
+function readHistory() {
+  const text = readFileSync(historyFile, 'utf8');
+  const runs = JSON.parse(text.slice(text.indexOf('{'))).entries['Metal Benchmarks'];
+  const names = new Set(runs.flatMap((run) => run.benches.map((bench) => bench.name)));
+  const latest = new Set(runs.at(-1).benches.map((bench) => bench.name));
+  const runsOf = (name) => runs.filter((run) => run.benches.some((bench) => bench.name === name));
+  return {
+    names: [...names].sort(),
+    retired: [...names].filter((name) => !latest.has(name)).sort(),
+    matching: (query) => [...names].filter((name) => name.toLowerCase().includes(query.toLowerCase())).sort(),
+    runsOf,
+  };
+}
+
+// ------------------------------------------------------------ processes and servers
+
+function benchwatch(cwd, ...args) {
+  try {
+    return execFileSync(binary, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error) {
+    throw new Error(`benchwatch ${args.join(' ')} failed: ${error.stderr || error.message}`);
+  }
+}
+
+function git(cwd, ...args) {
+  return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+}
+
+// Starts `benchwatch serve` on a free port and resolves with its address from the first line.
+function startServe(cwd, store) {
+  const server = spawn(binary, ['serve', '--store', store, '--listen', '127.0.0.1:0'],
+    { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  server.stderr.on('data', (chunk) => { stderr += chunk; });
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    server.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const address = /^serving (http:\/\/\S+?\/)/.exec(stdout);
+      if (address) resolve({ server, address: address[1] });
+    });
+    server.on('exit', (code) => reject(new Error(`benchwatch serve exited with ${code}: ${stderr}`)));
+  });
+}
+
+const mediaTypes = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json' };
+
+// Serves `root` under /site/, as GitHub Pages serves a project's pages under /REPO/.
+function startStaticServer(root) {
+  const server = http.createServer((request, response) => {
+    const path = decodeURIComponent(new URL(request.url, 'http://x').pathname);
+    const relative = path.startsWith('/site/') ? normalize(path.slice('/site/'.length)) : null;
+    let file = relative === null ? null : join(root, relative === '.' ? '' : relative);
+    if (file && file.endsWith(sep)) file += 'index.html';
+    if (file === root) file = join(root, 'index.html');
+    if (!file || !file.startsWith(root + sep) || !existsSync(file)) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': mediaTypes[extname(file)] ?? 'application/octet-stream' });
+    response.end(readFileSync(file));
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => resolve({ server, address: `http://127.0.0.1:${server.address().port}/site/` }));
+  });
+}
+
+// Sends a request with the path exactly as written (fetch would resolve the dots away).
+function rawRequest(address, method, path) {
+  const { hostname, port } = new URL(address);
+  return new Promise((resolve, reject) => {
+    const request = http.request({ hostname, port, method, path }, (response) => {
+      let body = '';
+      response.on('data', (chunk) => { body += chunk; });
+      response.on('end', () => resolve({ status: response.statusCode, body }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+// ------------------------------------------------------------ page helpers
+
+// Polls `read` until it deep-equals `expected` (10 s at most), then asserts the last reading.
+async function eventually(read, expected, what) {
+  let actual;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    actual = await read();
+    try {
+      assert.deepEqual(actual, expected);
+      return;
+    } catch { /* not yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.deepEqual(actual, expected, what);
+}
+
+const shownNames = (page) => page.$$eval('[data-benchmark-id]:not([hidden])',
+  (cards) => cards.map((card) => card.dataset.benchmarkName).sort());
+const pressedWindow = (page) => page.$$eval('#windows button[aria-pressed="true"]',
+  (buttons) => buttons.map((button) => button.dataset.window));
+const query = (page, key) => new URL(page.url()).searchParams.get(key);
+
+async function hoverLastPoint(page, card) {
+  const over = card.locator('.u-over');
+  await over.waitFor();
+  const box = await over.boundingBox();
+  await page.mouse.move(box.x + box.width - 0.5, box.y + box.height / 2);
+  await page.locator('#tooltip').waitFor({ state: 'visible' });
+}
+
+async function screenshot(page, name) {
+  mkdirSync(screenshots, { recursive: true });
+  await page.screenshot({ path: join(screenshots, `${name}.png`) });
+}
+
+// The checks both the served and the static dashboard must pass; `label` names screenshots.
+async function checkDashboard(browser, base, history, label) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const problems = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('dialog', (dialog) => {
+    problems.push(`dialog: ${dialog.message()}`);
+    dialog.dismiss();
+  });
+
+  // Every benchmark of the history has a card, and only those the last run lacks are retired.
+  await page.goto(`${base}?pkg=metal`);
+  await eventually(() => shownNames(page), history.names, 'one card per benchmark of the history');
+  assert.equal(history.names.length, 79);
+  assert.deepEqual(await page.$$eval('[data-benchmark-id].retired',
+    (cards) => cards.map((card) => card.dataset.benchmarkName).sort()), history.retired);
+  for (const trend of await page.$$eval('[data-benchmark-id] .badge.trend', (badges) => badges.map((b) => b.textContent))) {
+    assert.match(trend, /^(regressed|stable|improved)$/);
+  }
+  assert.equal(await page.locator('#project').inputValue(), 'metal');
+  await page.locator('[data-benchmark-id] canvas').first().waitFor();
+  await screenshot(page, `${label}-overview`);
+
+  // Hovering the right end of a chart shows one of that benchmark's latest commits, with its
+  // subject and author (its last runs are hours apart, a few to a pixel).
+  const firstCard = page.locator('[data-benchmark-id]').first();
+  const firstName = await firstCard.getAttribute('data-benchmark-name');
+  await hoverLastPoint(page, firstCard);
+  const hoveredSha = await page.locator('#tooltip').getAttribute('data-commit');
+  const hoveredRun = history.runsOf(firstName).slice(-10).find((run) => run.commit.id === hoveredSha);
+  assert.ok(hoveredRun, `the tooltip's commit ${hoveredSha} is one of the last runs of ${firstName}`);
+  const tip = await page.locator('#tooltip').textContent();
+  assert.ok(tip.includes(hoveredSha.slice(0, 7)), tip);
+  assert.ok(tip.includes(hoveredRun.commit.message.split('\n')[0]), tip);
+  assert.ok(tip.includes(hoveredRun.commit.author.name), tip);
+
+  // The search narrows the cards, ignoring case, and lives in the address.
+  await page.locator('#search').fill(SEARCH);
+  await eventually(() => shownNames(page), history.matching(SEARCH), `cards matching "${SEARCH}"`);
+  assert.equal(history.matching(SEARCH).length, 6);
+  assert.equal(query(page, 'q'), SEARCH);
+  await screenshot(page, `${label}-search`);
+
+  // A window button changes the address; reloading keeps search and window; back undoes it.
+  await page.locator('#windows button[data-window="6m"]').click();
+  await eventually(() => query(page, 'window'), '6m', 'the window in the address');
+  await page.reload();
+  await eventually(() => shownNames(page), history.matching(SEARCH), 'the search after a reload');
+  assert.equal(await page.locator('#search').inputValue(), SEARCH);
+  assert.deepEqual(await pressedWindow(page), ['6m']);
+  await page.goBack();
+  await eventually(() => pressedWindow(page), ['all'], 'the window after going back');
+  assert.equal(query(page, 'q'), SEARCH);
+
+  // A click opens the large chart, linked from the address, with every point's commit linked.
+  const card = page.locator('[data-benchmark-id]:not([hidden])').first();
+  const benchmarkId = await card.getAttribute('data-benchmark-id');
+  const benchmarkName = await card.getAttribute('data-benchmark-name');
+  await card.locator('.chart canvas').waitFor();
+  await card.locator('.chart').click();
+  await eventually(() => query(page, 'bench'), benchmarkId, 'the open chart in the address');
+  await page.locator('#detail-chart canvas').waitFor();
+  assert.equal(await page.locator('#detail-title').textContent(), benchmarkName);
+  const links = await page.$$eval('#detail-table a', (anchors) => anchors.map((a) => a.href));
+  assert.equal(links.length, history.runsOf(benchmarkName).length);
+  for (const link of links) assert.match(link, /^https:\/\/github\.com\/JuliaGPU\/Metal\.jl\/commit\/[0-9a-f]{40}$/);
+  await screenshot(page, `${label}-large-chart`);
+  await page.reload();
+  await page.locator('#detail-chart canvas').waitFor();
+  await page.keyboard.press('Escape');
+  await eventually(() => query(page, 'bench'), null, 'closing the large chart');
+  assert.ok(await page.locator('#detail').isHidden());
+
+  // A benchmark, author and message made of HTML stay text: no element, no script, no dialog.
+  await page.goto(`${base}?pkg=xss`);
+  await eventually(() => shownNames(page), [XSS_NAME], 'the xss project');
+  assert.equal(await page.locator('#project').inputValue(), 'xss');
+  assert.equal(await page.locator('[data-benchmark-id] .name').textContent(), XSS_NAME);
+  await hoverLastPoint(page, page.locator('[data-benchmark-id]'));
+  const xssTip = await page.locator('#tooltip').textContent();
+  assert.ok(xssTip.includes(XSS_SUBJECT) && xssTip.includes(XSS_AUTHOR), xssTip);
+  assert.equal(await page.locator('img').count(), 0);
+  assert.equal(await page.locator('body script').count(), 0);
+  await page.waitForTimeout(300);
+  assert.deepEqual(problems, []);
+  await page.close();
+}
+
+// ------------------------------------------------------------ the test
+
+describe('the history dashboard', { skip }, () => {
+  const history = skip ? null : readHistory();
+  let folder;
+  let served;
+  let site;
+  let browser;
+
+  before(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'benchwatch-dashboard-'));
+    const store = join(folder, 'history.db');
+    benchwatch(folder, 'import', 'github-action-benchmark', '--store', store,
+      '--project', 'metal', '--machine', 'm1', historyFile);
+
+    // Two commits whose author and message are HTML, each with a run of one HTML-named benchmark.
+    const repository = join(folder, 'xss');
+    mkdirSync(repository);
+    git(repository, 'init', '--quiet', '--initial-branch=main');
+    const results = join(folder, 'hyperfine.json');
+    for (const [index, mean] of [0.01, 0.012].entries()) {
+      writeFileSync(join(repository, 'file.txt'), `${index}\n`);
+      git(repository, 'add', 'file.txt');
+      git(repository, '-c', `user.name=${XSS_AUTHOR}`, '-c', 'user.email=x@example.com',
+        'commit', '--quiet', '-m', XSS_SUBJECT);
+      writeFileSync(results, JSON.stringify({ results: [{
+        command: XSS_NAME, mean, stddev: 0.001, median: mean, user: mean, system: 0,
+        min: mean * 0.9, max: mean * 1.1, times: [mean, mean * 0.9, mean * 1.1] }] }));
+      benchwatch(folder, 'record', '--store', store, '--project', 'xss', '--machine', 'm1',
+        '--repo', repository, '--commit', git(repository, 'rev-parse', 'HEAD'), '--branch', 'main',
+        results);
+    }
+
+    served = await startServe(folder, store);
+    const out = join(folder, 'site');
+    benchwatch(folder, 'site', '--store', store, out);
+    site = await startStaticServer(out);
+
+    const { chromium } = createRequire(join(nodeModules, 'playwright-core', 'package.json'))('playwright-core');
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    served?.server.kill();
+    site?.server.close();
+    if (folder) rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('refuses paths outside the page, unknown routes and writes', async () => {
+    for (const path of ['/../etc/passwd', '/assets/../../x', '/api/v1/nope', '/api/v1/projects/nope/benchmarks']) {
+      assert.equal((await rawRequest(served.address, 'GET', path)).status, 404, path);
+    }
+    const encoded = await rawRequest(served.address, 'GET', '/assets/%2e%2e/%2e%2e/etc/passwd');
+    assert.ok(encoded.status >= 400 && !encoded.body.includes('root:'), `encoded dots: ${encoded.status}`);
+    const post = await rawRequest(served.address, 'POST', '/api/v1/projects');
+    assert.ok(post.status >= 300, `POST /api/v1/projects answered ${post.status}`);
+    assert.equal((await rawRequest(served.address, 'GET', '/')).status, 200);
+  });
+
+  it('shows, searches, links and escapes the history when served', async () => {
+    await checkDashboard(browser, served.address, history, 'served');
+  });
+
+  it('does the same as a static site under a sub-path', async () => {
+    const page = readFileSync(join(folder, 'site', 'index.html'), 'utf8');
+    assert.ok(page.includes('<meta name="benchwatch-data" content="static">'));
+    await checkDashboard(browser, site.address, history, 'static');
+  });
+});
