@@ -15,6 +15,8 @@
 #include "run/environment.hpp"
 #include "run/latency.hpp"
 #include "run/timed_process.hpp"
+#include "serve/server.hpp"
+#include "serve/site.hpp"
 #include "store/store.hpp"
 #include "vcs/git.hpp"
 
@@ -45,6 +47,10 @@ int run_reporting_errors(const Command& command) {
     } catch (const UsageError& error) {
         print_error(error.what());
     } catch (const vcs::GitError& error) {
+        print_error(error.what());
+    } catch (const serve::ServeError& error) {
+        print_error(error.what());
+    } catch (const serve::SiteError& error) {
         print_error(error.what());
     } catch (const run::StartError& error) {
         print_error(error.what());
@@ -91,6 +97,8 @@ int main(int argc, char** argv) {
         add_compare_command(app),
         add_history_command(app),
         add_import_command(app),
+        add_serve_command(app),
+        add_site_command(app),
     };
     try {
         app.parse(argc, argv);

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "cli/defaults.hpp"
+#include "serve/dashboard.hpp"
 
 namespace benchwatch::cli {
 
@@ -31,6 +32,17 @@ Command add_history_command(CLI::App& parent);
 
 // `benchwatch import github-action-benchmark`: stores another tool's whole history as runs.
 Command add_import_command(CLI::App& parent);
+
+// `benchwatch serve`: the history dashboard and its API over HTTP.
+Command add_serve_command(CLI::App& parent);
+
+// `benchwatch site`: the history dashboard as static files.
+Command add_site_command(CLI::App& parent);
+
+// What the dashboard needs from flags and config: the default branch (--default-branch, config,
+// repository, "main"), the comparison settings, categories and the repository's forge address.
+serve::DashboardOptions resolve_dashboard_options(const std::string& default_branch_flag,
+                                                  const Context& context);
 
 // Writes `text` to `path` atomically (a temporary file beside it, then rename), so that readers
 // never see half a report. Throws UsageError naming the path when it cannot be written.

@@ -125,8 +125,8 @@ Config load_config(const std::filesystem::path& path) {
         fail_at(path, error.source(), std::string(error.description()));
     }
     reject_unknown_keys(path, root,
-                        {"project", "machine", "store", "default_branch", "history_url", "compare",
-                         "category", "latency"},
+                        {"project", "machine", "store", "default_branch", "history_url",
+                         "dashboard_url", "repository_url", "compare", "category", "latency"},
                         "");
     Config config;
     config.file = path;
@@ -135,6 +135,8 @@ Config load_config(const std::filesystem::path& path) {
     config.store = string_at(path, root, "store", "");
     config.default_branch = string_at(path, root, "default_branch", "");
     config.history_url = string_at(path, root, "history_url", "");
+    config.dashboard_url = string_at(path, root, "dashboard_url", "");
+    config.repository_url = string_at(path, root, "repository_url", "");
     if (const auto* node = root.get("compare")) {
         const auto* compare = node->as_table();
         if (!compare) fail_at(path, node->source(), "'compare' must be a table");

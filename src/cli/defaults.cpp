@@ -1,8 +1,10 @@
 #include "cli/defaults.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 
@@ -130,15 +132,50 @@ std::string resolve_default_branch_revision(const std::string& name, const Conte
     return {};
 }
 
+namespace {
+
+// `text` with every byte but letters, digits and -._~ written as %XX, for a query parameter.
+std::string percent_encoded(std::string_view text) {
+    std::string encoded;
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (std::isalnum(byte) || c == '-' || c == '.' || c == '_' || c == '~')
+            encoded += c;
+        else
+            encoded += fmt::format("%{:02X}", byte);
+    }
+    return encoded;
+}
+
+}  // namespace
+
 std::string resolve_history_url(const std::string& flag, const std::string& project,
                                 const Context& context) {
     if (!flag.empty()) return flag;
-    if (!context.config.history_url) return {};
+    if (!context.config.history_url) {
+        if (!context.config.dashboard_url) return {};
+        const std::string& dashboard = *context.config.dashboard_url;
+        return dashboard + (dashboard.find('?') == std::string::npos ? "?" : "&") +
+               "pkg=" + percent_encoded(project);
+    }
     std::string url = *context.config.history_url;
     constexpr std::string_view placeholder = "{project}";
     for (auto at = url.find(placeholder); at != std::string::npos;
          at = url.find(placeholder, at + project.size()))
         url.replace(at, placeholder.size(), project);
+    return url;
+}
+
+std::string resolve_repository_url(const Context& context) {
+    std::string url;
+    if (context.config.repository_url) {
+        url = *context.config.repository_url;
+    } else {
+        const auto server = environment_variable("GITHUB_SERVER_URL");
+        const auto repository = environment_variable("GITHUB_REPOSITORY");
+        if (server && repository) url = *server + "/" + *repository;
+    }
+    while (url.ends_with('/')) url.pop_back();
     return url;
 }
 

@@ -71,8 +71,15 @@ std::string resolve_default_branch_name(const std::string& flag, const Context& 
 // The default branch as a revision the repository knows ("main" or "origin/main"), or empty.
 std::string resolve_default_branch_revision(const std::string& name, const Context& context);
 
-// --history-url, else the config's history_url with "{project}" replaced, else empty.
+// --history-url, else the config's history_url with "{project}" replaced, else the config's
+// dashboard_url with the project as its "pkg" query parameter, else empty.
+// Example: dashboard_url "https://example.org/perf/" and project "cuda" give
+// "https://example.org/perf/?pkg=cuda".
 std::string resolve_history_url(const std::string& flag, const std::string& project,
                                 const Context& context);
+
+// The forge's page of the repository, for links to commits: the config's repository_url, else
+// GITHUB_SERVER_URL/GITHUB_REPOSITORY in GitHub Actions, else empty. No trailing slash.
+std::string resolve_repository_url(const Context& context);
 
 }  // namespace benchwatch::cli

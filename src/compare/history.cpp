@@ -73,6 +73,7 @@ model::History history(store::Store& store, const vcs::Repository* repository,
     history.machine = source.machine;
     history.order = order;
     history.runs = static_cast<int>(shown);
+    history.commits.assign(commits.rend() - static_cast<std::ptrdiff_t>(shown), commits.rend());
     for (auto& [key, entry] : found) {
         auto& [newest, points] = entry;
         std::reverse(points.begin(), points.end());

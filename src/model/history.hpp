@@ -24,6 +24,7 @@ struct History {
     std::string machine;
     std::string order;  // "git" or "recorded", as in Comparison::history_order
     int runs = 0;
+    std::vector<std::string> commits;  // the default branch's benchmarked commits shown, oldest first
     std::vector<BenchmarkHistory> benchmarks;  // sorted with name_less
 };
 

@@ -80,4 +80,41 @@ Judgement judge(double base, double head, double threshold, bool smaller_is_bett
     return grew == smaller_is_better ? Judgement::Worse : Judgement::Better;
 }
 
+std::optional<double> recent_shift(std::span<const double> series, std::size_t recent,
+                                   std::size_t before) {
+    if (recent == 0 || series.size() < recent + 1) return std::nullopt;
+    const auto recent_values = series.last(recent);
+    const auto earlier = series.first(series.size() - recent);
+    const auto before_values = earlier.last(std::min(before, earlier.size()));
+    const double level_before = median(before_values);
+    assert(level_before > 0 && "recent_shift() needs positive values");
+    return median(recent_values) / level_before;
+}
+
+std::vector<std::size_t> downsample_extremes(std::span<const double> values,
+                                             std::size_t max_points) {
+    assert(max_points >= 2 && "downsample_extremes() keeps at least two points");
+    std::vector<std::size_t> kept;
+    if (values.size() <= max_points) {
+        kept.resize(values.size());
+        for (std::size_t i = 0; i < kept.size(); ++i) kept[i] = i;
+        return kept;
+    }
+    const std::size_t buckets = max_points / 2;
+    kept.reserve(2 * buckets);
+    for (std::size_t bucket = 0; bucket < buckets; ++bucket) {
+        const std::size_t begin = bucket * values.size() / buckets;
+        const std::size_t end = (bucket + 1) * values.size() / buckets;
+        std::size_t smallest = begin;
+        std::size_t largest = begin;
+        for (std::size_t i = begin + 1; i < end; ++i) {
+            if (values[i] < values[smallest]) smallest = i;
+            if (values[i] > values[largest]) largest = i;
+        }
+        kept.push_back(std::min(smallest, largest));
+        if (smallest != largest) kept.push_back(std::max(smallest, largest));
+    }
+    return kept;
+}
+
 }  // namespace benchwatch::stats

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <span>
+#include <vector>
 
 namespace benchwatch::stats {
 
@@ -40,5 +42,20 @@ double seed_threshold(double typical_change, double factor, double minimum_chang
 // Judges head against base: Unchanged unless |ln(head/base)| > threshold (strictly); then Worse
 // when the metric moved against `smaller_is_better`, Better otherwise. Values must be positive.
 Judgement judge(double base, double head, double threshold, bool smaller_is_better);
+
+// The recent shift of a series (oldest first): the median of its last `recent` values divided by
+// the median of the up to `before` values preceding them. nullopt when the series has fewer than
+// recent + 1 values. Example: recent_shift({10, 10, 12, 12}, 2, 20) == 1.2.
+std::optional<double> recent_shift(std::span<const double> series, std::size_t recent,
+                                   std::size_t before);
+
+// Positions of the points to keep when `values` must be drawn with at most `max_points` points:
+// all of them when there are no more than that; otherwise the series is cut by position into
+// max_points / 2 buckets of nearly equal size (bucket b starts at b × n / buckets) and each keeps
+// the position of its smallest and of its largest value (the first of equals), in position order
+// and once when they coincide, so that steps and spikes survive. Requires max_points >= 2.
+// Example: downsample_extremes({5, 1, 9, 3, 4, 8}, 4) == {1, 2, 3, 5}.
+std::vector<std::size_t> downsample_extremes(std::span<const double> values,
+                                             std::size_t max_points);
 
 }  // namespace benchwatch::stats

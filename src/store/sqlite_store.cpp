@@ -327,6 +327,14 @@ class SqliteStore final : public Store {
         return guarded("reading the schema version", [&] { return read_schema_version(); });
     }
 
+    std::int64_t last_run_id() override {
+        return guarded("reading the newest run", [&] {
+            Statement select(*connection_, "SELECT coalesce(max(id), 0) FROM runs");
+            select.step();
+            return select.integer(0);
+        });
+    }
+
   private:
     // Runs `body`, turning a SQLite failure into a one-line StoreError about `operation`.
     template <class Body>

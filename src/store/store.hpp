@@ -63,6 +63,10 @@ public:
 
     // The schema version the store is at.
     virtual int schema_version() = 0;
+
+    // The id of the newest stored run, 0 when there is none. It grows with every run stored, so
+    // a reader can tell cheaply whether anything was recorded since it last looked.
+    virtual std::int64_t last_run_id() = 0;
 };
 
 // Opens (creating if needed, and migrating to the current schema) the store at `url`: a path or

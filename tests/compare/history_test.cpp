@@ -40,6 +40,7 @@ TEST(History, RecordedOrderOfDefaultBranchRunsOnly) {
     EXPECT_EQ(history.machine, "m");
     EXPECT_EQ(history.order, "recorded");
     EXPECT_EQ(history.runs, 3);
+    EXPECT_EQ(history.commits, (std::vector<std::string>{"c1", "c2", "c3"}));
     ASSERT_EQ(history.benchmarks.size(), 1u);
     const auto& a = history.benchmarks[0];
     EXPECT_EQ(a.commits, (std::vector<std::string>{"c1", "c2", "c3"}));
@@ -56,6 +57,7 @@ TEST(History, LimitKeepsTheNewestRunsButLearnsFromMorePairs) {
     const auto history = compare::history(recorder.store, nullptr, source(), "", 2, {3.0, 30});
 
     EXPECT_EQ(history.runs, 2);
+    EXPECT_EQ(history.commits, (std::vector<std::string>{"c4", "c5"}));
     ASSERT_EQ(history.benchmarks.size(), 1u);
     EXPECT_EQ(history.benchmarks[0].values, (std::vector<double>{200, 202}));
     // Median of (ln 2, ln 2, ln 2, ln 1.01) = ln 2, not ln 1.01 from the two values shown.

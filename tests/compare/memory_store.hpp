@@ -66,6 +66,10 @@ class MemoryStore : public store::Store {
 
     int schema_version() override { return 1; }
 
+    std::int64_t last_run_id() override {
+        return runs_.empty() ? 0 : runs_.back().id;
+    }
+
     // How many run ids results() has been given so far.
     int runs_read() const { return runs_read_; }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -157,6 +158,53 @@ TEST(Judge, ExactlyAtTheThresholdIsUnchanged) {
 
 TEST(Judge, EqualValuesAreUnchangedEvenWithZeroThreshold) {
     EXPECT_EQ(judge(42, 42, 0, true), Judgement::Unchanged);
+}
+
+TEST(RecentShift, MedianOfTheLastValuesOverTheMedianOfThoseBefore) {
+    // last 2: median(12, 12) = 12; before: median(10, 10) = 10; 12 / 10 = 1.2
+    const std::vector<double> series{10, 10, 12, 12};
+    EXPECT_DOUBLE_EQ(*recent_shift(series, 2, 20), 1.2);
+}
+
+TEST(RecentShift, LooksOnlyAtTheGivenNumberOfEarlierValues) {
+    // before = 2 takes {4, 6} (median 5), not the 100 at the start; recent {10}: 10 / 5 = 2
+    const std::vector<double> series{100, 4, 6, 10};
+    EXPECT_DOUBLE_EQ(*recent_shift(series, 1, 2), 2.0);
+}
+
+TEST(RecentShift, NeedsOneValueBeforeTheRecentOnes) {
+    const std::vector<double> series{1, 2, 3};
+    EXPECT_FALSE(recent_shift(series, 3, 20).has_value());
+    EXPECT_DOUBLE_EQ(*recent_shift(series, 2, 20), 2.5);  // median(2, 3) / 1
+}
+
+TEST(DownsampleExtremes, KeepsEachBucketsSmallestAndLargestInOrder) {
+    // buckets of 3: {5, 1, 9} keeps positions 1 (min) and 2 (max); {3, 4, 8} keeps 3 and 5
+    const std::vector<double> values{5, 1, 9, 3, 4, 8};
+    EXPECT_EQ(downsample_extremes(values, 4), (std::vector<std::size_t>{1, 2, 3, 5}));
+}
+
+TEST(DownsampleExtremes, ShortSeriesAreKeptWhole) {
+    const std::vector<double> values{3, 2, 1};
+    EXPECT_EQ(downsample_extremes(values, 3), (std::vector<std::size_t>{0, 1, 2}));
+    EXPECT_TRUE(downsample_extremes(std::vector<double>{}, 2).empty());
+}
+
+TEST(DownsampleExtremes, FlatBucketKeepsOnePointAndAStepSurvives) {
+    // 8 values into 3 buckets (max 7 → 3): starts at 0, 8/3 = 2, 16/3 = 5 → [0,2) [2,5) [5,8).
+    // [0,2) is flat: one point, 0. [2,5) = {1, 1, 9}: min 2, max 4. [5,8) = {9, 9, 9}: 5.
+    const std::vector<double> values{1, 1, 1, 1, 9, 9, 9, 9};
+    EXPECT_EQ(downsample_extremes(values, 7), (std::vector<std::size_t>{0, 2, 4, 5}));
+}
+
+TEST(DownsampleExtremes, KeepsAtMostMaxPoints) {
+    std::vector<double> values;
+    for (int i = 0; i < 5000; ++i) values.push_back(std::sin(i * 0.01) + 2);
+    const auto kept = downsample_extremes(values, 301);
+    EXPECT_LE(kept.size(), 301u);
+    EXPECT_GE(kept.size(), 150u);
+    EXPECT_TRUE(std::is_sorted(kept.begin(), kept.end()));
+    EXPECT_EQ(std::adjacent_find(kept.begin(), kept.end()), kept.end());
 }
 
 }  // namespace

@@ -379,5 +379,18 @@ TEST_F(RecordAllTest, FirstCommitInfoOfACommitIsKept) {
     EXPECT_EQ(runs[2].commit_info, std::nullopt);
 }
 
+TEST_F(RecordTest, LastRunIdGrowsWithEachNewRunAndNotWithARepeat) {
+    auto store = open_sqlite_store(path("history.db"));
+    EXPECT_EQ(store->last_run_id(), 0);
+    const auto first = store->record(make_run(std::string(40, 'a'), "sha256:aa"));
+    EXPECT_EQ(store->last_run_id(), first.run_id);
+    store->record(make_run(std::string(40, 'a'), "sha256:aa"));  // already stored
+    EXPECT_EQ(store->last_run_id(), first.run_id);
+    const auto second = store->record(make_run(std::string(40, 'b'), "sha256:bb"));
+    EXPECT_GT(second.run_id, first.run_id);
+    // Another connection sees the same newest run.
+    EXPECT_EQ(open_sqlite_store(path("history.db"))->last_run_id(), second.run_id);
+}
+
 }  // namespace
 }  // namespace benchwatch::store

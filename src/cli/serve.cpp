@@ -1,0 +1,129 @@
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "compare/compare.hpp"
+#include "report/report.hpp"
+#include "serve/server.hpp"
+#include "store/store.hpp"
+
+namespace benchwatch::cli {
+
+namespace {
+
+struct ServeFlags {
+    CommonFlags common;
+    std::string default_branch;
+    std::string listen = "127.0.0.1:8080";
+    int refresh_ms = 1000;
+};
+
+// Answers /pulls/COMMIT with the comparison `compare --format json` would print.
+serve::Response compare_pull(store::Store& store, const vcs::Repository* repository,
+                             const Context& context, const serve::DashboardOptions& options,
+                             const std::string& project, const std::string& machine,
+                             const std::string& commit) {
+    compare::CompareOptions compare_options;
+    compare_options.source = {project, machine, options.default_branch,
+                              options.default_branch_revision};
+    compare_options.head = commit;
+    compare_options.method = context.config.method.value_or("seed");
+    compare_options.settings = options.settings;
+    compare_options.categories = options.categories;
+    compare_options.history_url = resolve_history_url("", project, context);
+    try {
+        std::ostringstream out;
+        report::render_json(compare::compare(store, repository, compare_options), out);
+        return {200, "application/json; charset=utf-8", out.str()};
+    } catch (const compare::CompareError& error) {
+        return serve::error_response(404, error.what());
+    }
+}
+
+// Blocks SIGINT and SIGTERM in every thread started after this call, and starts a thread that
+// stops `server` when either arrives.
+std::thread stop_on_signal(serve::DashboardServer& server) {
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    return std::thread([&server, signals] {
+        int received = 0;
+        sigwait(&signals, &received);
+        server.stop();
+    });
+}
+
+int run_serve(const ServeFlags& flags) {
+    const auto context = Context::discover(flags.common.repo);
+    const auto address = serve::parse_listen(flags.listen);
+    const serve::DashboardOptions options =
+        resolve_dashboard_options(flags.default_branch, context);
+    const std::string store_url = resolve_store(flags.common, context);
+    const auto store = store::open_store(store_url);
+    const auto* repository = context.repository ? &*context.repository : nullptr;
+
+    serve::DashboardSource source;
+    source.version = [&] { return store->last_run_id(); };
+    source.load = [&] { return serve::load_dashboard(*store, repository, options); };
+    source.compare_pull = [&](const std::string& project, const std::string& machine,
+                              const std::string& commit) {
+        return compare_pull(*store, repository, context, options, project, machine, commit);
+    };
+    serve::DashboardServer server(std::move(source), std::chrono::milliseconds(flags.refresh_ms));
+    std::thread signal_watcher = stop_on_signal(server);
+    int port = 0;
+    try {
+        port = server.bind(address);
+    } catch (...) {
+        kill(getpid(), SIGTERM);  // ends the watcher, which is waiting for a signal
+        signal_watcher.join();
+        throw;
+    }
+    const bool ipv6 = address.host.find(':') != std::string::npos;
+    std::cout << fmt::format("serving http://{}{}{}:{}/ from {}", ipv6 ? "[" : "", address.host,
+                             ipv6 ? "]" : "", port, store_url)
+              << std::endl;
+    server.run();
+    kill(getpid(), SIGTERM);
+    signal_watcher.join();
+    return 0;
+}
+
+}  // namespace
+
+serve::DashboardOptions resolve_dashboard_options(const std::string& default_branch_flag,
+                                                  const Context& context) {
+    serve::DashboardOptions options;
+    options.default_branch = resolve_default_branch_name(default_branch_flag, context);
+    options.default_branch_revision =
+        resolve_default_branch_revision(options.default_branch, context);
+    options.settings = context.config.settings;
+    options.categories = context.config.categories;
+    options.repository_url = resolve_repository_url(context);
+    return options;
+}
+
+Command add_serve_command(CLI::App& parent) {
+    auto flags = std::make_shared<ServeFlags>();
+    auto* command =
+        parent.add_subcommand("serve", "Serve the history dashboard and its JSON API (read-only)");
+    add_common_flags(*command, flags->common);
+    command->add_option("--default-branch", flags->default_branch,
+                        "The default branch (default: config, origin/HEAD, main)");
+    command->add_option("--listen", flags->listen,
+                        "HOST:PORT to answer on (default 127.0.0.1:8080; port 0: any free port)");
+    command
+        ->add_option("--refresh-ms", flags->refresh_ms,
+                     "How often to look for new runs in the store, in milliseconds")
+        ->check(CLI::Range(50, 3'600'000));
+    return {command, [flags] { return run_serve(*flags); }};
+}
+
+}  // namespace benchwatch::cli

@@ -1,0 +1,261 @@
+#include "serve/api.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "stats/stats.hpp"
+
+namespace benchwatch::serve {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t max_points = 100'000;
+
+std::string dump(const json& value) {
+    return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string machine_key(std::string_view project, std::string_view machine) {
+    std::string key(project);
+    key += '\n';
+    key += machine;
+    return key;
+}
+
+json benchmark_json(const MachineHistory& machine, const BenchmarkSeries& series) {
+    const std::uint32_t last = series.commits.empty() ? 0 : series.commits.back();
+    const CommitPoint* latest = series.commits.empty() ? nullptr : &machine.commits[last];
+    return {
+        {"id", series.id},
+        {"name", series.name},
+        {"metric", series.metric},
+        {"unit", series.unit},
+        {"direction", model::to_string(series.direction)},
+        {"category", series.category},
+        {"points", series.values.size()},
+        {"latest", series.values.empty() ? json(nullptr) : json(series.values.back())},
+        {"latest_time", latest ? json(latest->time_ms) : json(nullptr)},
+        {"latest_commit", latest ? json(latest->commit) : json(nullptr)},
+        {"typical_change", series.typical_change},
+        {"threshold", series.threshold},
+        {"trend", to_string(series.trend)},
+        {"trend_change", series.trend_change},
+        {"retired", series.retired},
+    };
+}
+
+// A query parameter that is present but malformed; answered with 400 and the message.
+struct BadParameter {
+    std::string message;
+};
+
+// A query parameter's integer value: nullopt when absent; throws BadParameter when malformed.
+std::optional<std::int64_t> integer_parameter(const Parameters& parameters, const std::string& name,
+                                              std::int64_t smallest, std::int64_t largest) {
+    const auto found = parameters.find(name);
+    if (found == parameters.end()) return std::nullopt;
+    const std::string& text = found->second;
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || value < smallest ||
+        value > largest)
+        throw BadParameter{
+            fmt::format("query parameter '{}' must be an integer from {} to {}, not "
+                        "'{}'",
+                        name, smallest, largest, text)};
+    return value;
+}
+
+std::string parameter(const Parameters& parameters, const std::string& name) {
+    const auto found = parameters.find(name);
+    return found == parameters.end() ? std::string() : found->second;
+}
+
+json pulls_json(const MachineHistory& machine) {
+    json pulls = json::array();
+    for (const auto& pull : machine.pulls)
+        pulls.push_back({{"head", pull.commit},
+                         {"branch", pull.branch},
+                         {"pull_request", pull.pull_request ? json(*pull.pull_request) : json()},
+                         {"time", pull.time_ms}});
+    return {{"pulls", std::move(pulls)}};
+}
+
+}  // namespace
+
+std::string projects_json(const Dashboard& dashboard) {
+    json projects = json::array();
+    for (const auto& project : dashboard.projects) {
+        json machines = json::array();
+        std::size_t runs = 0;
+        for (const auto& machine : project.machines) {
+            runs += machine.commits.size();
+            machines.push_back({{"name", machine.name},
+                                {"id", machine.id},
+                                {"runs", machine.commits.size()},
+                                {"first_time", machine.commits.front().time_ms},
+                                {"last_time", machine.commits.back().time_ms}});
+        }
+        const MachineHistory* default_machine = project.find_machine("");
+        projects.push_back(
+            {{"name", project.name},
+             {"id", project.id},
+             {"runs", runs},
+             {"benchmarks", default_machine ? default_machine->benchmarks.size() : 0},
+             {"default_machine", project.default_machine},
+             {"machines", std::move(machines)}});
+    }
+    return dump({{"projects", std::move(projects)}});
+}
+
+std::string benchmarks_json(const Dashboard& dashboard, const ProjectHistory& project,
+                            const MachineHistory& machine) {
+    json changes = json::array();
+    for (const auto& change : machine.environment_changes) {
+        json keys = json::array();
+        for (const auto& key : change.changes)
+            keys.push_back({{"key", key.key}, {"from", key.from}, {"to", key.to}});
+        const CommitPoint& commit = machine.commits[change.commit];
+        changes.push_back(
+            {{"time", commit.time_ms}, {"commit", commit.commit}, {"changes", std::move(keys)}});
+    }
+    json benchmarks = json::array();
+    for (const auto& series : machine.benchmarks)
+        benchmarks.push_back(benchmark_json(machine, series));
+    return dump({{"project", project.name},
+                 {"machine", machine.name},
+                 {"default_branch", dashboard.default_branch},
+                 {"order", machine.order},
+                 {"runs", machine.commits.size()},
+                 {"first_time", machine.commits.front().time_ms},
+                 {"last_time", machine.commits.back().time_ms},
+                 {"environment_changes", std::move(changes)},
+                 {"benchmarks", std::move(benchmarks)}});
+}
+
+std::string series_json(const MachineHistory& machine, const BenchmarkSeries& series,
+                        const SeriesRange& range) {
+    // Points in the range: the series' commits are ascending and commit times never decrease.
+    const auto time_of = [&](std::uint32_t commit) { return machine.commits[commit].time_ms; };
+    std::size_t begin = 0;
+    std::size_t end = series.commits.size();
+    if (range.from_ms)
+        begin = static_cast<std::size_t>(
+            std::partition_point(series.commits.begin(), series.commits.end(),
+                                 [&](std::uint32_t c) { return time_of(c) < *range.from_ms; }) -
+            series.commits.begin());
+    if (range.to_ms)
+        end = static_cast<std::size_t>(
+            std::partition_point(series.commits.begin(), series.commits.end(),
+                                 [&](std::uint32_t c) { return time_of(c) <= *range.to_ms; }) -
+            series.commits.begin());
+    end = std::max(begin, end);
+
+    const auto values = std::span<const double>(series.values).subspan(begin, end - begin);
+    std::vector<std::size_t> kept;
+    if (range.points) {
+        kept = stats::downsample_extremes(values, *range.points);
+    } else {
+        kept.resize(values.size());
+        for (std::size_t i = 0; i < kept.size(); ++i) kept[i] = i;
+    }
+
+    json times = json::array(), kept_values = json::array(), commits = json::array(),
+         subjects = json::array(), authors = json::array(), urls = json::array();
+    for (const std::size_t offset : kept) {
+        const CommitPoint& commit = machine.commits[series.commits[begin + offset]];
+        times.push_back(commit.time_ms);
+        kept_values.push_back(values[offset]);
+        commits.push_back(commit.commit);
+        subjects.push_back(commit.subject);
+        authors.push_back(commit.author);
+        urls.push_back(commit.url);
+    }
+    return dump({{"id", series.id},
+                 {"name", series.name},
+                 {"metric", series.metric},
+                 {"unit", series.unit},
+                 {"direction", model::to_string(series.direction)},
+                 {"machine", machine.name},
+                 {"total", values.size()},
+                 {"downsampled", kept.size() < values.size()},
+                 {"time", std::move(times)},
+                 {"value", std::move(kept_values)},
+                 {"commit", std::move(commits)},
+                 {"subject", std::move(subjects)},
+                 {"author", std::move(authors)},
+                 {"url", std::move(urls)}});
+}
+
+Response error_response(int status, const std::string& message) {
+    return {status, "application/json; charset=utf-8", dump({{"error", message}})};
+}
+
+ApiSnapshot::ApiSnapshot(Dashboard dashboard) : dashboard_(std::move(dashboard)) {
+    projects_ = projects_json(dashboard_);
+    for (const auto& project : dashboard_.projects)
+        for (const auto& machine : project.machines)
+            benchmarks_.emplace(machine_key(project.name, machine.name),
+                                benchmarks_json(dashboard_, project, machine));
+}
+
+Response ApiSnapshot::answer(std::span<const std::string> segments, const Parameters& parameters,
+                             const PullComparer& compare_pull) const {
+    const auto unknown_route = [&] {
+        std::string path = "/api/v1";
+        for (const auto& segment : segments) path += "/" + segment;
+        return error_response(404, fmt::format("no such route: {}; see docs/dashboard.md for the "
+                                               "routes of API version 1",
+                                               path));
+    };
+    if (segments.empty() || segments[0] != "projects") return unknown_route();
+    if (segments.size() == 1) return {200, "application/json; charset=utf-8", projects_};
+
+    const ProjectHistory* project = dashboard_.find_project(segments[1]);
+    if (project == nullptr)
+        return error_response(404, fmt::format("unknown project '{}'; GET /api/v1/projects lists "
+                                               "them",
+                                               segments[1]));
+    if (segments.size() < 3) return unknown_route();
+    const std::string machine_name = parameter(parameters, "machine");
+    const MachineHistory* machine = project->find_machine(machine_name);
+    if (machine == nullptr)
+        return error_response(404, fmt::format("project '{}' has no default-branch runs on "
+                                               "machine '{}'",
+                                               project->name, machine_name));
+    const std::string& route = segments[2];
+    try {
+        if (route == "benchmarks" && segments.size() == 3)
+            return {200, "application/json; charset=utf-8",
+                    benchmarks_.at(machine_key(project->name, machine->name))};
+        if (route == "series" && segments.size() == 4) {
+            const BenchmarkSeries* series = machine->find_benchmark(segments[3]);
+            if (series == nullptr)
+                return error_response(
+                    404, fmt::format("project '{}' has no benchmark with id '{}' on machine '{}'",
+                                     project->name, segments[3], machine->name));
+            SeriesRange range;
+            constexpr auto any_time = std::numeric_limits<std::int64_t>::max();
+            range.from_ms = integer_parameter(parameters, "from", -any_time, any_time);
+            range.to_ms = integer_parameter(parameters, "to", -any_time, any_time);
+            if (const auto points = integer_parameter(parameters, "points", 2, max_points))
+                range.points = static_cast<std::size_t>(*points);
+            return {200, "application/json; charset=utf-8", series_json(*machine, *series, range)};
+        }
+        if (route == "pulls" && segments.size() == 3)
+            return {200, "application/json; charset=utf-8", dump(pulls_json(*machine))};
+        if (route == "pulls" && segments.size() == 4)
+            return compare_pull(project->name, machine->name, segments[3]);
+    } catch (const BadParameter& bad) {
+        return error_response(400, bad.message);
+    }
+    return unknown_route();
+}
+
+}  // namespace benchwatch::serve

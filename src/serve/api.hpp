@@ -1,0 +1,71 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+
+#include "serve/dashboard.hpp"
+
+namespace benchwatch::serve {
+
+// One HTTP answer.
+struct Response {
+    int status = 200;
+    std::string content_type = "application/json; charset=utf-8";
+    std::string body;
+};
+
+// A request's query parameters, percent-decoded.
+using Parameters = std::multimap<std::string, std::string>;
+
+// Answers /api/v1/projects/P/pulls/COMMIT: the comparison of COMMIT on MACHINE as `compare
+// --format json` prints it, or an error response.
+using PullComparer = std::function<Response(const std::string& project, const std::string& machine,
+                                            const std::string& commit)>;
+
+// Which part of a series to send.
+struct SeriesRange {
+    std::optional<std::int64_t> from_ms;  // keep points with time ≥ from
+    std::optional<std::int64_t> to_ms;    // keep points with time ≤ to
+    std::optional<std::size_t> points;  // at most this many (≥ 2), by stats::downsample_extremes
+};
+
+// The JSON of GET /api/v1/projects (docs/dashboard.md).
+std::string projects_json(const Dashboard& dashboard);
+
+// The JSON of GET /api/v1/projects/P/benchmarks?machine=M.
+std::string benchmarks_json(const Dashboard& dashboard, const ProjectHistory& project,
+                            const MachineHistory& machine);
+
+// The JSON of GET /api/v1/projects/P/series/ID?machine=M with the range's parameters.
+std::string series_json(const MachineHistory& machine, const BenchmarkSeries& series,
+                        const SeriesRange& range);
+
+// A JSON error answer: {"error": message}.
+Response error_response(int status, const std::string& message);
+
+// The dashboard with the answers that do not depend on parameters rendered once, so that many
+// clients can read it at once without work; immutable after construction.
+class ApiSnapshot {
+  public:
+    explicit ApiSnapshot(Dashboard dashboard);
+
+    const Dashboard& dashboard() const { return dashboard_; }
+
+    // Answers GET /api/v1/SEGMENTS... (`segments` percent-decoded, e.g. {"projects", "metal",
+    // "benchmarks"}) as docs/dashboard.md says: 404 for unknown routes, projects, machines,
+    // benchmarks; 400 naming the parameter for a malformed one.
+    Response answer(std::span<const std::string> segments, const Parameters& parameters,
+                    const PullComparer& compare_pull) const;
+
+  private:
+    Dashboard dashboard_;
+    std::string projects_;
+    std::unordered_map<std::string, std::string> benchmarks_;  // by project + '\n' + machine
+};
+
+}  // namespace benchwatch::serve

@@ -1,0 +1,128 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/category.hpp"
+#include "model/comparison.hpp"
+#include "model/result.hpp"
+#include "store/store.hpp"
+#include "vcs/git.hpp"
+
+namespace benchwatch::serve {
+
+// 16 lowercase hex digits naming `name` in URLs and file names (FNV-1a, 64 bits).
+// Example: stable_id("") == "cbf29ce484222325".
+std::string stable_id(std::string_view name);
+
+// A default-branch commit with runs on one machine, as the dashboard shows it.
+struct CommitPoint {
+    std::string commit;
+    std::int64_t time_ms = 0;  // its first run's time, never before the previous commit's
+    std::string subject;       // the first line of its message; "" when unknown
+    std::string author;        // "" when unknown
+    std::string url;           // its page on the forge; "" when unknown
+};
+
+// One environment key whose value differs from the previous default-branch run's ("" when the
+// key was absent there or is absent now).
+struct KeyChange {
+    std::string key;
+    std::string from;
+    std::string to;
+};
+
+// The keys that changed at one commit.
+struct EnvironmentChange {
+    std::size_t commit = 0;          // index into MachineHistory::commits
+    std::vector<KeyChange> changes;  // sorted by key
+};
+
+// Where a benchmark has been heading lately (docs/dashboard.md, "The trend rule").
+enum class Trend { Stable, Regressed, Improved };
+
+// "stable", "regressed" or "improved".
+const char* to_string(Trend trend);
+
+// One benchmark's values of one metric on one machine's default branch.
+struct BenchmarkSeries {
+    std::string id;  // stable_id of the name, or of "name\nmetric" for metrics other than time
+    std::string name;
+    std::string metric;
+    std::string unit;
+    model::Direction direction = model::Direction::SmallerIsBetter;
+    std::string category;
+    std::vector<std::uint32_t> commits;  // indices into MachineHistory::commits, ascending
+    std::vector<double> values;          // parallel to commits
+    double typical_change = 0;           // relative: 0.012 is 1.2%
+    double threshold = 0;                // relative change the comparison rule needs to flag
+    Trend trend = Trend::Stable;
+    double trend_change = 0;  // recent level / earlier level − 1
+    bool retired = false;     // the machine's latest commit has no value for it
+};
+
+// A commit recorded off the default branch: a pull request's head.
+struct PullRun {
+    std::string commit;
+    std::string branch;
+    std::optional<std::int64_t> pull_request;
+    std::int64_t time_ms = 0;  // its latest run
+};
+
+// The default branch's history of one project on one machine.
+struct MachineHistory {
+    std::string name;
+    std::string id;
+    std::string order;                 // "git" or "recorded", as in model::History
+    std::vector<CommitPoint> commits;  // oldest first
+    std::vector<EnvironmentChange> environment_changes;  // oldest first
+    std::vector<BenchmarkSeries> benchmarks;  // by category (configured order), name, metric
+    std::vector<PullRun> pulls;               // newest first, at most 100
+
+    // The benchmark with this id, or null.
+    const BenchmarkSeries* find_benchmark(std::string_view benchmark_id) const;
+};
+
+// Every machine's history of one project.
+struct ProjectHistory {
+    std::string name;
+    std::string id;
+    std::vector<MachineHistory> machines;  // sorted by name; only machines with default-branch runs
+    std::string default_machine;           // the machine with the most default-branch commits
+
+    // The machine called `machine_name`, or the default machine when it is empty; null when none.
+    const MachineHistory* find_machine(std::string_view machine_name) const;
+};
+
+// Everything the dashboard shows, read from the store at one moment.
+struct Dashboard {
+    std::string default_branch;
+    std::vector<ProjectHistory> projects;  // sorted by name
+    std::int64_t last_run_id = 0;          // Store::last_run_id() when it was read
+
+    // The project called `name`, or null.
+    const ProjectHistory* find_project(std::string_view name) const;
+};
+
+// What load_dashboard() needs besides the store.
+struct DashboardOptions {
+    std::string default_branch = "main";  // branch name runs were recorded with
+    std::string default_branch_revision;  // as in compare::HistorySource
+    model::SeedRuleSettings settings;
+    std::vector<model::Category> categories = model::default_categories();
+    // Commit pages as REPOSITORY_URL/commit/SHA for runs that do not carry one; "" for none.
+    std::string repository_url;
+};
+
+// Reads every project's default-branch history on every machine, in the order compare::history
+// gives (git's first-parent chain when `repository` knows the commits, else recording order),
+// with each benchmark's category, typical change, threshold, trend and retirement, the
+// environment changes between consecutive runs that both recorded one, and the pull requests'
+// heads. `repository` may be null. Throws store::StoreError when the store cannot be read.
+Dashboard load_dashboard(store::Store& store, const vcs::Repository* repository,
+                         const DashboardOptions& options);
+
+}  // namespace benchwatch::serve

@@ -1,0 +1,82 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "serve/api.hpp"
+#include "serve/dashboard.hpp"
+
+namespace httplib {
+class Server;
+}
+
+namespace benchwatch::serve {
+
+// The server cannot start: the address cannot be bound or parsed. what() is one line naming the
+// address and how to fix it.
+class ServeError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// Where the server's data comes from. The three functions share one store and are never called
+// at the same time; they may throw store::StoreError.
+struct DashboardSource {
+    std::function<std::int64_t()> version;  // grows when the store changes (Store::last_run_id)
+    std::function<Dashboard()> load;        // the whole dashboard, read now
+    PullComparer compare_pull;              // answers /pulls/COMMIT
+};
+
+// A host and port to listen on.
+struct ListenAddress {
+    std::string host;
+    int port = 0;  // 0: any free port
+};
+
+// Parses "HOST:PORT", "[IPV6]:PORT" or ":PORT" (loopback). Throws ServeError naming `text` for
+// anything else or a port outside 0–65535. Example: parse_listen("127.0.0.1:8080").
+ListenAddress parse_listen(const std::string& text);
+
+// The dashboard over HTTP: the embedded page at / and /assets/, the API of docs/dashboard.md at
+// /api/v1/. Read-only: only GET and HEAD are answered. The data is reloaded within `refresh` of
+// the source's version changing; requests in the meantime see the previous data whole.
+class DashboardServer {
+  public:
+    DashboardServer(DashboardSource source, std::chrono::milliseconds refresh);
+    ~DashboardServer();
+    DashboardServer(const DashboardServer&) = delete;
+    DashboardServer& operator=(const DashboardServer&) = delete;
+
+    // Loads the data and binds `address`; returns the port bound. Throws ServeError when the
+    // address cannot be bound, store::StoreError when the store cannot be read.
+    int bind(const ListenAddress& address);
+
+    // Answers requests until stop() is called; call after bind().
+    void run();
+
+    // Makes run() return; safe from any thread, and more than once.
+    void stop();
+
+  private:
+    std::shared_ptr<const ApiSnapshot> snapshot() const;
+    void refresh_until_stopped();
+    void handle(const std::string& target, const Parameters& parameters, Response& response) const;
+
+    DashboardSource source_;
+    std::chrono::milliseconds refresh_;
+    std::unique_ptr<httplib::Server> http_;
+    mutable std::mutex source_mutex_;    // one store, one caller at a time
+    mutable std::mutex snapshot_mutex_;  // guards snapshot_ (the pointer, not the data)
+    std::shared_ptr<const ApiSnapshot> snapshot_;
+    std::mutex stop_mutex_;
+    std::condition_variable stop_signal_;
+    bool stopping_ = false;
+};
+
+}  // namespace benchwatch::serve

@@ -1,0 +1,126 @@
+#include "serve/site.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string_view>
+#include <system_error>
+
+#include "serve/api.hpp"
+#include "serve/assets.hpp"
+
+namespace benchwatch::serve {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view api_source = R"(<meta name="benchwatch-data" content="api">)";
+constexpr std::string_view static_source = R"(<meta name="benchwatch-data" content="static">)";
+
+class SiteWriter {
+  public:
+    explicit SiteWriter(fs::path root) : root_(std::move(root)) {}
+
+    void write(const fs::path& relative, std::string_view bytes) {
+        const fs::path path = root_ / relative;
+        fs::create_directories(path.parent_path());
+        std::ofstream out(path, std::ios::binary);
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        out.close();
+        if (!out)
+            throw SiteError(
+                fmt::format("cannot write {}; check that its folder is writable and "
+                            "the disk has room",
+                            path.string()));
+        ++summary_.files;
+        summary_.bytes += bytes.size();
+    }
+
+    const SiteSummary& summary() const { return summary_; }
+
+  private:
+    fs::path root_;
+    SiteSummary summary_;
+};
+
+bool is_site(const fs::path& folder) {
+    return fs::is_regular_file(folder / "index.html") &&
+           fs::is_regular_file(folder / "data" / "projects.json");
+}
+
+void write_everything(const Dashboard& dashboard, SiteWriter& writer) {
+    for (const Asset& asset : embedded_assets()) {
+        if (asset.path != "index.html") {
+            writer.write(fs::path(asset.path), asset.bytes);
+            continue;
+        }
+        std::string page(asset.bytes);
+        const auto marker = page.find(api_source);
+        if (marker == std::string::npos)
+            throw SiteError(
+                "the embedded index.html has no benchwatch-data marker; rebuild "
+                "benchwatch");
+        page.replace(marker, api_source.size(), static_source);
+        writer.write("index.html", page);
+    }
+    writer.write("data/projects.json", projects_json(dashboard));
+    for (const auto& project : dashboard.projects) {
+        for (const auto& machine : project.machines) {
+            const fs::path folder = fs::path("data") / project.id / machine.id;
+            writer.write(folder / "benchmarks.json", benchmarks_json(dashboard, project, machine));
+            for (const auto& series : machine.benchmarks)
+                writer.write(folder / "series" / (series.id + ".json"),
+                             series_json(machine, series, {}));
+        }
+    }
+}
+
+}  // namespace
+
+SiteSummary write_site(const Dashboard& dashboard, const fs::path& folder) {
+    std::error_code error;
+    const bool exists = fs::exists(folder, error);
+    if (exists && !fs::is_directory(folder, error))
+        throw SiteError(
+            fmt::format("{} is a file, not a folder; pass a folder for the site", folder.string()));
+    if (exists && !fs::is_empty(folder, error) && !is_site(folder))
+        throw SiteError(
+            fmt::format("{} is not empty and holds no benchwatch site (index.html and "
+                        "data/projects.json); pass a new or empty folder",
+                        folder.string()));
+
+    const fs::path absolute = fs::absolute(folder).lexically_normal();
+    const fs::path parent =
+        absolute.has_filename() ? absolute.parent_path() : absolute.parent_path().parent_path();
+    const std::string name = absolute.has_filename() ? absolute.filename().string()
+                                                     : absolute.parent_path().filename().string();
+    const fs::path target = parent / name;
+    const fs::path building = parent / fmt::format(".{}.building.{}", name, getpid());
+    const fs::path previous = parent / fmt::format(".{}.previous.{}", name, getpid());
+    fs::create_directories(parent, error);
+    fs::remove_all(building, error);
+    SiteWriter writer(building);
+    try {
+        fs::create_directory(building);
+        write_everything(dashboard, writer);
+        if (fs::exists(target)) fs::rename(target, previous);
+        fs::rename(building, target);
+    } catch (const fs::filesystem_error& failure) {
+        fs::remove_all(building, error);
+        if (!fs::exists(target, error) && fs::exists(previous, error))
+            fs::rename(previous, target, error);
+        throw SiteError(
+            fmt::format("cannot write the site into {}: {}; check that the folder "
+                        "and its parent are writable",
+                        folder.string(), failure.code().message()));
+    } catch (...) {
+        fs::remove_all(building, error);
+        throw;
+    }
+    fs::remove_all(previous, error);
+    return writer.summary();
+}
+
+}  // namespace benchwatch::serve

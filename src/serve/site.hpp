@@ -1,0 +1,29 @@
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "serve/dashboard.hpp"
+
+namespace benchwatch::serve {
+
+// The static site cannot be written. what() is one line naming the folder and how to fix it.
+class SiteError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// What write_site() wrote.
+struct SiteSummary {
+    std::size_t files = 0;
+    std::uintmax_t bytes = 0;
+};
+
+// Writes the dashboard as static files into `folder` (docs/dashboard.md, "The static site's
+// files"): the page with its data source set to "static", and the data of every project and
+// machine with whole series. The site is built beside `folder` and moved into place, so that a
+// failure leaves an existing site as it was. `folder` must be absent, empty, or a site written
+// before (it holds index.html and data/projects.json); anything else is refused with SiteError.
+SiteSummary write_site(const Dashboard& dashboard, const std::filesystem::path& folder);
+
+}  // namespace benchwatch::serve
