@@ -320,7 +320,7 @@ function chartOptions(view, series, width, height, large) {
       axes: [
         { font, size: large ? 32 : 24, space: large ? 80 : 60, grid, ticks: { stroke: '#d1d5db', size: 3 },
           values: (_, splits, _axis, _space, increment) => splits.map((s) => dateTick(s, increment)) },
-        { font, size: large ? 76 : 58, grid, ticks: { stroke: '#d1d5db', size: 3 },
+        { font, size: large ? 76 : 58, space: large ? 40 : 24, grid, ticks: { stroke: '#d1d5db', size: 3 },
           values: (_, splits) => splits.map((v) => `${numberFormat.format(v)} ${scale.label}`) },
       ],
       series: [
@@ -561,11 +561,16 @@ async function showDetail(view, state) {
       return;
     }
     current.plot = drawChart(chartBox, view, series, LARGE_CHART_HEIGHT, true);
-    current.plot.over.addEventListener('click', () => {
+    // A click (not the end of a zooming drag) pins the point below and opens its commit.
+    let pressedAt = null;
+    current.plot.over.addEventListener('mousedown', (event) => { pressedAt = [event.clientX, event.clientY]; });
+    current.plot.over.addEventListener('click', (event) => {
       const index = current.plot.cursor.idx;
-      if (index !== null && index !== undefined) {
-        fillPointDetails(byId('detail-point'), view, series, index, true);
-      }
+      const dragged = pressedAt && Math.hypot(event.clientX - pressedAt[0], event.clientY - pressedAt[1]) > 3;
+      if (index === null || index === undefined || dragged) return;
+      fillPointDetails(byId('detail-point'), view, series, index, true);
+      const link = safeLink(series.url[index]);
+      if (link) window.open(link, '_blank', 'noopener,noreferrer');
     });
     fillTable(series);
   } catch (error) {
