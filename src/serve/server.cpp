@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <charconv>
@@ -85,6 +86,12 @@ ListenAddress parse_listen(const std::string& text) {
 DashboardServer::DashboardServer(DashboardSource source, std::chrono::milliseconds refresh)
     : source_(std::move(source)), refresh_(refresh), http_(std::make_unique<httplib::Server>()) {
     http_->new_task_queue = [] { return new httplib::ThreadPool(worker_threads); };
+    // SO_REUSEADDR only: httplib's default SO_REUSEPORT would let a second server share the
+    // port silently, each answering some of the requests.
+    http_->set_socket_options([](int socket) {
+        int yes = 1;
+        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    });
     http_->set_keep_alive_max_count(1000);
     http_->set_payload_max_length(max_request_body);
     http_->set_default_headers({{"X-Content-Type-Options", "nosniff"},

@@ -1,0 +1,158 @@
+// What could break: points attached to the wrong commit or time, a trend judged against the
+// metric's direction, a retired benchmark shown as current, an environment change missed, or the
+// default machine chosen wrongly.
+
+#include "serve/dashboard.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sample_history.hpp"
+#include "store/store.hpp"
+
+namespace benchwatch::serve {
+namespace {
+
+using testing::hour_ms;
+using testing::start_ms;
+
+class DashboardTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        store_ = store::open_store((directory_.path() / "history.db").string());
+        testing::record_sample_history(*store_);
+        DashboardOptions options;
+        options.repository_url = "https://forge.example/o/r";
+        dashboard_ = load_dashboard(*store_, nullptr, options);
+    }
+
+    const MachineHistory& m1() const { return *dashboard_.find_project("p")->find_machine("m1"); }
+
+    benchwatch::testing::TemporaryDirectory directory_{"benchwatch-serve"};
+    std::unique_ptr<store::Store> store_;
+    Dashboard dashboard_;
+};
+
+TEST(StableId, IsFnv1aOfTheBytesInSixteenHexDigits) {
+    EXPECT_EQ(stable_id(""), "cbf29ce484222325");   // the FNV-1a offset basis
+    EXPECT_EQ(stable_id("a"), "af63dc4c8601ec8c");  // (basis ^ 0x61) × prime, mod 2^64
+    EXPECT_NE(stable_id("a\nthroughput"), stable_id("a"));
+}
+
+TEST_F(DashboardTest, ProjectsMachinesAndTheDefaultMachine) {
+    EXPECT_EQ(dashboard_.default_branch, "main");
+    EXPECT_EQ(dashboard_.last_run_id, 13);  // 10 + 2 + the pull request's run
+    ASSERT_EQ(dashboard_.projects.size(), 1u);
+    const ProjectHistory& project = dashboard_.projects[0];
+    EXPECT_EQ(project.name, "p");
+    EXPECT_EQ(project.id, stable_id("p"));
+    ASSERT_EQ(project.machines.size(), 2u);
+    EXPECT_EQ(project.machines[0].name, "m1");
+    EXPECT_EQ(project.machines[1].name, "m2");
+    EXPECT_EQ(project.default_machine, "m1");  // 10 commits against 2
+    EXPECT_EQ(project.find_machine("")->name, "m1");
+    EXPECT_EQ(project.find_machine("m3"), nullptr);
+    EXPECT_EQ(project.machines[1].commits.size(), 2u);
+}
+
+TEST_F(DashboardTest, CommitsInRecordedOrderWithTimesThatNeverGoBack) {
+    const MachineHistory& machine = m1();
+    EXPECT_EQ(machine.order, "recorded");
+    ASSERT_EQ(machine.commits.size(), 10u);
+    EXPECT_EQ(machine.commits[0].commit, "c01");
+    EXPECT_EQ(machine.commits[9].commit, "c10");
+    EXPECT_EQ(machine.commits[0].time_ms, start_ms + hour_ms);
+    EXPECT_EQ(machine.commits[2].time_ms, start_ms + 3 * hour_ms);
+    EXPECT_EQ(machine.commits[3].time_ms, start_ms + 3 * hour_ms);  // recorded at +2 h: clamped
+    EXPECT_EQ(machine.commits[4].time_ms, start_ms + 5 * hour_ms);
+}
+
+TEST_F(DashboardTest, SubjectAuthorAndForgeLinks) {
+    const CommitPoint& first = m1().commits[0];
+    EXPECT_EQ(first.subject, "Fix it");  // the message's first line only
+    EXPECT_EQ(first.author, "Ann");
+    EXPECT_EQ(first.url, "https://forge.example/o/r/commit/c01");
+    EXPECT_EQ(m1().commits[1].subject, "");
+    EXPECT_EQ(m1().commits[1].url, "https://forge.example/o/r/commit/c02");
+}
+
+TEST_F(DashboardTest, BenchmarksByCategoryThenNameThenMetric) {
+    const auto& benchmarks = m1().benchmarks;
+    ASSERT_EQ(benchmarks.size(), 3u);
+    // "throughput" sorts before "time"; Performance comes before Latency.
+    EXPECT_EQ(benchmarks[0].name, "a");
+    EXPECT_EQ(benchmarks[0].metric, "throughput");
+    EXPECT_EQ(benchmarks[0].id, stable_id("a\nthroughput"));
+    EXPECT_EQ(benchmarks[0].unit, "B/s");
+    EXPECT_EQ(benchmarks[1].metric, "time");
+    EXPECT_EQ(benchmarks[1].id, stable_id("a"));
+    EXPECT_EQ(benchmarks[1].category, "Performance");
+    EXPECT_EQ(benchmarks[2].name, "latency/x");
+    EXPECT_EQ(benchmarks[2].category, "Latency");
+}
+
+TEST_F(DashboardTest, ValuesAndCommitIndices) {
+    const BenchmarkSeries& a = *m1().find_benchmark(stable_id("a"));
+    EXPECT_EQ(a.values, (std::vector<double>{100, 100, 100, 100, 100, 120, 120, 120, 120, 120}));
+    EXPECT_EQ(a.commits, (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+    const BenchmarkSeries& x = *m1().find_benchmark(stable_id("latency/x"));
+    EXPECT_EQ(x.commits.size(), 9u);
+    EXPECT_EQ(x.commits.back(), 8u);
+    EXPECT_EQ(m1().find_benchmark("0000000000000000"), nullptr);
+}
+
+TEST_F(DashboardTest, TrendFollowsTheMetricsDirection) {
+    // Last 5 values: median 120; the 5 before: median 100; 120 / 100 = 1.2 exceeds the threshold
+    // of ln 1.03 (typical change 0: the nine pairs are eight 0s and one ln 1.2).
+    const BenchmarkSeries& time = *m1().find_benchmark(stable_id("a"));
+    EXPECT_EQ(time.trend, Trend::Regressed);
+    EXPECT_DOUBLE_EQ(time.trend_change, 120.0 / 100.0 - 1);
+    EXPECT_DOUBLE_EQ(time.typical_change, 0);
+    EXPECT_DOUBLE_EQ(time.threshold, 0.03);
+    const BenchmarkSeries& throughput = *m1().find_benchmark(stable_id("a\nthroughput"));
+    EXPECT_EQ(throughput.trend, Trend::Improved);  // more bytes per second is better
+    EXPECT_STREQ(to_string(Trend::Improved), "improved");
+    EXPECT_STREQ(to_string(Trend::Regressed), "regressed");
+    EXPECT_STREQ(to_string(Trend::Stable), "stable");
+}
+
+TEST_F(DashboardTest, RetiredWhenTheLatestCommitLacksIt) {
+    const BenchmarkSeries& x = *m1().find_benchmark(stable_id("latency/x"));
+    EXPECT_TRUE(x.retired);
+    EXPECT_EQ(x.trend, Trend::Stable);    // 50 throughout
+    EXPECT_DOUBLE_EQ(x.threshold, 0.05);  // Latency's minimum
+    EXPECT_FALSE(m1().find_benchmark(stable_id("a"))->retired);
+}
+
+TEST_F(DashboardTest, EnvironmentChangeAtTheFirstRunWithTheNewValue) {
+    const auto& changes = m1().environment_changes;
+    ASSERT_EQ(changes.size(), 1u);
+    EXPECT_EQ(changes[0].commit, 5u);  // c06
+    ASSERT_EQ(changes[0].changes.size(), 1u);
+    EXPECT_EQ(changes[0].changes[0].key, "julia");
+    EXPECT_EQ(changes[0].changes[0].from, "1.10");
+    EXPECT_EQ(changes[0].changes[0].to, "1.11");
+    // m2's runs recorded no environment: nothing to compare.
+    EXPECT_TRUE(dashboard_.projects[0].machines[1].environment_changes.empty());
+}
+
+TEST_F(DashboardTest, PullRequestHeadsOffTheDefaultBranch) {
+    const auto& pulls = m1().pulls;
+    ASSERT_EQ(pulls.size(), 1u);
+    EXPECT_EQ(pulls[0].commit, "f1");
+    EXPECT_EQ(pulls[0].branch, "feature");
+    EXPECT_EQ(pulls[0].pull_request, 7);
+    EXPECT_EQ(pulls[0].time_ms, start_ms + 11 * hour_ms);
+}
+
+TEST(LoadDashboard, StoreWithoutDefaultBranchRunsHasNoProjects) {
+    benchwatch::testing::TemporaryDirectory directory{"benchwatch-serve"};
+    auto store = store::open_store((directory.path() / "history.db").string());
+    model::Run pull = testing::sample_run("m1", "f1", 1);
+    pull.branch = "feature";
+    pull.results = {testing::result("a", 1)};
+    store->record(pull);
+    EXPECT_TRUE(load_dashboard(*store, nullptr, {}).projects.empty());
+}
+
+}  // namespace
+}  // namespace benchwatch::serve

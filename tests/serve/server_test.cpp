@@ -1,0 +1,187 @@
+// What could break: a path that reaches a file outside the page, a write method answered, the
+// page served without its security headers, new runs never shown, or --listen misread.
+
+#include "serve/server.hpp"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "sample_history.hpp"
+#include "serve/assets.hpp"
+#include "store/store.hpp"
+
+namespace benchwatch::serve {
+namespace {
+
+using nlohmann::json;
+
+class ServerTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        store_ = store::open_store((directory_.path() / "history.db").string());
+        testing::record_sample_history(*store_);
+        DashboardSource source;
+        source.version = [this] { return store_->last_run_id(); };
+        source.load = [this] { return load_dashboard(*store_, nullptr, {}); };
+        source.compare_pull = [](const std::string&, const std::string&, const std::string&) {
+            return error_response(404, "no comparison here");
+        };
+        server_ =
+            std::make_unique<DashboardServer>(std::move(source), std::chrono::milliseconds(50));
+        port_ = server_->bind({"127.0.0.1", 0});
+        serving_ = std::thread([this] { server_->run(); });
+        client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
+    }
+
+    void TearDown() override {
+        server_->stop();
+        serving_.join();
+    }
+
+    int status_of(const std::string& method, const std::string& path) {
+        // Sends the path exactly as written, without the client normalising it.
+        httplib::Request request;
+        request.method = method;
+        request.path = path;
+        if (method == "POST" || method == "PUT") request.body = "{}";
+        const auto result = client_->send(request);
+        return result ? result->status : -1;
+    }
+
+    benchwatch::testing::TemporaryDirectory directory_{"benchwatch-serve"};
+    std::unique_ptr<store::Store> store_;
+    std::unique_ptr<DashboardServer> server_;
+    int port_ = 0;
+    std::thread serving_;
+    std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(ServerTest, PageAtTheRootWithItsSecurityHeaders) {
+    const auto result = client_->Get("/");
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->status, 200);
+    EXPECT_EQ(result->get_header_value("Content-Type"), "text/html; charset=utf-8");
+    EXPECT_NE(result->body.find(R"(<meta name="benchwatch-data" content="api">)"),
+              std::string::npos);
+    EXPECT_EQ(result->get_header_value("X-Content-Type-Options"), "nosniff");
+    EXPECT_NE(result->get_header_value("Content-Security-Policy").find("default-src 'self'"),
+              std::string::npos);
+}
+
+TEST_F(ServerTest, EveryEmbeddedFileWithItsMediaType) {
+    ASSERT_FALSE(embedded_assets().empty());
+    for (const Asset& asset : embedded_assets()) {
+        const auto result = client_->Get("/" + std::string(asset.path));
+        ASSERT_TRUE(result) << asset.path;
+        EXPECT_EQ(result->status, 200) << asset.path;
+        EXPECT_EQ(result->get_header_value("Content-Type"), asset.content_type) << asset.path;
+        EXPECT_EQ(result->body, asset.bytes) << asset.path;
+    }
+}
+
+TEST_F(ServerTest, PathsOutsideThePageAndUnknownRoutesAreNotFound) {
+    for (const std::string path :
+         {"/../etc/passwd", "/assets/../../etc/passwd", "/%2e%2e/etc/passwd", "/assets/%2e%2e/x",
+          "/assets//app.js", "/etc/passwd", "/index.html%00.js", "/api/v1/nope", "/api/v2/projects",
+          "/api/v1/projects/p/../../x"})
+        EXPECT_EQ(status_of("GET", path), 404) << path;
+}
+
+TEST_F(ServerTest, NoWriteRoute) {
+    for (const std::string method : {"POST", "PUT", "DELETE", "PATCH"}) {
+        EXPECT_EQ(status_of(method, "/api/v1/projects"), 405) << method;
+        EXPECT_EQ(status_of(method, "/api/v1/runs"), 405) << method;
+    }
+    const auto result = client_->Post("/api/v1/runs", "{}", "application/json");
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->get_header_value("Allow"), "GET, HEAD");
+    EXPECT_EQ(json::parse(result->body),
+              json({{"error", "benchwatch serve is read-only: only GET and HEAD are answered"}}));
+}
+
+TEST_F(ServerTest, ApiAnswersWithPercentDecodedNames) {
+    const auto result = client_->Get("/api/v1/projects/%70/benchmarks?machine=m%32");
+    ASSERT_TRUE(result);
+    EXPECT_EQ(result->status, 200) << result->body;
+    EXPECT_EQ(json::parse(result->body)["machine"], "m2");
+    const auto missing = client_->Get("/api/v1/projects/p/pulls/zz");
+    ASSERT_TRUE(missing);
+    EXPECT_EQ(missing->status, 404);
+    EXPECT_EQ(json::parse(missing->body), json({{"error", "no comparison here"}}));
+}
+
+TEST_F(ServerTest, NewRunsAppearWithoutARestart) {
+    model::Run run = testing::sample_run("m1", "c11", 12);
+    run.results = {testing::result("a", 120)};
+    store_->record(run);
+    // The server looks every 50 ms; wait up to 20 s for a slow machine.
+    int runs = 0;
+    for (int attempt = 0; attempt < 400 && runs != 11; ++attempt) {
+        const auto result = client_->Get("/api/v1/projects/p/benchmarks");
+        ASSERT_TRUE(result);
+        runs = json::parse(result->body)["runs"];
+        if (runs != 11) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    EXPECT_EQ(runs, 11);
+}
+
+TEST(ParseListen, HostAndPortForms) {
+    const auto v4 = parse_listen("127.0.0.1:8080");
+    EXPECT_EQ(v4.host, "127.0.0.1");
+    EXPECT_EQ(v4.port, 8080);
+    const auto v6 = parse_listen("[::1]:0");
+    EXPECT_EQ(v6.host, "::1");
+    EXPECT_EQ(v6.port, 0);
+    const auto port_only = parse_listen(":9000");
+    EXPECT_EQ(port_only.host, "127.0.0.1");
+    EXPECT_EQ(port_only.port, 9000);
+    EXPECT_EQ(parse_listen("0.0.0.0:80").host, "0.0.0.0");
+}
+
+TEST(ParseListen, MalformedAddressesAreNamed) {
+    for (const std::string text : {"8080", "localhost:", "localhost:http", "host:65536", "host:-1",
+                                   "::1:8080", "host:80x"}) {
+        try {
+            parse_listen(text);
+            ADD_FAILURE() << text << " was accepted";
+        } catch (const ServeError& error) {
+            EXPECT_EQ(std::string(error.what()),
+                      "--listen '" + text +
+                          "' is not HOST:PORT with a port from 0 to 65535; for example --listen "
+                          "127.0.0.1:8080");
+        }
+    }
+}
+
+TEST(DashboardServerBind, AddressInUseIsNamed) {
+    benchwatch::testing::TemporaryDirectory directory{"benchwatch-serve"};
+    auto store = store::open_store((directory.path() / "history.db").string());
+    const auto source = [&] {
+        DashboardSource s;
+        s.version = [&] { return store->last_run_id(); };
+        s.load = [&] { return load_dashboard(*store, nullptr, {}); };
+        s.compare_pull = [](const std::string&, const std::string&, const std::string&) {
+            return error_response(404, "none");
+        };
+        return s;
+    };
+    DashboardServer first(source(), std::chrono::milliseconds(1000));
+    const int port = first.bind({"127.0.0.1", 0});
+    DashboardServer second(source(), std::chrono::milliseconds(1000));
+    try {
+        second.bind({"127.0.0.1", port});
+        ADD_FAILURE() << "a second server bound the same port";
+    } catch (const ServeError& error) {
+        EXPECT_EQ(std::string(error.what()),
+                  "cannot listen on 127.0.0.1:" + std::to_string(port) +
+                      " (in use, or not an address of this machine); pass --listen with another "
+                      "host or port");
+    }
+}
+
+}  // namespace
+}  // namespace benchwatch::serve
