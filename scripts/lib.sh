@@ -10,8 +10,12 @@ BENCHWATCH_ROOT="$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCHWATCH_BUILD_DEPENDENCIES=(
     build-essential g++ cmake ninja-build git pkg-config
     libbenchmark-dev libgtest-dev libfmt-dev libsimdjson-dev nlohmann-json3-dev
-    libcli11-dev libtomlplusplus-dev libsqlite3-dev libpugixml-dev
+    libcli11-dev libtomlplusplus-dev libsqlite3-dev libpugixml-dev libcpp-httplib-dev
 )
+
+# Debian 12 packages the tests need beyond the build: the dashboard's browser test drives Chromium.
+# shellcheck disable=SC2034  # used by the scripts that source this file
+BENCHWATCH_TEST_DEPENDENCIES=(chromium)
 
 # Parallel compile jobs: BENCHWATCH_JOBS when set, otherwise the number of processors.
 BENCHWATCH_JOBS="${BENCHWATCH_JOBS:-$(nproc 2>/dev/null || echo 2)}"
@@ -95,6 +99,13 @@ ensure_packages() {
     fi
     "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
         apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# Node.js and npm, which build the dashboard's page: Debian's packages, unless both commands
+# exist already (NodeSource's nodejs package, for one, brings npm and conflicts with Debian's).
+ensure_node() {
+    if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then return 0; fi
+    ensure_packages nodejs npm
 }
 
 # Configures SOURCE_DIR into BUILD_DIR with CMake and Ninja, passing CMAKE_ARG..., then builds
