@@ -97,8 +97,8 @@ TEST_F(ConfigTest, CategoriesWithoutACatchAllGetPerformanceFirst) {
 TEST_F(ConfigTest, ErrorsNameTheLineAndWhatWasExpected) {
     EXPECT_EQ(error_of("project = 3\n"), ":1:11: 'project' must be a string");
     EXPECT_EQ(error_of("projcet = \"x\"\n"),
-              ":1:1: unknown key 'projcet'; known keys here: category, compare, default_branch, "
-              "history_url, latency, machine, project, store");
+              ":1:1: unknown key 'projcet'; known keys here: category, compare, dashboard_url, "
+              "default_branch, history_url, latency, machine, project, repository_url, store");
     EXPECT_EQ(error_of("[compare]\npairs = 0\n"),
               ":2:9: 'compare.pairs' must be a whole number >= 1");
     EXPECT_EQ(error_of("[[category]]\nname = \"A\"\nminimum = 5\n"),
@@ -149,6 +149,36 @@ TEST_F(ConfigTest, HistoryUrlPlaceholderAndStoreBesideTheConfig) {
     ::unsetenv("BENCHWATCH_STORE");
     EXPECT_EQ(resolve_store({}, context), (directory_ / "data" / "h.db").string());
     EXPECT_EQ(resolve_project({}, context), directory_.filename().string());
+}
+
+TEST_F(ConfigTest, DashboardUrlIsTheDefaultHistoryLinkWithTheProjectInIt) {
+    write("dashboard_url = \"https://x.org/perf/\"\n");
+    Context context;
+    context.working_directory = directory_;
+    context.config = load_config_from(directory_);
+    EXPECT_EQ(resolve_history_url("", "cuda", context), "https://x.org/perf/?pkg=cuda");
+    // The project is percent-encoded as a query value; an existing query gets "&pkg=".
+    EXPECT_EQ(resolve_history_url("", "my lib/ü&x", context),
+              "https://x.org/perf/?pkg=my%20lib%2F%C3%BC%26x");
+    context.config.dashboard_url = "https://x.org/perf/?theme=dark";
+    EXPECT_EQ(resolve_history_url("", "cuda", context), "https://x.org/perf/?theme=dark&pkg=cuda");
+    // history_url, when given, wins.
+    context.config.history_url = "https://h.org/{project}";
+    EXPECT_EQ(resolve_history_url("", "cuda", context), "https://h.org/cuda");
+}
+
+TEST_F(ConfigTest, RepositoryUrlFromTheConfigElseFromGitHubActions) {
+    Context context;
+    context.working_directory = directory_;
+    ::setenv("GITHUB_SERVER_URL", "https://github.example", 1);
+    ::setenv("GITHUB_REPOSITORY", "o/r", 1);
+    EXPECT_EQ(resolve_repository_url(context), "https://github.example/o/r");
+    context.config.repository_url = "https://forge.example/o/r/";
+    EXPECT_EQ(resolve_repository_url(context), "https://forge.example/o/r");  // no trailing slash
+    ::unsetenv("GITHUB_SERVER_URL");
+    ::unsetenv("GITHUB_REPOSITORY");
+    context.config.repository_url.reset();
+    EXPECT_EQ(resolve_repository_url(context), "");
 }
 
 TEST(DefaultsTest, StoreDefaultsToDotBenchwatchInTheWorkingDirectory) {
