@@ -399,7 +399,6 @@ async function loadCard(card) {
 
 function buildCard(view, benchmark) {
   const name = el('a', 'name', benchmark.name);
-  name.href = addressOf({ ...readState(), bench: benchmark.id });
   name.addEventListener('click', (event) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
     event.preventDefault();
@@ -421,14 +420,14 @@ function buildCard(view, benchmark) {
   element.dataset.benchmarkName = benchmark.name;
   element.dataset.trend = benchmark.trend;
   const card = { view, benchmark, element, chartBox, name, state: 'idle', inView: false, plot: null };
-  view.cardsByBox.set(chartBox, card);
+  view.cardsByElement.set(element, card);
   return card;
 }
 
 let currentView = null;
 const observer = new IntersectionObserver((entries) => {
   for (const entry of entries) {
-    const card = currentView?.cardsByBox.get(entry.target);
+    const card = currentView?.cardsByElement.get(entry.target);
     if (!card) continue;
     card.inView = entry.isIntersecting;
     if (card.inView && card.state === 'idle') {
@@ -442,7 +441,7 @@ const observer = new IntersectionObserver((entries) => {
 function dropView() {
   if (!currentView) return;
   for (const card of currentView.cards) {
-    observer.unobserve(card.chartBox);
+    observer.unobserve(card.element);
     card.plot?.destroy();
   }
   pending.length = 0;
@@ -461,7 +460,7 @@ function buildView(project, machine, window, listing) {
     timeRange: null,
     environmentChanges: listing.environment_changes ?? [],
     cards: [],
-    cardsByBox: new Map(),
+    cardsByElement: new Map(),
     groups: [],
   };
   const first = listing.first_time ?? machine.first_time;
@@ -486,7 +485,7 @@ function buildView(project, machine, window, listing) {
     view.cards.push(card);
   }
   byId('groups').replaceChildren(...view.groups.map((group) => group.section));
-  for (const card of view.cards) observer.observe(card.chartBox);
+  for (const card of view.cards) observer.observe(card.element);
   return view;
 }
 
