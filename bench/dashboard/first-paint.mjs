@@ -14,9 +14,10 @@
 //     of the DevTools protocol's Network.loadingFinished encodedDataLength for the same requests.
 //
 //   node bench/dashboard/first-paint.mjs --url 'http://127.0.0.1:PORT/?pkg=NAME' [--runs 5]
-//        [--charts 6] [--screenshot out.png]
+//        [--charts 6] [--screenshot out.png] [--timeline]
 //
-// Prints every run and the median and maximum of each figure.
+// Prints every run and the median and maximum of each figure; --timeline also lists the first
+// run's requests (start, end, bytes on the wire), to see where the time goes.
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,6 +37,7 @@ const { values: options } = parseArgs({
     charts: { type: 'string', default: '6' },
     timeout: { type: 'string', default: '30' },
     screenshot: { type: 'string' },
+    timeline: { type: 'boolean', default: false },
   },
 });
 if (!options.url) {
@@ -97,7 +99,7 @@ async function measureOnce(run) {
     await page.goto(options.url, { waitUntil: 'commit' });
     await page.waitForFunction(() => window.__firstChartsAt !== undefined, null, { timeout: timeoutMs, polling: 50 });
     const timings = await page.evaluate(() => {
-      const entry = (e) => ({ name: e.name, end: e.responseEnd, transfer: e.transferSize, body: e.decodedBodySize, type: e.initiatorType });
+      const entry = (e) => ({ name: e.name, start: e.startTime, end: e.responseEnd, transfer: e.transferSize, body: e.decodedBodySize, type: e.initiatorType });
       return {
         firstPaint: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
         firstCharts: window.__firstChartsAt,
@@ -107,6 +109,7 @@ async function measureOnce(run) {
       };
     });
     if (options.screenshot && run === 0) await page.screenshot({ path: options.screenshot });
+    if (options.timeline && run === 0) printTimeline(timings);
     const all = [timings.navigation, ...timings.resources];
     const upTo = (ms) => all.filter((e) => e.end <= ms);
     const sum = (entries, field) => entries.reduce((total, e) => total + e[field], 0);
@@ -130,6 +133,15 @@ async function measureOnce(run) {
   } finally {
     await context.close();
     fs.rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+function printTimeline(timings) {
+  console.log(`timeline of run 1 (ms from navigation start): first paint ${timings.firstPaint.toFixed(0)}, first charts ${timings.firstCharts.toFixed(0)}`);
+  const entries = [timings.navigation, ...timings.resources].filter((e) => e.start <= timings.firstCharts);
+  for (const e of entries.sort((a, b) => a.start - b.start)) {
+    const where = new URL(e.name);
+    console.log(`  ${e.start.toFixed(0).padStart(6)} → ${e.end.toFixed(0).padStart(6)}  ${kb(e.transfer).padStart(10)}  ${where.pathname}${where.search}`);
   }
 }
 

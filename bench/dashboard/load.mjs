@@ -7,12 +7,15 @@
 // client sees it (so it includes the client's own event-loop delays, on the same machine).
 //
 //   node bench/dashboard/load.mjs --url http://127.0.0.1:PORT [--clients 50] [--seconds 20]
-//        [--warmup 3] [--project NAME] [--seed 1]
+//        [--warmup 3] [--project NAME] [--seed 1] [--server-pid PID]
 //
-// Prints the counts, requests/s and p50/p90/p99/max latency in all and per kind of request; exits
-// 1 when any reply was not 200.
+// Prints the counts, requests/s and p50/p90/p99/max latency in all and per kind of request, and
+// the CPU time per request of this client and (with --server-pid, from /proc/PID/stat) of the
+// server, to tell a slow server from a saturated machine; exits 1 when any reply was not 200.
 
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 
 const { values: options } = parseArgs({
@@ -23,6 +26,7 @@ const { values: options } = parseArgs({
     warmup: { type: 'string', default: '3' },
     project: { type: 'string' },
     seed: { type: 'string', default: '1' },
+    'server-pid': { type: 'string' },
   },
 });
 if (!options.url) {
@@ -100,6 +104,24 @@ function nextRequest() {
   return { kind: `series ${window.name}`, path };
 }
 
+// The server's user + system CPU time in ms, from /proc/PID/stat (fields 14 and 15, in clock ticks
+// of 100 Hz on Linux); null without --server-pid.
+function serverCpuMs() {
+  if (!options['server-pid']) return null;
+  const stat = fs.readFileSync(`/proc/${options['server-pid']}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+const cpuMs = (usage) => (usage.user + usage.system) / 1000;
+let clientCpuAtStart = null;
+let serverCpuAtStart = null;
+let loadAverageAtStart = null;
+setTimeout(() => {
+  clientCpuAtStart = cpuMs(process.cpuUsage());
+  serverCpuAtStart = serverCpuMs();
+  loadAverageAtStart = os.loadavg()[0];
+}, warmupMs);
+
 const samples = new Map(); // kind → latencies in ms
 let failures = 0;
 let bytesRead = 0;
@@ -132,6 +154,9 @@ async function client() {
 }
 
 await Promise.all(Array.from({ length: clientCount }, client));
+const clientCpu = cpuMs(process.cpuUsage()) - clientCpuAtStart;
+const serverCpu = options['server-pid'] ? serverCpuMs() - serverCpuAtStart : null;
+const loadAverageAtEnd = os.loadavg()[0];
 agent.destroy();
 
 function percentile(sorted, p) {
@@ -151,5 +176,11 @@ console.log(`requests ${all.length}, ${(all.length / seconds).toFixed(0)} reques
 console.log(`${'kind'.padEnd(14)} ${'count'.padStart(7)} ${'p50 ms'.padStart(7)} ${'p90 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'max ms'.padStart(7)}`);
 for (const kind of [...samples.keys()].sort()) console.log(line(kind, samples.get(kind)));
 console.log(line('all', all));
+const perRequest = (ms) => `${((ms / all.length) * 1000).toFixed(0)} µs`;
+console.log(`CPU per request: client ${perRequest(clientCpu)}`
+  + (serverCpu === null ? '' : `, server ${perRequest(serverCpu)}`)
+  + `; CPU busy: client ${((clientCpu / measuredMs) * 100).toFixed(0)}%`
+  + (serverCpu === null ? '' : `, server ${((serverCpu / measuredMs) * 100).toFixed(0)}%`)
+  + ` of one core; load average ${loadAverageAtStart.toFixed(2)} → ${loadAverageAtEnd.toFixed(2)}`);
 for (const example of failureExamples) console.log(`failed: ${example}`);
 process.exit(failures > 0 ? 1 : 0);
