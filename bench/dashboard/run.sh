@@ -112,7 +112,7 @@ note "serve: listening at $url after $((ready - started)) ms; $(memory_of "$serv
 # 4. first charts in Chromium
 node "$here/first-paint.mjs" --url "${url}?pkg=bench" --runs "$first_paint_runs" \
     --screenshot first-paint.png --timeline | tee first-paint.txt
-note "first paint: $(grep -E '^(first|transferred)' first-paint.txt | sed 's/  */ /g' | paste -sd ';' -)"
+note "first paint: $(grep -E '^(first |transferred)' first-paint.txt | sed 's/  */ /g' | paste -sd ';' -)"
 note "serve after the page loads: $(memory_of "$serve_pid")"
 
 # 5. API load
@@ -141,7 +141,7 @@ node "$here/first-paint.mjs" --url "http://127.0.0.1:$site_port/?pkg=bench" --ru
 kill "$site_pid"
 wait "$site_pid" 2>/dev/null || true
 site_pid=""
-note "static site first paint (exit $site_status): $(grep -E '^(first|transferred)' site-first-paint.txt | sed 's/  */ /g' | paste -sd ';' -)"
+note "static site first paint (exit $site_status): $(grep -E '^(first |transferred)' site-first-paint.txt | sed 's/  */ /g' | paste -sd ';' -)"
 note "load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo
