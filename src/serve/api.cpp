@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -139,8 +141,24 @@ std::string benchmarks_json(const Dashboard& dashboard, const ProjectHistory& pr
                  {"benchmarks", std::move(benchmarks)}});
 }
 
-std::string series_json(const MachineHistory& machine, const BenchmarkSeries& series,
-                        const SeriesRange& range) {
+CommitLiterals commit_literals(const MachineHistory& machine) {
+    CommitLiterals literals;
+    const std::size_t count = machine.commits.size();
+    literals.commit.reserve(count);
+    literals.subject.reserve(count);
+    literals.author.reserve(count);
+    literals.url.reserve(count);
+    for (const CommitPoint& commit : machine.commits) {
+        literals.commit.push_back(dump(commit.commit));
+        literals.subject.push_back(dump(commit.subject));
+        literals.author.push_back(dump(commit.author));
+        literals.url.push_back(dump(commit.url));
+    }
+    return literals;
+}
+
+std::string series_json(const MachineHistory& machine, const CommitLiterals& literals,
+                        const BenchmarkSeries& series, const SeriesRange& range) {
     // Points in the range: the series' commits are ascending and commit times never decrease.
     const auto time_of = [&](std::uint32_t commit) { return machine.commits[commit].time_ms; };
     std::size_t begin = 0;
@@ -166,31 +184,44 @@ std::string series_json(const MachineHistory& machine, const BenchmarkSeries& se
         for (std::size_t i = 0; i < kept.size(); ++i) kept[i] = i;
     }
 
-    json times = json::array(), kept_values = json::array(), commits = json::array(),
-         subjects = json::array(), authors = json::array(), urls = json::array();
-    for (const std::size_t offset : kept) {
-        const CommitPoint& commit = machine.commits[series.commits[begin + offset]];
-        times.push_back(commit.time_ms);
-        kept_values.push_back(values[offset]);
-        commits.push_back(commit.commit);
-        subjects.push_back(commit.subject);
-        authors.push_back(commit.author);
-        urls.push_back(commit.url);
-    }
-    return dump({{"id", series.id},
-                 {"name", series.name},
-                 {"metric", series.metric},
-                 {"unit", series.unit},
-                 {"direction", model::to_string(series.direction)},
-                 {"machine", machine.name},
-                 {"total", values.size()},
-                 {"downsampled", kept.size() < values.size()},
-                 {"time", std::move(times)},
-                 {"value", std::move(kept_values)},
-                 {"commit", std::move(commits)},
-                 {"subject", std::move(subjects)},
-                 {"author", std::move(authors)},
-                 {"url", std::move(urls)}});
+    // The fields with text of their own go through the JSON library; the arrays, thousands of
+    // numbers and already escaped literals, are appended as they are.
+    std::string out = dump({{"id", series.id},
+                            {"name", series.name},
+                            {"metric", series.metric},
+                            {"unit", series.unit},
+                            {"direction", model::to_string(series.direction)},
+                            {"machine", machine.name},
+                            {"total", values.size()},
+                            {"downsampled", kept.size() < values.size()}});
+    out.pop_back();  // the closing brace
+    out.reserve(out.size() + kept.size() * 160);
+    const auto commit_at = [&](std::size_t offset) { return series.commits[begin + offset]; };
+    const auto append_array = [&](std::string_view key, const auto& append_item) {
+        fmt::format_to(std::back_inserter(out), ",\"{}\":[", key);
+        for (std::size_t i = 0; i < kept.size(); ++i) {
+            if (i > 0) out += ',';
+            append_item(kept[i]);
+        }
+        out += ']';
+    };
+    append_array("time", [&](std::size_t offset) {
+        fmt::format_to(std::back_inserter(out), "{}", machine.commits[commit_at(offset)].time_ms);
+    });
+    append_array("value", [&](std::size_t offset) {
+        // JSON has no NaN or infinity; null, as the JSON library writes them.
+        if (std::isfinite(values[offset]))
+            fmt::format_to(std::back_inserter(out), "{}", values[offset]);
+        else
+            out += "null";
+    });
+    append_array("commit", [&](std::size_t offset) { out += literals.commit[commit_at(offset)]; });
+    append_array("subject",
+                 [&](std::size_t offset) { out += literals.subject[commit_at(offset)]; });
+    append_array("author", [&](std::size_t offset) { out += literals.author[commit_at(offset)]; });
+    append_array("url", [&](std::size_t offset) { out += literals.url[commit_at(offset)]; });
+    out += '}';
+    return out;
 }
 
 Response error_response(int status, const std::string& message) {
@@ -199,10 +230,13 @@ Response error_response(int status, const std::string& message) {
 
 ApiSnapshot::ApiSnapshot(Dashboard dashboard) : dashboard_(std::move(dashboard)) {
     projects_ = projects_json(dashboard_);
-    for (const auto& project : dashboard_.projects)
-        for (const auto& machine : project.machines)
+    for (const auto& project : dashboard_.projects) {
+        for (const auto& machine : project.machines) {
             benchmarks_.emplace(machine_key(project.name, machine.name),
                                 benchmarks_json(dashboard_, project, machine));
+            literals_.emplace(&machine, commit_literals(machine));
+        }
+    }
 }
 
 Response ApiSnapshot::answer(std::span<const std::string> segments, const Parameters& parameters,
@@ -246,7 +280,8 @@ Response ApiSnapshot::answer(std::span<const std::string> segments, const Parame
             range.to_ms = integer_parameter(parameters, "to", -any_time, any_time);
             if (const auto points = integer_parameter(parameters, "points", 2, max_points))
                 range.points = static_cast<std::size_t>(*points);
-            return {200, "application/json; charset=utf-8", series_json(*machine, *series, range)};
+            return {200, "application/json; charset=utf-8",
+                    series_json(*machine, literals_.at(machine), *series, range)};
         }
         if (route == "pulls" && segments.size() == 3)
             return {200, "application/json; charset=utf-8", dump(pulls_json(*machine))};

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "serve/dashboard.hpp"
 
@@ -41,9 +42,22 @@ std::string projects_json(const Dashboard& dashboard);
 std::string benchmarks_json(const Dashboard& dashboard, const ProjectHistory& project,
                             const MachineHistory& machine);
 
-// The JSON of GET /api/v1/projects/P/series/ID?machine=M with the range's parameters.
-std::string series_json(const MachineHistory& machine, const BenchmarkSeries& series,
-                        const SeriesRange& range);
+// Each commit's hash, subject, author and URL of one machine as JSON string literals, quoted and
+// escaped once, so that series replies are assembled without escaping the same text again.
+struct CommitLiterals {
+    std::vector<std::string> commit;
+    std::vector<std::string> subject;
+    std::vector<std::string> author;
+    std::vector<std::string> url;
+};
+
+// The literals of every commit of `machine`, parallel to machine.commits.
+CommitLiterals commit_literals(const MachineHistory& machine);
+
+// The JSON of GET /api/v1/projects/P/series/ID?machine=M with the range's parameters;
+// `literals` are commit_literals(machine).
+std::string series_json(const MachineHistory& machine, const CommitLiterals& literals,
+                        const BenchmarkSeries& series, const SeriesRange& range);
 
 // A JSON error answer: {"error": message}.
 Response error_response(int status, const std::string& message);
@@ -66,6 +80,7 @@ class ApiSnapshot {
     Dashboard dashboard_;
     std::string projects_;
     std::unordered_map<std::string, std::string> benchmarks_;  // by project + '\n' + machine
+    std::unordered_map<const MachineHistory*, CommitLiterals> literals_;
 };
 
 }  // namespace benchwatch::serve

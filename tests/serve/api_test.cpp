@@ -125,6 +125,16 @@ TEST_F(ApiTest, WholeSeries) {
     EXPECT_EQ(body["time"][3], start_ms + 3 * hour_ms);  // c04, clamped
 }
 
+TEST_F(ApiTest, SeriesTextIsEscapedAndInvalidUtf8Replaced) {
+    const Response response = get({"projects", "p", "series", stable_id("a")});
+    // The tab and quotes escaped, the byte 0xff replaced by U+FFFD (EF BF BD in UTF-8).
+    const std::string escaped = std::string(R"("Say \"hi\" \\ <b>\t)") + "\xEF\xBF\xBD\"";
+    EXPECT_NE(response.body.find(escaped), std::string::npos) << response.body;
+    const json body = json::parse(response.body);
+    EXPECT_EQ(body["subject"][1], "Say \"hi\" \\ <b>\t\uFFFD");
+    EXPECT_EQ(body["author"][1], "Bob");
+}
+
 TEST_F(ApiTest, SeriesRangeIsInclusiveAtBothEnds) {
     // +3 h … +5 h holds c03 and c04 (clamped to +3 h) and c05.
     const json body = get_json({"projects", "p", "series", stable_id("a")},

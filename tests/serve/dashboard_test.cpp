@@ -71,7 +71,7 @@ TEST_F(DashboardTest, SubjectAuthorAndForgeLinks) {
     EXPECT_EQ(first.subject, "Fix it");  // the message's first line only
     EXPECT_EQ(first.author, "Ann");
     EXPECT_EQ(first.url, "https://forge.example/o/r/commit/c01");
-    EXPECT_EQ(m1().commits[1].subject, "");
+    EXPECT_EQ(m1().commits[2].subject, "");
     EXPECT_EQ(m1().commits[1].url, "https://forge.example/o/r/commit/c02");
 }
 

@@ -6,7 +6,8 @@
 // - "a" (time, ns): 100 ×5 then 120 ×5; "a" throughput (B/s, bigger is better): the same values.
 // - "latency/x" (time): 50 in c01…c09, absent from c10 (retired).
 // - environment {julia: 1.10} for c01…c05, {julia: 1.11} from c06.
-// - c01 carries commit information: message "Fix it\n\nbody", author "Ann", no URL.
+// - c01 carries commit information: message "Fix it\n\nbody", author "Ann", no URL; c02 a
+//   subject that JSON must escape ("quotes", a backslash, a tab, a byte that is not UTF-8).
 // - c04 is recorded with an earlier clock than c03, so its time is clamped to c03's.
 // Machine "m2" has c01 and c02 only. Branch "feature" has commit f1 (pull request 7) on m1.
 
@@ -60,6 +61,8 @@ inline void record_sample_history(store::Store& store) {
         if (number <= 9) run.results.push_back(result("latency/x", 50));
         run.environment = {{"julia", number <= 5 ? "1.10" : "1.11"}};
         if (number == 1) run.commit_info = model::CommitInfo{"Fix it\n\nbody", "Ann", "", ""};
+        if (number == 2)
+            run.commit_info = model::CommitInfo{"Say \"hi\" \\ <b>\t\xff", "Bob", "", ""};
         store.record(run);
     }
     for (int number = 1; number <= 2; ++number) {

@@ -59,9 +59,10 @@ TEST_F(SiteTest, PageReadsStaticDataAndEveryFileIsWhereThePageLooks) {
         const fs::path folder = out / "data" / project.id / machine.id;
         EXPECT_EQ(read_text(folder / "benchmarks.json"),
                   benchmarks_json(dashboard_, project, machine));
+        const CommitLiterals literals = commit_literals(machine);
         for (const BenchmarkSeries& series : machine.benchmarks) {
             EXPECT_EQ(read_text(folder / "series" / (series.id + ".json")),
-                      series_json(machine, series, {}));
+                      series_json(machine, literals, series, {}));
             ++series_files;
         }
     }
