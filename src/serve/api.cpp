@@ -224,6 +224,42 @@ std::string series_json(const MachineHistory& machine, const CommitLiterals& lit
     return out;
 }
 
+std::string commits_json(const MachineHistory& machine, const CommitLiterals& literals) {
+    std::string out = "{";
+    const auto append_array = [&](std::string_view key, const auto& append_item) {
+        fmt::format_to(std::back_inserter(out), "{}\"{}\":[", out.size() > 1 ? "," : "", key);
+        for (std::size_t i = 0; i < machine.commits.size(); ++i) {
+            if (i > 0) out += ',';
+            append_item(i);
+        }
+        out += ']';
+    };
+    append_array("time", [&](std::size_t i) {
+        fmt::format_to(std::back_inserter(out), "{}", machine.commits[i].time_ms);
+    });
+    append_array("commit", [&](std::size_t i) { out += literals.commit[i]; });
+    append_array("subject", [&](std::size_t i) { out += literals.subject[i]; });
+    append_array("author", [&](std::size_t i) { out += literals.author[i]; });
+    append_array("url", [&](std::size_t i) { out += literals.url[i]; });
+    out += '}';
+    return out;
+}
+
+std::string static_series_json(const MachineHistory& machine, const BenchmarkSeries& series) {
+    json values = json::array();
+    for (const double value : series.values) values.push_back(value);
+    return dump({{"id", series.id},
+                 {"name", series.name},
+                 {"metric", series.metric},
+                 {"unit", series.unit},
+                 {"direction", model::to_string(series.direction)},
+                 {"machine", machine.name},
+                 {"total", series.values.size()},
+                 {"downsampled", false},
+                 {"index", series.commits},
+                 {"value", std::move(values)}});
+}
+
 Response error_response(int status, const std::string& message) {
     return {status, "application/json; charset=utf-8", dump({{"error", message}})};
 }

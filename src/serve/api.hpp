@@ -59,6 +59,14 @@ CommitLiterals commit_literals(const MachineHistory& machine);
 std::string series_json(const MachineHistory& machine, const CommitLiterals& literals,
                         const BenchmarkSeries& series, const SeriesRange& range);
 
+// The static site's commits.json of one machine: its commits' time, hash, subject, author and
+// URL as parallel arrays, oldest first.
+std::string commits_json(const MachineHistory& machine, const CommitLiterals& literals);
+
+// The static site's series file: the fields of series_json() without a range, but instead of
+// the commits' arrays "index", each point's position in commits.json.
+std::string static_series_json(const MachineHistory& machine, const BenchmarkSeries& series);
+
 // A JSON error answer: {"error": message}.
 Response error_response(int status, const std::string& message);
 

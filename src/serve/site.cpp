@@ -69,11 +69,11 @@ void write_everything(const Dashboard& dashboard, SiteWriter& writer) {
     for (const auto& project : dashboard.projects) {
         for (const auto& machine : project.machines) {
             const fs::path folder = fs::path("data") / project.id / machine.id;
-            const CommitLiterals literals = commit_literals(machine);
+            writer.write(folder / "commits.json", commits_json(machine, commit_literals(machine)));
             writer.write(folder / "benchmarks.json", benchmarks_json(dashboard, project, machine));
             for (const auto& series : machine.benchmarks)
                 writer.write(folder / "series" / (series.id + ".json"),
-                             series_json(machine, literals, series, {}));
+                             static_series_json(machine, series));
         }
     }
 }

@@ -43,6 +43,8 @@ const XSS_NAME = '<img src=x onerror=alert(1)>';
 // git drops < and > from names, so the author shows an entity that HTML would decode.
 const XSS_AUTHOR = 'Mallory &amp; Eve';
 const XSS_SUBJECT = '<script>alert(3)</script> speed up';
+// In the xss project: run only by the first commit, so retired at the second.
+const RETIRED_NAME = 'old/gone';
 const SEARCH = 'CopyTo';
 
 function readHistory() {
@@ -239,12 +241,17 @@ async function checkDashboard(browser, base, history, label) {
 
   // A benchmark, author and message made of HTML stay text: no element, no script, no dialog.
   await page.goto(`${base}?pkg=xss`);
-  await eventually(() => shownNames(page), [XSS_NAME], 'the xss project');
+  await eventually(() => shownNames(page), [XSS_NAME, RETIRED_NAME].sort(), 'the xss project');
   assert.equal(await page.locator('#project').inputValue(), 'xss');
-  assert.equal(await page.locator('[data-benchmark-id] .name').textContent(), XSS_NAME);
-  await hoverLastPoint(page, page.locator('[data-benchmark-id]'));
+  assert.deepEqual(await page.$$eval('[data-benchmark-id].retired',
+    (cards) => cards.map((card) => card.dataset.benchmarkName)), [RETIRED_NAME]);
+  const xssCard = page.locator('[data-benchmark-id]:not(.retired)');
+  assert.equal(await xssCard.locator('.name').textContent(), XSS_NAME);
+  await hoverLastPoint(page, xssCard);
   const xssTip = await page.locator('#tooltip').textContent();
   assert.ok(xssTip.includes(XSS_SUBJECT) && xssTip.includes(XSS_AUTHOR), xssTip);
+  // The second run's toolchain differs from the first's, and the point says so.
+  assert.ok(xssTip.includes('environment changed: toolchain: 1.0 → 1.1'), xssTip);
   assert.equal(await page.locator('img').count(), 0);
   assert.equal(await page.locator('body script').count(), 0);
   await page.waitForTimeout(300);
@@ -267,7 +274,8 @@ describe('the history dashboard', { skip }, () => {
     benchwatch(folder, 'import', 'github-action-benchmark', '--store', store,
       '--project', 'metal', '--machine', 'm1', historyFile);
 
-    // Two commits whose author and message are HTML, each with a run of one HTML-named benchmark.
+    // Two commits whose author and message are HTML, each with a run of an HTML-named benchmark,
+    // the first also of RETIRED_NAME, and each with its own toolchain version.
     const repository = join(folder, 'xss');
     mkdirSync(repository);
     git(repository, 'init', '--quiet', '--initial-branch=main');
@@ -277,12 +285,13 @@ describe('the history dashboard', { skip }, () => {
       git(repository, 'add', 'file.txt');
       git(repository, '-c', `user.name=${XSS_AUTHOR}`, '-c', 'user.email=x@example.com',
         'commit', '--quiet', '-m', XSS_SUBJECT);
-      writeFileSync(results, JSON.stringify({ results: [{
-        command: XSS_NAME, mean, stddev: 0.001, median: mean, user: mean, system: 0,
-        min: mean * 0.9, max: mean * 1.1, times: [mean, mean * 0.9, mean * 1.1] }] }));
+      const commands = index === 0 ? [XSS_NAME, RETIRED_NAME] : [XSS_NAME];
+      writeFileSync(results, JSON.stringify({ results: commands.map((command) => ({
+        command, mean, stddev: 0.001, median: mean, user: mean, system: 0,
+        min: mean * 0.9, max: mean * 1.1, times: [mean, mean * 0.9, mean * 1.1] })) }));
       benchwatch(folder, 'record', '--store', store, '--project', 'xss', '--machine', 'm1',
         '--repo', repository, '--commit', git(repository, 'rev-parse', 'HEAD'), '--branch', 'main',
-        results);
+        '--env', `toolchain=1.${index}`, results);
     }
 
     served = await startServe(folder, store);

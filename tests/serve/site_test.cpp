@@ -18,6 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using benchwatch::testing::read_text;
 using benchwatch::testing::write_text;
+using nlohmann::json;
 
 class SiteTest : public ::testing::Test {
   protected:
@@ -59,16 +60,36 @@ TEST_F(SiteTest, PageReadsStaticDataAndEveryFileIsWhereThePageLooks) {
         const fs::path folder = out / "data" / project.id / machine.id;
         EXPECT_EQ(read_text(folder / "benchmarks.json"),
                   benchmarks_json(dashboard_, project, machine));
-        const CommitLiterals literals = commit_literals(machine);
+        EXPECT_EQ(read_text(folder / "commits.json"),
+                  commits_json(machine, commit_literals(machine)));
         for (const BenchmarkSeries& series : machine.benchmarks) {
             EXPECT_EQ(read_text(folder / "series" / (series.id + ".json")),
-                      series_json(machine, literals, series, {}));
+                      static_series_json(machine, series));
             ++series_files;
         }
     }
     EXPECT_EQ(series_files, 4u);  // 3 on m1, 1 on m2
-    // The assets, projects.json, 2 benchmarks.json and 4 series.
-    EXPECT_EQ(summary.files, embedded_assets().size() + 1 + 2 + 4);
+    // The assets, projects.json, 2 benchmarks.json, 2 commits.json and 4 series.
+    EXPECT_EQ(summary.files, embedded_assets().size() + 1 + 2 + 2 + 4);
+}
+
+TEST_F(SiteTest, SeriesPointToTheirCommitsByPosition) {
+    const MachineHistory& m1 = *dashboard_.projects[0].find_machine("m1");
+    const json commits = json::parse(commits_json(m1, commit_literals(m1)));
+    EXPECT_EQ(commits["commit"].size(), 10u);
+    EXPECT_EQ(commits["commit"][8], "c09");
+    EXPECT_EQ(commits["subject"][0], "Fix it");
+    EXPECT_EQ(commits["author"][0], "Ann");
+    EXPECT_EQ(commits["url"][0], "");
+    EXPECT_EQ(commits["time"][3], testing::start_ms + 3 * testing::hour_ms);  // c04, clamped
+    // latency/x ran at c01…c09: positions 0…8 of commits.json.
+    const json series =
+        json::parse(static_series_json(m1, *m1.find_benchmark(stable_id("latency/x"))));
+    EXPECT_EQ(series["index"], json({0, 1, 2, 3, 4, 5, 6, 7, 8}));
+    EXPECT_EQ(series["value"], json({50.0, 50.0, 50.0, 50.0, 50.0, 50.0, 50.0, 50.0, 50.0}));
+    EXPECT_EQ(series["total"], 9);
+    EXPECT_EQ(series["name"], "latency/x");
+    EXPECT_FALSE(series.contains("commit"));
 }
 
 TEST_F(SiteTest, RewritingASiteReplacesItWhole) {

@@ -93,11 +93,26 @@ async function loadSeries(view, benchmark, from, points) {
     if (from !== null) url += `&from=${from}`;
     return fetchJson(url);
   }
-  const all = await fetchJson(
-    `data/${enc(view.project.id)}/${enc(view.machine.id)}/series/${enc(benchmark.id)}.json`);
+  const all = await loadStaticSeries(view, benchmark);
   const first = from === null ? 0 : all.time.findIndex((time) => time >= from);
   const inWindow = pick(all, range(first < 0 ? all.time.length : first, all.time.length));
   return downsample(inWindow, points);
+}
+
+// A static site keeps a machine's commits once, in commits.json, and in each series file only
+// the indices of its commits and its values; this joins the two into the API's shape.
+async function loadStaticSeries(view, benchmark) {
+  const folder = `data/${enc(view.project.id)}/${enc(view.machine.id)}`;
+  const [commits, series] = await Promise.all([
+    fetchJson(`${folder}/commits.json`),
+    fetchJson(`${folder}/series/${enc(benchmark.id)}.json`),
+  ]);
+  const joined = { ...series, value: series.value };
+  delete joined.index;
+  for (const field of SERIES_FIELDS) {
+    if (field !== 'value') joined[field] = series.index.map((i) => commits[field][i]);
+  }
+  return joined;
 }
 
 function range(start, end) {
