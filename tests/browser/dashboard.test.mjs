@@ -207,6 +207,9 @@ async function checkDashboard(browser, base, history, label) {
   await eventually(() => shownNames(page), history.matching(SEARCH), `cards matching "${SEARCH}"`);
   assert.equal(history.matching(SEARCH).length, 6);
   assert.equal(query(page, 'q'), SEARCH);
+  // Every matching card draws its chart (they all fit on the screen).
+  await eventually(() => page.locator('[data-benchmark-id]:not([hidden]) canvas').count(), 6,
+    'a chart on each matching card');
   await screenshot(page, `${label}-search`);
 
   // A window button changes the address; reloading keeps search and window; back undoes it.
