@@ -99,6 +99,8 @@ int main(int argc, char** argv) {
         add_import_command(app),
         add_serve_command(app),
         add_site_command(app),
+        add_github_command(app),
+        add_history_branch_command(app),
     };
     try {
         app.parse(argc, argv);

@@ -39,6 +39,12 @@ Command add_serve_command(CLI::App& parent);
 // `benchwatch site`: the history dashboard as static files.
 Command add_site_command(CLI::App& parent);
 
+// `benchwatch github comment|summary|status`: the report on a pull request (issue 6).
+Command add_github_command(CLI::App& parent);
+
+// `benchwatch history-branch pull|push`: the run history kept in a git branch (issue 6).
+Command add_history_branch_command(CLI::App& parent);
+
 // What the dashboard needs from flags and config: the default branch (--default-branch, config,
 // repository, "main"), the comparison settings, categories and the repository's forge address.
 serve::DashboardOptions resolve_dashboard_options(const std::string& default_branch_flag,
