@@ -11,6 +11,7 @@
 #include "cli/config.hpp"
 #include "cli/defaults.hpp"
 #include "compare/compare.hpp"
+#include "github/client.hpp"
 #include "ingest/ingest.hpp"
 #include "run/environment.hpp"
 #include "run/latency.hpp"
@@ -51,6 +52,8 @@ int run_reporting_errors(const Command& command) {
     } catch (const serve::ServeError& error) {
         print_error(error.what());
     } catch (const serve::SiteError& error) {
+        print_error(error.what());
+    } catch (const github::GitHubError& error) {
         print_error(error.what());
     } catch (const run::StartError& error) {
         print_error(error.what());

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "cli/defaults.hpp"
+#include "model/comparison.hpp"
 #include "serve/dashboard.hpp"
 
 namespace benchwatch::cli {
@@ -17,6 +18,26 @@ struct Command {
 
 // Adds --store, --project, --machine and --repo, which every store-reading command takes.
 void add_common_flags(CLI::App& command, CommonFlags& flags);
+
+// What chooses the comparison of `compare` and `github`: the common flags, --base,
+// --default-branch, --history-url and --method.
+struct ComparisonFlags {
+    CommonFlags common;
+    std::string base;
+    std::string default_branch;
+    std::string history_url;
+    std::string method;
+};
+
+// Adds the ComparisonFlags to `command`.
+void add_comparison_flags(CLI::App& command, ComparisonFlags& flags);
+
+// Compares `head` with its baseline as the flags, the config and the repository say.
+model::Comparison compare_head(const ComparisonFlags& flags, const std::string& head,
+                               const Context& context);
+
+// Whether a benchmark of the comparison is unusually slower (--fail-on-regression fails).
+bool anything_slower(const model::Comparison& comparison);
 
 // `benchwatch record`: parses result files and stores them as one run.
 Command add_record_command(CLI::App& parent);

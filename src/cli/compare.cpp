@@ -16,13 +16,9 @@ namespace benchwatch::cli {
 namespace {
 
 struct CompareFlags {
-    CommonFlags common;
+    ComparisonFlags comparison;
     std::string head;
-    std::string base;
-    std::string default_branch;
     std::string format = "markdown";
-    std::string history_url;
-    std::string method;
     std::string output;
     bool fail_on_regression = false;
 };
@@ -45,31 +41,10 @@ std::string render(const model::Comparison& comparison, const std::string& forma
     return out.str();
 }
 
-bool anything_slower(const model::Comparison& comparison) {
-    return std::any_of(comparison.benchmarks.begin(), comparison.benchmarks.end(),
-                       [](const model::BenchmarkComparison& benchmark) {
-                           return benchmark.verdict == model::Verdict::Slower;
-                       });
-}
-
 int run_compare(const CompareFlags& flags) {
-    const auto context = Context::discover(flags.common.repo);
-    compare::CompareOptions options;
-    options.source.project = resolve_project(flags.common, context);
-    options.source.machine = resolve_machine(flags.common, context);
-    options.source.default_branch = resolve_default_branch_name(flags.default_branch, context);
-    options.source.default_branch_revision =
-        resolve_default_branch_revision(options.source.default_branch, context);
-    options.head = resolve_head(flags.head, context);
-    if (!flags.base.empty()) options.base = flags.base;
-    options.method = !flags.method.empty() ? flags.method : context.config.method.value_or("seed");
-    options.settings = context.config.settings;
-    options.categories = context.config.categories;
-    options.history_url = resolve_history_url(flags.history_url, options.source.project, context);
-
-    const auto store = store::open_store(resolve_store(flags.common, context));
-    const auto* repository = context.repository ? &*context.repository : nullptr;
-    const auto comparison = compare::compare(*store, repository, options);
+    const auto context = Context::discover(flags.comparison.common.repo);
+    const auto comparison =
+        compare_head(flags.comparison, resolve_head(flags.head, context), context);
 
     const bool to_terminal = flags.output.empty();
     const auto text = render(comparison, flags.format, to_terminal && stdout_wants_color());
@@ -82,19 +57,50 @@ int run_compare(const CompareFlags& flags) {
 
 }  // namespace
 
+bool anything_slower(const model::Comparison& comparison) {
+    return std::any_of(comparison.benchmarks.begin(), comparison.benchmarks.end(),
+                       [](const model::BenchmarkComparison& benchmark) {
+                           return benchmark.verdict == model::Verdict::Slower;
+                       });
+}
+
+void add_comparison_flags(CLI::App& command, ComparisonFlags& flags) {
+    add_common_flags(command, flags.common);
+    command.add_option("--base", flags.base, "Compare with this commit, not the merge base");
+    command.add_option("--default-branch", flags.default_branch,
+                       "The default branch (default: config, origin/HEAD, main)");
+    command.add_option("--history-url", flags.history_url, "Link to the history dashboard");
+    command.add_option("--method", flags.method, "Comparison method (default: seed)");
+}
+
+model::Comparison compare_head(const ComparisonFlags& flags, const std::string& head,
+                               const Context& context) {
+    compare::CompareOptions options;
+    options.source.project = resolve_project(flags.common, context);
+    options.source.machine = resolve_machine(flags.common, context);
+    options.source.default_branch = resolve_default_branch_name(flags.default_branch, context);
+    options.source.default_branch_revision =
+        resolve_default_branch_revision(options.source.default_branch, context);
+    options.head = head;
+    if (!flags.base.empty()) options.base = flags.base;
+    options.method = !flags.method.empty() ? flags.method : context.config.method.value_or("seed");
+    options.settings = context.config.settings;
+    options.categories = context.config.categories;
+    options.history_url = resolve_history_url(flags.history_url, options.source.project, context);
+
+    const auto store = store::open_store(resolve_store(flags.common, context));
+    const auto* repository = context.repository ? &*context.repository : nullptr;
+    return compare::compare(*store, repository, options);
+}
+
 Command add_compare_command(CLI::App& parent) {
     auto flags = std::make_shared<CompareFlags>();
     auto* command =
         parent.add_subcommand("compare", "Compare a pull request's run with its baseline");
-    add_common_flags(*command, flags->common);
+    add_comparison_flags(*command, flags->comparison);
     command->add_option("--head", flags->head, "Head commit (default: HEAD, or GITHUB_SHA)");
-    command->add_option("--base", flags->base, "Compare with this commit, not the merge base");
-    command->add_option("--default-branch", flags->default_branch,
-                        "The default branch (default: config, origin/HEAD, main)");
     command->add_option("--format", flags->format, "Report format")
         ->check(CLI::IsMember({"markdown", "text", "json"}));
-    command->add_option("--history-url", flags->history_url, "Link to the history dashboard");
-    command->add_option("--method", flags->method, "Comparison method (default: seed)");
     command->add_option("--output", flags->output, "Write the report to this file");
     command->add_flag("--fail-on-regression", flags->fail_on_regression,
                       "Exit 1 when a benchmark is unusually slower");

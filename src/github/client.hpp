@@ -1,0 +1,108 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace benchwatch::github {
+
+// A GitHub API call or the pull request's context failed. what() is one line saying what was
+// refused and how to fix it; it never contains the token.
+class GitHubError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// Where the API lives: "https://api.github.com", or GitHub Enterprise's "https://HOST/api/v3".
+struct ApiAddress {
+    std::string origin;       // scheme, host and port: "https://ghe.example.com"
+    std::string path_prefix;  // "" or "/api/v3", without a trailing slash
+};
+
+// Splits GITHUB_API_URL into origin and path. Throws GitHubError unless it is http:// or
+// https:// followed by a host.
+ApiAddress parse_api_url(std::string_view url);
+
+// How transient failures (5xx answers, connection errors) are retried.
+struct RetryPolicy {
+    int attempts = 4;  // tries in all, the first included
+    std::chrono::milliseconds first_delay{500};
+    // Waits between attempts; empty: std::this_thread::sleep_for. Tests record the delays.
+    std::function<void(std::chrono::milliseconds)> sleep;
+};
+
+// The wait before retry number `retry` (1 for the second attempt): first_delay × 2^(retry − 1),
+// so 500 ms, 1 s, 2 s with the defaults.
+std::chrono::milliseconds backoff_delay(const RetryPolicy& policy, int retry);
+
+// The URL of the next page in a Link header (`<URL>; rel="next", <URL>; rel="last"`), or
+// nullopt on the last page.
+std::optional<std::string> next_page_link(std::string_view link_header);
+
+// One API call.
+struct Request {
+    std::string method;  // "GET", "POST", "PATCH" or "DELETE"
+    std::string path;    // below the API address: "/repos/o/r/issues/5/comments"
+    std::optional<nlohmann::json> body;
+    std::string subject;     // what a 404 could not find: "pull request #5 of o/r"
+    std::string permission;  // what a 403 lacks: "pull-requests: write"
+};
+
+// A non-2xx answer, as failure_message() needs it.
+struct FailedAnswer {
+    int status = 0;
+    std::string github_message;                      // the JSON body's "message" (and errors)
+    std::optional<std::string> ratelimit_remaining;  // x-ratelimit-remaining
+    std::optional<std::int64_t> ratelimit_reset;     // x-ratelimit-reset, Unix seconds
+    int attempts = 1;                                // how many times it was tried
+};
+
+// The one-line message for a refused request. `token_name` is where the token came from
+// ("GITHUB_TOKEN"). Example (401): "GitHub rejected the token in GITHUB_TOKEN (401 Unauthorized
+// on GET /repos/o/r/issues/5/comments): it is invalid or expired; pass a valid token".
+std::string failure_message(const Request& request, const FailedAnswer& answer,
+                            std::string_view token_name);
+
+// What configures a Client.
+struct ClientOptions {
+    std::string api_url = "https://api.github.com";
+    std::string token;
+    std::string token_name = "GITHUB_TOKEN";  // the variable the token came from, for messages
+    RetryPolicy retry;
+};
+
+// A GitHub REST API client: JSON bodies, a bearer token, API version 2022-11-28.
+class Client {
+  public:
+    // Throws GitHubError when the API URL is malformed.
+    explicit Client(ClientOptions options);
+    Client(const Client&) = delete;
+    Client& operator=(const Client&) = delete;
+    ~Client();
+
+    // Sends the request, retrying transient failures; the answer's JSON body (null when empty).
+    // Throws GitHubError with failure_message() for any other answer.
+    nlohmann::json send(const Request& request);
+
+    // Every page of a GET answering with a JSON array, following Link rel="next" on the same
+    // origin, concatenated.
+    std::vector<nlohmann::json> get_all_pages(const Request& request);
+
+  private:
+    struct Answer;
+    Answer exchange(const Request& request, const std::string& path_and_query);
+
+    ClientOptions options_;
+    ApiAddress address_;
+    struct Connection;
+    std::unique_ptr<Connection> connection_;
+};
+
+}  // namespace benchwatch::github

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "github/client.hpp"
+#include "github/pull_request.hpp"
+
+namespace benchwatch::github {
+
+// GitHub's limit on a comment's body. benchwatch counts bytes of UTF-8, never fewer than
+// GitHub's characters.
+inline constexpr std::size_t comment_limit = 65536;
+
+// The hidden first line that marks benchwatch's comment for `project`: "<!-- benchwatch:perf -->".
+// '%', '<', '>', '!', spaces and control characters in the project become %XX, and so does a '-'
+// after a '-', so no project can end the HTML comment early.
+std::string comment_marker(std::string_view project);
+
+// Whether `body` is benchwatch's comment for `project`: its first line is the project's marker.
+bool is_sticky_comment(std::string_view body, std::string_view project);
+
+// How many bytes of report fit in a comment after `project`'s marker line.
+std::size_t report_allowance(std::string_view project);
+
+// The comment body: the marker line, then `report`. A report longer than report_allowance() is
+// cut after its last whole line that fits, followed by a note saying so (reports rendered by
+// report::render_markdown_limited() never are).
+std::string sticky_comment_body(std::string_view project, std::string_view report);
+
+// What posting the sticky comment did.
+struct StickyCommentOutcome {
+    std::int64_t comment_id = 0;
+    bool created = false;  // false: an existing comment was edited
+    int deleted = 0;       // older duplicates removed
+    std::string url;       // the comment's html_url
+};
+
+// Posts `body` (from sticky_comment_body()) as the pull request's comment for `project`: lists
+// the comments (every page), edits the newest marked one in place and deletes the older marked
+// ones, or creates one when none is marked. Comments without the project's marker, whoever
+// wrote them, are never touched. Throws GitHubError when GitHub refuses.
+StickyCommentOutcome post_sticky_comment(Client& client, const PullRequest& pull_request,
+                                         std::string_view project, const std::string& body);
+
+}  // namespace benchwatch::github

@@ -1,0 +1,127 @@
+#include "github/pull_request.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "github/client.hpp"
+
+namespace benchwatch::github {
+
+namespace {
+
+// The string at `pointer` in `json`, or nullopt when it is missing or not a string.
+std::optional<std::string> string_at(const nlohmann::json& json, const char* pointer) {
+    const nlohmann::json::json_pointer where(pointer);
+    if (!json.contains(where) || !json[where].is_string()) return std::nullopt;
+    return json[where].get<std::string>();
+}
+
+std::optional<std::int64_t> integer_at(const nlohmann::json& json, const char* pointer) {
+    const nlohmann::json::json_pointer where(pointer);
+    if (!json.contains(where) || !json[where].is_number_integer()) return std::nullopt;
+    return json[where].get<std::int64_t>();
+}
+
+bool valid_repository(const std::string& repository) {
+    const auto slash = repository.find('/');
+    return slash != std::string::npos && slash > 0 && slash + 1 < repository.size() &&
+           repository.find('/', slash + 1) == std::string::npos &&
+           repository.find_first_of(" ?#%") == std::string::npos;
+}
+
+}  // namespace
+
+EventFacts read_event(const std::filesystem::path& path) {
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream text;
+    text << file.rdbuf();
+    if (!file)
+        throw GitHubError(
+            fmt::format("cannot read the event file {} (GITHUB_EVENT_PATH); check "
+                        "that it exists",
+                        path.string()));
+    const auto event = nlohmann::json::parse(text.str(), nullptr, false);
+    if (!event.is_object())
+        throw GitHubError(
+            fmt::format("the event file {} (GITHUB_EVENT_PATH) is not a JSON "
+                        "object; give GitHub's event file or pass --repository "
+                        "and --pull-request",
+                        path.string()));
+    EventFacts facts;
+    facts.repository = string_at(event, "/repository/full_name");
+    if (event.contains("pull_request")) {
+        facts.kind = "pull_request";
+        facts.number = integer_at(event, "/pull_request/number");
+        facts.head_sha = string_at(event, "/pull_request/head/sha");
+        facts.base_sha = string_at(event, "/pull_request/base/sha");
+    } else if (event.contains("workflow_run")) {
+        facts.kind = "workflow_run";
+        facts.number = integer_at(event, "/workflow_run/pull_requests/0/number");
+        facts.head_sha = string_at(event, "/workflow_run/head_sha");
+        facts.base_sha = string_at(event, "/workflow_run/pull_requests/0/base/sha");
+    } else {
+        facts.kind = "other";
+    }
+    return facts;
+}
+
+PullRequest resolve_pull_request(const PullRequestSources& sources) {
+    const auto facts = sources.event_path ? read_event(*sources.event_path) : EventFacts{};
+    PullRequest pull_request;
+    if (sources.repository_flag)
+        pull_request.repository = *sources.repository_flag;
+    else if (facts.repository)
+        pull_request.repository = *facts.repository;
+    else if (sources.repository_env)
+        pull_request.repository = *sources.repository_env;
+    else
+        throw GitHubError(
+            "no repository: GITHUB_REPOSITORY is unset and there is no event "
+            "file (GITHUB_EVENT_PATH); pass --repository OWNER/NAME");
+    if (!valid_repository(pull_request.repository))
+        throw GitHubError(
+            fmt::format("\"{}\" is not a repository name; pass --repository "
+                        "OWNER/NAME",
+                        pull_request.repository));
+
+    if (sources.number_flag) {
+        pull_request.number = *sources.number_flag;
+    } else if (facts.number) {
+        pull_request.number = *facts.number;
+    } else if (!sources.event_path) {
+        throw GitHubError(
+            "no pull request: there is no event file (GITHUB_EVENT_PATH); pass "
+            "--pull-request N");
+    } else if (facts.kind == "workflow_run") {
+        throw GitHubError(fmt::format(
+            "no pull request: the workflow_run event in {} lists none (GitHub leaves the list "
+            "empty for pull requests from forks); pass --pull-request N, e.g. from the event "
+            "file the pull_request workflow uploaded",
+            *sources.event_path));
+    } else {
+        throw GitHubError(
+            fmt::format("no pull request: the event in {} is not a pull_request "
+                        "event; run on pull_request or pass --pull-request N",
+                        *sources.event_path));
+    }
+    if (pull_request.number <= 0)
+        throw GitHubError(
+            fmt::format("pull request number {} is not positive; pass "
+                        "--pull-request N",
+                        pull_request.number));
+
+    // The event's head belongs to its own pull request; another --pull-request needs --head.
+    const bool event_is_for_this_pull_request =
+        !sources.number_flag || !facts.number || facts.number == sources.number_flag;
+    if (sources.head_flag)
+        pull_request.head_sha = *sources.head_flag;
+    else if (facts.head_sha && event_is_for_this_pull_request)
+        pull_request.head_sha = *facts.head_sha;
+    if (facts.base_sha && event_is_for_this_pull_request) pull_request.base_sha = *facts.base_sha;
+    return pull_request;
+}
+
+}  // namespace benchwatch::github

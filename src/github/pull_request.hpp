@@ -1,0 +1,47 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace benchwatch::github {
+
+// What a GitHub Actions event file (GITHUB_EVENT_PATH) says about its pull request. Fields the
+// event does not carry are nullopt.
+struct EventFacts {
+    std::optional<std::string> repository;  // "owner/name"
+    std::optional<std::int64_t> number;
+    std::optional<std::string> head_sha;
+    std::optional<std::string> base_sha;
+    std::string kind;  // "pull_request", "workflow_run" or "other", for messages
+};
+
+// Reads `pull_request` events (pull_request.number, .head.sha, .base.sha, repository.full_name)
+// and `workflow_run` events (workflow_run.pull_requests[0], else only workflow_run.head_sha).
+// Throws GitHubError naming the file when it cannot be read or is not JSON.
+EventFacts read_event(const std::filesystem::path& path);
+
+// The pull request a command acts on.
+struct PullRequest {
+    std::string repository;  // "owner/name"
+    std::int64_t number = 0;
+    std::string head_sha;  // empty when neither flag nor event gives it
+    std::string base_sha;  // empty when the event does not give it
+};
+
+// What flags and environment give, each nullopt when absent.
+struct PullRequestSources {
+    std::optional<std::string> repository_flag;  // --repository
+    std::optional<std::int64_t> number_flag;     // --pull-request
+    std::optional<std::string> head_flag;        // --head
+    std::optional<std::string> event_path;       // GITHUB_EVENT_PATH
+    std::optional<std::string> repository_env;   // GITHUB_REPOSITORY
+};
+
+// Flags first, then the event, then GITHUB_REPOSITORY. Throws GitHubError saying which of
+// repository and number is missing, why (e.g. a workflow_run event of a fork's pull request
+// lists none) and the flag that gives it; and when --repository is not "owner/name".
+PullRequest resolve_pull_request(const PullRequestSources& sources);
+
+}  // namespace benchwatch::github

@@ -1,0 +1,46 @@
+#include "github/status.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace benchwatch::github {
+
+namespace {
+
+constexpr std::size_t description_limit = 140;
+
+}  // namespace
+
+CommitStatus comparison_status(const model::Comparison& comparison, bool fail_on_regression) {
+    const auto count = [&](model::Verdict verdict) {
+        return std::count_if(comparison.benchmarks.begin(), comparison.benchmarks.end(),
+                             [verdict](const model::BenchmarkComparison& benchmark) {
+                                 return benchmark.verdict == verdict;
+                             });
+    };
+    const auto slower = count(model::Verdict::Slower);
+    CommitStatus status;
+    status.state = fail_on_regression && slower > 0 ? "failure" : "success";
+    if (comparison.baseline.kind == model::BaselineKind::None)
+        status.description = fmt::format("no baseline run to compare {} benchmarks with",
+                                         comparison.head_only_results.size());
+    else
+        status.description =
+            fmt::format("{} slower, {} faster of {} benchmarks", slower,
+                        count(model::Verdict::Faster), comparison.benchmarks.size());
+    status.description.resize(std::min(status.description.size(), description_limit));
+    status.context = "benchwatch/" + comparison.project;
+    return status;
+}
+
+void set_commit_status(Client& client, const std::string& repository, const std::string& sha,
+                       const CommitStatus& status) {
+    nlohmann::json payload = {
+        {"state", status.state}, {"description", status.description}, {"context", status.context}};
+    if (!status.target_url.empty()) payload["target_url"] = status.target_url;
+    client.send({"POST", fmt::format("/repos/{}/statuses/{}", repository, sha), payload,
+                 fmt::format("commit {} of {}", sha, repository), "statuses: write"});
+}
+
+}  // namespace benchwatch::github
