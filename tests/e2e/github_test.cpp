@@ -1,0 +1,367 @@
+// What could break: `benchwatch github` as a workflow runs it against GitHub's API (a local fake
+// that records every request): the sticky comment duplicated, another bot's or project's comment
+// touched, a long report over GitHub's limit, an API refusal without its one-line message and
+// exit code 2, a transient 502 failing the job, or the token appearing anywhere but the
+// Authorization header.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/fake_github.hpp"
+#include "support/test_support.hpp"
+
+namespace benchwatch::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string base_sha(40, 'a');
+const std::string head_sha(40, 'b');
+
+// A Google Benchmark file with one row per benchmark, times in ns.
+std::string google_benchmark_file(const std::vector<std::pair<std::string, double>>& rows) {
+    nlohmann::json benchmarks = nlohmann::json::array();
+    for (const auto& [name, nanoseconds] : rows)
+        benchmarks.push_back({{"name", name},
+                              {"run_type", "iteration"},
+                              {"iterations", 10},
+                              {"real_time", nanoseconds},
+                              {"cpu_time", nanoseconds},
+                              {"time_unit", "ns"}});
+    return nlohmann::json{{"context", {{"library_build_type", "release"}}},
+                          {"benchmarks", benchmarks}}
+        .dump();
+}
+
+// A report table row of exactly 100 characters, newline included.
+std::string table_row(int index) {
+    auto row = "| `benchmark_" + std::to_string(100000 + index) + "` | +1.0% |";
+    row.resize(99, ' ');
+    return row + "\n";
+}
+
+class GitHubTest : public ::testing::Test {
+  protected:
+    GitHubTest() {
+        write_text(
+            event_path(),
+            nlohmann::json{
+                {"action", "synchronize"},
+                {"pull_request",
+                 {{"number", 5}, {"head", {{"sha", head_sha}}}, {"base", {{"sha", base_sha}}}}},
+                {"repository", {{"full_name", "o/r"}}}}
+                .dump());
+    }
+
+    fs::path event_path() const { return directory_.path() / "event.json"; }
+    fs::path store() const { return directory_.path() / "history.db"; }
+
+    EnvironmentOverrides environment() const {
+        auto variables = without_ci_variables();
+        variables["NO_COLOR"] = "1";
+        variables["GITHUB_API_URL"] = github_.url();
+        variables["GITHUB_EVENT_PATH"] = event_path().string();
+        variables["GITHUB_TOKEN"] = FakeGitHub::token;
+        variables["GITHUB_REPOSITORY"] = "";
+        variables["GITHUB_STEP_SUMMARY"] = "";
+        variables["GITHUB_SERVER_URL"] = "";
+        variables["GITHUB_RUN_ID"] = "";
+        return variables;
+    }
+
+    // Runs benchwatch in the temporary folder and checks that its output never shows the token.
+    vcs::ProcessOutput benchwatch(const std::vector<std::string>& arguments,
+                                  const EnvironmentOverrides& extra = {}) {
+        auto variables = environment();
+        for (const auto& [name, value] : extra) variables[name] = value;
+        auto output = run(benchwatch_command(arguments), directory_.path(), variables);
+        EXPECT_EQ(output.out.find(FakeGitHub::token), std::string::npos) << output.out;
+        EXPECT_EQ(output.err.find(FakeGitHub::token), std::string::npos) << output.err;
+        return output;
+    }
+
+    // `github comment` posting the Markdown report `text` for project p.
+    vcs::ProcessOutput comment(const std::string& text, const EnvironmentOverrides& extra = {}) {
+        write_text(directory_.path() / "report.md", text);
+        return benchwatch({"github", "comment", "--project", "p", "--report", "report.md"}, extra);
+    }
+
+    void record(const std::string& commit, const std::string& branch,
+                const std::vector<std::pair<std::string, double>>& rows) {
+        write_text(directory_.path() / "results.json", google_benchmark_file(rows));
+        const auto output =
+            benchwatch({"record", "--store", store().string(), "--project", "p", "--machine", "m",
+                        "--commit", commit, "--branch", branch, "results.json"});
+        ASSERT_EQ(output.exit_code, 0) << output.err;
+    }
+
+    std::string comment_url(std::int64_t id) const {
+        return github_.url() + "/comments/" + std::to_string(id);
+    }
+
+    void TearDown() override {
+        for (const auto& request : github_.requests()) {
+            EXPECT_EQ(request.body.find(FakeGitHub::token), std::string::npos) << request.target;
+            EXPECT_EQ(request.target.find(FakeGitHub::token), std::string::npos);
+            for (const auto& [name, value] : request.headers)
+                if (name != "Authorization") {
+                    EXPECT_EQ(value.find(FakeGitHub::token), std::string::npos) << name;
+                }
+        }
+    }
+
+    TemporaryDirectory directory_{"benchwatch-github"};
+    FakeGitHub github_;
+};
+
+TEST_F(GitHubTest, FirstPostCreatesTheCommentAndTheSecondEditsIt) {
+    auto output = comment("## Benchmark results\nfirst\n");
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out, "created comment 1001 on o/r#5: " + comment_url(1001) + "\n");
+
+    output = comment("## Benchmark results\nsecond\n");
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out, "edited comment 1001 on o/r#5: " + comment_url(1001) + "\n");
+
+    const auto comments = github_.comments("o/r", 5);
+    ASSERT_EQ(comments.size(), 1u);
+    EXPECT_EQ(comments[0].body, "<!-- benchwatch:p -->\n## Benchmark results\nsecond\n");
+    std::vector<std::string> calls;
+    for (const auto& request : github_.requests())
+        calls.push_back(request.method + " " + request.target);
+    EXPECT_EQ(calls, (std::vector<std::string>{
+                         "GET /repos/o/r/issues/5/comments?per_page=100",
+                         "POST /repos/o/r/issues/5/comments",
+                         "GET /repos/o/r/issues/5/comments?per_page=100",
+                         "PATCH /repos/o/r/issues/comments/1001",
+                     }));
+}
+
+TEST_F(GitHubTest, DuplicatesAreDeletedAndOtherCommentsNeverTouched) {
+    const auto other_bot = github_.add_comment("o/r", 5, "codecov[bot]", "Coverage: 91%");
+    const auto first =
+        github_.add_comment("o/r", 5, "github-actions[bot]", "<!-- benchwatch:p -->\nrun 1");
+    const auto other_project =
+        github_.add_comment("o/r", 5, "github-actions[bot]", "<!-- benchwatch:q -->\nq's report");
+    const auto second =
+        github_.add_comment("o/r", 5, "github-actions[bot]", "<!-- benchwatch:p -->\nrun 2");
+    const auto newest =
+        github_.add_comment("o/r", 5, "github-actions[bot]", "<!-- benchwatch:p -->\nrun 3");
+    const auto output = comment("run 4\n");
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out, "edited comment " + std::to_string(newest) +
+                              " on o/r#5 and deleted 2 older copies: " + comment_url(newest) +
+                              "\n");
+
+    const auto comments = github_.comments("o/r", 5);
+    ASSERT_EQ(comments.size(), 3u);
+    EXPECT_EQ(comments[0].id, other_bot);
+    EXPECT_EQ(comments[0].body, "Coverage: 91%");
+    EXPECT_EQ(comments[1].id, other_project);
+    EXPECT_EQ(comments[1].body, "<!-- benchwatch:q -->\nq's report");
+    EXPECT_EQ(comments[2].id, newest);
+    EXPECT_EQ(comments[2].body, "<!-- benchwatch:p -->\nrun 4\n");
+
+    std::vector<std::string> changes;
+    for (const auto& request : github_.requests())
+        if (request.method != "GET") changes.push_back(request.method + " " + request.target);
+    const auto comment_path = [](std::int64_t id) {
+        return "/repos/o/r/issues/comments/" + std::to_string(id);
+    };
+    EXPECT_EQ(changes, (std::vector<std::string>{"PATCH " + comment_path(newest),
+                                                 "DELETE " + comment_path(first),
+                                                 "DELETE " + comment_path(second)}));
+}
+
+TEST_F(GitHubTest, AReportOf300000CharactersArrivesWithinTheLimit) {
+    // 3,000 table rows of 99 characters and a newline.
+    std::string report = "## Benchmark results\n\n| Benchmark | Change |\n|---|---|\n";
+    for (int i = 0; report.size() < 300'000; ++i) report += table_row(i);
+    ASSERT_GE(report.size(), 300'000u);
+    const auto output = comment(report);
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    const auto comments = github_.comments("o/r", 5);
+    ASSERT_EQ(comments.size(), 1u);
+    EXPECT_LE(comments[0].body.size(), 65'536u);
+    EXPECT_NE(comments[0].body.find("_benchwatch cut this report after "), std::string::npos);
+}
+
+TEST_F(GitHubTest, AComparisonOfThousandsOfBenchmarksArrivesWithinTheLimit) {
+    std::vector<std::pair<std::string, double>> base_rows;
+    std::vector<std::pair<std::string, double>> head_rows;
+    for (int i = 0; i < 3000; ++i) {
+        const auto name = "kernels/some_rather_long_benchmark_name_" + std::to_string(10000 + i);
+        base_rows.emplace_back(name, 1000.0 + i);
+        head_rows.emplace_back(name, 1010.0 + i);
+    }
+    record(base_sha, "main", base_rows);
+    record(head_sha, "feature", head_rows);
+    const auto output = benchwatch({"github", "comment", "--store", store().string(), "--project",
+                                    "p", "--machine", "m", "--base", base_sha});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out, "created comment 1001 on o/r#5: " + comment_url(1001) + "\n");
+    const auto comments = github_.comments("o/r", 5);
+    ASSERT_EQ(comments.size(), 1u);
+    EXPECT_LE(comments[0].body.size(), 65'536u);
+    EXPECT_TRUE(comments[0].body.starts_with("<!-- benchwatch:p -->\n## Benchmark results"))
+        << comments[0].body.substr(0, 200);
+}
+
+struct RefusalCase {
+    const char* name;
+    int status;
+    std::multimap<std::string, std::string> headers;
+    const char* body;
+    const char* message;
+};
+
+class GitHubRefusalTest : public GitHubTest, public ::testing::WithParamInterface<RefusalCase> {};
+
+TEST_P(GitHubRefusalTest, IsOneLineAndExitCode2) {
+    const auto& refusal = GetParam();
+    github_.fail_next(1, FakeFailure{refusal.status, refusal.headers, refusal.body});
+    const auto output = comment("report\n");
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.out, "");
+    EXPECT_EQ(output.err, std::string("error: ") + refusal.message + "\n");
+    EXPECT_TRUE(github_.comments("o/r", 5).empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    GitHubRefusals, GitHubRefusalTest,
+    ::testing::Values(
+        RefusalCase{"Unauthorized",
+                    401,
+                    {},
+                    R"({"message": "Bad credentials"})",
+                    "GitHub rejected the token in GITHUB_TOKEN (401 Unauthorized on GET "
+                    "/repos/o/r/issues/5/comments): it is invalid or expired; pass a valid token"},
+        RefusalCase{"Forbidden",
+                    403,
+                    {{"x-ratelimit-remaining", "4000"}},
+                    R"({"message": "Resource not accessible by integration"})",
+                    "GitHub refused GET /repos/o/r/issues/5/comments (403 Forbidden): the token "
+                    "lacks permission; give the workflow `permissions: pull-requests: write` "
+                    "(GitHub says: Resource not accessible by integration)"},
+        RefusalCase{"NotFound",
+                    404,
+                    {},
+                    R"({"message": "Not Found"})",
+                    "GitHub cannot find pull request #5 of o/r (404 Not Found on GET "
+                    "/repos/o/r/issues/5/comments): check the repository and number, and that the "
+                    "token can read the repository"},
+        RefusalCase{"Unprocessable",
+                    422,
+                    {},
+                    R"({"message": "Validation Failed", "errors": [{"message": "nope"}]})",
+                    "GitHub rejected GET /repos/o/r/issues/5/comments (422 Unprocessable Entity): "
+                    "Validation Failed: nope"},
+        // 1790000000 s after the epoch is 2026-09-21 14:13:20 UTC.
+        RefusalCase{"RateLimited",
+                    403,
+                    {{"x-ratelimit-remaining", "0"}, {"x-ratelimit-reset", "1790000000"}},
+                    R"({"message": "API rate limit exceeded"})",
+                    "GitHub's API rate limit for this token is used up (403 Forbidden on GET "
+                    "/repos/o/r/issues/5/comments): it resets at 2026-09-21 14:13:20 UTC; retry "
+                    "after that"}),
+    [](const ::testing::TestParamInfo<RefusalCase>& refusal) { return refusal.param.name; });
+
+TEST_F(GitHubTest, AWrongTokenIsNamedButNeverShown) {
+    const auto output = comment("report\n", {{"GITHUB_TOKEN", "ghp_notTheRightOne"}});
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err,
+              "error: GitHub rejected the token in GITHUB_TOKEN (401 Unauthorized on GET "
+              "/repos/o/r/issues/5/comments): it is invalid or expired; pass a valid token\n");
+    EXPECT_EQ(output.err.find("ghp_notTheRightOne"), std::string::npos);
+}
+
+TEST_F(GitHubTest, AMissingTokenSaysWhichVariable) {
+    const auto output = benchwatch(
+        {"github", "comment", "--project", "p", "--report", "r.md", "--token-env", "BENCH_TOKEN"},
+        {{"BENCH_TOKEN", ""}});
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err,
+              "error: no GitHub token: BENCH_TOKEN is unset or empty; give the step `env: "
+              "BENCH_TOKEN: ${{ secrets.GITHUB_TOKEN }}` or name another variable with "
+              "--token-env\n");
+    EXPECT_TRUE(github_.requests().empty());
+}
+
+TEST_F(GitHubTest, TwoBadGatewaysThenSuccess) {
+    github_.fail_next(2, FakeFailure{502, {}, "<html>Bad Gateway</html>"});
+    const auto output = comment("report\n");
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out, "created comment 1001 on o/r#5: " + comment_url(1001) + "\n");
+    EXPECT_EQ(github_.requests().size(), 4u);  // 3 listings, 1 creation
+}
+
+TEST_F(GitHubTest, SummaryAppendsTheReport) {
+    const auto summary = directory_.path() / "summary.md";
+    write_text(summary, "## Tests\npassed\n");
+    write_text(directory_.path() / "report.md", "## Benchmark results\nall unchanged\n");
+    auto output = benchwatch({"github", "summary", "--report", "report.md"},
+                             {{"GITHUB_STEP_SUMMARY", summary.string()}});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(read_text(summary), "## Tests\npassed\n## Benchmark results\nall unchanged\n");
+
+    output = benchwatch({"github", "summary", "--report", "report.md"});
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err,
+              "error: GITHUB_STEP_SUMMARY is unset: `benchwatch github summary` runs in a GitHub "
+              "Actions step; elsewhere use `benchwatch compare --output FILE`\n");
+    EXPECT_TRUE(github_.requests().empty());
+}
+
+TEST_F(GitHubTest, StatusFollowsFailOnRegression) {
+    // History on main: 1000, 1010, 1000, 1010 ns (typical change about 1%); the head at 2000 ns
+    // is unusually slower, "steady" stays unusual-free.
+    const std::vector<double> history = {1000, 1010, 1000, 1010};
+    for (std::size_t i = 0; i < history.size(); ++i) {
+        const auto commit = std::string(39, 'c') + std::to_string(i);
+        record(i + 1 == history.size() ? base_sha : commit, "main",
+               {{"hot", history[i]}, {"steady", 500}});
+    }
+    record(head_sha, "feature", {{"hot", 2000}, {"steady", 500}});
+    const std::vector<std::string> flags = {
+        "--store", store().string(), "--project", "p", "--machine", "m", "--base", base_sha};
+    auto arguments = std::vector<std::string>{"github", "status"};
+    arguments.insert(arguments.end(), flags.begin(), flags.end());
+    auto output = benchwatch(arguments, {{"GITHUB_SERVER_URL", "https://github.com"},
+                                         {"GITHUB_REPOSITORY", "o/r"},
+                                         {"GITHUB_RUN_ID", "77"}});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out, "set benchwatch/p to success on o/r@" + head_sha +
+                              ": 1 slower, 0 faster of 2 benchmarks\n");
+
+    arguments.push_back("--fail-on-regression");
+    arguments.insert(arguments.end(), {"--target-url", "https://example.org/perf"});
+    output = benchwatch(arguments);
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+
+    const auto statuses = github_.statuses("o/r", head_sha);
+    ASSERT_EQ(statuses.size(), 2u);
+    EXPECT_EQ(statuses[0],
+              (nlohmann::json{{"state", "success"},
+                              {"description", "1 slower, 0 faster of 2 benchmarks"},
+                              {"context", "benchwatch/p"},
+                              {"target_url", "https://github.com/o/r/actions/runs/77"}}));
+    EXPECT_EQ(statuses[1]["state"], "failure");
+    EXPECT_EQ(statuses[1]["target_url"], "https://example.org/perf");
+}
+
+TEST_F(GitHubTest, StatusNeedsStatusesWrite) {
+    record(base_sha, "main", {{"hot", 1000}});
+    record(head_sha, "feature", {{"hot", 1000}});
+    github_.fail_next(
+        1, FakeFailure{403, {}, R"({"message": "Resource not accessible by integration"})"});
+    const auto output = benchwatch({"github", "status", "--store", store().string(), "--project",
+                                    "p", "--machine", "m", "--base", base_sha});
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err, "error: GitHub refused POST /repos/o/r/statuses/" + head_sha +
+                              " (403 Forbidden): the token lacks permission; give the workflow "
+                              "`permissions: statuses: write` (GitHub says: Resource not "
+                              "accessible by integration)\n");
+}
+
+}  // namespace
+}  // namespace benchwatch::testing

@@ -1,0 +1,47 @@
+// What could break: the status's state not following --fail-on-regression, or its description
+// miscounting the verdicts.
+#include "github/status.hpp"
+
+#include <gtest/gtest.h>
+
+namespace benchwatch::github {
+namespace {
+
+model::Comparison comparison_with(std::vector<model::Verdict> verdicts) {
+    model::Comparison comparison;
+    comparison.project = "perf";
+    comparison.baseline.kind = model::BaselineKind::MergeBase;
+    for (const auto verdict : verdicts) {
+        model::BenchmarkComparison benchmark;
+        benchmark.verdict = verdict;
+        comparison.benchmarks.push_back(benchmark);
+    }
+    return comparison;
+}
+
+TEST(Status, CountsTheVerdicts) {
+    using enum model::Verdict;
+    const auto comparison = comparison_with({Slower, Unchanged, Faster, Slower, Unchanged});
+    const auto status = comparison_status(comparison, false);
+    EXPECT_EQ(status.state, "success");
+    EXPECT_EQ(status.description, "2 slower, 1 faster of 5 benchmarks");
+    EXPECT_EQ(status.context, "benchwatch/perf");
+    EXPECT_EQ(comparison_status(comparison, true).state, "failure");
+}
+
+TEST(Status, FasterOnlyNeverFails) {
+    using enum model::Verdict;
+    EXPECT_EQ(comparison_status(comparison_with({Faster, Unchanged}), true).state, "success");
+}
+
+TEST(Status, SaysWhenThereIsNoBaseline) {
+    auto comparison = comparison_with({});
+    comparison.baseline.kind = model::BaselineKind::None;
+    comparison.head_only_results.resize(3);
+    const auto status = comparison_status(comparison, true);
+    EXPECT_EQ(status.state, "success");
+    EXPECT_EQ(status.description, "no baseline run to compare 3 benchmarks with");
+}
+
+}  // namespace
+}  // namespace benchwatch::github

@@ -1,0 +1,216 @@
+#include "support/fake_github.hpp"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <cassert>
+#include <thread>
+
+namespace benchwatch::testing {
+
+namespace {
+
+std::string pull_request_key(const std::string& repository, std::int64_t number) {
+    return repository + "#" + std::to_string(number);
+}
+
+void reply_json(httplib::Response& response, int status, const nlohmann::json& json) {
+    response.status = status;
+    response.set_content(json.dump(), "application/json");
+}
+
+}  // namespace
+
+struct FakeGitHub::Server {
+    httplib::Server http;
+    int port = 0;
+    std::thread thread;
+
+    mutable std::mutex mutex;
+    std::int64_t next_id = 1001;
+    std::map<std::string, std::vector<FakeComment>> comments;     // by pull_request_key()
+    std::map<std::string, std::vector<nlohmann::json>> statuses;  // by repository + "@" + sha
+    std::vector<RecordedRequest> requests;
+    int failures_left = 0;
+    FakeFailure failure;
+
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
+
+    nlohmann::json comment_json(const FakeComment& comment) const {
+        return {{"id", comment.id},
+                {"body", comment.body},
+                {"user", {{"login", comment.author}, {"type", "Bot"}}},
+                {"html_url", url() + "/comments/" + std::to_string(comment.id)}};
+    }
+
+    // The comment with `id` and the list holding it, or nullptr.
+    std::vector<FakeComment>* list_holding(std::int64_t id) {
+        for (auto& [key, list] : comments)
+            for (const auto& comment : list)
+                if (comment.id == id) return &list;
+        return nullptr;
+    }
+
+    // Records the request; answers it here when it fails on purpose or lacks the token.
+    httplib::Server::HandlerResponse before_routing(const httplib::Request& request,
+                                                    httplib::Response& response) {
+        const std::lock_guard lock(mutex);
+        RecordedRequest recorded{request.method, request.target, {}, request.body};
+        for (const auto& [name, value] : request.headers) recorded.headers.emplace(name, value);
+        requests.push_back(std::move(recorded));
+        if (failures_left > 0) {
+            --failures_left;
+            response.status = failure.status;
+            for (const auto& [name, value] : failure.headers) response.set_header(name, value);
+            response.set_content(failure.body, "application/json");
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        if (request.get_header_value("Authorization") != std::string("Bearer ") + token) {
+            reply_json(response, 401, {{"message", "Bad credentials"}});
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        return httplib::Server::HandlerResponse::Unhandled;
+    }
+
+    void list_comments(const httplib::Request& request, httplib::Response& response) {
+        const std::lock_guard lock(mutex);
+        const auto& all =
+            comments[pull_request_key(request.matches[1].str() + "/" + request.matches[2].str(),
+                                      std::stoll(request.matches[3]))];
+        const int page = request.has_param("page") ? std::stoi(request.get_param_value("page")) : 1;
+        const int pages =
+            std::max<int>(1, static_cast<int>((all.size() + page_size - 1) / page_size));
+        auto listed = nlohmann::json::array();
+        for (std::size_t i = static_cast<std::size_t>((page - 1) * page_size);
+             i < all.size() && i < static_cast<std::size_t>(page * page_size); ++i)
+            listed.push_back(comment_json(all[i]));
+        const auto page_url = [&](int number) {
+            return "<" + url() + request.path + "?per_page=100&page=" + std::to_string(number) +
+                   ">";
+        };
+        if (page < pages)
+            response.set_header("Link", page_url(page + 1) + "; rel=\"next\", " + page_url(pages) +
+                                            "; rel=\"last\"");
+        reply_json(response, 200, listed);
+    }
+
+    void create_comment(const httplib::Request& request, httplib::Response& response) {
+        const auto body = nlohmann::json::parse(request.body, nullptr, false);
+        if (!body.is_object() || !body.contains("body") || !body["body"].is_string())
+            return reply_json(response, 422, {{"message", "Invalid request."}});
+        const std::lock_guard lock(mutex);
+        const FakeComment comment{next_id++, "github-actions[bot]",
+                                  body["body"].get<std::string>()};
+        comments[pull_request_key(request.matches[1].str() + "/" + request.matches[2].str(),
+                                  std::stoll(request.matches[3]))]
+            .push_back(comment);
+        reply_json(response, 201, comment_json(comment));
+    }
+
+    void edit_comment(const httplib::Request& request, httplib::Response& response) {
+        const auto body = nlohmann::json::parse(request.body, nullptr, false);
+        if (!body.is_object() || !body.contains("body") || !body["body"].is_string())
+            return reply_json(response, 422, {{"message", "Invalid request."}});
+        const std::lock_guard lock(mutex);
+        const auto id = std::stoll(request.matches[3]);
+        auto* list = list_holding(id);
+        if (list == nullptr) return reply_json(response, 404, {{"message", "Not Found"}});
+        auto comment = std::find_if(list->begin(), list->end(),
+                                    [id](const FakeComment& each) { return each.id == id; });
+        comment->body = body["body"].get<std::string>();
+        reply_json(response, 200, comment_json(*comment));
+    }
+
+    void delete_comment(const httplib::Request& request, httplib::Response& response) {
+        const std::lock_guard lock(mutex);
+        const auto id = std::stoll(request.matches[3]);
+        auto* list = list_holding(id);
+        if (list == nullptr) return reply_json(response, 404, {{"message", "Not Found"}});
+        std::erase_if(*list, [id](const FakeComment& each) { return each.id == id; });
+        response.status = 204;
+    }
+
+    void create_status(const httplib::Request& request, httplib::Response& response) {
+        const auto body = nlohmann::json::parse(request.body, nullptr, false);
+        if (!body.is_object() || !body.contains("state"))
+            return reply_json(response, 422, {{"message", "Validation Failed"}});
+        const std::lock_guard lock(mutex);
+        statuses[request.matches[1].str() + "/" + request.matches[2].str() + "@" +
+                 request.matches[3].str()]
+            .push_back(body);
+        reply_json(response, 201, body);
+    }
+};
+
+FakeGitHub::FakeGitHub() : server_(std::make_unique<Server>()) {
+    auto& server = *server_;
+    server.http.set_pre_routing_handler(
+        [&server](const httplib::Request& request, httplib::Response& response) {
+            return server.before_routing(request, response);
+        });
+    const std::string pull_request = R"(/repos/([^/]+)/([^/]+)/issues/(\d+)/comments)";
+    const std::string comment = R"(/repos/([^/]+)/([^/]+)/issues/comments/(\d+))";
+    server.http.Get(pull_request, [&server](const auto& request, auto& response) {
+        server.list_comments(request, response);
+    });
+    server.http.Post(pull_request, [&server](const auto& request, auto& response) {
+        server.create_comment(request, response);
+    });
+    server.http.Patch(comment, [&server](const auto& request, auto& response) {
+        server.edit_comment(request, response);
+    });
+    server.http.Delete(comment, [&server](const auto& request, auto& response) {
+        server.delete_comment(request, response);
+    });
+    server.http.Post(R"(/repos/([^/]+)/([^/]+)/statuses/([0-9a-f]+))",
+                     [&server](const auto& request, auto& response) {
+                         server.create_status(request, response);
+                     });
+    server.port = server.http.bind_to_any_port("127.0.0.1");
+    assert(server.port > 0);
+    server.thread = std::thread([&server] { server.http.listen_after_bind(); });
+}
+
+FakeGitHub::~FakeGitHub() {
+    server_->http.stop();
+    server_->thread.join();
+}
+
+std::string FakeGitHub::url() const {
+    return server_->url();
+}
+
+std::int64_t FakeGitHub::add_comment(const std::string& repository, std::int64_t number,
+                                     const std::string& author, const std::string& body) {
+    const std::lock_guard lock(server_->mutex);
+    const auto id = server_->next_id++;
+    server_->comments[pull_request_key(repository, number)].push_back({id, author, body});
+    return id;
+}
+
+std::vector<FakeComment> FakeGitHub::comments(const std::string& repository,
+                                              std::int64_t number) const {
+    const std::lock_guard lock(server_->mutex);
+    const auto found = server_->comments.find(pull_request_key(repository, number));
+    return found == server_->comments.end() ? std::vector<FakeComment>{} : found->second;
+}
+
+std::vector<nlohmann::json> FakeGitHub::statuses(const std::string& repository,
+                                                 const std::string& sha) const {
+    const std::lock_guard lock(server_->mutex);
+    const auto found = server_->statuses.find(repository + "@" + sha);
+    return found == server_->statuses.end() ? std::vector<nlohmann::json>{} : found->second;
+}
+
+void FakeGitHub::fail_next(int times, const FakeFailure& failure) {
+    const std::lock_guard lock(server_->mutex);
+    server_->failures_left = times;
+    server_->failure = failure;
+}
+
+std::vector<RecordedRequest> FakeGitHub::requests() const {
+    const std::lock_guard lock(server_->mutex);
+    return server_->requests;
+}
+
+}  // namespace benchwatch::testing

@@ -1,0 +1,79 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+// A local stand-in for GitHub's REST API, for the github and end-to-end tests: issue comments
+// (list with pagination, create, edit, delete) and commit statuses, with configurable failures;
+// it records every request.
+namespace benchwatch::testing {
+
+// One request as the fake server received it.
+struct RecordedRequest {
+    std::string method;
+    std::string target;  // path and query: "/repos/o/r/issues/5/comments?per_page=100"
+    std::multimap<std::string, std::string> headers;
+    std::string body;
+};
+
+// A comment on a pull request of the fake server.
+struct FakeComment {
+    std::int64_t id = 0;
+    std::string author;
+    std::string body;
+};
+
+// The answer the next requests get instead of the normal one.
+struct FakeFailure {
+    int status = 500;
+    std::multimap<std::string, std::string> headers;
+    std::string body = R"({"message": "Server Error"})";
+};
+
+// GitHub on 127.0.0.1, on a port chosen by the system, answering from its own thread until the
+// object goes away. Requests need "Authorization: Bearer " + token() (else 401).
+class FakeGitHub {
+  public:
+    FakeGitHub();
+    FakeGitHub(const FakeGitHub&) = delete;
+    FakeGitHub& operator=(const FakeGitHub&) = delete;
+    ~FakeGitHub();
+
+    // "http://127.0.0.1:PORT", for GITHUB_API_URL.
+    std::string url() const;
+
+    // The token the server accepts.
+    static constexpr const char* token = "ghs_fakeTOKENfor1benchwatch2tests";
+
+    // Comments per page of a listing, whatever per_page asks (small, so tests paginate).
+    static constexpr int page_size = 2;
+
+    // Adds a comment by `author` to pull request `number` of `repository`; returns its id.
+    // Ids grow from 1001 in the order comments are made.
+    std::int64_t add_comment(const std::string& repository, std::int64_t number,
+                             const std::string& author, const std::string& body);
+
+    // The pull request's comments, oldest first.
+    std::vector<FakeComment> comments(const std::string& repository, std::int64_t number) const;
+
+    // The statuses posted for commit `sha` of `repository`, as their JSON bodies, oldest first.
+    std::vector<nlohmann::json> statuses(const std::string& repository,
+                                         const std::string& sha) const;
+
+    // The next `times` requests get `failure`.
+    void fail_next(int times, const FakeFailure& failure);
+
+    // Every request received, in order.
+    std::vector<RecordedRequest> requests() const;
+
+  private:
+    struct Server;
+    std::unique_ptr<Server> server_;
+};
+
+}  // namespace benchwatch::testing
