@@ -1,7 +1,12 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cassert>
+#include <cmath>
+#include <optional>
 #include <ostream>
+#include <sstream>
+#include <unordered_set>
 
 #include "report/report.hpp"
 #include "report/wording.hpp"
@@ -26,16 +31,36 @@ std::string change_cell(const model::BenchmarkComparison& benchmark) {
     return cell;
 }
 
-void write_comparison_table(const std::vector<detail::CategoryRows>& groups, std::ostream& out) {
+// Which rows of a table are shown; null shows every row.
+using ShownRows = const std::unordered_set<const model::BenchmarkComparison*>*;
+
+bool is_shown(ShownRows shown, const model::BenchmarkComparison* benchmark) {
+    return shown == nullptr || shown->contains(benchmark);
+}
+
+std::string category_row(const detail::CategoryRows& group) {
+    const auto header = group.category ? group.category->name : std::string("Uncategorized");
+    return fmt::format("| **{}** | | | |\n", escape_markdown(header));
+}
+
+std::string benchmark_row(const model::BenchmarkComparison& benchmark) {
+    return fmt::format("| {} | {} | {} | {} |\n", escape_markdown(benchmark.display_name),
+                       format_value(benchmark.base, benchmark.unit),
+                       format_value(benchmark.head, benchmark.unit), change_cell(benchmark));
+}
+
+// The table of `groups`, with the rows `shown` allows; a category without shown rows is left out.
+void write_comparison_table(const std::vector<detail::CategoryRows>& groups, ShownRows shown,
+                            std::ostream& out) {
     out << kComparisonHeader;
     for (const auto& group : groups) {
-        const auto header = group.category ? group.category->name : std::string("Uncategorized");
-        out << fmt::format("| **{}** | | | |\n", escape_markdown(header));
-        for (const auto* benchmark : group.rows)
-            out << fmt::format("| {} | {} | {} | {} |\n", escape_markdown(benchmark->display_name),
-                               format_value(benchmark->base, benchmark->unit),
-                               format_value(benchmark->head, benchmark->unit),
-                               change_cell(*benchmark));
+        bool header_written = false;
+        for (const auto* benchmark : group.rows) {
+            if (!is_shown(shown, benchmark)) continue;
+            if (!header_written) out << category_row(group);
+            header_written = true;
+            out << benchmark_row(*benchmark);
+        }
     }
 }
 
@@ -83,9 +108,31 @@ void write_added_and_removed(const model::Comparison& comparison, std::ostream& 
         out << "Removed benchmarks, not compared: " << escaped(comparison.removed) << ".\n";
 }
 
-}  // namespace
+// The rows each table of a limited report shows, and what to say about the rest.
+struct Shortening {
+    std::optional<std::unordered_set<const model::BenchmarkComparison*>> unusual;  // nullopt: all
+    std::optional<std::unordered_set<const model::BenchmarkComparison*>> all;
+    std::size_t limit = 0;
+};
 
-void render_markdown(const model::Comparison& comparison, std::ostream& out) {
+std::size_t row_count(const std::vector<detail::CategoryRows>& groups) {
+    std::size_t count = 0;
+    for (const auto& group : groups) count += group.rows.size();
+    return count;
+}
+
+// The note under a shortened table: how many rows are missing and where to see them.
+std::string left_out_note(std::size_t left_out, std::size_t total, std::string_view which,
+                          std::size_t limit, const std::string& history_url) {
+    std::string note = fmt::format(
+        "\n_{} of {} {} are left out of this table to keep the report under {} characters: "
+        "those that changed least. `benchwatch compare --format text` lists them all",
+        left_out, total, which, limit);
+    if (!history_url.empty()) note += ", as does the history linked below";
+    return note + "._\n";
+}
+
+void render(const model::Comparison& comparison, const Shortening* shortening, std::ostream& out) {
     assert(comparison.summaries.size() == comparison.categories.size() &&
            "Comparison::summaries must be parallel to Comparison::categories");
     out << "## Benchmark results\n\n";
@@ -101,12 +148,25 @@ void render_markdown(const model::Comparison& comparison, std::ostream& out) {
         out << "\n" << detail::explanation_paragraph(comparison) << "\n\n";
         if (anything_compared(comparison)) {
             write_summary_table(comparison, out);
+            const auto shown = [](const auto& rows) -> ShownRows {
+                return rows ? &*rows : nullptr;
+            };
             if (const auto unusual = detail::unusual_rows(comparison); !unusual.empty()) {
                 out << "\n";
-                write_comparison_table(unusual, out);
+                const ShownRows unusual_shown = shortening ? shown(shortening->unusual) : nullptr;
+                write_comparison_table(unusual, unusual_shown, out);
+                if (unusual_shown && unusual_shown->size() < row_count(unusual))
+                    out << left_out_note(row_count(unusual) - unusual_shown->size(),
+                                         row_count(unusual), "unusual changes", shortening->limit,
+                                         comparison.history_url);
             }
+            const auto all = detail::all_rows(comparison);
+            const ShownRows all_shown = shortening ? shown(shortening->all) : nullptr;
             out << "\n<details><summary>All benchmarks</summary>\n\n";
-            write_comparison_table(detail::all_rows(comparison), out);
+            write_comparison_table(all, all_shown, out);
+            if (all_shown && all_shown->size() < row_count(all))
+                out << left_out_note(row_count(all) - all_shown->size(), row_count(all),
+                                     "benchmarks", shortening->limit, comparison.history_url);
             out << "\n</details>\n";
         } else {
             out << "No benchmark ran in both the baseline and this PR.\n";
@@ -116,6 +176,95 @@ void render_markdown(const model::Comparison& comparison, std::ostream& out) {
 
     if (!comparison.history_url.empty())
         out << "\nHistory: " << detail::plain_text(comparison.history_url) << "\n";
+}
+
+std::string rendered(const model::Comparison& comparison, const Shortening& shortening) {
+    std::ostringstream out;
+    render(comparison, &shortening, out);
+    return out.str();
+}
+
+// The rows of `groups` that fit in `budget` bytes beside the category rows they need, the largest
+// changes first.
+std::unordered_set<const model::BenchmarkComparison*> rows_within(
+    const std::vector<detail::CategoryRows>& groups, std::size_t budget) {
+    struct Candidate {
+        const model::BenchmarkComparison* benchmark;
+        std::size_t group;
+    };
+    std::vector<Candidate> candidates;
+    for (std::size_t group = 0; group < groups.size(); ++group)
+        for (const auto* benchmark : groups[group].rows) candidates.push_back({benchmark, group});
+    const auto size_of_change = [](const model::BenchmarkComparison* benchmark) {
+        return std::abs(std::log(benchmark->head / benchmark->base));
+    };
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [&](const Candidate& a, const Candidate& b) {
+                         return size_of_change(a.benchmark) > size_of_change(b.benchmark);
+                     });
+    std::unordered_set<const model::BenchmarkComparison*> kept;
+    std::vector<bool> group_started(groups.size(), false);
+    std::size_t used = 0;
+    for (const auto& candidate : candidates) {
+        std::size_t cost = benchmark_row(*candidate.benchmark).size();
+        if (!group_started[candidate.group]) cost += category_row(groups[candidate.group]).size();
+        if (used + cost > budget) continue;
+        used += cost;
+        group_started[candidate.group] = true;
+        kept.insert(candidate.benchmark);
+    }
+    return kept;
+}
+
+// Shrinks the rows of one table (`rows` of `shortening`) until the whole report fits `limit`.
+void fit_table(
+    const model::Comparison& comparison, const std::vector<detail::CategoryRows>& groups,
+    std::optional<std::unordered_set<const model::BenchmarkComparison*>> Shortening::*rows,
+    Shortening& shortening) {
+    shortening.*rows = std::unordered_set<const model::BenchmarkComparison*>{};
+    const std::size_t without_rows = rendered(comparison, shortening).size();
+    if (without_rows > shortening.limit) return;
+    shortening.*rows = rows_within(groups, shortening.limit - without_rows);
+    // The note's numbers and the table header may have grown; drop the smallest changes left.
+    while (rendered(comparison, shortening).size() > shortening.limit) {
+        auto& kept = *(shortening.*rows);
+        const auto smallest = std::min_element(kept.begin(), kept.end(), [](auto* a, auto* b) {
+            return std::abs(std::log(a->head / a->base)) < std::abs(std::log(b->head / b->base));
+        });
+        kept.erase(smallest);
+    }
+}
+
+}  // namespace
+
+void render_markdown(const model::Comparison& comparison, std::ostream& out) {
+    render(comparison, nullptr, out);
+}
+
+void render_markdown_limited(const model::Comparison& comparison, std::ostream& out,
+                             std::size_t max_characters) {
+    std::ostringstream whole;
+    render(comparison, nullptr, whole);
+    if (whole.str().size() <= max_characters) {
+        out << whole.str();
+        return;
+    }
+    Shortening shortening;
+    shortening.limit = max_characters;
+    fit_table(comparison, detail::all_rows(comparison), &Shortening::all, shortening);
+    if (rendered(comparison, shortening).size() > max_characters)
+        fit_table(comparison, detail::unusual_rows(comparison), &Shortening::unusual, shortening);
+    std::string text = rendered(comparison, shortening);
+    if (text.size() > max_characters) {
+        // Even without any table row the rest is too long (thousands of added benchmarks, say):
+        // cut at a line end and say so.
+        constexpr std::string_view cut_note = "\n_The report was cut here at the size limit._\n";
+        assert(max_characters > cut_note.size() && "the limit leaves no room for any report");
+        const auto line_end = text.rfind('\n', max_characters - cut_note.size() - 1);
+        text.resize(line_end == std::string::npos ? 0 : line_end + 1);
+        text += cut_note;
+    }
+    out << text;
 }
 
 }  // namespace benchwatch::report

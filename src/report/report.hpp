@@ -33,6 +33,15 @@ std::string sparkline(std::span<const double> values);
 // The pull-request report in Markdown, exactly as DESIGN.md §5.
 void render_markdown(const model::Comparison& comparison, std::ostream& out);
 
+// render_markdown(), at most `max_characters` bytes of UTF-8 (never fewer than GitHub counts as
+// characters): when the whole report is longer, the "All benchmarks" table keeps the rows with
+// the largest changes that fit, in their usual order, and a note under it says how many are left
+// out and where to see them; only when that is not enough does the unusual table lose its
+// smallest changes too. Tables are never cut mid-row. Example: GitHub's comment limit is
+// render_markdown_limited(comparison, out, 65536).
+void render_markdown_limited(const model::Comparison& comparison, std::ostream& out,
+                             std::size_t max_characters);
+
 // The same report as aligned terminal text; ANSI colours when `color`.
 void render_text(const model::Comparison& comparison, std::ostream& out, bool color);
 

@@ -1,8 +1,10 @@
 // What could break: the pull-request report drifting from DESIGN.md §5 (line order, blank lines,
 // tables, sentences, escaping) or the text and JSON outputs disagreeing with it. Each scenario
 // is rendered three ways and compared with approved files in tests/data/report/.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -371,6 +373,116 @@ TEST(RenderMarkdown, ExplanationNamesTheConfiguredFactorAndMinimums) {
               std::string::npos);
     EXPECT_NE(out.str().find("(performance 3%, latency 2.5%, applications 3%, other 3%)"),
               std::string::npos);
+}
+
+std::string markdown_of(const model::Comparison& comparison) {
+    std::ostringstream out;
+    render_markdown(comparison, out);
+    return out.str();
+}
+
+std::string limited_markdown_of(const model::Comparison& comparison, std::size_t limit) {
+    std::ostringstream out;
+    render_markdown_limited(comparison, out, limit);
+    return out.str();
+}
+
+// `count` Performance benchmarks with long names; benchmark i changes by i × 0.001%, and every
+// 100th is unusually slower (twice as slow).
+model::Comparison many_benchmarks(int count) {
+    std::vector<model::BenchmarkComparison> rows;
+    int slower = 0;
+    for (int i = 0; i < count; ++i) {
+        const bool unusual = i % 100 == 99;
+        slower += unusual ? 1 : 0;
+        rows.push_back(
+            benchmark(fmt::format("suite/group{:02}/a_benchmark_with_a_long_name_{:05}", i % 40, i),
+                      kPerformance, 1000, unusual ? 2000 : 1000 * (1 + i * 1e-5),
+                      unusual ? Verdict::Slower : Verdict::Unchanged));
+    }
+    std::sort(rows.begin(), rows.end(),
+              [](const auto& a, const auto& b) { return model::name_less(a.name, b.name); });
+    return comparison_with(std::move(rows), {{0.01, slower, 0, count}});
+}
+
+// Lines of a Markdown table are whole: each that starts with "| " ends with " |".
+void expect_whole_table_rows(const std::string& text) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+        if (line.starts_with("| ")) {
+            EXPECT_TRUE(line.ends_with(" |")) << line;
+        }
+}
+
+TEST(MarkdownLimited, ReportThatFitsIsTheWholeReport) {
+    const auto comparison = unusual_in_two_categories();
+    const std::string whole = markdown_of(comparison);
+    EXPECT_EQ(limited_markdown_of(comparison, whole.size()), whole);
+    EXPECT_EQ(limited_markdown_of(comparison, 65'536), whole);
+}
+
+TEST(MarkdownLimited, OneByteOverDropsTheSmallestChangesOfAllBenchmarks) {
+    const auto comparison = unusual_in_two_categories();
+    const std::size_t limit = markdown_of(comparison).size() - 1;
+    const std::string text = limited_markdown_of(comparison, limit);
+    EXPECT_LE(text.size(), limit);
+    testing::expect_golden(text, "unusual_in_two_categories.limited.md");
+}
+
+TEST(MarkdownLimited, ThreeHundredThousandCharactersFitGitHubsLimit) {
+    const auto comparison = many_benchmarks(4000);
+    const std::string whole = markdown_of(comparison);
+    ASSERT_GT(whole.size(), 300'000u);
+    const std::string text = limited_markdown_of(comparison, 65'536);
+    EXPECT_LE(text.size(), 65'536u);
+    EXPECT_GT(text.size(), 60'000u);  // the room is used, not wasted
+    expect_whole_table_rows(text);
+    // The 40 unusual rows stay, in their table and in All benchmarks.
+    for (int i = 99; i < 4000; i += 100) {
+        const std::string name = fmt::format("a_benchmark_with_a_long_name_{:05}", i);
+        const auto first = text.find(name);
+        ASSERT_NE(first, std::string::npos) << name;
+        EXPECT_NE(text.find(name, first + 1), std::string::npos) << name;
+    }
+    // All benchmarks keeps the largest changes: benchmark i changed by i × 0.001%, so what is
+    // left out is exactly the lowest-numbered ones that are not unusual.
+    const auto note_at = text.find(" of 4000 benchmarks are left out of this table");
+    ASSERT_NE(note_at, std::string::npos);
+    const auto count_at = text.rfind('_', note_at) + 1;
+    const int left_out = std::stoi(text.substr(count_at, note_at - count_at));
+    EXPECT_GT(left_out, 3000);
+    int first_kept = 0;
+    for (int ordinary = 0; ordinary < left_out; ++first_kept)
+        if (first_kept % 100 != 99) ++ordinary;
+    EXPECT_EQ(text.find(fmt::format("a_benchmark_with_a_long_name_{:05}", first_kept - 1)),
+              std::string::npos);
+    EXPECT_NE(text.find(fmt::format("a_benchmark_with_a_long_name_{:05}", first_kept)),
+              std::string::npos);
+    EXPECT_NE(text.find(fmt::format(
+                  "\n_{} of 4000 benchmarks are left out of this table to keep the report under "
+                  "65536 characters: those that changed least. `benchwatch compare --format text` "
+                  "lists them all._\n\n</details>\n",
+                  left_out)),
+              std::string::npos);
+}
+
+TEST(MarkdownLimited, UnusualTableShrinksOnlyWhenAllBenchmarksIsEmpty) {
+    const auto comparison = many_benchmarks(4000);
+    // Room for the summary and about half of the 40 unusual rows.
+    const std::string text = limited_markdown_of(comparison, 4'000);
+    EXPECT_LE(text.size(), 4'000u);
+    expect_whole_table_rows(text);
+    EXPECT_NE(text.find("of 40 unusual changes are left out of this table"), std::string::npos);
+    EXPECT_NE(text.find("4000 of 4000 benchmarks are left out of this table"), std::string::npos);
+    EXPECT_NE(text.find("</details>"), std::string::npos);
+}
+
+TEST(MarkdownLimited, TextBeyondAnyTableIsCutAtALineAndSaysSo) {
+    const auto comparison = unusual_in_two_categories();
+    const std::string text = limited_markdown_of(comparison, 300);
+    EXPECT_LE(text.size(), 300u);
+    EXPECT_TRUE(text.starts_with("## Benchmark results\n"));
+    EXPECT_TRUE(text.ends_with("\n_The report was cut here at the size limit._\n")) << text;
 }
 
 }  // namespace
