@@ -35,8 +35,6 @@ struct Endpoints {
 };
 
 Endpoints open_endpoints(const HistoryBranchFlags& flags) {
-    if (!flags.machine.empty() && flags.project.empty())
-        throw UsageError("history-branch: --machine needs --project; pass both, or neither");
     const auto context = Context::discover(flags.repo);
     if (!context.repository)
         throw UsageError(fmt::format(
@@ -69,7 +67,15 @@ int pull(const HistoryBranchFlags& flags) {
     const auto stored = stored_run_paths(*endpoints.store, endpoints.filter);
     std::vector<std::string> to_read;
     std::size_t already_stored = 0;
+    // Files are runs/PROJECT/MACHINE/…: --machine alone keeps that machine's folder of every
+    // project.
+    const auto machine_folder = "/" + store::run_file_path_component(flags.machine) + "/";
     for (auto& path : branch.list(*tip, store::run_file_folder(flags.project, flags.machine))) {
+        const auto after_project = path.find('/', std::string_view("runs/").size());
+        if (!flags.machine.empty() && flags.project.empty() &&
+            (after_project == std::string::npos ||
+             path.compare(after_project, machine_folder.size(), machine_folder) != 0))
+            continue;
         if (stored.contains(path))
             ++already_stored;
         else
@@ -155,8 +161,7 @@ void add_branch_flags(CLI::App& command, HistoryBranchFlags& flags) {
     command.add_option("--branch", flags.branch, "The branch that keeps the runs")
         ->capture_default_str();
     command.add_option("--project", flags.project, "Only this project's runs (default: all)");
-    command.add_option("--machine", flags.machine,
-                       "Only this machine's runs, with --project (default: all)");
+    command.add_option("--machine", flags.machine, "Only this machine's runs (default: all)");
 }
 
 }  // namespace

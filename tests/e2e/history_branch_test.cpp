@@ -47,18 +47,23 @@ class HistoryBranchTest : public ::testing::Test {
     }
 
     // Records one run of "copy" taking `nanoseconds` into the store `store`.
-    void record(const GitRepository& clone, const std::string& store, double nanoseconds) {
+    void record(const GitRepository& clone, const std::string& store, double nanoseconds,
+                const std::string& project = "p", const std::string& machine = "m") {
         const auto file = folder_.path() / ("results-" + std::to_string(++files_) + ".json");
         write_text(file, google_benchmark_file(nanoseconds));
         const auto output = benchwatch(
-            clone, {"record", "--store", store_of(store).string(), "--project", "p", "--machine",
-                    "m", "--commit", commit_, "--branch", "main", file.string()});
+            clone, {"record", "--store", store_of(store).string(), "--project", project,
+                    "--machine", machine, "--commit", commit_, "--branch", "main", file.string()});
         ASSERT_EQ(output.exit_code, 0) << output.err;
     }
 
     vcs::ProcessOutput history_branch(const GitRepository& clone, const std::string& action,
-                                      const std::string& store) {
-        return benchwatch(clone, {"history-branch", action, "--store", store_of(store).string()});
+                                      const std::string& store,
+                                      const std::vector<std::string>& filters = {}) {
+        std::vector<std::string> arguments{"history-branch", action, "--store",
+                                           store_of(store).string()};
+        arguments.insert(arguments.end(), filters.begin(), filters.end());
+        return benchwatch(clone, arguments);
     }
 
     std::vector<model::Run> runs_of(const std::string& store) const {
@@ -238,6 +243,26 @@ TEST_F(HistoryBranchTest, ARunFileAtAnotherRunsPathIsRefused) {
                   "; nothing was pulled: fix or delete the file on "
                   "origin/benchwatch-data\n");
     EXPECT_TRUE(runs_of("fresh").empty());
+}
+
+TEST_F(HistoryBranchTest, ProjectAndMachineLimitWhichRunsMove) {
+    record(a_, "a", 100, "p", "m");
+    record(a_, "a", 200, "p", "gpu box");
+    record(a_, "a", 300, "q/r", "gpu box");
+    EXPECT_EQ(history_branch(a_, "push", "a", {"--project", "p", "--machine", "m"}).out,
+              "pushed 1 run to origin/benchwatch-data; 0 already there\n");
+    EXPECT_EQ(history_branch(a_, "push", "a", {"--machine", "gpu box"}).out,
+              "pushed 2 runs to origin/benchwatch-data; 0 already there\n");
+    EXPECT_EQ(
+        run_checked({"git", "ls-tree", "-r", "-d", "--name-only", "benchwatch-data"}, remote()).out,
+        "runs\nruns/p\nruns/p/gpu%20box\nruns/p/m\nruns/q%2Fr\nruns/q%2Fr/gpu%20box\n");
+
+    EXPECT_EQ(history_branch(b_, "pull", "b", {"--project", "q/r"}).out,
+              "pulled 1 run from origin/benchwatch-data (0 already stored)\n");
+    EXPECT_EQ(history_branch(b_, "pull", "b", {"--machine", "gpu box"}).out,
+              "pulled 1 run from origin/benchwatch-data (1 already stored)\n");
+    EXPECT_EQ(history_branch(b_, "pull", "b").out,
+              "pulled 1 run from origin/benchwatch-data (2 already stored)\n");
 }
 
 }  // namespace
