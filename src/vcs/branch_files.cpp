@@ -177,6 +177,7 @@ std::vector<std::string> FileBranch::list(const std::string& commit,
 
 std::vector<BranchFile> FileBranch::read(const std::string& commit,
                                          std::span<const std::string> paths) const {
+    if (paths.empty()) return {};
     const GitRunner git(repository_.top_level());
     const ScratchFolder scratch;
     const Variables index{{"GIT_INDEX_FILE", (scratch.path() / "index").string()}};
