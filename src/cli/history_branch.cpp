@@ -116,6 +116,13 @@ int push(const HistoryBranchFlags& flags) {
     auto endpoints = open_endpoints(flags);
     auto& store = *endpoints.store;
     const auto local_runs = store.list_runs(endpoints.filter);
+    if (local_runs.empty()) {
+        std::string which;
+        if (!flags.project.empty()) which += fmt::format(" of project '{}'", flags.project);
+        if (!flags.machine.empty()) which += fmt::format(" on machine '{}'", flags.machine);
+        std::cout << fmt::format("nothing to push: the store has no runs{}\n", which);
+        return 0;
+    }
     std::size_t runs_on_branch = 0;
 
     // Called once per attempt with what the branch has by then; reads results only of the runs

@@ -203,6 +203,17 @@ TEST_F(HistoryBranchTest, TheFirstPullBeforeAnyPushSaysSoAndSucceeds) {
     EXPECT_EQ(pulled.err, "");
 }
 
+TEST_F(HistoryBranchTest, PushingAnEmptyStoreCreatesNoBranch) {
+    const auto pushed = history_branch(a_, "push", "a");
+    EXPECT_EQ(pushed.exit_code, 0) << pushed.err;
+    EXPECT_EQ(pushed.out, "nothing to push: the store has no runs\n");
+    record(a_, "a", 100);
+    EXPECT_EQ(history_branch(a_, "push", "a", {"--project", "other"}).out,
+              "nothing to push: the store has no runs of project 'other'\n");
+    EXPECT_EQ(
+        run({"git", "rev-parse", "--verify", "--quiet", "benchwatch-data"}, remote()).exit_code, 1);
+}
+
 TEST_F(HistoryBranchTest, AMalformedRunFileIsNamedAndNothingIsStored) {
     record(a_, "a", 100);
     ASSERT_EQ(history_branch(a_, "push", "a").exit_code, 0);
