@@ -55,6 +55,15 @@ std::set<std::string> stored_run_paths(store::Store& store, const store::RunFilt
     return paths;
 }
 
+// Whether the run file at `path` ("runs/PROJECT/MACHINE/…") is of `machine` (empty: any).
+bool is_of_machine(const std::string& path, const std::string& machine) {
+    if (machine.empty()) return true;
+    const auto folder = "/" + store::run_file_path_component(machine) + "/";
+    const auto after_project = path.find('/', std::string_view("runs/").size());
+    return after_project != std::string::npos &&
+           path.compare(after_project, folder.size(), folder) == 0;
+}
+
 int pull(const HistoryBranchFlags& flags) {
     auto endpoints = open_endpoints(flags);
     const auto& branch = endpoints.branch;
@@ -67,15 +76,8 @@ int pull(const HistoryBranchFlags& flags) {
     const auto stored = stored_run_paths(*endpoints.store, endpoints.filter);
     std::vector<std::string> to_read;
     std::size_t already_stored = 0;
-    // Files are runs/PROJECT/MACHINE/…: --machine alone keeps that machine's folder of every
-    // project.
-    const auto machine_folder = "/" + store::run_file_path_component(flags.machine) + "/";
     for (auto& path : branch.list(*tip, store::run_file_folder(flags.project, flags.machine))) {
-        const auto after_project = path.find('/', std::string_view("runs/").size());
-        if (!flags.machine.empty() && flags.project.empty() &&
-            (after_project == std::string::npos ||
-             path.compare(after_project, machine_folder.size(), machine_folder) != 0))
-            continue;
+        if (flags.project.empty() && !is_of_machine(path, flags.machine)) continue;
         if (stored.contains(path))
             ++already_stored;
         else
