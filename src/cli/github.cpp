@@ -64,16 +64,15 @@ std::string read_report(const std::string& path) {
     return text.str();
 }
 
-// The Markdown report of at most `max_bytes`: --report's file, or the comparison of the head.
+// The Markdown report: --report's file as it is, or the comparison of the head in at most
+// `max_bytes`.
 std::string markdown_report(const GitHubFlags& flags, const Context& context,
                             std::size_t max_bytes) {
     if (!flags.report.empty()) return read_report(flags.report);
     const auto comparison =
         compare_head(flags.comparison, resolve_github_head(flags, context), context);
     std::ostringstream out;
-    report::render_markdown(comparison, out);
-    // sticky_comment_body() cuts what is still over the limit at a line, with a note.
-    static_cast<void>(max_bytes);
+    report::render_markdown_limited(comparison, out, max_bytes);
     return out.str();
 }
 

@@ -72,6 +72,11 @@ std::string reset_time(const FailedAnswer& answer) {
                        fmt::gmtime(static_cast<std::time_t>(*answer.ratelimit_reset)));
 }
 
+// "GET /repos/o/r/issues/5/comments": the call without its query, for messages.
+std::string method_and_path(const Request& request) {
+    return request.method + " " + request.path.substr(0, request.path.find('?'));
+}
+
 bool transient(int status) {
     return status >= 500 && status <= 599;
 }
@@ -126,7 +131,7 @@ std::optional<std::string> next_page_link(std::string_view link_header) {
 
 std::string failure_message(const Request& request, const FailedAnswer& answer,
                             std::string_view token_name) {
-    const auto call = request.method + " " + request.path;
+    const auto call = method_and_path(request);
     const auto status = status_name(answer.status);
     if (rate_limited(answer))
         return fmt::format(
@@ -235,9 +240,9 @@ Client::Answer Client::exchange(const Request& request, const std::string& path_
     }
     if (!connection_error.empty())
         throw GitHubError(fmt::format(
-            "cannot reach GitHub at {} for {} {} after {} attempts ({}); check GITHUB_API_URL "
+            "cannot reach GitHub at {} for {} after {} attempts ({}); check GITHUB_API_URL "
             "and the network",
-            address_.origin, request.method, request.path, failure.attempts, connection_error));
+            address_.origin, method_and_path(request), failure.attempts, connection_error));
     throw GitHubError(failure_message(request, failure, options_.token_name));
 }
 
@@ -247,9 +252,9 @@ nlohmann::json Client::send(const Request& request) {
     auto json = nlohmann::json::parse(answer.body, nullptr, false);
     if (json.is_discarded())
         throw GitHubError(
-            fmt::format("GitHub answered {} {} with a body that is not JSON; check "
-                        "that GITHUB_API_URL is the API's address",
-                        request.method, request.path));
+            fmt::format("GitHub answered {} with a body that is not JSON; check that "
+                        "GITHUB_API_URL is the API's address",
+                        method_and_path(request)));
     return json;
 }
 
@@ -262,10 +267,9 @@ std::vector<nlohmann::json> Client::get_all_pages(const Request& request) {
         auto page = nlohmann::json::parse(answer.body, nullptr, false);
         if (!page.is_array())
             throw GitHubError(
-                fmt::format("GitHub answered {} {} with something other than a "
-                            "JSON list; check that GITHUB_API_URL is the API's "
-                            "address",
-                            request.method, request.path));
+                fmt::format("GitHub answered {} with something other than a JSON list; "
+                            "check that GITHUB_API_URL is the API's address",
+                            method_and_path(request)));
         for (auto& item : page) items.push_back(std::move(item));
         const auto next = next_page_link(answer.link);
         if (!next) return items;
@@ -274,7 +278,7 @@ std::vector<nlohmann::json> Client::get_all_pages(const Request& request) {
             throw GitHubError(
                 fmt::format("GitHub's next page of {} is on another host ({}); "
                             "check GITHUB_API_URL",
-                            request.path, *next));
+                            method_and_path(request), *next));
         path_and_query = next->substr(address_.origin.size());
     }
 }

@@ -49,7 +49,7 @@ std::optional<std::string> next_page_link(std::string_view link_header);
 // One API call.
 struct Request {
     std::string method;  // "GET", "POST", "PATCH" or "DELETE"
-    std::string path;    // below the API address: "/repos/o/r/issues/5/comments"
+    std::string path;    // below the API address, query included: "/repos/o/r/pulls?page=2"
     std::optional<nlohmann::json> body;
     std::string subject;     // what a 404 could not find: "pull request #5 of o/r"
     std::string permission;  // what a 403 lacks: "pull-requests: write"

@@ -38,8 +38,8 @@ TEST(Marker, MatchesOnlyTheWholeFirstLine) {
 TEST(Body, IsTheMarkerLineThenTheReport) {
     EXPECT_EQ(sticky_comment_body("p", "## Benchmark results\n"),
               "<!-- benchwatch:p -->\n## Benchmark results\n");
-    // 65,536 − 22 bytes of marker − 1 newline.
-    EXPECT_EQ(report_allowance("p"), 65513u);
+    // 65,536 − 21 bytes of marker − 1 newline.
+    EXPECT_EQ(report_allowance("p"), 65514u);
 }
 
 TEST(Body, CutsALongReportAfterAWholeLineWithANote) {

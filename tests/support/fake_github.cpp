@@ -51,9 +51,9 @@ struct FakeGitHub::Server {
         return nullptr;
     }
 
-    // Records the request; answers it here when it fails on purpose or lacks the token.
-    httplib::Server::HandlerResponse before_routing(const httplib::Request& request,
-                                                    httplib::Response& response) {
+    // Records the request (its body read); answers it here, returning true, when it fails on
+    // purpose or lacks the token.
+    bool intercepted(const httplib::Request& request, httplib::Response& response) {
         const std::lock_guard lock(mutex);
         RecordedRequest recorded{request.method, request.target, {}, request.body};
         for (const auto& [name, value] : request.headers) recorded.headers.emplace(name, value);
@@ -63,13 +63,13 @@ struct FakeGitHub::Server {
             response.status = failure.status;
             for (const auto& [name, value] : failure.headers) response.set_header(name, value);
             response.set_content(failure.body, "application/json");
-            return httplib::Server::HandlerResponse::Handled;
+            return true;
         }
         if (request.get_header_value("Authorization") != std::string("Bearer ") + token) {
             reply_json(response, 401, {{"message", "Bad credentials"}});
-            return httplib::Server::HandlerResponse::Handled;
+            return true;
         }
-        return httplib::Server::HandlerResponse::Unhandled;
+        return false;
     }
 
     void list_comments(const httplib::Request& request, httplib::Response& response) {
@@ -144,31 +144,25 @@ struct FakeGitHub::Server {
 
 FakeGitHub::FakeGitHub() : server_(std::make_unique<Server>()) {
     auto& server = *server_;
-    server.http.set_pre_routing_handler(
-        [&server](const httplib::Request& request, httplib::Response& response) {
-            return server.before_routing(request, response);
-        });
+    using Handler = void (Server::*)(const httplib::Request&, httplib::Response&);
+    const auto route = [&server](Handler handler) {
+        return [&server, handler](const httplib::Request& request, httplib::Response& response) {
+            if (!server.intercepted(request, response)) (server.*handler)(request, response);
+        };
+    };
     const std::string pull_request = R"(/repos/([^/]+)/([^/]+)/issues/(\d+)/comments)";
     const std::string comment = R"(/repos/([^/]+)/([^/]+)/issues/comments/(\d+))";
-    server.http.Get(pull_request, [&server](const auto& request, auto& response) {
-        server.list_comments(request, response);
-    });
-    server.http.Post(pull_request, [&server](const auto& request, auto& response) {
-        server.create_comment(request, response);
-    });
-    server.http.Patch(comment, [&server](const auto& request, auto& response) {
-        server.edit_comment(request, response);
-    });
-    server.http.Delete(comment, [&server](const auto& request, auto& response) {
-        server.delete_comment(request, response);
-    });
+    server.http.Get(pull_request, route(&Server::list_comments));
+    server.http.Post(pull_request, route(&Server::create_comment));
+    server.http.Patch(comment, route(&Server::edit_comment));
+    server.http.Delete(comment, route(&Server::delete_comment));
     server.http.Post(R"(/repos/([^/]+)/([^/]+)/statuses/([0-9a-f]+))",
-                     [&server](const auto& request, auto& response) {
-                         server.create_status(request, response);
-                     });
+                     route(&Server::create_status));
     server.port = server.http.bind_to_any_port("127.0.0.1");
     assert(server.port > 0);
     server.thread = std::thread([&server] { server.http.listen_after_bind(); });
+    // stop() is lost on a server not yet running, so the destructor could wait forever.
+    while (!server.http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
 FakeGitHub::~FakeGitHub() {
