@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ingest/readers.hpp"
+#include "model/fnv.hpp"
 
 namespace benchwatch::ingest::detail {
 
@@ -50,14 +51,14 @@ std::string read_bytes(const fs::path& path) {
 class FolderHash {
   public:
     void add(std::string_view bytes) {
-        for (const char byte : bytes) hash_ = (hash_ ^ static_cast<unsigned char>(byte)) * prime;
+        hash_ = model::fnv1a(bytes, hash_);
         hash_ = (hash_ ^ bytes.size()) * prime;  // keeps "ab"+"c" apart from "a"+"bc"
     }
     std::uint64_t value() const { return hash_; }
 
   private:
     static constexpr std::uint64_t prime = 0x100000001b3ULL;
-    std::uint64_t hash_ = 0xcbf29ce484222325ULL;
+    std::uint64_t hash_ = model::fnv1a_basis;
 };
 
 // The "point_estimate" of one statistic of estimates.json; nullopt for null (no slope).

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "compare/compare.hpp"
+#include "model/fnv.hpp"
 #include "stats/stats.hpp"
 
 namespace benchwatch::serve {
@@ -201,12 +202,7 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
 }  // namespace
 
 std::string stable_id(std::string_view name) {
-    std::uint64_t hash = 0xcbf29ce484222325ULL;
-    for (const char byte : name) {
-        hash ^= static_cast<unsigned char>(byte);
-        hash *= 0x100000001b3ULL;
-    }
-    return fmt::format("{:016x}", hash);
+    return fmt::format("{:016x}", model::fnv1a(name));
 }
 
 const char* to_string(Trend trend) {

@@ -6,6 +6,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "model/fnv.hpp"
+
 namespace benchwatch::store {
 
 namespace {
@@ -17,16 +19,6 @@ constexpr std::string_view kFormatName = "benchwatch-run";
 // Encoded names longer than this are shortened to kKeptPrefix bytes, '~' and a hash.
 constexpr std::size_t kLongestComponent = 96;
 constexpr std::size_t kKeptPrefix = 64;
-
-// 64-bit FNV-1a: a fixed, portable hash, so that every benchwatch names a long file the same.
-std::uint64_t fnv1a(std::string_view bytes) {
-    std::uint64_t hash = 0xcbf29ce484222325ULL;
-    for (const unsigned char byte : bytes) {
-        hash ^= byte;
-        hash *= 0x100000001b3ULL;
-    }
-    return hash;
-}
 
 bool is_safe_byte(char byte, bool first) {
     if (byte >= 'A' && byte <= 'Z') return true;
@@ -257,7 +249,7 @@ std::string run_file_path_component(std::string_view name) {
         kept -= 1;
     else if (encoded[kept - 2] == '%')
         kept -= 2;
-    return fmt::format("{}~{:016x}", encoded.substr(0, kept), fnv1a(name));
+    return fmt::format("{}~{:016x}", encoded.substr(0, kept), model::fnv1a(name));
 }
 
 std::string run_file_folder(std::string_view project, std::string_view machine) {
