@@ -2,6 +2,7 @@
 
 #include <ostream>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -48,6 +49,21 @@ void render_text(const model::Comparison& comparison, std::ostream& out, bool co
 // The same report as JSON, every number unrounded, with each benchmark's typical change,
 // threshold and verdict.
 void render_json(const model::Comparison& comparison, std::ostream& out);
+
+// A JSON report that cannot be read back. what() is one line naming the file, the place in it
+// and how to fix it.
+class ReportError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// Reads back what render_json() wrote (`compare --format json`), so that a report computed in
+// one job can be rendered in another: render_markdown(read_json(render_json(c))) is
+// render_markdown(c), byte for byte, and likewise for text. `source` names the text in messages.
+// Throws ReportError when the text is not JSON or a key render_json() writes is missing or of
+// the wrong type: "report.json: benchmarks[3].base: expected a number; write the report with
+// `benchwatch compare --format json`".
+model::Comparison read_json(std::string_view text, std::string_view source);
 
 // `benchwatch history` as terminal text: per benchmark a sparkline, typical change, latest value.
 void render_history_text(const model::History& history, std::ostream& out, bool color);
