@@ -39,6 +39,18 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
 // Whether a benchmark of the comparison is unusually slower (--fail-on-regression fails).
 bool anything_slower(const model::Comparison& comparison);
 
+// The report a forge command (`github comment|summary`, `gitlab comment`) posts, in at most
+// `max_characters` bytes: the file `report_path` when given (a `compare --format json` report
+// is rendered again, shortened as needed; a Markdown report is taken as it is), else the
+// comparison of `head` rendered with report::render_markdown_limited().
+std::string forge_report_markdown(const ComparisonFlags& flags, const std::string& report_path,
+                                  const std::string& head, const Context& context,
+                                  std::size_t max_characters);
+
+// The comparison in `report_path`, a `compare --format json` report. Throws UsageError when it
+// cannot be read and report::ReportError when it is not such a report.
+model::Comparison read_comparison_file(const std::string& report_path);
+
 // `benchwatch record`: parses result files and stores them as one run.
 Command add_record_command(CLI::App& parent);
 

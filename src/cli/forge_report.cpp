@@ -1,0 +1,49 @@
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "report/report.hpp"
+
+namespace benchwatch::cli {
+
+namespace {
+
+std::string read_whole_file(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream text;
+    text << file.rdbuf();
+    if (!file)
+        throw UsageError(fmt::format(
+            "cannot read the report {}; write it with `benchwatch compare --output {}`", path,
+            path));
+    return text.str();
+}
+
+bool looks_like_json(std::string_view text) {
+    const auto first = text.find_first_not_of(" \t\r\n");
+    return first != std::string_view::npos && text[first] == '{';
+}
+
+}  // namespace
+
+model::Comparison read_comparison_file(const std::string& report_path) {
+    return report::read_json(read_whole_file(report_path), report_path);
+}
+
+std::string forge_report_markdown(const ComparisonFlags& flags, const std::string& report_path,
+                                  const std::string& head, const Context& context,
+                                  std::size_t max_characters) {
+    std::ostringstream out;
+    if (report_path.empty()) {
+        report::render_markdown_limited(compare_head(flags, head, context), out, max_characters);
+        return out.str();
+    }
+    auto text = read_whole_file(report_path);
+    if (!looks_like_json(text)) return text;
+    report::render_markdown_limited(report::read_json(text, report_path), out, max_characters);
+    return out.str();
+}
+
+}  // namespace benchwatch::cli
