@@ -1,0 +1,255 @@
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "report/report.hpp"
+
+namespace benchwatch::report {
+
+namespace {
+
+using json = nlohmann::json;
+
+// One place in the document, for messages: "benchmarks[3].base".
+class Field {
+  public:
+    Field(const json& value, std::string path, std::string_view source)
+        : value_(value), path_(std::move(path)), source_(source) {}
+
+    Field operator[](std::string_view key) const {
+        const auto& object = expect(value_.is_object(), "an object");
+        const auto child_path = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+        const auto found = object.find(key);
+        if (found == object.end())
+            throw ReportError(fmt::format("{}: {}: missing; {}", source_, child_path, remedy));
+        return {*found, child_path, source_};
+    }
+
+    std::vector<Field> elements() const {
+        const auto& array = expect(value_.is_array(), "an array");
+        std::vector<Field> fields;
+        fields.reserve(array.size());
+        for (std::size_t i = 0; i < array.size(); ++i)
+            fields.emplace_back(array[i], fmt::format("{}[{}]", path_, i), source_);
+        return fields;
+    }
+
+    bool is_null() const { return value_.is_null(); }
+
+    std::string text() const { return expect(value_.is_string(), "a string").get<std::string>(); }
+
+    double number() const { return expect(value_.is_number(), "a number").get<double>(); }
+
+    int integer() const {
+        expect(value_.is_number_integer(), "an integer");
+        const auto wide = value_.get<std::int64_t>();
+        if (wide < std::numeric_limits<int>::min() || wide > std::numeric_limits<int>::max())
+            fail("an integer that fits 32 bits");
+        return static_cast<int>(wide);
+    }
+
+    bool boolean() const { return expect(value_.is_boolean(), "true or false").get<bool>(); }
+
+    std::optional<std::string> optional_text() const {
+        if (is_null()) return std::nullopt;
+        return text();
+    }
+
+    std::optional<double> optional_number() const {
+        if (is_null()) return std::nullopt;
+        return number();
+    }
+
+    std::vector<std::string> texts() const {
+        std::vector<std::string> list;
+        for (const auto& element : elements()) list.push_back(element.text());
+        return list;
+    }
+
+    // Every member of an object whose values are strings.
+    std::map<std::string, std::string> text_map() const {
+        const auto& object = expect(value_.is_object(), "an object");
+        std::map<std::string, std::string> map;
+        for (const auto& [key, value] : object.items())
+            map.emplace(key, Field(value, path_ + "." + key, source_).text());
+        return map;
+    }
+
+    [[noreturn]] void fail(std::string_view expected) const {
+        throw ReportError(fmt::format("{}: {}: expected {}; {}", source_,
+                                      path_.empty() ? "the document" : path_, expected, remedy));
+    }
+
+  private:
+    static constexpr const char* remedy =
+        "write the report with `benchwatch compare --format json`";
+
+    const json& expect(bool holds, std::string_view expected) const {
+        if (!holds) fail(expected);
+        return value_;
+    }
+
+    const json& value_;
+    std::string path_;
+    std::string_view source_;
+};
+
+model::Direction read_direction(const Field& field) {
+    if (const auto direction = model::parse_direction(field.text())) return *direction;
+    field.fail("\"smaller\" or \"bigger\"");
+}
+
+model::Verdict read_verdict(const Field& field) {
+    const auto text = field.text();
+    for (const auto verdict :
+         {model::Verdict::Unchanged, model::Verdict::Slower, model::Verdict::Faster})
+        if (text == model::to_string(verdict)) return verdict;
+    field.fail("\"unchanged\", \"slower\" or \"faster\"");
+}
+
+model::AllocationChange read_allocation_change(const Field& field) {
+    const auto text = field.text();
+    if (text == "none") return model::AllocationChange::None;
+    if (text == "starts") return model::AllocationChange::Starts;
+    if (text == "stops") return model::AllocationChange::Stops;
+    field.fail("\"none\", \"starts\" or \"stops\"");
+}
+
+model::BaselineKind read_baseline_kind(const Field& field) {
+    const auto text = field.text();
+    if (text == "merge_base") return model::BaselineKind::MergeBase;
+    if (text == "nearest_ancestor") return model::BaselineKind::NearestAncestor;
+    if (text == "explicit") return model::BaselineKind::Explicit;
+    if (text == "latest_on_default_branch") return model::BaselineKind::LatestOnDefaultBranch;
+    if (text == "none") return model::BaselineKind::None;
+    field.fail(
+        "\"merge_base\", \"nearest_ancestor\", \"explicit\", \"latest_on_default_branch\" or "
+        "\"none\"");
+}
+
+model::Result read_result(const Field& field) {
+    model::Result result;
+    result.benchmark = field["name"].text();
+    result.metric = field["metric"].text();
+    result.unit = field["unit"].text();
+    result.direction = read_direction(field["direction"]);
+    result.value = field["value"].number();
+    result.allocations = field["allocations"].optional_number();
+    result.memory = field["memory"].optional_number();
+    return result;
+}
+
+std::vector<model::Result> read_results(const Field& field) {
+    std::vector<model::Result> results;
+    for (const auto& element : field.elements()) results.push_back(read_result(element));
+    return results;
+}
+
+std::vector<model::EnvironmentChange> read_changes(const Field& field) {
+    std::vector<model::EnvironmentChange> changes;
+    for (const auto& element : field.elements())
+        changes.push_back({element["key"].text(), element["before"].optional_text(),
+                           element["after"].optional_text()});
+    return changes;
+}
+
+std::vector<model::Warning> read_warnings(const Field& field) {
+    std::vector<model::Warning> warnings;
+    for (const auto& element : field.elements())
+        warnings.push_back({element["kind"].text(), element["message"].text()});
+    return warnings;
+}
+
+// The index of the category named by `field`; categories.size() for null (uncategorized).
+std::size_t read_category_index(const Field& field,
+                                const std::vector<model::Category>& categories) {
+    if (field.is_null()) return categories.size();
+    const auto name = field.text();
+    for (std::size_t i = 0; i < categories.size(); ++i)
+        if (categories[i].name == name) return i;
+    field.fail("the name of a category in \"categories\"");
+}
+
+model::BenchmarkComparison read_benchmark(const Field& field,
+                                          const std::vector<model::Category>& categories) {
+    model::BenchmarkComparison benchmark;
+    benchmark.name = field["name"].text();
+    benchmark.display_name = field["display_name"].text();
+    benchmark.category = read_category_index(field["category"], categories);
+    benchmark.metric = field["metric"].text();
+    benchmark.unit = field["unit"].text();
+    benchmark.direction = read_direction(field["direction"]);
+    benchmark.base = field["base"].number();
+    benchmark.head = field["head"].number();
+    benchmark.typical_change = field["typical_change"].number();
+    benchmark.history_pairs = field["history_pairs"].integer();
+    benchmark.threshold = field["threshold"].number();
+    benchmark.verdict = read_verdict(field["verdict"]);
+    benchmark.allocation_change = read_allocation_change(field["allocation_change"]);
+    benchmark.base_allocations = field["base_allocations"].optional_number();
+    benchmark.head_allocations = field["head_allocations"].optional_number();
+    return benchmark;
+}
+
+json parse_document(std::string_view text, std::string_view source) {
+    try {
+        return json::parse(text);
+    } catch (const json::parse_error& error) {
+        // nlohmann's message starts "[json.exception.parse_error.101] parse error at line 1,
+        // column 2: ..."; the part after the bracket says where and what.
+        std::string_view detail = error.what();
+        if (const auto end = detail.find("] "); end != std::string_view::npos)
+            detail.remove_prefix(end + 2);
+        throw ReportError(
+            fmt::format("{}: not JSON ({}); write the report with `benchwatch "
+                        "compare --format json`",
+                        source, detail));
+    }
+}
+
+}  // namespace
+
+model::Comparison read_json(std::string_view text, std::string_view source) {
+    const auto document = parse_document(text, source);
+    const Field root(document, "", source);
+
+    model::Comparison comparison;
+    comparison.project = root["project"].text();
+    comparison.machine = root["machine"].text();
+    comparison.head_commit = root["head"].text();
+
+    const auto baseline = root["baseline"];
+    comparison.baseline.kind = read_baseline_kind(baseline["kind"]);
+    comparison.baseline.commit = baseline["commit"].optional_text().value_or("");
+    comparison.baseline.merge_base = baseline["merge_base"].optional_text().value_or("");
+    comparison.baseline.commits_earlier = baseline["commits_earlier"].integer();
+
+    comparison.method = root["method"].text();
+    comparison.settings.factor = root["settings"]["factor"].number();
+    comparison.settings.pairs = root["settings"]["pairs"].integer();
+    comparison.history_order = root["history_order"].text();
+    comparison.history_runs = root["history_runs"].integer();
+
+    for (const auto& category : root["categories"].elements()) {
+        comparison.categories.push_back({category["name"].text(), category["prefixes"].texts(),
+                                         category["minimum_change"].number()});
+        comparison.summaries.push_back({category["geometric_mean_change"].number(),
+                                        category["slower"].integer(), category["faster"].integer(),
+                                        category["compared"].integer()});
+    }
+    for (const auto& benchmark : root["benchmarks"].elements())
+        comparison.benchmarks.push_back(read_benchmark(benchmark, comparison.categories));
+
+    comparison.added = read_results(root["added"]);
+    comparison.removed = read_results(root["removed"]);
+    comparison.head_only_results = read_results(root["head_results"]);
+    comparison.environment_changes = read_changes(root["environment_changes"]);
+    comparison.machine_environment = root["machine_environment"].text_map();
+    comparison.machine_changes = read_changes(root["machine_changes"]);
+    comparison.head_warnings = read_warnings(root["head_warnings"]);
+    comparison.baseline_warnings = read_warnings(root["baseline_warnings"]);
+    comparison.history_url = root["history_url"].optional_text().value_or("");
+    return comparison;
+}
+
+}  // namespace benchwatch::report

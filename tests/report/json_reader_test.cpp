@@ -1,0 +1,127 @@
+// What could break: a report read back from compare's JSON renders differently from the
+// comparison that wrote it (a field dropped, a number rounded, a category lost), or a damaged
+// file is accepted, or refused without saying where.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "golden.hpp"
+#include "report/report.hpp"
+
+namespace benchwatch::report {
+namespace {
+
+std::string read_golden(const std::string& name) {
+    std::ifstream file(testing::golden_path(name), std::ios::binary);
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+class ReadBack : public ::testing::TestWithParam<const char*> {};
+
+// Each approved JSON report, read back, renders every approved format byte for byte.
+TEST_P(ReadBack, RendersTheApprovedFilesAgain) {
+    const std::string name = GetParam();
+    const auto json_text = read_golden(name + ".json");
+    ASSERT_FALSE(json_text.empty()) << name;
+    const auto comparison = read_json(json_text, name + ".json");
+
+    std::ostringstream json_again, markdown, text;
+    render_json(comparison, json_again);
+    render_markdown(comparison, markdown);
+    render_text(comparison, text, false);
+    EXPECT_EQ(json_again.str(), json_text);
+    testing::expect_golden(markdown.str(), name + ".md");
+    testing::expect_golden(text.str(), name + ".txt");
+}
+
+INSTANTIATE_TEST_SUITE_P(ApprovedReports, ReadBack,
+                         ::testing::Values("unusual_in_two_categories", "nothing_unusual",
+                                           "environment_changes", "nearest_ancestor", "no_baseline",
+                                           "allocation_changes", "added_and_removed",
+                                           "hostile_names", "bigger_is_better",
+                                           "machine_and_warnings", "machine_changed",
+                                           "warnings_without_baseline"));
+
+TEST(ReadBack, ShortenedRenderingOfAReadBackReportIsTheApprovedOne) {
+    const auto comparison =
+        read_json(read_golden("unusual_in_two_categories.json"), "unusual_in_two_categories");
+    std::ostringstream full;
+    render_markdown(comparison, full);
+    std::ostringstream limited;
+    render_markdown_limited(comparison, limited, full.str().size() - 1);
+    testing::expect_golden(limited.str(), "unusual_in_two_categories.limited.md");
+}
+
+std::string error_of(std::string_view text) {
+    try {
+        read_json(text, "pr/report.json");
+    } catch (const ReportError& error) {
+        return error.what();
+    }
+    return "(accepted)";
+}
+
+// The golden report with `from` replaced once by `to`.
+std::string damaged(std::string_view from, std::string_view to) {
+    auto text = read_golden("unusual_in_two_categories.json");
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.replace(at, from.size(), to);
+}
+
+constexpr const char* remedy = "; write the report with `benchwatch compare --format json`";
+
+TEST(ReadJsonErrors, NotJsonSaysWhere) {
+    EXPECT_EQ(error_of("## Benchmark results\n"),
+              std::string("pr/report.json: not JSON (parse error at line 1, column 1: syntax "
+                          "error while parsing value - invalid literal; last read: '#')") +
+                  remedy);
+}
+
+TEST(ReadJsonErrors, DocumentThatIsNotAnObject) {
+    EXPECT_EQ(error_of("[1, 2]"),
+              std::string("pr/report.json: the document: expected an object") + remedy);
+}
+
+TEST(ReadJsonErrors, MissingKeyIsNamed) {
+    EXPECT_EQ(error_of(damaged("\"history_runs\"", "\"history_run\"")),
+              std::string("pr/report.json: history_runs: missing") + remedy);
+}
+
+TEST(ReadJsonErrors, WrongTypeNamesTheElement) {
+    // The second benchmark's base, written as a string.
+    auto text = read_golden("unusual_in_two_categories.json");
+    const auto second = text.find("\"base\"", text.find("\"base\"") + 1);
+    const auto value_start = text.find(':', second) + 2;
+    const auto value_end = text.find(',', value_start);
+    text.replace(value_start, value_end - value_start, "\"12 ns\"");
+    EXPECT_EQ(error_of(text),
+              std::string("pr/report.json: benchmarks[1].base: expected a number") + remedy);
+}
+
+TEST(ReadJsonErrors, UnknownVerdict) {
+    EXPECT_EQ(error_of(damaged("\"verdict\": \"slower\"", "\"verdict\": \"worse\"")),
+              std::string("pr/report.json: benchmarks[0].verdict: expected \"unchanged\", "
+                          "\"slower\" or \"faster\"") +
+                  remedy);
+}
+
+TEST(ReadJsonErrors, BenchmarkInACategoryTheReportDoesNotList) {
+    EXPECT_EQ(error_of(damaged("\"category\": \"Performance\"", "\"category\": \"Speed\"")),
+              std::string("pr/report.json: benchmarks[0].category: expected the name of a "
+                          "category in \"categories\"") +
+                  remedy);
+}
+
+TEST(ReadJsonErrors, CountTooLargeForItsField) {
+    EXPECT_EQ(error_of(damaged("\"history_runs\": 30", "\"history_runs\": 4000000000")),
+              std::string("pr/report.json: history_runs: expected an integer that fits 32 bits") +
+                  remedy);
+}
+
+}  // namespace
+}  // namespace benchwatch::report
