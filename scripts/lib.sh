@@ -13,9 +13,10 @@ BENCHWATCH_BUILD_DEPENDENCIES=(
     libcli11-dev libtomlplusplus-dev libsqlite3-dev libpugixml-dev libcpp-httplib-dev
 )
 
-# Debian 12 packages the tests need beyond the build: the dashboard's browser test drives Chromium.
+# Debian 12 packages the tests need beyond the build: the dashboard's browser test drives Chromium,
+# and the test of the docs' workflows reads their YAML with yaml-cpp.
 # shellcheck disable=SC2034  # used by the scripts that source this file
-BENCHWATCH_TEST_DEPENDENCIES=(chromium)
+BENCHWATCH_TEST_DEPENDENCIES=(chromium libyaml-cpp-dev)
 
 # Parallel compile jobs: BENCHWATCH_JOBS when set, otherwise the number of processors.
 BENCHWATCH_JOBS="${BENCHWATCH_JOBS:-$(nproc 2>/dev/null || echo 2)}"

@@ -1,0 +1,96 @@
+// What could break: a workflow in README.md or docs/*.md that does not parse, is not a complete
+// file, calls a benchwatch subcommand or option the binary lacks, or pastes a pull request's
+// fields into a script run with secrets; or a recipe removed without anyone noticing.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+
+#include "docs/workflow_check.hpp"
+#include "support/test_support.hpp"
+
+namespace benchwatch::testing::docs {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path source_dir = BENCHWATCH_SOURCE_DIR;
+
+// README.md and docs/*.md, as paths relative to the source folder, sorted.
+std::vector<std::string> markdown_documents() {
+    std::vector<std::string> documents{"README.md"};
+    for (const auto& entry : fs::directory_iterator(source_dir / "docs"))
+        if (entry.is_regular_file() && entry.path().extension() == ".md")
+            documents.push_back(fs::relative(entry.path(), source_dir).generic_string());
+    std::sort(documents.begin() + 1, documents.end());
+    return documents;
+}
+
+// One BinaryHelp for the whole run: each help page is asked of the binary once.
+const HelpLookup& real_help() {
+    static BinaryHelp binary_help(BENCHWATCH_BINARY);
+    static const HelpLookup help = [](const std::vector<std::string>& chain) {
+        return binary_help(chain);
+    };
+    return help;
+}
+
+DocumentCheck check_file(const std::string& document) {
+    return check_document(read_text(source_dir / document), document, real_help());
+}
+
+class DocumentWorkflows : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DocumentWorkflows, ParseAndCallOnlyExistingCommandsAndOptions) {
+    const auto check = check_file(GetParam());
+    EXPECT_THAT(check.problems, ::testing::IsEmpty())
+        << fmt::format("{}", fmt::join(check.problems, "\n"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Docs, DocumentWorkflows, ::testing::ValuesIn(markdown_documents()),
+                         [](const ::testing::TestParamInfo<std::string>& parameter) {
+                             auto name = parameter.param;
+                             std::replace_if(
+                                 name.begin(), name.end(),
+                                 [](char c) {
+                                     return !std::isalnum(static_cast<unsigned char>(c));
+                                 },
+                                 '_');
+                             return name;
+                         });
+
+// What each document held when this test was written; a document with fewer blocks or
+// commands lost a recipe. Raise the numbers when adding one.
+struct Expected {
+    int yaml_blocks;
+    int benchwatch_commands;
+};
+
+TEST(DocsWorkflows, KeepEveryRecipe) {
+    const std::map<std::string, Expected> expected{
+        {"docs/github-actions.md", {3, 9}},
+        {"docs/dashboard.md", {1, 1}},
+    };
+    int total_blocks = 0;
+    int total_commands = 0;
+    for (const auto& document : markdown_documents()) {
+        const auto check = check_file(document);
+        total_blocks += check.yaml_blocks;
+        total_commands += check.benchwatch_commands;
+        if (const auto found = expected.find(document); found != expected.end()) {
+            EXPECT_GE(check.yaml_blocks, found->second.yaml_blocks) << document;
+            EXPECT_GE(check.benchwatch_commands, found->second.benchwatch_commands) << document;
+        }
+    }
+    // 3 + 1 blocks and 9 + 1 commands, from the table above.
+    EXPECT_GE(total_blocks, 4);
+    EXPECT_GE(total_commands, 10);
+}
+
+}  // namespace
+}  // namespace benchwatch::testing::docs

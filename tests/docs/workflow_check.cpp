@@ -1,0 +1,727 @@
+#include "docs/workflow_check.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstddef>
+#include <optional>
+#include <utility>
+
+#include "support/test_support.hpp"
+
+namespace benchwatch::testing::docs {
+namespace {
+
+bool is_blank(char c) {
+    return c == ' ' || c == '\t';
+}
+
+std::string_view trim(std::string_view text) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+        text.remove_prefix(1);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+        text.remove_suffix(1);
+    return text;
+}
+
+std::vector<std::string_view> split_lines(std::string_view text) {
+    std::vector<std::string_view> lines;
+    while (!text.empty()) {
+        const auto end = text.find('\n');
+        lines.push_back(text.substr(0, end));
+        if (end == std::string_view::npos) break;
+        text.remove_prefix(end + 1);
+    }
+    return lines;
+}
+
+// A Markdown code fence's opening or closing line: up to three spaces, then ``` or ~~~.
+struct Fence {
+    std::size_t indent = 0;
+    char marker = '`';
+    std::size_t length = 0;
+    std::string_view info;  // what follows the marker: "yaml", "toml title=x"…
+};
+
+std::optional<Fence> read_fence(std::string_view line) {
+    Fence fence;
+    while (fence.indent < line.size() && fence.indent < 4 && line[fence.indent] == ' ')
+        ++fence.indent;
+    if (fence.indent == 4 || fence.indent == line.size()) return std::nullopt;
+    fence.marker = line[fence.indent];
+    if (fence.marker != '`' && fence.marker != '~') return std::nullopt;
+    while (fence.indent + fence.length < line.size() &&
+           line[fence.indent + fence.length] == fence.marker)
+        ++fence.length;
+    if (fence.length < 3) return std::nullopt;
+    fence.info = trim(line.substr(fence.indent + fence.length));
+    return fence;
+}
+
+// The fence's language: the first word of its info string.
+std::string_view fence_language(const Fence& fence) {
+    return fence.info.substr(0, std::min(fence.info.find(' '), fence.info.size()));
+}
+
+bool closes(const Fence& opening, std::string_view line) {
+    const auto candidate = read_fence(line);
+    return candidate && candidate->marker == opening.marker &&
+           candidate->length >= opening.length && candidate->info.empty();
+}
+
+bool is_variable_name(std::string_view name) {
+    if (name.empty() || std::isdigit(static_cast<unsigned char>(name.front()))) return false;
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+}
+
+// A word such as FOO=bar before a command's name, which sets the command's environment.
+bool is_assignment(std::string_view word) {
+    const auto equals = word.find('=');
+    return equals != std::string_view::npos && is_variable_name(word.substr(0, equals));
+}
+
+// Words a shell reads before a command's name without running them: reserved words and
+// builtins that run the command after them.
+bool is_command_prefix(std::string_view word) {
+    static constexpr std::array prefixes{"if",   "then", "else", "elif", "while",  "until",
+                                         "do",   "!",    "{",    "}",    "fi",     "done",
+                                         "esac", "time", "exec", "env",  "command"};
+    return std::find(prefixes.begin(), prefixes.end(), word) != prefixes.end();
+}
+
+// The POSIX shell's splitting of a script into simple commands, as far as the docs need it.
+class ShellScanner {
+  public:
+    ShellScanner(std::string_view script, int first_line) : text_(script), line_(first_line) {}
+
+    std::vector<ShellCommand> scan() {
+        scan_list(false);
+        return std::move(commands_);
+    }
+
+  private:
+    enum class NextWord { argument, redirection_target, heredoc_delimiter };
+
+    // The command being read and its word in progress.
+    struct CommandInProgress {
+        ShellCommand command;
+        std::string word;
+        bool in_word = false;
+        int word_line = 0;
+        NextWord next = NextWord::argument;
+        bool heredoc_strips_tabs = false;
+    };
+
+    struct PendingHeredoc {
+        std::string delimiter;
+        bool strips_tabs = false;
+    };
+
+    bool at_end() const { return position_ >= text_.size(); }
+    char peek(std::size_t ahead = 0) const {
+        return position_ + ahead < text_.size() ? text_[position_ + ahead] : '\0';
+    }
+    bool looking_at(std::string_view prefix) const {
+        return text_.substr(position_).starts_with(prefix);
+    }
+    // Moves past one character, counting lines.
+    void advance() {
+        if (peek() == '\n') ++line_;
+        ++position_;
+    }
+
+    void start_word(CommandInProgress& current) const {
+        if (current.in_word) return;
+        current.in_word = true;
+        current.word_line = line_;
+    }
+
+    void end_word(CommandInProgress& current) {
+        if (!current.in_word) return;
+        current.in_word = false;
+        auto word = std::exchange(current.word, {});
+        switch (std::exchange(current.next, NextWord::argument)) {
+            case NextWord::redirection_target:
+                return;
+            case NextWord::heredoc_delimiter:
+                heredocs_.push_back({std::move(word), current.heredoc_strips_tabs});
+                return;
+            case NextWord::argument:
+                break;
+        }
+        auto& words = current.command.words;
+        if (words.empty() && (is_assignment(word) || is_command_prefix(word))) return;
+        if (words.empty()) current.command.line = current.word_line;
+        words.push_back(std::move(word));
+    }
+
+    void end_command(CommandInProgress& current) {
+        end_word(current);
+        if (!current.command.words.empty()) commands_.push_back(std::move(current.command));
+        current = CommandInProgress{};
+    }
+
+    // Reads commands until the end, or until the `)` closing a $( ) when `inside_substitution`.
+    void scan_list(bool inside_substitution) {
+        CommandInProgress current;
+        int open_parentheses = 0;
+        while (!at_end()) {
+            const char c = peek();
+            if (c == '\\') {
+                if (peek(1) == '\n') {
+                    advance();
+                    advance();
+                    continue;
+                }
+                start_word(current);
+                advance();
+                if (!at_end()) {
+                    current.word += peek();
+                    advance();
+                }
+            } else if (c == '\'') {
+                start_word(current);
+                advance();
+                while (!at_end() && peek() != '\'') {
+                    current.word += peek();
+                    advance();
+                }
+                advance();
+            } else if (c == '"') {
+                start_word(current);
+                advance();
+                read_double_quoted(current.word);
+            } else if (c == '$') {
+                start_word(current);
+                read_dollar(current.word);
+            } else if (c == '`') {
+                start_word(current);
+                read_backticks(current.word);
+            } else if (c == '#' && !current.in_word) {
+                while (!at_end() && peek() != '\n') advance();
+            } else if (is_blank(c)) {
+                end_word(current);
+                advance();
+            } else if (c == '\n') {
+                end_command(current);
+                advance();
+                skip_heredoc_bodies();
+            } else if (c == '(') {
+                end_command(current);
+                ++open_parentheses;
+                advance();
+            } else if (c == ')') {
+                end_command(current);
+                advance();
+                if (open_parentheses == 0 && inside_substitution) return;
+                open_parentheses = std::max(open_parentheses - 1, 0);
+            } else if (c == '>' || c == '<' || (c == '&' && peek(1) == '>')) {
+                read_redirection(current);
+            } else if (c == ';' || c == '&' || c == '|') {
+                end_command(current);
+                const bool doubled = peek(1) == c || (c == '|' && peek(1) == '&');
+                advance();
+                if (doubled) advance();
+            } else {
+                start_word(current);
+                current.word += c;
+                advance();
+            }
+        }
+        end_command(current);
+    }
+
+    // After the opening quote: up to and past the closing one.
+    void read_double_quoted(std::string& word) {
+        while (!at_end()) {
+            const char c = peek();
+            if (c == '"') {
+                advance();
+                return;
+            }
+            if (c == '\\' && std::string_view("$`\"\\\n").find(peek(1)) != std::string_view::npos) {
+                advance();
+                if (peek() != '\n') word += peek();
+                advance();
+            } else if (c == '$') {
+                read_dollar(word);
+            } else if (c == '`') {
+                read_backticks(word);
+            } else {
+                word += c;
+                advance();
+            }
+        }
+    }
+
+    // At a `$`: an expansion, kept in the word as its source text. The commands of a $( ) are
+    // scanned as commands of their own.
+    void read_dollar(std::string& word) {
+        const auto start = position_;
+        if (looking_at("$((")) {
+            advance();
+            skip_balanced('(', ')');
+        } else if (looking_at("$(")) {
+            advance();
+            advance();
+            scan_list(true);
+        } else if (looking_at("${{")) {
+            // A GitHub Actions expression, replaced before the shell runs.
+            const auto end = text_.find("}}", position_);
+            const auto stop = end == std::string_view::npos ? text_.size() : end + 2;
+            while (position_ < stop) advance();
+        } else if (looking_at("${")) {
+            advance();
+            skip_balanced('{', '}');
+        } else {
+            advance();
+        }
+        word += text_.substr(start, position_ - start);
+    }
+
+    // At `open`: past its matching `close`.
+    void skip_balanced(char open, char close) {
+        int depth = 0;
+        while (!at_end()) {
+            const char c = peek();
+            advance();
+            if (c == open)
+                ++depth;
+            else if (c == close && --depth == 0)
+                return;
+        }
+    }
+
+    // At a backquote: the old form of $( ), whose commands are scanned separately.
+    void read_backticks(std::string& word) {
+        const auto start = position_;
+        const int first_line = line_;
+        advance();
+        while (!at_end() && peek() != '`') {
+            if (peek() == '\\') advance();
+            advance();
+        }
+        advance();
+        const auto source = text_.substr(start, position_ - start);
+        for (auto& command : ShellScanner(trim_backquotes(source), first_line).scan())
+            commands_.push_back(std::move(command));
+        word += source;
+    }
+
+    static std::string_view trim_backquotes(std::string_view source) {
+        source.remove_prefix(1);
+        if (source.ends_with('`')) source.remove_suffix(1);
+        return source;
+    }
+
+    // At `<`, `>` or `&>`: the operator; its target word is then left out of the command.
+    void read_redirection(CommandInProgress& current) {
+        const bool word_is_descriptor =
+            current.in_word && !current.word.empty() &&
+            std::all_of(current.word.begin(), current.word.end(),
+                        [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+        if (word_is_descriptor) {
+            current.in_word = false;
+            current.word.clear();
+        } else {
+            end_word(current);
+        }
+        current.next = NextWord::redirection_target;
+        std::size_t length = 1;
+        if (looking_at("<<<") || looking_at("&>>")) {
+            length = 3;
+        } else if (looking_at("<<-")) {
+            length = 3;
+            current.next = NextWord::heredoc_delimiter;
+            current.heredoc_strips_tabs = true;
+        } else if (looking_at("<<")) {
+            length = 2;
+            current.next = NextWord::heredoc_delimiter;
+            current.heredoc_strips_tabs = false;
+        } else {
+            static constexpr std::array two_characters{">>", ">&", ">|", "<&", "<>", "&>"};
+            for (std::string_view operator_text : two_characters)
+                if (looking_at(operator_text)) length = 2;
+        }
+        for (std::size_t i = 0; i < length; ++i) advance();
+    }
+
+    // After a newline: the bodies of the here-documents opened on the line before.
+    void skip_heredoc_bodies() {
+        for (const auto& heredoc : std::exchange(heredocs_, {})) {
+            while (!at_end()) {
+                const auto end = std::min(text_.find('\n', position_), text_.size());
+                auto body_line = text_.substr(position_, end - position_);
+                while (heredoc.strips_tabs && body_line.starts_with('\t'))
+                    body_line.remove_prefix(1);
+                const bool last = body_line == heredoc.delimiter;
+                while (position_ < end) advance();
+                if (!at_end()) advance();
+                if (last) break;
+            }
+        }
+    }
+
+    std::string_view text_;
+    std::size_t position_ = 0;
+    int line_;
+    std::vector<ShellCommand> commands_;
+    std::vector<PendingHeredoc> heredocs_;
+};
+
+// The position of the program's name in a command's words, past prefixes such as `env A=1`.
+std::size_t program_position(const std::vector<std::string>& words) {
+    std::size_t position = 0;
+    while (position < words.size() &&
+           (is_command_prefix(words[position]) || is_assignment(words[position])))
+        ++position;
+    return position;
+}
+
+bool is_benchwatch(std::string_view program) {
+    return program == "benchwatch" || program.ends_with("/benchwatch");
+}
+
+std::string command_name(const std::vector<std::string>& chain) {
+    return chain.empty() ? "benchwatch" : fmt::format("benchwatch {}", fmt::join(chain, " "));
+}
+
+// The option a command-line word names: "--format" for "--format=json", "-j" for "-j4"; ""
+// when it names none (an argument, "-", a negative number, or "--" itself).
+std::string option_name(std::string_view word) {
+    if (word.starts_with("--"))
+        return word.size() == 2 ? "" : std::string(word.substr(0, word.find('=')));
+    if (word.size() >= 2 && word[0] == '-' && std::isalpha(static_cast<unsigned char>(word[1])))
+        return std::string(word.substr(0, 2));
+    return "";
+}
+
+// The ${{ }} expressions that paste what a pull request's author controls into a script.
+std::vector<std::pair<std::size_t, std::string>> untrusted_expressions(std::string_view script) {
+    static constexpr std::array untrusted{"github.event.", "github.event[", "github.head_ref"};
+    std::vector<std::pair<std::size_t, std::string>> found;
+    for (auto start = script.find("${{"); start != std::string_view::npos;
+         start = script.find("${{", start + 3)) {
+        const auto end = script.find("}}", start);
+        const auto expression =
+            script.substr(start, end == std::string_view::npos ? end : end + 2 - start);
+        for (std::string_view field : untrusted)
+            if (expression.find(field) != std::string_view::npos) {
+                found.emplace_back(start, std::string(expression));
+                break;
+            }
+    }
+    return found;
+}
+
+// Checks the YAML of one block of one document, adding to `result`.
+class BlockChecker {
+  public:
+    BlockChecker(const YamlBlock& block, const std::string& file, const HelpLookup& help,
+                 DocumentCheck& result)
+        : block_(block), file_(file), help_(help), result_(result) {}
+
+    void check() {
+        YAML::Node root;
+        try {
+            root = YAML::Load(block_.text);
+        } catch (const YAML::ParserException& error) {
+            report(block_.fence_line + 1 + error.mark.line,
+                   fmt::format("invalid YAML in the block opened on line {}: {}", block_.fence_line,
+                               error.msg));
+            return;
+        }
+        if (is_github_workflow(root)) {
+            ++result_.github_workflows;
+            check_github_workflow(root);
+        } else if (is_gitlab_file(root)) {
+            ++result_.gitlab_files;
+            check_gitlab_file(root);
+        } else {
+            report(block_.fence_line,
+                   "the ```yaml block is neither a GitHub Actions workflow (top-level \"on\" and "
+                   "\"jobs\") nor a GitLab CI file (jobs with \"script\"); show a complete file "
+                   "that can be copied as it is");
+            check_scripts_anywhere(root);
+        }
+    }
+
+  private:
+    static bool is_github_workflow(const YAML::Node& root) {
+        return root.IsMap() && root["on"] && root["jobs"];
+    }
+
+    static bool is_gitlab_job(const YAML::Node& value) { return value.IsMap() && value["script"]; }
+
+    static bool is_gitlab_file(const YAML::Node& root) {
+        if (!root.IsMap()) return false;
+        return std::any_of(root.begin(), root.end(),
+                           [](const auto& entry) { return is_gitlab_job(entry.second); });
+    }
+
+    // The document line of a node's first character.
+    int line_of(const YAML::Node& node) const { return block_.fence_line + 1 + node.Mark().line; }
+
+    // The document line of a scalar's first line of text: the line after a `|` or `>` header.
+    int first_text_line(const YAML::Node& scalar) const {
+        const auto mark = scalar.Mark();
+        const auto position = static_cast<std::size_t>(mark.pos);
+        const bool block_scalar = position < block_.text.size() &&
+                                  (block_.text[position] == '|' || block_.text[position] == '>');
+        return line_of(scalar) + (block_scalar ? 1 : 0);
+    }
+
+    void report(int line, const std::string& message) {
+        result_.problems.push_back(fmt::format("{}:{}: {}", file_, line, message));
+    }
+
+    static std::set<std::string> triggers(const YAML::Node& on) {
+        std::set<std::string> names;
+        if (on.IsScalar()) {
+            names.insert(on.as<std::string>());
+        } else if (on.IsSequence()) {
+            for (const auto& item : on) names.insert(item.as<std::string>());
+        } else if (on.IsMap()) {
+            for (const auto& entry : on) names.insert(entry.first.as<std::string>());
+        }
+        return names;
+    }
+
+    void check_github_workflow(const YAML::Node& root) {
+        const auto names = triggers(root["on"]);
+        std::string untrusted_trigger;
+        for (const char* trigger : {"pull_request_target", "workflow_run"})
+            if (names.contains(trigger)) untrusted_trigger = trigger;
+        const auto jobs = root["jobs"];
+        if (!jobs.IsMap() || jobs.size() == 0) {
+            report(line_of(jobs), "\"jobs\" must map job ids to jobs");
+            return;
+        }
+        for (const auto& entry : jobs) {
+            const auto id = entry.first.as<std::string>();
+            const auto& job = entry.second;
+            if (!job.IsMap()) {
+                report(line_of(entry.first), fmt::format("job \"{}\" is not a mapping", id));
+            } else if (job["uses"]) {
+                continue;  // a call of a reusable workflow: its steps are elsewhere
+            } else if (!job["runs-on"]) {
+                report(line_of(entry.first),
+                       fmt::format("job \"{}\" has neither \"runs-on\" nor \"uses\"", id));
+            } else if (!job["steps"] || !job["steps"].IsSequence() || job["steps"].size() == 0) {
+                report(line_of(entry.first), fmt::format("job \"{}\" has no \"steps\" list", id));
+            } else {
+                check_github_steps(id, job["steps"], untrusted_trigger);
+            }
+        }
+    }
+
+    void check_github_steps(const std::string& job_id, const YAML::Node& steps,
+                            const std::string& untrusted_trigger) {
+        int number = 0;
+        for (const auto& step : steps) {
+            ++number;
+            const bool runs = step.IsMap() && step["run"];
+            const bool uses = step.IsMap() && step["uses"];
+            if (runs == uses) {
+                report(line_of(step),
+                       fmt::format("step {} of job \"{}\" must have exactly one of \"run\" and "
+                                   "\"uses\"",
+                                   number, job_id));
+                continue;
+            }
+            if (!runs) continue;
+            const auto run = step["run"];
+            const auto script = run.as<std::string>();
+            check_shell(script, first_text_line(run));
+            if (untrusted_trigger.empty()) continue;
+            for (const auto& [offset, expression] : untrusted_expressions(script)) {
+                const auto line = first_text_line(run) +
+                                  static_cast<int>(std::count(
+                                      script.begin(),
+                                      script.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+                report(line, fmt::format("run: pastes {} into the script of a workflow triggered "
+                                         "by {}, where a pull request's author controls it "
+                                         "(script injection); pass it through env: and use the "
+                                         "variable",
+                                         expression, untrusted_trigger));
+            }
+        }
+    }
+
+    // The commands of every "run" or "script" value in a block of unknown shape, so that its
+    // benchwatch commands are checked and counted all the same.
+    void check_scripts_anywhere(const YAML::Node& node) {
+        if (node.IsSequence()) {
+            for (const auto& item : node) check_scripts_anywhere(item);
+            return;
+        }
+        if (!node.IsMap()) return;
+        for (const auto& entry : node) {
+            const auto key = entry.first.as<std::string>();
+            if (key == "run" && entry.second.IsScalar())
+                check_shell(entry.second.as<std::string>(), first_text_line(entry.second));
+            else if (key.ends_with("script"))
+                check_gitlab_script(entry.second);
+            else
+                check_scripts_anywhere(entry.second);
+        }
+    }
+
+    void check_gitlab_file(const YAML::Node& root) {
+        static constexpr std::array script_keys{"before_script", "script", "after_script"};
+        for (const auto& entry : root) {
+            const auto name = entry.first.as<std::string>();
+            const auto& value = entry.second;
+            if (std::find(script_keys.begin(), script_keys.end(), name) != script_keys.end()) {
+                check_gitlab_script(value);  // the global form, before `default:` existed
+                continue;
+            }
+            if (!value.IsMap()) continue;
+            for (const char* key : script_keys)
+                if (value[key]) check_gitlab_script(value[key]);
+        }
+    }
+
+    // A GitLab script: one string or a list of them, lists nested by YAML anchors flattened.
+    void check_gitlab_script(const YAML::Node& script) {
+        if (script.IsScalar()) {
+            check_shell(script.as<std::string>(), first_text_line(script));
+        } else if (script.IsSequence()) {
+            for (const auto& item : script) check_gitlab_script(item);
+        } else {
+            report(line_of(script), "a GitLab script must be a string or a list of strings");
+        }
+    }
+
+    void check_shell(std::string_view script, int first_line) {
+        for (const auto& command : shell_commands(script, first_line)) {
+            const auto position = program_position(command.words);
+            if (position == command.words.size() || !is_benchwatch(command.words[position]))
+                continue;
+            ++result_.benchwatch_commands;
+            const std::vector<std::string> words(
+                command.words.begin() + static_cast<std::ptrdiff_t>(position), command.words.end());
+            for (const auto& problem : check_benchwatch_command(words, help_))
+                report(command.line, problem);
+        }
+    }
+
+    const YamlBlock& block_;
+    const std::string& file_;
+    const HelpLookup& help_;
+    DocumentCheck& result_;
+};
+
+}  // namespace
+
+std::vector<YamlBlock> yaml_blocks(std::string_view markdown) {
+    std::vector<YamlBlock> blocks;
+    const auto lines = split_lines(markdown);
+    for (std::size_t index = 0; index < lines.size(); ++index) {
+        const auto opening = read_fence(lines[index]);
+        if (!opening) continue;
+        const auto language = fence_language(*opening);
+        const bool is_yaml = language == "yaml" || language == "yml";
+        YamlBlock block{static_cast<int>(index) + 1, {}};
+        for (++index; index < lines.size() && !closes(*opening, lines[index]); ++index) {
+            auto content = lines[index];
+            for (std::size_t removed = 0; removed < opening->indent && content.starts_with(' ');
+                 ++removed)
+                content.remove_prefix(1);
+            block.text += content;
+            block.text += '\n';
+        }
+        if (is_yaml) blocks.push_back(std::move(block));
+    }
+    return blocks;
+}
+
+std::vector<ShellCommand> shell_commands(std::string_view script, int first_line) {
+    return ShellScanner(script, first_line).scan();
+}
+
+HelpPage parse_help(std::string_view help_text) {
+    HelpPage page;
+    std::string_view section;
+    for (const auto line : split_lines(help_text)) {
+        if (line.empty()) continue;
+        if (!is_blank(line.front())) {
+            if (line.ends_with(':')) section = line;
+            page.takes_positionals = page.takes_positionals || line == "Positionals:";
+            continue;
+        }
+        const auto entry = trim(line);
+        const auto first_field = entry.substr(0, std::min(entry.find(' '), entry.size()));
+        if (section == "Subcommands:") {
+            page.subcommands.emplace(first_field);
+        } else if (first_field.starts_with('-')) {
+            // "-h,--help" or "--format TEXT:{markdown,json}", under "Options:" or the name of
+            // an option group: names before the first space.
+            std::string_view names = first_field;
+            while (!names.empty()) {
+                const auto comma = std::min(names.find(','), names.size());
+                if (names.starts_with('-')) page.options.emplace(names.substr(0, comma));
+                names.remove_prefix(std::min(comma + 1, names.size()));
+            }
+        }
+    }
+    return page;
+}
+
+HelpPage BinaryHelp::operator()(const std::vector<std::string>& chain) {
+    if (const auto found = pages_.find(chain); found != pages_.end()) return found->second;
+    auto argv = chain;
+    argv.insert(argv.begin(), binary_.string());
+    argv.emplace_back("--help");
+    ++runs_;
+    const auto output = run_checked(argv, std::filesystem::current_path(), without_ci_variables());
+    return pages_.emplace(chain, parse_help(output.out)).first->second;
+}
+
+std::vector<std::string> check_benchwatch_command(const std::vector<std::string>& words,
+                                                  const HelpLookup& help) {
+    const auto quoted = fmt::format("`{}`", describe(words));
+    std::vector<std::string> chain;
+    auto page = help(chain);
+    std::size_t position = 1;
+    for (; position < words.size(); ++position) {
+        const auto& word = words[position];
+        if (word.starts_with('-')) break;
+        if (page.subcommands.contains(word)) {
+            chain.push_back(word);
+            page = help(chain);
+            continue;
+        }
+        if (!page.subcommands.empty() && !page.takes_positionals)
+            return {fmt::format("{}: unknown subcommand \"{}\" of `{}` (its help lists: {})",
+                                quoted, word, command_name(chain),
+                                fmt::join(page.subcommands, ", "))};
+        break;
+    }
+    std::vector<std::string> problems;
+    for (; position < words.size() && words[position] != "--"; ++position) {
+        const auto name = option_name(words[position]);
+        if (!name.empty() && !page.options.contains(name))
+            problems.push_back(
+                fmt::format("{}: unknown option {} of `{}`", quoted, name, command_name(chain)));
+    }
+    return problems;
+}
+
+DocumentCheck check_document(std::string_view markdown, const std::string& file,
+                             const HelpLookup& help) {
+    DocumentCheck result;
+    for (const auto& block : yaml_blocks(markdown)) {
+        ++result.yaml_blocks;
+        BlockChecker(block, file, help, result).check();
+    }
+    return result;
+}
+
+}  // namespace benchwatch::testing::docs

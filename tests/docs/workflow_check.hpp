@@ -1,0 +1,91 @@
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// Checks the CI files shown in the documentation: each ```yaml block must be a complete GitHub
+// Actions workflow or GitLab CI file, every benchwatch command its shell steps call must exist
+// with the flags they pass, and workflows that run with secrets on code from forks must not
+// paste event fields into their scripts.
+namespace benchwatch::testing::docs {
+
+// A fenced ```yaml or ```yml block of a Markdown document.
+struct YamlBlock {
+    int fence_line = 0;  // 1-based line of the opening fence; the YAML starts on the next line
+    std::string text;
+};
+
+// Every ```yaml and ```yml block of `markdown`, in order. Other fences (```toml, ```sh…) are
+// skipped whole, so that YAML-looking text inside them is not taken for a block.
+std::vector<YamlBlock> yaml_blocks(std::string_view markdown);
+
+// One simple command of a shell script: its words after quote removal, without assignments
+// before it, redirections and their targets. A command substitution inside a word is kept as
+// its source text ("$(dirname x)") and its commands are listed as commands of their own.
+struct ShellCommand {
+    int line = 0;  // line of the command's first word, counted from the script's first line
+    std::vector<std::string> words;
+};
+
+// The simple commands of `script` whose first line is line `first_line` of a document, as a
+// POSIX shell would split them: backslash-newline joins lines, comments end at the newline,
+// commands are separated by newlines, ;, &, &&, || and |, and $( ), ` ` and here-documents are
+// understood well enough to find the commands inside them or skip their text.
+std::vector<ShellCommand> shell_commands(std::string_view script, int first_line = 1);
+
+// What CLI11's `--help` lists for one command.
+struct HelpPage {
+    std::set<std::string> options;      // every name, long and short: "--help", "-h", "--project"
+    std::set<std::string> subcommands;  // "record", "github"…
+    bool takes_positionals = false;     // the page has a "Positionals:" section
+};
+
+// Reads the sections of a CLI11 help text ("Options:", "Subcommands:", "Positionals:").
+HelpPage parse_help(std::string_view help_text);
+
+// The help page of benchwatch's command named by a subcommand chain ({} is benchwatch itself,
+// {"github", "comment"} is `benchwatch github comment`).
+using HelpLookup = std::function<HelpPage(const std::vector<std::string>& chain)>;
+
+// A HelpLookup that runs `binary CHAIN... --help` once per chain and remembers the page. Throws
+// CommandFailed (support/test_support.hpp) when the binary does not exit 0.
+class BinaryHelp {
+  public:
+    explicit BinaryHelp(std::filesystem::path binary) : binary_(std::move(binary)) {}
+
+    HelpPage operator()(const std::vector<std::string>& chain);
+
+    // How many times the binary has been run, for the test of the cache.
+    int runs() const { return runs_; }
+
+  private:
+    std::filesystem::path binary_;
+    std::map<std::vector<std::string>, HelpPage> pages_;
+    int runs_ = 0;
+};
+
+// The problems of one benchwatch command line (words[0] is the program): an unknown subcommand,
+// or an option before a bare "--" that its command does not list. Each message quotes the
+// command and names the unknown word and the command it was looked up in.
+std::vector<std::string> check_benchwatch_command(const std::vector<std::string>& words,
+                                                  const HelpLookup& help);
+
+// What checking one Markdown document found.
+struct DocumentCheck {
+    int yaml_blocks = 0;
+    int github_workflows = 0;
+    int gitlab_files = 0;
+    int benchwatch_commands = 0;
+    std::vector<std::string> problems;  // each "FILE:LINE: what is wrong"
+};
+
+// Checks every ```yaml block of `markdown`; `file` names the document in the problems.
+DocumentCheck check_document(std::string_view markdown, const std::string& file,
+                             const HelpLookup& help);
+
+}  // namespace benchwatch::testing::docs
