@@ -1,42 +1,16 @@
 #include "github/client.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <cassert>
-#include <charconv>
-#include <thread>
 
 namespace benchwatch::github {
 
 namespace {
 
 constexpr const char* user_agent = "benchwatch/0.1.0";
-
-std::string status_name(int status) {
-    switch (status) {
-        case 401:
-            return "401 Unauthorized";
-        case 403:
-            return "403 Forbidden";
-        case 404:
-            return "404 Not Found";
-        case 422:
-            return "422 Unprocessable Entity";
-        case 429:
-            return "429 Too Many Requests";
-        default:
-            return std::to_string(status);
-    }
-}
-
-// Newlines and tabs from GitHub's text become spaces, so that every message stays one line.
-std::string one_line(std::string text) {
-    for (auto& character : text)
-        if (character == '\n' || character == '\r' || character == '\t') character = ' ';
-    return text;
-}
+constexpr const char* forge_name = "GitHub";
+constexpr const char* url_variable = "GITHUB_API_URL";
 
 // "message" of GitHub's error body, followed by each entry of "errors" that has one.
 std::string github_message_of(const std::string& body) {
@@ -47,14 +21,7 @@ std::string github_message_of(const std::string& body) {
         for (const auto& error : json["errors"])
             if (error.is_object() && error.contains("message") && error["message"].is_string())
                 message += ": " + error["message"].get<std::string>();
-    return one_line(message);
-}
-
-std::optional<std::int64_t> parse_integer(const std::string& text) {
-    std::int64_t value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-    return value;
+    return forge::one_line(message);
 }
 
 std::string says(const FailedAnswer& answer) {
@@ -68,71 +35,31 @@ bool rate_limited(const FailedAnswer& answer) {
 
 std::string reset_time(const FailedAnswer& answer) {
     if (!answer.ratelimit_reset) return "within the hour";
-    return fmt::format("at {:%Y-%m-%d %H:%M:%S} UTC",
-                       fmt::gmtime(static_cast<std::time_t>(*answer.ratelimit_reset)));
+    return "at " + forge::utc_time(std::chrono::system_clock::from_time_t(
+                       static_cast<std::time_t>(*answer.ratelimit_reset)));
 }
 
 // "GET /repos/o/r/issues/5/comments": the call without its query, for messages.
 std::string method_and_path(const Request& request) {
-    return request.method + " " + request.path.substr(0, request.path.find('?'));
-}
-
-bool transient(int status) {
-    return status >= 500 && status <= 599;
-}
-
-httplib::Result perform(httplib::Client& http, const std::string& method, const std::string& path,
-                        const httplib::Headers& headers, const std::string& body) {
-    constexpr const char* json_type = "application/json";
-    if (method == "POST") return http.Post(path, headers, body, json_type);
-    if (method == "PATCH") return http.Patch(path, headers, body, json_type);
-    if (method == "DELETE") return http.Delete(path, headers);
-    return http.Get(path, headers);
+    return forge::method_and_path(request.method, request.path);
 }
 
 }  // namespace
 
 ApiAddress parse_api_url(std::string_view url) {
-    const auto scheme_end = url.find("://");
-    const auto scheme = scheme_end == std::string_view::npos ? "" : url.substr(0, scheme_end);
-    const auto host_begin = scheme_end + 3;
-    const auto path_begin = scheme.empty() ? std::string_view::npos : url.find('/', host_begin);
-    const auto host = scheme.empty() ? "" : url.substr(host_begin, path_begin - host_begin);
-    if ((scheme != "http" && scheme != "https") || host.empty())
+    auto address = forge::split_api_url(url);
+    if (!address)
         throw GitHubError(
             fmt::format("GITHUB_API_URL \"{}\" is not an http:// or https:// address; unset it for "
                         "https://api.github.com or give the API root, e.g. https://HOST/api/v3",
                         url));
-    ApiAddress address{std::string(url.substr(0, path_begin)), ""};
-    if (path_begin != std::string_view::npos) address.path_prefix = url.substr(path_begin);
-    while (address.path_prefix.ends_with('/')) address.path_prefix.pop_back();
-    return address;
-}
-
-std::chrono::milliseconds backoff_delay(const RetryPolicy& policy, int retry) {
-    assert(retry >= 1);
-    return policy.first_delay * (std::int64_t{1} << (retry - 1));
-}
-
-std::optional<std::string> next_page_link(std::string_view link_header) {
-    while (!link_header.empty()) {
-        const auto open = link_header.find('<');
-        const auto close = link_header.find('>', open);
-        if (open == std::string_view::npos || close == std::string_view::npos) break;
-        const auto url = link_header.substr(open + 1, close - open - 1);
-        const auto comma = link_header.find(',', close);
-        const auto parameters = link_header.substr(close + 1, comma - close - 1);
-        if (parameters.find("rel=\"next\"") != std::string_view::npos) return std::string(url);
-        if (comma == std::string_view::npos) break;
-        link_header.remove_prefix(comma + 1);
-    }
-    return std::nullopt;
+    return *address;
 }
 
 std::string failure_message(const Request& request, const FailedAnswer& answer,
                             std::string_view token_name) {
     const auto call = method_and_path(request);
-    const auto status = status_name(answer.status);
+    const auto status = forge::status_name(answer.status);
     if (rate_limited(answer))
         return fmt::format(
             "GitHub's API rate limit for this token is used up ({} on {}): it resets {}; "
@@ -169,80 +96,38 @@ std::string failure_message(const Request& request, const FailedAnswer& answer,
         default:
             break;
     }
-    if (transient(answer.status))
-        return fmt::format(
-            "GitHub answered {} to {} {} times; it may be having an outage, "
-            "retry later",
-            answer.status, call, answer.attempts);
+    if (answer.status >= 500 && answer.status <= 599)
+        return forge::outage_message(forge_name, call, answer.status, answer.attempts);
     return fmt::format("GitHub answered {} to {}{}", answer.status, call, says(answer));
 }
-
-struct Client::Connection {
-    explicit Connection(const std::string& origin) : http(origin) {}
-    httplib::Client http;
-};
-
-struct Client::Answer {
-    int status = 0;
-    std::string body;
-    std::string link;
-};
 
 Client::Client(ClientOptions options)
     : options_(std::move(options)),
       address_(parse_api_url(options_.api_url)),
-      connection_(std::make_unique<Connection>(address_.origin)) {
-    connection_->http.set_connection_timeout(std::chrono::seconds(10));
-    connection_->http.set_read_timeout(std::chrono::seconds(30));
-    connection_->http.set_write_timeout(std::chrono::seconds(30));
-}
+      session_(address_.origin, options_.retry) {}
 
-Client::~Client() = default;
-
-Client::Answer Client::exchange(const Request& request, const std::string& path_and_query) {
-    const httplib::Headers headers = {
-        {"Authorization", "Bearer " + options_.token},
-        {"Accept", "application/vnd.github+json"},
-        {"X-GitHub-Api-Version", "2022-11-28"},
-        {"User-Agent", user_agent},
-    };
-    const auto body = request.body ? request.body->dump() : std::string();
+forge::HttpAnswer Client::exchange(const Request& request, const std::string& path_and_query) {
     assert(request.method == "GET" || request.method == "POST" || request.method == "PATCH" ||
            request.method == "DELETE");
-    auto& http = connection_->http;
-    FailedAnswer failure;
-    std::string connection_error;
-    for (int attempt = 1; attempt <= options_.retry.attempts; ++attempt) {
-        if (attempt > 1) {
-            const auto delay = backoff_delay(options_.retry, attempt - 1);
-            if (options_.retry.sleep)
-                options_.retry.sleep(delay);
-            else
-                std::this_thread::sleep_for(delay);
-        }
-        auto result = perform(http, request.method, path_and_query, headers, body);
-        failure.attempts = attempt;
-        if (!result) {
-            connection_error = httplib::to_string(result.error());
-            continue;
-        }
-        connection_error.clear();
-        const auto& response = result.value();
-        if (response.status >= 200 && response.status <= 299)
-            return {response.status, response.body, response.get_header_value("Link")};
-        failure.status = response.status;
-        if (transient(response.status)) continue;
-        failure.github_message = github_message_of(response.body);
-        if (response.has_header("x-ratelimit-remaining"))
-            failure.ratelimit_remaining = response.get_header_value("x-ratelimit-remaining");
-        failure.ratelimit_reset = parse_integer(response.get_header_value("x-ratelimit-reset"));
-        break;
-    }
-    if (!connection_error.empty())
-        throw GitHubError(fmt::format(
-            "cannot reach GitHub at {} for {} after {} attempts ({}); check GITHUB_API_URL "
-            "and the network",
-            address_.origin, method_and_path(request), failure.attempts, connection_error));
+    auto answer = session_.exchange({request.method,
+                                     path_and_query,
+                                     {
+                                         {"Authorization", "Bearer " + options_.token},
+                                         {"Accept", "application/vnd.github+json"},
+                                         {"X-GitHub-Api-Version", "2022-11-28"},
+                                         {"User-Agent", user_agent},
+                                     },
+                                     request.body ? request.body->dump() : std::string()});
+    if (answer.succeeded()) return answer;
+    const auto call = method_and_path(request);
+    if (answer.status == 0)
+        throw GitHubError(
+            forge::unreachable_message(forge_name, url_variable, address_.origin, call, answer));
+    if (answer.refused_wait)
+        throw GitHubError(forge::wait_refused_message(forge_name, call, answer, options_.retry));
+    const FailedAnswer failure{
+        answer.status, github_message_of(answer.body), answer.header("x-ratelimit-remaining"),
+        forge::parse_integer(answer.header("x-ratelimit-reset").value_or("")), answer.attempts};
     throw GitHubError(failure_message(request, failure, options_.token_name));
 }
 
@@ -271,15 +156,15 @@ std::vector<nlohmann::json> Client::get_all_pages(const Request& request) {
                             "check that GITHUB_API_URL is the API's address",
                             method_and_path(request)));
         for (auto& item : page) items.push_back(std::move(item));
-        const auto next = next_page_link(answer.link);
+        const auto next = next_page_link(answer.header("link").value_or(""));
         if (!next) return items;
-        // The token goes only to the configured origin, wherever a Link header points.
-        if (!next->starts_with(address_.origin + "/"))
+        auto next_path = forge::path_on_origin(address_, *next);
+        if (!next_path)
             throw GitHubError(
                 fmt::format("GitHub's next page of {} is on another host ({}); "
                             "check GITHUB_API_URL",
                             method_and_path(request), *next));
-        path_and_query = next->substr(address_.origin.size());
+        path_and_query = std::move(*next_path);
     }
 }
 

@@ -1,9 +1,6 @@
 #pragma once
 
-#include <chrono>
 #include <cstdint>
-#include <functional>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -11,40 +8,28 @@
 #include <string_view>
 #include <vector>
 
+#include "forge/http.hpp"
+
 namespace benchwatch::github {
 
 // A GitHub API call or the pull request's context failed. what() is one line saying what was
 // refused and how to fix it; it never contains the token.
-class GitHubError : public std::runtime_error {
+class GitHubError : public forge::ForgeError {
   public:
-    using std::runtime_error::runtime_error;
+    using forge::ForgeError::ForgeError;
 };
 
 // Where the API lives: "https://api.github.com", or GitHub Enterprise's "https://HOST/api/v3".
-struct ApiAddress {
-    std::string origin;       // scheme, host and port: "https://ghe.example.com"
-    std::string path_prefix;  // "" or "/api/v3", without a trailing slash
-};
+using forge::ApiAddress;
 
 // Splits GITHUB_API_URL into origin and path. Throws GitHubError unless it is http:// or
 // https:// followed by a host.
 ApiAddress parse_api_url(std::string_view url);
 
-// How transient failures (5xx answers, connection errors) are retried.
-struct RetryPolicy {
-    int attempts = 4;  // tries in all, the first included
-    std::chrono::milliseconds first_delay{500};
-    // Waits between attempts; empty: std::this_thread::sleep_for. Tests record the delays.
-    std::function<void(std::chrono::milliseconds)> sleep;
-};
-
-// The wait before retry number `retry` (1 for the second attempt): first_delay × 2^(retry − 1),
-// so 500 ms, 1 s, 2 s with the defaults.
-std::chrono::milliseconds backoff_delay(const RetryPolicy& policy, int retry);
-
-// The URL of the next page in a Link header (`<URL>; rel="next", <URL>; rel="last"`), or
-// nullopt on the last page.
-std::optional<std::string> next_page_link(std::string_view link_header);
+// How failures that may pass are retried, and the pieces of HTTP both forges share.
+using forge::backoff_delay;
+using forge::next_page_link;
+using forge::RetryPolicy;
 
 // One API call.
 struct Request {
@@ -83,11 +68,9 @@ class Client {
   public:
     // Throws GitHubError when the API URL is malformed.
     explicit Client(ClientOptions options);
-    Client(const Client&) = delete;
-    Client& operator=(const Client&) = delete;
-    ~Client();
 
-    // Sends the request, retrying transient failures; the answer's JSON body (null when empty).
+    // Sends the request, retrying transient failures and waiting a Retry-After of at most
+    // RetryPolicy::longest_wait; the answer's JSON body (null when empty).
     // Throws GitHubError with failure_message() for any other answer.
     nlohmann::json send(const Request& request);
 
@@ -96,13 +79,11 @@ class Client {
     std::vector<nlohmann::json> get_all_pages(const Request& request);
 
   private:
-    struct Answer;
-    Answer exchange(const Request& request, const std::string& path_and_query);
+    forge::HttpAnswer exchange(const Request& request, const std::string& path_and_query);
 
     ClientOptions options_;
     ApiAddress address_;
-    struct Connection;
-    std::unique_ptr<Connection> connection_;
+    forge::HttpSession session_;
 };
 
 }  // namespace benchwatch::github

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "forge/sticky.hpp"
 #include "github/client.hpp"
 #include "github/pull_request.hpp"
 
@@ -14,20 +15,15 @@ namespace benchwatch::github {
 // GitHub's characters.
 inline constexpr std::size_t comment_limit = 65536;
 
-// The hidden first line that marks benchwatch's comment for `project`: "<!-- benchwatch:perf -->".
-// '%', '<', '>', '!', spaces and control characters in the project become %XX, and so does a '-'
-// after a '-', so no project can end the HTML comment early.
-std::string comment_marker(std::string_view project);
-
-// Whether `body` is benchwatch's comment for `project`: its first line is the project's marker.
-bool is_sticky_comment(std::string_view body, std::string_view project);
+// The hidden marker line of benchwatch's comment, shared with GitLab's notes.
+using forge::comment_marker;
+using forge::is_sticky_comment;
 
 // How many bytes of report fit in a comment after `project`'s marker line.
 std::size_t report_allowance(std::string_view project);
 
-// The comment body: the marker line, then `report`. A report longer than report_allowance() is
-// cut after its last whole line that fits, followed by a note saying so (reports rendered by
-// report::render_markdown_limited() never are).
+// The comment body: the marker line, then `report`, cut after a whole line with a note when it
+// is longer than report_allowance() (see forge::sticky_comment_body()).
 std::string sticky_comment_body(std::string_view project, std::string_view report);
 
 // What posting the sticky comment did.

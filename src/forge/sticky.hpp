@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace benchwatch::forge {
+
+// The hidden first line that marks benchwatch's comment for `project`: "<!-- benchwatch:perf -->".
+// '%', '<', '>', '!', spaces and control characters in the project become %XX, and so does a '-'
+// after a '-', so no project can end the HTML comment early.
+std::string comment_marker(std::string_view project);
+
+// Whether `body` is benchwatch's comment for `project`: its first line is the project's marker.
+bool is_sticky_comment(std::string_view body, std::string_view project);
+
+// A forge's limit on a comment's body, and the words of the note on a report cut to fit it.
+struct CommentLimit {
+    std::size_t bytes = 0;         // UTF-8 bytes, never fewer than the forge's characters
+    std::string_view limit_name;   // "GitHub's comment limit"
+    std::string_view full_report;  // "`benchwatch compare` shows all of it"
+};
+
+// How many bytes of report fit in a comment after `project`'s marker line.
+std::size_t report_allowance(std::string_view project, const CommentLimit& limit);
+
+// The comment body: the marker line, then `report`. A report longer than report_allowance() is
+// cut after its last whole line that fits, followed by a note saying so (reports rendered by
+// report::render_markdown_limited() never are).
+std::string sticky_comment_body(std::string_view project, std::string_view report,
+                                const CommentLimit& limit);
+
+// What to do with the comments a listing found marked for the project.
+struct StickyPlan {
+    std::optional<std::int64_t> edit;  // the newest marked comment; nullopt: create one
+    std::vector<std::int64_t> remove;  // older marked comments, oldest first
+};
+
+// Plans the sticky comment from a listing's items (JSON objects with an integer "id" and a
+// string "body"): ids grow with time on both forges, so the largest marked id is kept. Items
+// with "system": true (GitLab's notes of events) and items without the marker are left out.
+StickyPlan plan_sticky_comment(const std::vector<nlohmann::json>& listed, std::string_view project);
+
+}  // namespace benchwatch::forge

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace benchwatch::gitlab {
+
+// The merge request a command acts on.
+struct MergeRequest {
+    std::string project_id;  // the API's :id: "42", or a path percent-encoded, "group%2Fapp"
+    std::string project;     // for messages: the path when known ("group/app"), else the id
+    std::int64_t iid = 0;    // the merge request's number within the project (!7)
+};
+
+// What flags and GitLab CI's variables give, each nullopt when absent.
+struct MergeRequestSources {
+    std::optional<std::string> project_flag;      // --gitlab-project, an id or a path
+    std::optional<std::int64_t> iid_flag;         // --merge-request
+    std::optional<std::string> project_id_env;    // CI_PROJECT_ID
+    std::optional<std::string> project_path_env;  // CI_PROJECT_PATH
+    std::optional<std::string> iid_env;           // CI_MERGE_REQUEST_IID
+};
+
+// `project` as the API's :id: a number stays as it is, a path is percent-encoded.
+std::string project_api_id(std::string_view project);
+
+// Flags first, then CI_PROJECT_ID (else CI_PROJECT_PATH) and CI_MERGE_REQUEST_IID. Throws
+// GitLabError saying which of project and IID is missing, why, and the flag that gives it; and
+// when an IID is not a positive whole number.
+MergeRequest resolve_merge_request(const MergeRequestSources& sources);
+
+}  // namespace benchwatch::gitlab

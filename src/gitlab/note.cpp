@@ -1,0 +1,60 @@
+#include "gitlab/note.hpp"
+
+#include <fmt/format.h>
+
+namespace benchwatch::gitlab {
+
+namespace {
+
+constexpr forge::CommentLimit gitlab_limit{note_limit, "GitLab's note limit",
+                                           "`benchwatch compare` shows all of it"};
+
+std::string notes_path(const MergeRequest& merge_request) {
+    return fmt::format("/projects/{}/merge_requests/{}/notes", merge_request.project_id,
+                       merge_request.iid);
+}
+
+std::string note_path(const MergeRequest& merge_request, std::int64_t id) {
+    return fmt::format("{}/{}", notes_path(merge_request), id);
+}
+
+}  // namespace
+
+std::size_t report_allowance(std::string_view project) {
+    return forge::report_allowance(project, gitlab_limit);
+}
+
+std::string sticky_note_body(std::string_view project, std::string_view report) {
+    return forge::sticky_comment_body(project, report, gitlab_limit);
+}
+
+StickyNoteOutcome post_sticky_note(Client& client, const MergeRequest& merge_request,
+                                   std::string_view project, const std::string& body) {
+    const auto subject =
+        fmt::format("merge request !{} of {}", merge_request.iid, merge_request.project);
+    const auto plan = forge::plan_sticky_comment(
+        client.get_all_pages(
+            {"GET", notes_path(merge_request) + "?per_page=100&sort=asc", std::nullopt, subject}),
+        project);
+
+    StickyNoteOutcome outcome;
+    const nlohmann::json payload = {{"body", body}};
+    nlohmann::json answer;
+    if (!plan.edit) {
+        answer = client.send({"POST", notes_path(merge_request), payload, subject});
+        outcome.created = true;
+    } else {
+        answer = client.send({"PUT", note_path(merge_request, *plan.edit), payload,
+                              fmt::format("note {} of {}", *plan.edit, subject)});
+    }
+    for (const auto id : plan.remove) {
+        client.send({"DELETE", note_path(merge_request, id), std::nullopt,
+                     fmt::format("note {} of {}", id, subject)});
+        ++outcome.deleted;
+    }
+    if (answer.is_object() && answer.contains("id") && answer["id"].is_number_integer())
+        outcome.note_id = answer["id"].get<std::int64_t>();
+    return outcome;
+}
+
+}  // namespace benchwatch::gitlab
