@@ -11,7 +11,7 @@
 #include "cli/config.hpp"
 #include "cli/defaults.hpp"
 #include "compare/compare.hpp"
-#include "github/client.hpp"
+#include "forge/http.hpp"
 #include "ingest/ingest.hpp"
 #include "run/environment.hpp"
 #include "run/latency.hpp"
@@ -53,7 +53,7 @@ int run_reporting_errors(const Command& command) {
         print_error(error.what());
     } catch (const serve::SiteError& error) {
         print_error(error.what());
-    } catch (const github::GitHubError& error) {
+    } catch (const forge::ForgeError& error) {  // GitHub's and GitLab's
         print_error(error.what());
     } catch (const run::StartError& error) {
         print_error(error.what());
@@ -103,6 +103,7 @@ int main(int argc, char** argv) {
         add_serve_command(app),
         add_site_command(app),
         add_github_command(app),
+        add_gitlab_command(app),
         add_history_branch_command(app),
     };
     try {

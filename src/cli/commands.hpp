@@ -75,6 +75,9 @@ Command add_site_command(CLI::App& parent);
 // `benchwatch github comment|summary|status`: the report on a pull request (issue 6).
 Command add_github_command(CLI::App& parent);
 
+// `benchwatch gitlab comment`: the report as the merge request's note (issue 6).
+Command add_gitlab_command(CLI::App& parent);
+
 // `benchwatch history-branch pull|push`: the run history kept in a git branch (issue 6).
 Command add_history_branch_command(CLI::App& parent);
 

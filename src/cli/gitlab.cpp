@@ -1,0 +1,100 @@
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "gitlab/client.hpp"
+#include "gitlab/merge_request.hpp"
+#include "gitlab/note.hpp"
+
+namespace benchwatch::cli {
+
+namespace {
+
+// The flags of `gitlab comment`.
+struct GitLabFlags {
+    ComparisonFlags comparison;
+    std::string head;
+    std::string report;
+    std::string project;
+    std::optional<std::int64_t> merge_request;
+    std::string token_env = "GITLAB_TOKEN";
+};
+
+std::optional<std::string> non_empty(const std::string& flag) {
+    return flag.empty() ? std::nullopt : std::optional(flag);
+}
+
+// --head, else CI_COMMIT_SHA (the merge request's head in a merge request pipeline), else
+// GITHUB_SHA or the repository's HEAD.
+std::string resolve_gitlab_head(const GitLabFlags& flags, const Context& context) {
+    if (!flags.head.empty()) return flags.head;
+    if (auto sha = environment_variable("CI_COMMIT_SHA")) return *sha;
+    if (auto sha = default_commit(context)) return *sha;
+    throw UsageError(
+        "no head commit: neither CI_COMMIT_SHA nor a git repository gives one; pass --head SHA");
+}
+
+gitlab::Client make_client(const GitLabFlags& flags) {
+    gitlab::ClientOptions options;
+    options.api_url = environment_variable("CI_API_V4_URL").value_or("https://gitlab.com/api/v4");
+    const auto token = environment_variable(flags.token_env.c_str());
+    if (!token)
+        throw UsageError(fmt::format(
+            "no GitLab token: {} is unset or empty; add a masked CI/CD variable {} holding a "
+            "project access token with the api scope (CI_JOB_TOKEN cannot write notes), or name "
+            "another variable with --token-env",
+            flags.token_env, flags.token_env));
+    options.token = *token;
+    options.token_name = flags.token_env;
+    return gitlab::Client(std::move(options));
+}
+
+int run_comment(const GitLabFlags& flags) {
+    const auto context = Context::discover(flags.comparison.common.repo);
+    const auto merge_request = gitlab::resolve_merge_request(
+        {non_empty(flags.project), flags.merge_request, environment_variable("CI_PROJECT_ID"),
+         environment_variable("CI_PROJECT_PATH"), environment_variable("CI_MERGE_REQUEST_IID")});
+    const auto project = resolve_project(flags.comparison.common, context);
+    auto client = make_client(flags);
+    const auto head = flags.report.empty() ? resolve_gitlab_head(flags, context) : flags.head;
+    const auto report = forge_report_markdown(flags.comparison, flags.report, head, context,
+                                              gitlab::report_allowance(project));
+    const auto outcome = gitlab::post_sticky_note(client, merge_request, project,
+                                                  gitlab::sticky_note_body(project, report));
+    std::cout << fmt::format("{} note {} on {}!{}", outcome.created ? "created" : "edited",
+                             outcome.note_id, merge_request.project, merge_request.iid);
+    if (outcome.deleted > 0)
+        std::cout << fmt::format(" and deleted {} older {}", outcome.deleted,
+                                 outcome.deleted == 1 ? "copy" : "copies");
+    std::cout << '\n';
+    return 0;
+}
+
+}  // namespace
+
+Command add_gitlab_command(CLI::App& parent) {
+    auto* command =
+        parent.add_subcommand("gitlab", "Deliver the report on GitLab: the merge request's note");
+    command->require_subcommand(1);
+
+    auto flags = std::make_shared<GitLabFlags>();
+    auto* comment = command->add_subcommand(
+        "comment", "Post the report as the merge request's one benchwatch note");
+    add_comparison_flags(*comment, flags->comparison);
+    comment->add_option("--head", flags->head, "Head commit (default: CI_COMMIT_SHA or HEAD)");
+    comment->add_option("--report", flags->report,
+                        "Post this report (JSON or Markdown from compare --output) instead of "
+                        "comparing");
+    comment->add_option("--gitlab-project", flags->project,
+                        "Project ID or path GROUP/NAME (default: CI_PROJECT_ID)");
+    comment->add_option("--merge-request", flags->merge_request,
+                        "Merge request IID (default: CI_MERGE_REQUEST_IID)");
+    comment->add_option("--token-env", flags->token_env,
+                        "Environment variable holding the token (default: GITLAB_TOKEN)");
+
+    return {command, [=] { return run_comment(*flags); }};
+}
+
+}  // namespace benchwatch::cli
