@@ -537,6 +537,11 @@ class BlockChecker {
             }
             if (!runs) continue;
             const auto run = step["run"];
+            if (!run.IsScalar()) {
+                report(line_of(run), fmt::format("\"run\" of step {} of job \"{}\" is not a script",
+                                                 number, job_id));
+                continue;
+            }
             const auto script = run.as<std::string>();
             check_shell(script, first_text_line(run));
             if (untrusted_trigger.empty()) continue;
