@@ -48,8 +48,13 @@ std::string forge_report_markdown(const ComparisonFlags& flags, const std::strin
                                   std::size_t max_characters);
 
 // The comparison in `report_path`, a `compare --format json` report. Throws UsageError when it
-// cannot be read and report::ReportError when it is not such a report.
+// cannot be read or is not such a report.
 model::Comparison read_comparison_file(const std::string& report_path);
+
+// The project a forge command posts for: --project, else the project a JSON report at
+// `report_path` names, else resolve_project().
+std::string resolve_report_project(const CommonFlags& flags, const std::string& report_path,
+                                   const Context& context);
 
 // `benchwatch record`: parses result files and stores them as one run.
 Command add_record_command(CLI::App& parent);

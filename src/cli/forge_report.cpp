@@ -15,9 +15,9 @@ std::string read_whole_file(const std::string& path) {
     std::ostringstream text;
     text << file.rdbuf();
     if (!file)
-        throw UsageError(fmt::format(
-            "cannot read the report {}; write it with `benchwatch compare --output {}`", path,
-            path));
+        throw UsageError(
+            fmt::format("cannot read the report {}; write it with `benchwatch compare --output {}`",
+                        path, path));
     return text.str();
 }
 
@@ -26,10 +26,27 @@ bool looks_like_json(std::string_view text) {
     return first != std::string_view::npos && text[first] == '{';
 }
 
+model::Comparison parse_comparison(std::string_view text, const std::string& path) {
+    try {
+        return report::read_json(text, path);
+    } catch (const report::ReportError& error) {
+        throw UsageError(error.what());
+    }
+}
+
 }  // namespace
 
 model::Comparison read_comparison_file(const std::string& report_path) {
-    return report::read_json(read_whole_file(report_path), report_path);
+    return parse_comparison(read_whole_file(report_path), report_path);
+}
+
+std::string resolve_report_project(const CommonFlags& flags, const std::string& report_path,
+                                   const Context& context) {
+    if (flags.project.empty() && !report_path.empty()) {
+        const auto text = read_whole_file(report_path);
+        if (looks_like_json(text)) return parse_comparison(text, report_path).project;
+    }
+    return resolve_project(flags, context);
 }
 
 std::string forge_report_markdown(const ComparisonFlags& flags, const std::string& report_path,
@@ -42,7 +59,7 @@ std::string forge_report_markdown(const ComparisonFlags& flags, const std::strin
     }
     auto text = read_whole_file(report_path);
     if (!looks_like_json(text)) return text;
-    report::render_markdown_limited(report::read_json(text, report_path), out, max_characters);
+    report::render_markdown_limited(parse_comparison(text, report_path), out, max_characters);
     return out.str();
 }
 

@@ -21,6 +21,7 @@ struct GitHubFlags {
     ComparisonFlags comparison;
     std::string head;
     std::string report;
+    std::string event;
     std::string repository;
     std::optional<std::int64_t> pull_request;
     std::string token_env = "GITHUB_TOKEN";
@@ -32,48 +33,63 @@ std::optional<std::string> non_empty(const std::string& flag) {
     return flag.empty() ? std::nullopt : std::optional(flag);
 }
 
-github::PullRequest resolve_github_pull_request(const GitHubFlags& flags) {
-    return github::resolve_pull_request(
-        {non_empty(flags.repository), flags.pull_request, non_empty(flags.head),
-         environment_variable("GITHUB_EVENT_PATH"), environment_variable("GITHUB_REPOSITORY")});
-}
-
-// --head, else the pull request's head from the event (not GITHUB_SHA, which is the merge
-// commit GitHub made for the pull request), else GITHUB_SHA or the repository's HEAD.
+// The comparison's head: --head, else the commit `record` stores by default (GITHUB_SHA, which
+// on pull_request events is GitHub's merge commit of the pull request, or the checkout's HEAD).
 std::string resolve_github_head(const GitHubFlags& flags, const Context& context) {
     if (!flags.head.empty()) return flags.head;
-    if (const auto event_path = environment_variable("GITHUB_EVENT_PATH")) {
-        const auto facts = github::read_event(*event_path);
-        if (facts.head_sha) return *facts.head_sha;
-    }
     if (auto sha = default_commit(context)) return *sha;
     throw UsageError(
-        "no head commit: no pull request event (GITHUB_EVENT_PATH), GITHUB_SHA or "
-        "git repository gives one; pass --head SHA");
+        "no head commit: neither GITHUB_SHA nor a git repository gives one; pass --head SHA");
 }
 
-std::string read_report(const std::string& path) {
-    std::ifstream file(path, std::ios::binary);
-    std::ostringstream text;
-    text << file.rdbuf();
-    if (!file)
-        throw UsageError(
-            fmt::format("cannot read the report {}; write it with `benchwatch "
-                        "compare --output {}`",
-                        path, path));
-    return text.str();
+// The pull request to post on. With --event, it comes from that file, an artifact of the pull
+// request's own workflow, which must first pass github::check_artifact_event() against the
+// workflow_run event this job runs for.
+github::PullRequest resolve_github_pull_request(const GitHubFlags& flags) {
+    const auto trusted_event_path = environment_variable("GITHUB_EVENT_PATH");
+    if (flags.event.empty())
+        return github::resolve_pull_request({non_empty(flags.repository), flags.pull_request,
+                                             std::nullopt, trusted_event_path,
+                                             environment_variable("GITHUB_REPOSITORY")});
+    const auto artifact = github::read_event(flags.event, "--event");
+    std::optional<github::EventFacts> trusted;
+    if (trusted_event_path) {
+        auto facts = github::read_event(*trusted_event_path);
+        if (facts.kind == "workflow_run") trusted = std::move(facts);
+    }
+    github::check_artifact_event(artifact, trusted, flags.event);
+    return github::resolve_pull_request(
+        {std::nullopt, std::nullopt, std::nullopt, flags.event, std::nullopt});
 }
 
-// The Markdown report: --report's file as it is, or the comparison of the head in at most
-// `max_bytes`.
+// Whether the pull request still has the head the artifact's results are for; says why not.
+bool artifact_is_current(github::Client& client, const github::PullRequest& pull_request) {
+    const auto head_now = github::current_head(client, pull_request);
+    if (head_now == pull_request.head_sha) return true;
+    std::cout << fmt::format(
+        "not posted: {}#{} has moved on to {}; these results are for {}, and the run for {} "
+        "posts its own\n",
+        pull_request.repository, pull_request.number, head_now, pull_request.head_sha, head_now);
+    return false;
+}
+
+// The comparison of `status`: --report's JSON report, else the head compared now.
+model::Comparison status_comparison(const GitHubFlags& flags, const Context& context) {
+    if (!flags.report.empty()) return read_comparison_file(flags.report);
+    return compare_head(flags.comparison, resolve_github_head(flags, context), context);
+}
+
+// The Markdown report in at most `max_bytes`. With --event the report must be JSON: benchwatch
+// renders it, so the artifact cannot put text of its own choosing in the comment.
 std::string markdown_report(const GitHubFlags& flags, const Context& context,
                             std::size_t max_bytes) {
-    if (!flags.report.empty()) return read_report(flags.report);
-    const auto comparison =
-        compare_head(flags.comparison, resolve_github_head(flags, context), context);
-    std::ostringstream out;
-    report::render_markdown_limited(comparison, out, max_bytes);
-    return out.str();
+    if (!flags.event.empty()) {
+        std::ostringstream out;
+        report::render_markdown_limited(read_comparison_file(flags.report), out, max_bytes);
+        return out.str();
+    }
+    const auto head = flags.report.empty() ? resolve_github_head(flags, context) : std::string();
+    return forge_report_markdown(flags.comparison, flags.report, head, context, max_bytes);
 }
 
 github::Client make_client(const GitHubFlags& flags) {
@@ -93,8 +109,9 @@ github::Client make_client(const GitHubFlags& flags) {
 int run_comment(const GitHubFlags& flags) {
     const auto context = Context::discover(flags.comparison.common.repo);
     const auto pull_request = resolve_github_pull_request(flags);
-    const auto project = resolve_project(flags.comparison.common, context);
+    const auto project = resolve_report_project(flags.comparison.common, flags.report, context);
     auto client = make_client(flags);
+    if (!flags.event.empty() && !artifact_is_current(client, pull_request)) return 0;
     const auto report = markdown_report(flags, context, github::report_allowance(project));
     const auto outcome = github::post_sticky_comment(client, pull_request, project,
                                                      github::sticky_comment_body(project, report));
@@ -140,25 +157,38 @@ std::string resolve_target_url(const std::string& flag) {
     return fmt::format("{}/{}/actions/runs/{}", *server, *repository, *run_id);
 }
 
+// The status goes on the pull request's own head, where GitHub shows it, even when the
+// comparison's head is the merge commit; without an event, on the comparison's head.
 int run_status(const GitHubFlags& flags) {
     const auto context = Context::discover(flags.comparison.common.repo);
     const auto pull_request = resolve_github_pull_request(flags);
-    const auto head = resolve_github_head(flags, context);
     auto client = make_client(flags);
-    const auto comparison = compare_head(flags.comparison, head, context);
+    if (!flags.event.empty() && !artifact_is_current(client, pull_request)) return 0;
+    const auto comparison = status_comparison(flags, context);
+    const auto sha = !flags.head.empty()              ? flags.head
+                     : !pull_request.head_sha.empty() ? pull_request.head_sha
+                                                      : comparison.head_commit;
     auto status = github::comparison_status(comparison, flags.fail_on_regression);
     status.target_url = resolve_target_url(flags.target_url);
-    github::set_commit_status(client, pull_request.repository, head, status);
+    github::set_commit_status(client, pull_request.repository, sha, status);
     std::cout << fmt::format("set {} to {} on {}@{}: {}\n", status.context, status.state,
-                             pull_request.repository, head, status.description);
+                             pull_request.repository, sha, status.description);
     return 0;
 }
 
+// Adds --repository, --pull-request, --event and --token-env, which name where to post.
 void add_pull_request_flags(CLI::App& command, GitHubFlags& flags) {
-    command.add_option("--repository", flags.repository,
-                       "OWNER/NAME (default: the event's repository, or GITHUB_REPOSITORY)");
-    command.add_option("--pull-request", flags.pull_request,
-                       "Pull request number (default: the event's)");
+    auto* repository =
+        command.add_option("--repository", flags.repository,
+                           "OWNER/NAME (default: the event's repository, or GITHUB_REPOSITORY)");
+    auto* number = command.add_option("--pull-request", flags.pull_request,
+                                      "Pull request number (default: the event's)");
+    command
+        .add_option("--event", flags.event,
+                    "The pull_request event file a pull request's workflow uploaded, checked "
+                    "against this workflow_run event before posting its --report")
+        ->excludes(repository)
+        ->excludes(number);
     command.add_option("--token-env", flags.token_env,
                        "Environment variable holding the token (default: GITHUB_TOKEN)");
 }
@@ -168,8 +198,19 @@ CLI::App* add_github_subcommand(CLI::App& parent, const std::string& name,
     auto* command = parent.add_subcommand(name, description);
     add_comparison_flags(*command, flags.comparison);
     command->add_option("--head", flags.head,
-                        "Head commit (default: the pull request's head, GITHUB_SHA or HEAD)");
+                        "Head commit (default: GITHUB_SHA, as record, or HEAD)");
     return command;
+}
+
+// --event posts a report computed elsewhere, so it needs --report.
+void require_report_with_event(CLI::App& command, GitHubFlags& flags) {
+    command.callback([&flags] {
+        if (!flags.event.empty() && flags.report.empty())
+            throw CLI::ValidationError(
+                "--event",
+                "needs --report: the JSON report (compare --format json) the pull "
+                "request's workflow uploaded with the event");
+    });
 }
 
 }  // namespace
@@ -185,20 +226,26 @@ Command add_github_command(CLI::App& parent) {
         *command, "comment", "Post the report as the pull request's one benchwatch comment",
         *comment_flags);
     comment->add_option("--report", comment_flags->report,
-                        "Post this Markdown report (from compare --output) instead of comparing");
+                        "Post this report (compare --output: JSON is rendered again, Markdown "
+                        "posted as it is) instead of comparing");
     add_pull_request_flags(*comment, *comment_flags);
+    require_report_with_event(*comment, *comment_flags);
 
     auto summary_flags = std::make_shared<GitHubFlags>();
     auto* summary = add_github_subcommand(
         *command, "summary", "Append the report to the job's summary ($GITHUB_STEP_SUMMARY)",
         *summary_flags);
     summary->add_option("--report", summary_flags->report,
-                        "Append this Markdown report (from compare --output) instead of comparing");
+                        "Append this report (compare --output: JSON is rendered again, Markdown "
+                        "appended as it is) instead of comparing");
 
     auto status_flags = std::make_shared<GitHubFlags>();
     auto* status = add_github_subcommand(
         *command, "status", "Set the head commit's status benchwatch/PROJECT", *status_flags);
+    status->add_option("--report", status_flags->report,
+                       "Judge this JSON report (compare --format json) instead of comparing");
     add_pull_request_flags(*status, *status_flags);
+    require_report_with_event(*status, *status_flags);
     status->add_flag("--fail-on-regression", status_flags->fail_on_regression,
                      "Set failure when a benchmark is unusually slower (else always success)");
     status->add_option("--target-url", status_flags->target_url,

@@ -34,22 +34,19 @@ bool valid_repository(const std::string& repository) {
 
 }  // namespace
 
-EventFacts read_event(const std::filesystem::path& path) {
+EventFacts read_event(const std::filesystem::path& path, std::string_view origin) {
     std::ifstream file(path, std::ios::binary);
     std::ostringstream text;
     text << file.rdbuf();
     if (!file)
-        throw GitHubError(
-            fmt::format("cannot read the event file {} (GITHUB_EVENT_PATH); check "
-                        "that it exists",
-                        path.string()));
+        throw GitHubError(fmt::format("cannot read the event file {} ({}); check that it exists",
+                                      path.string(), origin));
     const auto event = nlohmann::json::parse(text.str(), nullptr, false);
     if (!event.is_object())
         throw GitHubError(
-            fmt::format("the event file {} (GITHUB_EVENT_PATH) is not a JSON "
-                        "object; give GitHub's event file or pass --repository "
-                        "and --pull-request",
-                        path.string()));
+            fmt::format("the event file {} ({}) is not a JSON object; give GitHub's event "
+                        "file or pass --repository and --pull-request",
+                        path.string(), origin));
     EventFacts facts;
     facts.repository = string_at(event, "/repository/full_name");
     if (event.contains("pull_request")) {
@@ -122,6 +119,38 @@ PullRequest resolve_pull_request(const PullRequestSources& sources) {
         pull_request.head_sha = *facts.head_sha;
     if (facts.base_sha && event_is_for_this_pull_request) pull_request.base_sha = *facts.base_sha;
     return pull_request;
+}
+
+void check_artifact_event(const EventFacts& artifact, const std::optional<EventFacts>& trusted,
+                          std::string_view artifact_path) {
+    if (artifact.kind != "pull_request" || !artifact.number || !artifact.head_sha)
+        throw GitHubError(
+            fmt::format("{} (--event) is not a pull_request event with a number and a head; save "
+                        "$GITHUB_EVENT_PATH of the pull_request workflow into the artifact",
+                        artifact_path));
+    if (!trusted) return;
+    if (trusted->repository && artifact.repository != trusted->repository)
+        throw GitHubError(fmt::format(
+            "{} (--event) is an event of {}, but this workflow runs in {}; not posting",
+            artifact_path, artifact.repository.value_or("no repository"), *trusted->repository));
+    if (!trusted->head_sha || *trusted->head_sha != *artifact.head_sha)
+        throw GitHubError(fmt::format(
+            "{} (--event) is for head {}, but the workflow run that triggered this one ran on "
+            "{}; not posting: download the artifact of that run (run-id: "
+            "github.event.workflow_run.id)",
+            artifact_path, *artifact.head_sha, trusted->head_sha.value_or("no commit")));
+}
+
+std::string current_head(Client& client, const PullRequest& pull_request) {
+    const auto subject =
+        fmt::format("pull request #{} of {}", pull_request.number, pull_request.repository);
+    const auto answer = client.send(
+        {"GET", fmt::format("/repos/{}/pulls/{}", pull_request.repository, pull_request.number),
+         std::nullopt, subject, "pull-requests: read"});
+    const nlohmann::json::json_pointer head_sha("/head/sha");
+    if (!answer.contains(head_sha) || !answer[head_sha].is_string())
+        throw GitHubError(fmt::format("GitHub's answer about {} has no head.sha", subject));
+    return answer[head_sha].get<std::string>();
 }
 
 }  // namespace benchwatch::github

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace benchwatch::github {
 
@@ -19,8 +20,10 @@ struct EventFacts {
 
 // Reads `pull_request` events (pull_request.number, .head.sha, .base.sha, repository.full_name)
 // and `workflow_run` events (workflow_run.pull_requests[0], else only workflow_run.head_sha).
-// Throws GitHubError naming the file when it cannot be read or is not JSON.
-EventFacts read_event(const std::filesystem::path& path);
+// Throws GitHubError naming the file and `origin` (where its path came from) when it cannot be
+// read or is not JSON.
+EventFacts read_event(const std::filesystem::path& path,
+                      std::string_view origin = "GITHUB_EVENT_PATH");
 
 // The pull request a command acts on.
 struct PullRequest {
@@ -43,5 +46,21 @@ struct PullRequestSources {
 // repository and number is missing, why (e.g. a workflow_run event of a fork's pull request
 // lists none) and the flag that gives it; and when --repository is not "owner/name".
 PullRequest resolve_pull_request(const PullRequestSources& sources);
+
+class Client;
+
+// Checks an event file that a pull request's own workflow saved and a trusted `workflow_run`
+// workflow downloaded (`--event`), before anything is posted for it. `artifact` is that file,
+// `trusted` the workflow_run event GitHub gave the posting workflow (nullopt outside one). A
+// fork's workflow writes the artifact and could name any pull request, so it must be a
+// pull_request event with a number and head, of the trusted repository, and its head must be
+// the commit the triggering run ran on (workflow_run.head_sha). Throws GitHubError naming the
+// mismatch.
+void check_artifact_event(const EventFacts& artifact, const std::optional<EventFacts>& trusted,
+                          std::string_view artifact_path);
+
+// The pull request's current head commit (GET /repos/OWNER/NAME/pulls/N). Throws GitHubError
+// when GitHub refuses.
+std::string current_head(Client& client, const PullRequest& pull_request);
 
 }  // namespace benchwatch::github

@@ -2,7 +2,8 @@
 // that records every request): the sticky comment duplicated, another bot's or project's comment
 // touched, a long report over GitHub's limit, an API refusal without its one-line message and
 // exit code 2, a transient 502 failing the job, or the token appearing anywhere but the
-// Authorization header.
+// Authorization header; and in the fork flow, a report posted for a pull request the
+// artifact does not belong to, or for a head the pull request has moved on from.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -61,6 +62,8 @@ class GitHubTest : public ::testing::Test {
         variables["NO_COLOR"] = "1";
         variables["GITHUB_API_URL"] = github_.url();
         variables["GITHUB_EVENT_PATH"] = event_path().string();
+        // As `record` does, the commands compare GITHUB_SHA; here it is the head itself.
+        variables["GITHUB_SHA"] = head_sha;
         variables["GITHUB_TOKEN"] = FakeGitHub::token;
         variables["GITHUB_REPOSITORY"] = "";
         variables["GITHUB_STEP_SUMMARY"] = "";
@@ -367,6 +370,241 @@ TEST_F(GitHubTest, StatusNeedsStatusesWrite) {
                               " (403 Forbidden): the token lacks permission; give the workflow "
                               "`permissions: statuses: write` (GitHub says: Resource not "
                               "accessible by integration)\n");
+}
+
+// The fork flow of docs/github-actions.md, its commands run in sequence: the pull_request
+// workflow records and compares the pull request's merge commit in a real repository (no token),
+// saving its JSON report and event as the artifact; the workflow_run workflow, in another folder
+// with neither the history nor the repository, posts from them.
+class ForkFlowTest : public GitHubTest {
+  protected:
+    ForkFlowTest() {
+        // main: four commits, each benchmarked (hot alternates 1000/1010 ns, typical change
+        // about 1%); the pull request's head adds one commit on the third, and GitHub's merge
+        // commit joins it to main's tip.
+        for (int i = 0; i < 4; ++i) {
+            repository_.write_file("main.txt", std::to_string(i));
+            main_commits_.push_back(repository_.commit("main " + std::to_string(i)));
+            record_in_repository(main_commits_.back(), "main", i % 2 == 0 ? 1000 : 1010);
+        }
+        repository_.git({"checkout", "-q", "-b", "feature", main_commits_[2]});
+        repository_.write_file("feature.txt", "slower");
+        pull_request_head_ = repository_.commit("make hot slower");
+        repository_.git({"checkout", "-q", "main"});
+        merge_commit_ = repository_.git({"commit-tree", pull_request_head_ + "^{tree}", "-p",
+                                         main_commits_[3], "-p", pull_request_head_, "-m",
+                                         "Merge " + pull_request_head_ + " into main"});
+        write_text(pull_request_event(),
+                   nlohmann::json{{"action", "synchronize"},
+                                  {"number", 7},
+                                  {"pull_request",
+                                   {{"number", 7},
+                                    {"head", {{"sha", pull_request_head_}, {"ref", "feature"}}},
+                                    {"base", {{"sha", main_commits_[3]}, {"ref", "main"}}}}},
+                                  {"repository", {{"full_name", "o/r"}}}}
+                       .dump());
+        write_workflow_run_event(pull_request_head_);
+        github_.set_pull_request_head("o/r", 7, pull_request_head_);
+    }
+
+    fs::path pull_request_event() const { return directory_.path() / "pull_request_event.json"; }
+    fs::path workflow_run_event() const { return directory_.path() / "workflow_run_event.json"; }
+    fs::path artifact() const { return directory_.path() / "artifact"; }
+    fs::path trusted() const { return directory_.path() / "trusted"; }
+
+    // The event GitHub gives the workflow_run workflow: fork pull requests are not listed.
+    void write_workflow_run_event(const std::string& run_head) {
+        write_text(workflow_run_event(),
+                   nlohmann::json{{"action", "completed"},
+                                  {"workflow_run",
+                                   {{"id", 99},
+                                    {"event", "pull_request"},
+                                    {"head_sha", run_head},
+                                    {"pull_requests", nlohmann::json::array()}}},
+                                  {"repository", {{"full_name", "o/r"}}}}
+                       .dump());
+    }
+
+    void record_in_repository(const std::string& commit, const std::string& branch, double hot) {
+        write_text(repository_.directory() / "results.json",
+                   google_benchmark_file({{"hot", hot}, {"steady", 500}}));
+        const auto output = run(benchwatch_command({"record", "--store", store().string(),
+                                                    "--project", "p", "--machine", "m", "--commit",
+                                                    commit, "--branch", branch, "results.json"}),
+                                repository_.directory(), without_ci_variables());
+        ASSERT_EQ(output.exit_code, 0) << output.err;
+    }
+
+    // The pull_request workflow's environment: no token, GITHUB_SHA the merge commit.
+    EnvironmentOverrides pull_request_environment() const {
+        auto variables = without_ci_variables();
+        variables["NO_COLOR"] = "1";
+        variables["GITHUB_EVENT_NAME"] = "pull_request";
+        variables["GITHUB_EVENT_PATH"] = pull_request_event().string();
+        variables["GITHUB_SHA"] = merge_commit_;
+        variables["GITHUB_HEAD_REF"] = "feature";
+        variables["GITHUB_REF_NAME"] = "7/merge";
+        variables["GITHUB_REPOSITORY"] = "o/r";
+        variables["GITHUB_STEP_SUMMARY"] = (directory_.path() / "summary.md").string();
+        return variables;
+    }
+
+    // The pull_request workflow's benchwatch steps; returns the Markdown report it would show.
+    std::string run_pull_request_workflow() {
+        const auto environment = pull_request_environment();
+        const auto in_repository = [&](const std::vector<std::string>& arguments) {
+            auto output = run(benchwatch_command(arguments), repository_.directory(), environment);
+            EXPECT_EQ(output.exit_code, 0) << describe(arguments) << ": " << output.err;
+            return output;
+        };
+        write_text(repository_.directory() / "results.json",
+                   google_benchmark_file({{"hot", 2000}, {"steady", 500}}));
+        in_repository({"record", "--store", store().string(), "--project", "p", "--machine", "m",
+                       "results.json"});
+        fs::create_directories(artifact());
+        in_repository({"compare", "--store", store().string(), "--project", "p", "--machine", "m",
+                       "--format", "json", "--output", (artifact() / "report.json").string()});
+        fs::copy_file(pull_request_event(), artifact() / "event.json");
+        in_repository({"github", "summary", "--report", (artifact() / "report.json").string()});
+        return in_repository({"compare", "--store", store().string(), "--project", "p", "--machine",
+                              "m", "--format", "markdown"})
+            .out;
+    }
+
+    // A benchwatch command of the workflow_run workflow, in a folder without history or git.
+    vcs::ProcessOutput trusted_benchwatch(const std::vector<std::string>& arguments) {
+        fs::create_directories(trusted());
+        auto variables = environment();
+        variables["GITHUB_EVENT_NAME"] = "workflow_run";
+        variables["GITHUB_EVENT_PATH"] = workflow_run_event().string();
+        variables["GITHUB_REPOSITORY"] = "o/r";
+        variables["GITHUB_SHA"] = main_commits_[3];
+        auto output = run(benchwatch_command(arguments), trusted(), variables);
+        EXPECT_EQ(output.out.find(FakeGitHub::token), std::string::npos) << output.out;
+        EXPECT_EQ(output.err.find(FakeGitHub::token), std::string::npos) << output.err;
+        return output;
+    }
+
+    vcs::ProcessOutput post_comment() {
+        return trusted_benchwatch({"github", "comment", "--report",
+                                   (artifact() / "report.json").string(), "--event",
+                                   (artifact() / "event.json").string()});
+    }
+
+    std::vector<std::string> calls() const {
+        std::vector<std::string> list;
+        for (const auto& request : github_.requests())
+            list.push_back(request.method + " " + request.target);
+        return list;
+    }
+
+    TemporaryDirectory repository_folder_{"benchwatch-fork"};
+    GitRepository repository_{repository_folder_.path()};
+    std::vector<std::string> main_commits_;
+    std::string pull_request_head_;
+    std::string merge_commit_;
+};
+
+TEST_F(ForkFlowTest, BothWorkflowsInSequencePostTheReportAndStatus) {
+    const auto markdown = run_pull_request_workflow();
+    // The merge commit is compared with main's tip, its first parent and merge base with main.
+    ASSERT_NE(markdown.find("2.00 µs"), std::string::npos) << markdown;
+    EXPECT_EQ(read_text(directory_.path() / "summary.md"), markdown);
+    const auto report = nlohmann::json::parse(read_text(artifact() / "report.json"));
+    EXPECT_EQ(report["head"], merge_commit_);
+    EXPECT_EQ(report["baseline"]["commit"], main_commits_[3]);
+    EXPECT_TRUE(github_.requests().empty()) << "the pull_request workflow has no token";
+
+    auto output = post_comment();
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out, "created comment 1001 on o/r#7: " + comment_url(1001) + "\n");
+    const auto comments = github_.comments("o/r", 7);
+    ASSERT_EQ(comments.size(), 1u);
+    EXPECT_EQ(comments[0].body, "<!-- benchwatch:p -->\n" + markdown);
+
+    output = trusted_benchwatch({"github", "status", "--report",
+                                 (artifact() / "report.json").string(), "--event",
+                                 (artifact() / "event.json").string(), "--fail-on-regression"});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out, "set benchwatch/p to failure on o/r@" + pull_request_head_ +
+                              ": 1 slower, 0 faster of 2 benchmarks\n");
+    ASSERT_EQ(github_.statuses("o/r", pull_request_head_).size(), 1u);
+    EXPECT_EQ(calls(), (std::vector<std::string>{
+                           "GET /repos/o/r/pulls/7",
+                           "GET /repos/o/r/issues/7/comments?per_page=100",
+                           "POST /repos/o/r/issues/7/comments",
+                           "GET /repos/o/r/pulls/7",
+                           "POST /repos/o/r/statuses/" + pull_request_head_,
+                       }));
+}
+
+TEST_F(ForkFlowTest, AnArtifactNamingAnotherHeadIsRefusedBeforeAnyRequest) {
+    run_pull_request_workflow();
+    // The artifact claims the pull request's head, but the triggering run ran on another commit
+    // (a fork pointing its artifact at someone else's pull request).
+    const std::string other_run(40, 'e');
+    write_workflow_run_event(other_run);
+    const auto output = post_comment();
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err, "error: " + (artifact() / "event.json").string() +
+                              " (--event) is for head " + pull_request_head_ +
+                              ", but the workflow run that triggered this one ran on " + other_run +
+                              "; not posting: download the artifact of that run (run-id: "
+                              "github.event.workflow_run.id)\n");
+    EXPECT_TRUE(github_.requests().empty());
+}
+
+TEST_F(ForkFlowTest, AnArtifactOfAnotherRepositoryIsRefused) {
+    run_pull_request_workflow();
+    auto event = nlohmann::json::parse(read_text(artifact() / "event.json"));
+    event["repository"]["full_name"] = "someone/else";
+    write_text(artifact() / "event.json", event.dump());
+    const auto output = post_comment();
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err, "error: " + (artifact() / "event.json").string() +
+                              " (--event) is an event of someone/else, but this workflow runs "
+                              "in o/r; not posting\n");
+    EXPECT_TRUE(github_.requests().empty());
+}
+
+TEST_F(ForkFlowTest, APullRequestThatMovedOnGetsNothingFromOlderResults) {
+    run_pull_request_workflow();
+    const std::string newer(40, 'f');
+    github_.set_pull_request_head("o/r", 7, newer);
+    const auto output = post_comment();
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out, "not posted: o/r#7 has moved on to " + newer +
+                              "; these results are for " + pull_request_head_ +
+                              ", and the run for " + newer + " posts its own\n");
+    EXPECT_EQ(calls(), std::vector<std::string>{"GET /repos/o/r/pulls/7"});
+    EXPECT_TRUE(github_.comments("o/r", 7).empty());
+}
+
+TEST_F(ForkFlowTest, AMarkdownArtifactIsNotPostedAsItIs) {
+    run_pull_request_workflow();
+    write_text(artifact() / "report.json", "## Benchmark results\n@everyone look here\n");
+    const auto output = post_comment();
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err,
+              "error: " + (artifact() / "report.json").string() +
+                  ": not JSON (parse error at line 1, column 1: syntax error while parsing value "
+                  "- invalid literal; last read: '#'); write the report with `benchwatch compare "
+                  "--format json`\n");
+    EXPECT_TRUE(github_.comments("o/r", 7).empty());
+}
+
+TEST_F(ForkFlowTest, EventNeedsAReportAndExcludesOtherPullRequests) {
+    auto output =
+        trusted_benchwatch({"github", "comment", "--event", (artifact() / "event.json").string()});
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err,
+              "error: --event: needs --report: the JSON report (compare --format json) the pull "
+              "request's workflow uploaded with the event; run with --help for usage\n");
+    output = trusted_benchwatch({"github", "comment", "--event", "event.json", "--report",
+                                 "report.json", "--pull-request", "8"});
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err, "error: --pull-request excludes --event; run with --help for usage\n");
+    EXPECT_TRUE(github_.requests().empty());
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ struct FakeGitHub::Server {
     std::int64_t next_id = 1001;
     std::map<std::string, std::vector<FakeComment>> comments;     // by pull_request_key()
     std::map<std::string, std::vector<nlohmann::json>> statuses;  // by repository + "@" + sha
+    std::map<std::string, std::string> pull_request_heads;        // by pull_request_key()
     std::vector<RecordedRequest> requests;
     int failures_left = 0;
     FakeFailure failure;
@@ -130,6 +131,17 @@ struct FakeGitHub::Server {
         response.status = 204;
     }
 
+    void get_pull_request(const httplib::Request& request, httplib::Response& response) {
+        const std::lock_guard lock(mutex);
+        const auto number = std::stoll(request.matches[3]);
+        const auto found = pull_request_heads.find(
+            pull_request_key(request.matches[1].str() + "/" + request.matches[2].str(), number));
+        if (found == pull_request_heads.end())
+            return reply_json(response, 404, {{"message", "Not Found"}});
+        reply_json(response, 200,
+                   {{"number", number}, {"state", "open"}, {"head", {{"sha", found->second}}}});
+    }
+
     void create_status(const httplib::Request& request, httplib::Response& response) {
         const auto body = nlohmann::json::parse(request.body, nullptr, false);
         if (!body.is_object() || !body.contains("state"))
@@ -156,6 +168,7 @@ FakeGitHub::FakeGitHub() : server_(std::make_unique<Server>()) {
     server.http.Post(pull_request, route(&Server::create_comment));
     server.http.Patch(comment, route(&Server::edit_comment));
     server.http.Delete(comment, route(&Server::delete_comment));
+    server.http.Get(R"(/repos/([^/]+)/([^/]+)/pulls/(\d+))", route(&Server::get_pull_request));
     server.http.Post(R"(/repos/([^/]+)/([^/]+)/statuses/([0-9a-f]+))",
                      route(&Server::create_status));
     server.port = server.http.bind_to_any_port("127.0.0.1");
@@ -194,6 +207,12 @@ std::vector<nlohmann::json> FakeGitHub::statuses(const std::string& repository,
     const std::lock_guard lock(server_->mutex);
     const auto found = server_->statuses.find(repository + "@" + sha);
     return found == server_->statuses.end() ? std::vector<nlohmann::json>{} : found->second;
+}
+
+void FakeGitHub::set_pull_request_head(const std::string& repository, std::int64_t number,
+                                       const std::string& sha) {
+    const std::lock_guard lock(server_->mutex);
+    server_->pull_request_heads[pull_request_key(repository, number)] = sha;
 }
 
 void FakeGitHub::fail_next(int times, const FakeFailure& failure) {

@@ -9,8 +9,8 @@
 #include <vector>
 
 // A local stand-in for GitHub's REST API, for the github and end-to-end tests: issue comments
-// (list with pagination, create, edit, delete) and commit statuses, with configurable failures;
-// it records every request.
+// (list with pagination, create, edit, delete), commit statuses and pull requests' heads, with
+// configurable failures; it records every request.
 namespace benchwatch::testing {
 
 // One request as the fake server received it.
@@ -64,6 +64,11 @@ class FakeGitHub {
     // The statuses posted for commit `sha` of `repository`, as their JSON bodies, oldest first.
     std::vector<nlohmann::json> statuses(const std::string& repository,
                                          const std::string& sha) const;
+
+    // Makes pull request `number` of `repository` exist, its head at `sha` (GET .../pulls/N;
+    // other pull requests are 404).
+    void set_pull_request_head(const std::string& repository, std::int64_t number,
+                               const std::string& sha);
 
     // The next `times` requests get `failure`.
     void fail_next(int times, const FakeFailure& failure);
