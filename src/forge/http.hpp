@@ -37,11 +37,11 @@ struct RetryPolicy {
     int attempts = 4;  // tries in all, the first included
     std::chrono::milliseconds first_delay{500};
     // Waits between attempts; empty: std::this_thread::sleep_for. Tests record the delays.
-    std::function<void(std::chrono::milliseconds)> sleep;
+    std::function<void(std::chrono::milliseconds)> sleep{};
     // The longest Retry-After waited for; a longer one fails at once, saying when to retry.
     std::chrono::seconds longest_wait{60};
     // The time a refused wait is counted from; empty: std::chrono::system_clock::now.
-    std::function<std::chrono::system_clock::time_point()> now;
+    std::function<std::chrono::system_clock::time_point()> now{};
 };
 
 // The wait before retry number `retry` (1 for the second attempt) when the answer gives no
