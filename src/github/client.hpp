@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "forge/api_client.hpp"
 #include "forge/http.hpp"
 
 namespace benchwatch::github {
@@ -79,11 +80,10 @@ class Client {
     std::vector<nlohmann::json> get_all_pages(const Request& request);
 
   private:
-    forge::HttpAnswer exchange(const Request& request, const std::string& path_and_query);
+    forge::RefusalMessage refusal_of(const Request& request) const;
 
-    ClientOptions options_;
-    ApiAddress address_;
-    forge::HttpSession session_;
+    std::string token_name_;
+    forge::ApiClient api_;
 };
 
 }  // namespace benchwatch::github

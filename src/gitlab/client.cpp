@@ -98,74 +98,34 @@ std::string failure_message(const Request& request, const FailedAnswer& answer,
 }
 
 Client::Client(ClientOptions options)
-    : options_(std::move(options)),
-      address_(parse_api_url(options_.api_url)),
-      session_(address_.origin, options_.retry) {}
+    : token_name_(options.token_name),
+      api_(parse_api_url(options.api_url),
+           {forge_name,
+            url_variable,
+            {{"PRIVATE-TOKEN", options.token},
+             {"Accept", "application/json"},
+             {"User-Agent", user_agent}},
+            [](const std::string& message) { throw GitLabError(message); }},
+           options.retry) {}
 
-forge::HttpAnswer Client::exchange(const Request& request, const std::string& path_and_query) {
-    assert(request.method == "GET" || request.method == "POST" || request.method == "PUT" ||
-           request.method == "DELETE");
-    auto answer = session_.exchange({request.method,
-                                     path_and_query,
-                                     {{"PRIVATE-TOKEN", options_.token},
-                                      {"Accept", "application/json"},
-                                      {"User-Agent", user_agent}},
-                                     request.body ? request.body->dump() : std::string()});
-    if (answer.succeeded()) return answer;
-    const auto call = method_and_path(request);
-    if (answer.status == 0)
-        throw GitLabError(
-            forge::unreachable_message(forge_name, url_variable, address_.origin, call, answer));
-    if (answer.refused_wait)
-        throw GitLabError(forge::wait_refused_message(forge_name, call, answer, options_.retry));
-    const FailedAnswer failure{answer.status, gitlab_message_of(answer.body),
-                               forge::parse_integer(answer.header("ratelimit-reset").value_or("")),
-                               answer.attempts};
-    throw GitLabError(failure_message(request, failure, options_.token_name));
+forge::RefusalMessage Client::refusal_of(const Request& request) const {
+    return [this, &request](const forge::HttpAnswer& answer) {
+        const FailedAnswer failure{
+            answer.status, gitlab_message_of(answer.body),
+            forge::parse_integer(answer.header("ratelimit-reset").value_or("")), answer.attempts};
+        return failure_message(request, failure, token_name_);
+    };
 }
 
 nlohmann::json Client::send(const Request& request) {
-    const auto answer = exchange(request, address_.path_prefix + request.path);
-    if (answer.body.empty()) return nullptr;
-    auto json = nlohmann::json::parse(answer.body, nullptr, false);
-    if (json.is_discarded())
-        throw GitLabError(
-            fmt::format("GitLab answered {} with a body that is not JSON; check that "
-                        "CI_API_V4_URL is the API's address",
-                        method_and_path(request)));
-    return json;
+    assert(request.method == "GET" || request.method == "POST" || request.method == "PUT" ||
+           request.method == "DELETE");
+    return api_.send(request.method, request.path, request.body, refusal_of(request));
 }
 
 std::vector<nlohmann::json> Client::get_all_pages(const Request& request) {
     assert(request.method == "GET");
-    std::vector<nlohmann::json> items;
-    const auto first_page = address_.path_prefix + request.path;
-    auto path_and_query = first_page;
-    for (;;) {
-        const auto answer = exchange(request, path_and_query);
-        auto page = nlohmann::json::parse(answer.body, nullptr, false);
-        if (!page.is_array())
-            throw GitLabError(
-                fmt::format("GitLab answered {} with something other than a JSON list; "
-                            "check that CI_API_V4_URL is the API's address",
-                            method_and_path(request)));
-        for (auto& item : page) items.push_back(std::move(item));
-        if (const auto next = forge::next_page_link(answer.header("link").value_or(""))) {
-            auto next_path = forge::path_on_origin(address_, *next);
-            if (!next_path)
-                throw GitLabError(
-                    fmt::format("GitLab's next page of {} is on another host ({}); check "
-                                "CI_API_V4_URL",
-                                method_and_path(request), *next));
-            path_and_query = std::move(*next_path);
-            continue;
-        }
-        const auto next_number = forge::parse_integer(answer.header("x-next-page").value_or(""));
-        if (!next_number) return items;
-        path_and_query =
-            fmt::format("{}{}page={}", first_page,
-                        first_page.find('?') == std::string::npos ? '?' : '&', *next_number);
-    }
+    return api_.get_all_pages(request.path, refusal_of(request));
 }
 
 }  // namespace benchwatch::gitlab
