@@ -803,4 +803,24 @@ std::unique_ptr<Store> open_sqlite_store(const std::string& path,
     return std::make_unique<SqliteStore>(path, busy_timeout);
 }
 
+int stored_sqlite_schema_version(const std::string& path) {
+    if (!std::filesystem::exists(path)) return 0;
+    sqlite3* db = nullptr;
+    int version = 0;
+    int code = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    sqlite3_stmt* select = nullptr;
+    if (code == SQLITE_OK)
+        code = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &select, nullptr);
+    if (code == SQLITE_OK) {
+        code = sqlite3_step(select);
+        if (code == SQLITE_ROW) version = sqlite3_column_int(select, 0);
+    }
+    const std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(code);
+    sqlite3_finalize(select);
+    sqlite3_close_v2(db);
+    if (code != SQLITE_ROW)
+        throw StoreError(fmt::format("store {}: reading the schema version: {}", path, message));
+    return version;
+}
+
 }  // namespace benchwatch::store

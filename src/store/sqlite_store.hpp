@@ -12,9 +12,6 @@ namespace benchwatch::store {
 // locked".
 inline constexpr std::chrono::milliseconds kDefaultBusyTimeout{30'000};
 
-// The schema version this build creates and migrates to.
-int current_schema_version();
-
 // Opens the SQLite store at `path` (creating missing parent directories and the file), in WAL
 // mode, and migrates it to current_schema_version() under a write lock, so that any number of
 // processes may open a new store at once. Throws StoreError naming `path` when the directory is
@@ -22,5 +19,9 @@ int current_schema_version();
 // Results come back from Store::results() sorted by benchmark name, then metric (bytewise).
 std::unique_ptr<Store> open_sqlite_store(
     const std::string& path, std::chrono::milliseconds busy_timeout = kDefaultBusyTimeout);
+
+// The schema version of the SQLite store at `path` (PRAGMA user_version), opening it read-only:
+// 0 when the file does not exist. Throws StoreError naming `path` when it is not a database.
+int stored_sqlite_schema_version(const std::string& path);
 
 }  // namespace benchwatch::store

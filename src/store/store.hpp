@@ -69,8 +69,16 @@ public:
     virtual std::int64_t last_run_id() = 0;
 };
 
-// Opens (creating if needed, and migrating to the current schema) the store at `url`: a path or
-// "sqlite:PATH". Throws StoreError when it cannot be opened or the URL's scheme is unsupported.
+// Opens (creating if needed, and migrating to the current schema) the store at `url`: a path,
+// "sqlite:PATH", or a PostgreSQL URL ("postgres://…", "postgresql://…"). Throws StoreError when
+// it cannot be opened or the URL's scheme is unsupported.
 std::unique_ptr<Store> open_store(const std::string& url);
+
+// The schema version this build creates and migrates to, the same for every backend.
+int current_schema_version();
+
+// The schema version of the store at `url` as it is, creating and changing nothing: 0 when the
+// store does not exist yet or has no benchwatch tables. Throws StoreError as open_store() does.
+int stored_schema_version(const std::string& url);
 
 }  // namespace benchwatch::store
