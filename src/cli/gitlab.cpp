@@ -56,7 +56,7 @@ int run_comment(const GitLabFlags& flags) {
     const auto merge_request = gitlab::resolve_merge_request(
         {non_empty(flags.project), flags.merge_request, environment_variable("CI_PROJECT_ID"),
          environment_variable("CI_PROJECT_PATH"), environment_variable("CI_MERGE_REQUEST_IID")});
-    const auto project = resolve_project(flags.comparison.common, context);
+    const auto project = resolve_report_project(flags.comparison.common, flags.report, context);
     auto client = make_client(flags);
     const auto head = flags.report.empty() ? resolve_gitlab_head(flags, context) : flags.head;
     const auto report = forge_report_markdown(flags.comparison, flags.report, head, context,

@@ -191,7 +191,24 @@ TEST_F(GitLabTest, ComparesCiCommitShaWhenNoReportIsGiven) {
     const auto body = gitlab_.notes("42", 7).at(0).body;
     EXPECT_TRUE(body.starts_with("<!-- benchwatch:p -->\n## Benchmark results")) << body;
     // The head recorded at CI_COMMIT_SHA took 2000 ns, the base 1000 ns: +100.0%.
-    EXPECT_NE(body.find("| hot | 1.00 µs | 2.00 µs | +100.0% 🔴 slower |"), std::string::npos) << body;
+    EXPECT_NE(body.find("| hot | 1.00 µs | 2.00 µs | +100.0% 🔴 slower |"), std::string::npos)
+        << body;
+}
+
+TEST_F(GitLabTest, AJsonReportIsRenderedForItsOwnProject) {
+    record(base_sha, "main", 1000);
+    record(head_sha, "feature", 2000);
+    const auto compared = benchwatch({"compare", "--store", store().string(), "--project", "p",
+                                      "--machine", "m", "--base", base_sha, "--head", head_sha,
+                                      "--format", "json", "--output", "report.json"});
+    ASSERT_EQ(compared.exit_code, 0) << compared.err;
+    // No --project and no store: the marker's project and the rows come from the report.
+    const auto output = benchwatch({"gitlab", "comment", "--report", "report.json"});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    const auto body = gitlab_.notes("42", 7).at(0).body;
+    EXPECT_TRUE(body.starts_with("<!-- benchwatch:p -->\n## Benchmark results")) << body;
+    EXPECT_NE(body.find("| hot | 1.00 µs | 2.00 µs | +100.0% 🔴 slower |"), std::string::npos)
+        << body;
 }
 
 TEST_F(GitLabTest, WithoutAReportOrAHeadSaysWhatToPass) {
