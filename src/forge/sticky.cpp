@@ -80,4 +80,21 @@ StickyPlan plan_sticky_comment(const std::vector<nlohmann::json>& listed,
     return plan;
 }
 
+StickyOutcome post_sticky_comment(const StickyCalls& calls, std::string_view project,
+                                  const std::string& body) {
+    const auto plan = plan_sticky_comment(calls.list_all(), project);
+    const nlohmann::json payload = {{"body", body}};
+    StickyOutcome outcome;
+    outcome.created = !plan.edit;
+    outcome.answer = plan.edit ? calls.edit(*plan.edit, payload) : calls.create(payload);
+    for (const auto id : plan.remove) {
+        calls.remove(id);
+        ++outcome.deleted;
+    }
+    const auto& answer = outcome.answer;
+    if (answer.is_object() && answer.contains("id") && answer["id"].is_number_integer())
+        outcome.id = answer["id"].get<std::int64_t>();
+    return outcome;
+}
+
 }  // namespace benchwatch::forge

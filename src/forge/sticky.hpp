@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -44,5 +45,26 @@ struct StickyPlan {
 // string "body"): ids grow with time on both forges, so the largest marked id is kept. Items
 // with "system": true (GitLab's notes of events) and items without the marker are left out.
 StickyPlan plan_sticky_comment(const std::vector<nlohmann::json>& listed, std::string_view project);
+
+// The forge's calls that post a sticky comment; each throws the forge's error when refused.
+struct StickyCalls {
+    std::function<std::vector<nlohmann::json>()> list_all;  // every comment, all pages
+    std::function<nlohmann::json(const nlohmann::json& payload)> create;
+    std::function<nlohmann::json(std::int64_t id, const nlohmann::json& payload)> edit;
+    std::function<void(std::int64_t id)> remove;
+};
+
+// What posting the sticky comment did.
+struct StickyOutcome {
+    std::int64_t id = 0;    // the comment created or edited; 0 when the answer has no id
+    bool created = false;   // false: an existing comment was edited
+    int deleted = 0;        // older duplicates removed
+    nlohmann::json answer;  // the forge's answer to the creation or edit
+};
+
+// Posts `body` as the comment for `project`: lists the comments, edits the newest marked one
+// (plan_sticky_comment()) with {"body": body} or creates one, then deletes the older marked ones.
+StickyOutcome post_sticky_comment(const StickyCalls& calls, std::string_view project,
+                                  const std::string& body);
 
 }  // namespace benchwatch::forge

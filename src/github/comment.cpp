@@ -35,30 +35,31 @@ StickyCommentOutcome post_sticky_comment(Client& client, const PullRequest& pull
     const auto subject =
         fmt::format("pull request #{} of {}", pull_request.number, pull_request.repository);
     constexpr const char* permission = "pull-requests: write";
-    const auto plan = forge::plan_sticky_comment(
-        client.get_all_pages({"GET", comments_path(pull_request) + "?per_page=100", std::nullopt,
-                              subject, permission}),
-        project);
-
-    StickyCommentOutcome outcome;
-    const nlohmann::json payload = {{"body", body}};
-    nlohmann::json answer;
-    if (!plan.edit) {
-        answer = client.send({"POST", comments_path(pull_request), payload, subject, permission});
-        outcome.created = true;
-    } else {
-        answer = client.send({"PATCH", comment_path(pull_request, *plan.edit), payload,
-                              fmt::format("comment {} of {}", *plan.edit, subject), permission});
-    }
-    for (const auto id : plan.remove) {
-        client.send({"DELETE", comment_path(pull_request, id), std::nullopt,
-                     fmt::format("comment {} of {}", id, subject), permission});
-        ++outcome.deleted;
-    }
-    if (answer.is_object() && answer.contains("id") && answer["id"].is_number_integer())
-        outcome.comment_id = answer["id"].get<std::int64_t>();
-    if (answer.is_object() && answer.contains("html_url") && answer["html_url"].is_string())
-        outcome.url = answer["html_url"].get<std::string>();
+    const auto comment_subject = [&](std::int64_t id) {
+        return fmt::format("comment {} of {}", id, subject);
+    };
+    const auto posted = forge::post_sticky_comment(
+        {[&] {
+             return client.get_all_pages({"GET", comments_path(pull_request) + "?per_page=100",
+                                          std::nullopt, subject, permission});
+         },
+         [&](const nlohmann::json& payload) {
+             return client.send(
+                 {"POST", comments_path(pull_request), payload, subject, permission});
+         },
+         [&](std::int64_t id, const nlohmann::json& payload) {
+             return client.send({"PATCH", comment_path(pull_request, id), payload,
+                                 comment_subject(id), permission});
+         },
+         [&](std::int64_t id) {
+             client.send({"DELETE", comment_path(pull_request, id), std::nullopt,
+                          comment_subject(id), permission});
+         }},
+        project, body);
+    StickyCommentOutcome outcome{posted.id, posted.created, posted.deleted, ""};
+    if (posted.answer.is_object() && posted.answer.contains("html_url") &&
+        posted.answer["html_url"].is_string())
+        outcome.url = posted.answer["html_url"].get<std::string>();
     return outcome;
 }
 

@@ -32,29 +32,26 @@ StickyNoteOutcome post_sticky_note(Client& client, const MergeRequest& merge_req
                                    std::string_view project, const std::string& body) {
     const auto subject =
         fmt::format("merge request !{} of {}", merge_request.iid, merge_request.project);
-    const auto plan = forge::plan_sticky_comment(
-        client.get_all_pages(
-            {"GET", notes_path(merge_request) + "?per_page=100&sort=asc", std::nullopt, subject}),
-        project);
-
-    StickyNoteOutcome outcome;
-    const nlohmann::json payload = {{"body", body}};
-    nlohmann::json answer;
-    if (!plan.edit) {
-        answer = client.send({"POST", notes_path(merge_request), payload, subject});
-        outcome.created = true;
-    } else {
-        answer = client.send({"PUT", note_path(merge_request, *plan.edit), payload,
-                              fmt::format("note {} of {}", *plan.edit, subject)});
-    }
-    for (const auto id : plan.remove) {
-        client.send({"DELETE", note_path(merge_request, id), std::nullopt,
-                     fmt::format("note {} of {}", id, subject)});
-        ++outcome.deleted;
-    }
-    if (answer.is_object() && answer.contains("id") && answer["id"].is_number_integer())
-        outcome.note_id = answer["id"].get<std::int64_t>();
-    return outcome;
+    const auto note_subject = [&](std::int64_t id) {
+        return fmt::format("note {} of {}", id, subject);
+    };
+    const auto posted = forge::post_sticky_comment(
+        {[&] {
+             return client.get_all_pages({"GET",
+                                          notes_path(merge_request) + "?per_page=100&sort=asc",
+                                          std::nullopt, subject});
+         },
+         [&](const nlohmann::json& payload) {
+             return client.send({"POST", notes_path(merge_request), payload, subject});
+         },
+         [&](std::int64_t id, const nlohmann::json& payload) {
+             return client.send({"PUT", note_path(merge_request, id), payload, note_subject(id)});
+         },
+         [&](std::int64_t id) {
+             client.send({"DELETE", note_path(merge_request, id), std::nullopt, note_subject(id)});
+         }},
+        project, body);
+    return {posted.id, posted.created, posted.deleted};
 }
 
 }  // namespace benchwatch::gitlab
