@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
@@ -248,8 +249,12 @@ class Connection {
   public:
     explicit Connection(const std::string& url) : connection_(PQconnectdb(url.c_str()), &PQfinish) {
         if (!connection_) throw PgFailure(kConnectionFailure, "out of memory");
-        if (PQstatus(connection_.get()) != CONNECTION_OK)
-            throw PgFailure(kConnectionFailure, one_line(PQerrorMessage(connection_.get())));
+        if (PQstatus(connection_.get()) != CONNECTION_OK) {
+            // The first line says what failed; the next ones are libpq's hints, which the
+            // StoreError replaces with its own fix.
+            const std::string_view message = PQerrorMessage(connection_.get());
+            throw PgFailure(kConnectionFailure, one_line(message.substr(0, message.find('\n'))));
+        }
         // Notices ("relation already exists, skipping") are not the user's business.
         PQsetNoticeProcessor(connection_.get(), [](void*, const char*) {}, nullptr);
         // Since PostgreSQL 12 any positive value makes doubles come back exactly, shortest form.
@@ -258,6 +263,9 @@ class Connection {
 
     // Runs one statement with parameters $1, $2… in text form and returns its rows.
     Rows query(std::string_view sql, std::initializer_list<Parameter> parameters = {}) {
+        return query(sql, std::span<const Parameter>(parameters.begin(), parameters.size()));
+    }
+    Rows query(std::string_view sql, std::span<const Parameter> parameters) {
         std::vector<const char*> values;
         values.reserve(parameters.size());
         for (const Parameter& parameter : parameters)
@@ -414,8 +422,10 @@ class PostgresStore final : public Store {
         if (failure.sqlstate().starts_with("08"))
             fix = connection_fix(failure.what());
         else if (failure.sqlstate() == kInsufficientPrivilege)
-            fix = "grant the user the privilege, or run benchwatch migrate as the owner of the "
-                  "schema";
+            fix = operation.starts_with("migrating")
+                      ? "run benchwatch migrate as the schema's owner, or grant this user CREATE "
+                        "on the schema"
+                      : "grant this user the privilege on the store's tables";
         else if (failure.sqlstate() == kInvalidSchemaName)
             fix = "create the schema in the URL's search_path first (CREATE SCHEMA)";
         return fmt::format("store {}: {}: {}{}{}", shown_url_, operation, failure.what(),
@@ -621,12 +631,10 @@ class PostgresStore final : public Store {
             parameters.emplace_back(commits.text());
             conditions += fmt::format(" AND r.commit_id = ANY(${}::text[])", parameters.size());
         }
-        // Up to five parameters: project, machine, branch, commits.
-        parameters.resize(4);
         const auto matching = [&](const std::string& select_from, std::string_view order_by) {
             return connection_->query(
                 fmt::format("{} WHERE TRUE{} ORDER BY {}", select_from, conditions, order_by),
-                {parameters[0], parameters[1], parameters[2], parameters[3]});
+                std::span<const Parameter>(parameters));
         };
 
         return retrying("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", [&] {

@@ -1,5 +1,6 @@
-// What could break: processes racing to create and migrate one new store, a run stored twice or
-// lost when several record at once, or a process killed mid-write leaving half a run.
+// What could break, on SQLite and on PostgreSQL alike: processes racing to create and migrate one
+// new store, a run stored twice, lost or given a duplicate attempt number when several record at
+// once, or a process killed mid-write leaving half a run.
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -8,7 +9,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <random>
 #include <set>
 #include <thread>
@@ -20,10 +23,7 @@ namespace benchwatch::store {
 namespace {
 
 using testing::make_run;
-using testing::query_text;
-using testing::StoreTest;
-
-using ConcurrencyTest = StoreTest;
+using ConcurrencyTest = testing::BackendTest;
 
 // Runs `body` in a child process; the child exits 0 when it returns, 1 when it throws.
 template <class Body>
@@ -46,12 +46,12 @@ int wait_for(pid_t pid) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-TEST_F(ConcurrencyTest, EightProcessesCreatingOneNewStoreAtOnceStoreEveryRunOnce) {
+TEST_P(ConcurrencyTest, EightProcessesCreatingOneNewStoreAtOnceStoreEveryRunOnce) {
     constexpr int kProcesses = 8;
     for (int round = 0; round < 3; ++round) {
         SCOPED_TRACE(fmt::format("round {}", round));
         // The directory does not exist yet either: the processes race to create it too.
-        const std::string store_path = path(fmt::format("round-{}/.benchwatch/history.db", round));
+        const std::string store_path = fresh_store_url(fmt::format("round{}", round));
         int start[2];
         ASSERT_EQ(pipe(start), 0);
         std::vector<pid_t> children;
@@ -96,8 +96,8 @@ model::Run large_run(int commit_number) {
     return run;
 }
 
-TEST_F(ConcurrencyTest, ProcessKilledWhileRecordingLeavesOnlyWholeRuns) {
-    const std::string store_path = path("history.db");
+TEST_P(ConcurrencyTest, ProcessKilledWhileRecordingLeavesOnlyWholeRuns) {
+    const std::string store_path = store_url_;
     const unsigned seed = std::random_device{}();
     SCOPED_TRACE(fmt::format("random seed {}", seed));
     std::mt19937 random(seed);
@@ -123,7 +123,9 @@ TEST_F(ConcurrencyTest, ProcessKilledWhileRecordingLeavesOnlyWholeRuns) {
         ASSERT_EQ(kill(child, SIGKILL), 0);
         ASSERT_EQ(wait_for(child), 128 + SIGKILL);
 
-        EXPECT_EQ(query_text(store_path, "PRAGMA integrity_check"), "ok");
+        if (GetParam() == testing::Backend::Sqlite) {
+            EXPECT_EQ(query_text("PRAGMA integrity_check"), "ok");
+        }
         auto store = open_store(store_path);
         const std::vector<model::Run> runs = store->list_runs({});
         ASSERT_GT(static_cast<int>(runs.size()), next_commit);
@@ -141,6 +143,53 @@ TEST_F(ConcurrencyTest, ProcessKilledWhileRecordingLeavesOnlyWholeRuns) {
         next_commit = static_cast<int>(runs.size());
     }
 }
+
+TEST_P(ConcurrencyTest, SixteenProcessesRecordingTheSameRunsAtOnceStoreEachOnce) {
+    // Each process records, for commits s0…s4, the run every process has (content "shared") and
+    // one of its own (content "own-P"), in an order of its own. Per commit that is 1 shared + 16
+    // own = 17 runs, whose attempts must be exactly 1…17.
+    constexpr int kProcesses = 16;
+    constexpr int kCommits = 5;
+    open();  // migrated once, so that the processes race on recording alone
+    int start[2];
+    ASSERT_EQ(pipe(start), 0);
+    std::vector<pid_t> children;
+    for (int process = 0; process < kProcesses; ++process) {
+        children.push_back(spawn([&, process] {
+            close(start[1]);
+            char byte;
+            while (read(start[0], &byte, 1) > 0) {
+            }
+            std::vector<model::Run> runs;
+            for (int commit = 0; commit < kCommits; ++commit) {
+                runs.push_back(make_run(fmt::format("s{}", commit), "shared"));
+                runs.push_back(make_run(fmt::format("s{}", commit), fmt::format("own-{}", process)));
+            }
+            std::shuffle(runs.begin(), runs.end(), std::mt19937(static_cast<unsigned>(process)));
+            auto store = open_store(store_url_);
+            for (const model::Run& run : runs) store->record(run);
+        }));
+    }
+    close(start[0]);
+    close(start[1]);
+    for (const pid_t child : children) EXPECT_EQ(wait_for(child), 0);
+
+    const std::vector<model::Run> runs = open()->list_runs({});
+    EXPECT_EQ(runs.size(), static_cast<std::size_t>(kCommits * (kProcesses + 1)));
+    std::map<std::string, std::multiset<int>> attempts_by_commit;
+    std::set<std::pair<std::string, std::string>> stored;
+    for (const model::Run& run : runs) {
+        attempts_by_commit[run.commit].insert(run.attempt);
+        EXPECT_TRUE(stored.emplace(run.commit, run.content_hash).second)
+            << run.commit << " " << run.content_hash << " is stored twice";
+    }
+    std::multiset<int> one_to_seventeen;
+    for (int attempt = 1; attempt <= kProcesses + 1; ++attempt) one_to_seventeen.insert(attempt);
+    for (int commit = 0; commit < kCommits; ++commit)
+        EXPECT_EQ(attempts_by_commit[fmt::format("s{}", commit)], one_to_seventeen);
+}
+
+BENCHWATCH_ON_EVERY_BACKEND(ConcurrencyTest);
 
 }  // namespace
 }  // namespace benchwatch::store

@@ -1,5 +1,6 @@
 // What could break: a store URL sent to the wrong backend, a schema left unmigrated or a newer one
-// opened anyway, or an error message that does not say which file and how to fix it.
+// opened anyway, a password shown in a message, or an error message that does not say which
+// store and how to fix it.
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -7,7 +8,9 @@
 
 #include <fstream>
 
+#include "store/postgres_store.hpp"
 #include "store/sqlite_store.hpp"
+#include "store/store_url.hpp"
 #include "store/store.hpp"
 #include "store_fixture.hpp"
 
@@ -58,19 +61,23 @@ TEST_F(OpenTest, UsesWriteAheadLogging) {
     sqlite3_close(db);
 }
 
-TEST(OpenStoreUrlTest, PostgresIsNotBuiltInAndPasswordsAreNotShown) {
-    EXPECT_EQ(store_error_of([] { open_store("postgres://bench:secret@db.example:5432/history"); }),
-              "store postgres://db.example:5432/history: PostgreSQL support is not built in this "
-              "version of benchwatch; use a SQLite path such as .benchwatch/history.db");
-    EXPECT_EQ(store_error_of([] { open_store("postgresql://db.example/history"); }),
-              "store postgresql://db.example/history: PostgreSQL support is not built in this "
-              "version of benchwatch; use a SQLite path such as .benchwatch/history.db");
+TEST(OpenStoreUrlTest, PasswordsAreLeftOutOfShownUrls) {
+    EXPECT_EQ(without_credentials("postgres://bench:secret@db.example:5432/history"),
+              "postgres://db.example:5432/history");
+    EXPECT_EQ(without_credentials("postgresql://bench@db.example/history"),
+              "postgresql://db.example/history");
+    EXPECT_EQ(without_credentials("postgresql:///history?host=/run/pg&password=secret&sslmode=require"),
+              "postgresql:///history?host=/run/pg&sslmode=require");
+    EXPECT_EQ(without_credentials("postgresql://db.example/history?password=secret"),
+              "postgresql://db.example/history");
+    // A path with an "@" is not a URL.
+    EXPECT_EQ(without_credentials("/home/me@work/history.db"), "/home/me@work/history.db");
 }
 
 TEST(OpenStoreUrlTest, UnknownSchemeListsTheSupportedForms) {
     EXPECT_EQ(store_error_of([] { open_store("mysql://root:pw@localhost/bench"); }),
               "store mysql://localhost/bench: unsupported scheme \"mysql\"; use a path, "
-              "sqlite:PATH, or postgres://… (PostgreSQL is not built in this version)");
+              "sqlite:PATH, or postgres://…");
 }
 
 TEST(OpenStoreUrlTest, EmptyUrlAndEmptySqlitePathAreRefused) {
@@ -80,11 +87,39 @@ TEST(OpenStoreUrlTest, EmptyUrlAndEmptySqlitePathAreRefused) {
               "store sqlite:: no path after \"sqlite:\"; use sqlite:PATH");
 }
 
-TEST_F(OpenTest, NewStoreIsAtTheCurrentSchemaVersion) {
-    auto store = open_store(path("history.db"));
+using OpenEveryBackendTest = testing::BackendTest;
+
+TEST_P(OpenEveryBackendTest, NewStoreIsAtTheCurrentSchemaVersion) {
+    EXPECT_EQ(stored_schema_version(store_url_), 0);
+    auto store = open();
     EXPECT_EQ(store->schema_version(), current_schema_version());
-    EXPECT_GE(current_schema_version(), 1);
+    EXPECT_EQ(stored_schema_version(store_url_), current_schema_version());
+    EXPECT_EQ(current_schema_version(), 4);
 }
+
+TEST_P(OpenEveryBackendTest, StoreWithItsOwnTablesIsMigratedOnceKeepingThem) {
+    execute_sql("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('kept');");
+    EXPECT_TRUE(open()->record(make_run("c1", "h1")).inserted);
+    // Opening again does not migrate twice (that would fail: the tables exist).
+    EXPECT_EQ(open()->list_runs({}).size(), 1u);
+    EXPECT_EQ(query_text("SELECT text FROM notes"), "kept");
+}
+
+TEST_P(OpenEveryBackendTest, NewerSchemaVersionIsRefused) {
+    const int newer = current_schema_version() + 1;
+    execute_sql(GetParam() == testing::Backend::Sqlite
+                    ? fmt::format("PRAGMA user_version = {}", newer)
+                    : fmt::format("CREATE TABLE schema_version (version INTEGER NOT NULL); "
+                                  "INSERT INTO schema_version VALUES ({})",
+                                  newer));
+    EXPECT_EQ(store_error_of([&] { open(); }),
+              fmt::format("store {} has schema version {}, newer than this benchwatch ({}); "
+                          "upgrade benchwatch",
+                          shown_url(), newer, current_schema_version()));
+    EXPECT_EQ(stored_schema_version(store_url_), newer);
+}
+
+BENCHWATCH_ON_EVERY_BACKEND(OpenEveryBackendTest);
 
 TEST_F(OpenTest, EmptyFileIsMigrated) {
     const std::string store_path = path("history.db");
@@ -93,20 +128,6 @@ TEST_F(OpenTest, EmptyFileIsMigrated) {
     auto store = open_store(store_path);
     EXPECT_EQ(store->schema_version(), current_schema_version());
     EXPECT_TRUE(store->record(make_run("c1", "h1")).inserted);
-}
-
-TEST_F(OpenTest, HandMadeVersionZeroDatabaseIsMigratedKeepingItsOwnTables) {
-    const std::string store_path = path("history.db");
-    execute_sql(store_path, "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('kept');");
-    {
-        auto store = open_store(store_path);
-        EXPECT_EQ(store->schema_version(), current_schema_version());
-        EXPECT_TRUE(store->record(make_run("c1", "h1")).inserted);
-    }
-    // Opening again does not migrate twice (that would fail: the tables exist).
-    auto store = open_store(store_path);
-    EXPECT_EQ(store->list_runs({}).size(), 1u);
-    EXPECT_EQ(testing::query_text(store_path, "SELECT text FROM notes"), "kept");
 }
 
 // Schema version 1 as benchwatch 0.1 created it, with one run of commit c1 (environment
@@ -189,16 +210,6 @@ TEST_F(OpenTest, VersionOneStoreIsMigratedAndItsRunsStillRead) {
     ASSERT_EQ(after.size(), 2u);
     EXPECT_TRUE(after[0].warnings.empty());
     EXPECT_EQ(after[1].warnings, run.warnings);
-}
-
-TEST_F(OpenTest, NewerSchemaVersionIsRefused) {
-    const std::string store_path = path("history.db");
-    const int newer = current_schema_version() + 1;
-    execute_sql(store_path, fmt::format("PRAGMA user_version = {}", newer));
-    EXPECT_EQ(store_error_of([&] { open_store(store_path); }),
-              fmt::format("store {} has schema version {}, newer than this benchwatch ({}); "
-                          "upgrade benchwatch",
-                          store_path, newer, current_schema_version()));
 }
 
 TEST_F(OpenTest, FileThatIsNotADatabaseIsNamed) {

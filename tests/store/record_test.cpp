@@ -1,5 +1,6 @@
-// What could break: a field lost or rounded on its way through SQLite, a run stored twice, wrong
-// attempt numbers, list_runs filters or order, or results of one run given to another.
+// What could break, on SQLite and on PostgreSQL alike: a field lost or rounded on its way through
+// the store, a run stored twice, wrong attempt numbers, list_runs filters or order, or results of
+// one run given to another.
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -8,7 +9,6 @@
 #include <cmath>
 #include <limits>
 
-#include "store/sqlite_store.hpp"
 #include "store/store.hpp"
 #include "store_fixture.hpp"
 
@@ -16,11 +16,10 @@ namespace benchwatch::store {
 namespace {
 
 using testing::make_run;
-using testing::StoreTest;
 
-using RecordTest = StoreTest;
+using RecordTest = testing::BackendTest;
 
-TEST_F(RecordTest, RoundTripsEveryFieldExactly) {
+TEST_P(RecordTest, RoundTripsEveryFieldExactly) {
     model::Run run = make_run("0123456789abcdef0123456789abcdef01234567", "sha256:aa");
     run.pull_request = 2604;
     run.environment = {{"julia", "1.11.2"}, {"cpu", "AMD EPYC 7402"}, {"empty", ""}};
@@ -42,14 +41,14 @@ TEST_F(RecordTest, RoundTripsEveryFieldExactly) {
         testing::time_result("unicode/π/ü", std::numeric_limits<double>::denorm_min());
     run.results = {copy, throughput, tiny};
 
-    auto store = open_sqlite_store(path("history.db"));
+    auto store = open();
     const RecordOutcome outcome = store->record(run);
     EXPECT_TRUE(outcome.inserted);
     EXPECT_EQ(outcome.attempt, 1);
     EXPECT_GT(outcome.run_id, 0);
 
     // A second connection sees what the first committed.
-    auto reader = open_sqlite_store(path("history.db"));
+    auto reader = open();
     const std::vector<model::Run> runs = reader->list_runs({});
     ASSERT_EQ(runs.size(), 1u);
     model::Run expected = run;
@@ -77,9 +76,9 @@ TEST_F(RecordTest, RoundTripsEveryFieldExactly) {
     EXPECT_EQ(results.at(outcome.run_id), run.results);
 }
 
-TEST_F(RecordTest, OptionalFieldsComeBackEmpty) {
+TEST_P(RecordTest, OptionalFieldsComeBackEmpty) {
     model::Run run = make_run("c1", "h1");
-    auto store = open_sqlite_store(path("history.db"));
+    auto store = open();
     const RecordOutcome outcome = store->record(run);
 
     const model::Run stored = store->list_runs({}).at(0);
@@ -95,7 +94,7 @@ TEST_F(RecordTest, OptionalFieldsComeBackEmpty) {
     EXPECT_EQ(first.samples, std::nullopt);
 }
 
-TEST_F(RecordTest, WarningsComeBackInTheirOrder) {
+TEST_P(RecordTest, WarningsComeBackInTheirOrder) {
     model::Run run = make_run("c1", "h1");
     // Not in kind order, and two of one kind: the recorded order is what comes back.
     run.warnings = {
@@ -104,23 +103,23 @@ TEST_F(RecordTest, WarningsComeBackInTheirOrder) {
         {"cpu-governor", "2 of 4 CPUs use the 'ondemand' frequency governor."},
         {"unicode", "π ü \"quoted\" ''; DROP TABLE runs; --"},
     };
-    auto store = open_sqlite_store(path("history.db"));
+    auto store = open();
     store->record(run);
     // A second attempt without warnings gets none of the first one's.
     store->record(make_run("c1", "h2"));
 
-    const std::vector<model::Run> runs = open_sqlite_store(path("history.db"))->list_runs({});
+    const std::vector<model::Run> runs = open()->list_runs({});
     ASSERT_EQ(runs.size(), 2u);
     EXPECT_EQ(runs[0].warnings, run.warnings);
     EXPECT_TRUE(runs[1].warnings.empty());
 }
 
-TEST_F(RecordTest, NanDeviationOfASingleSampleComesBackAsNan) {
+TEST_P(RecordTest, NanDeviationOfASingleSampleComesBackAsNan) {
     model::Run run = make_run("c1", "h1");
     run.results = {testing::time_result("once", 7.0)};
     run.results[0].samples =
         model::SampleSummary{1, 7.0, 7.0, std::numeric_limits<double>::quiet_NaN()};
-    auto store = open_sqlite_store(path("history.db"));
+    auto store = open();
     const RecordOutcome outcome = store->record(run);
 
     const std::int64_t ids[] = {outcome.run_id};
@@ -131,8 +130,8 @@ TEST_F(RecordTest, NanDeviationOfASingleSampleComesBackAsNan) {
     EXPECT_TRUE(std::isnan(stored.samples->stddev));
 }
 
-TEST_F(RecordTest, SameContentTwiceIsStoredOnce) {
-    auto store = open_sqlite_store(path("history.db"));
+TEST_P(RecordTest, SameContentTwiceIsStoredOnce) {
+    auto store = open();
     const RecordOutcome first = store->record(make_run("c1", "h1"));
     model::Run again = make_run("c1", "h1");
     again.recorded_at_ms += 60'000;  // recorded later, same content: still the same run
@@ -147,8 +146,8 @@ TEST_F(RecordTest, SameContentTwiceIsStoredOnce) {
     EXPECT_EQ(runs[0].recorded_at_ms, 1'700'000'000'000);
 }
 
-TEST_F(RecordTest, DifferentContentOfOneCommitIsTheNextAttempt) {
-    auto store = open_sqlite_store(path("history.db"));
+TEST_P(RecordTest, DifferentContentOfOneCommitIsTheNextAttempt) {
+    auto store = open();
     EXPECT_EQ(store->record(make_run("c1", "h1")).attempt, 1);
     EXPECT_EQ(store->record(make_run("c1", "h2")).attempt, 2);
     EXPECT_EQ(store->record(make_run("c2", "h1")).attempt, 1);  // another commit starts at 1
@@ -169,38 +168,36 @@ TEST_F(RecordTest, DifferentContentOfOneCommitIsTheNextAttempt) {
     EXPECT_EQ(attempts, (std::vector<int>{1, 2, 1, 3}));
 }
 
-TEST_F(RecordTest, TwoResultsOfOneBenchmarkAndMetricAreRefusedAndNothingIsStored) {
+TEST_P(RecordTest, TwoResultsOfOneBenchmarkAndMetricAreRefusedAndNothingIsStored) {
     model::Run run = make_run("c1", "h1");
     run.results.push_back(run.results.front());
     // Warnings are written before the results: the failure must take them back too.
     run.warnings = {{"high-load", "The load average was 3.00 at start on 2 cores."}};
-    const std::string store_path = path("history.db");
-    auto store = open_sqlite_store(store_path);
+    auto store = open();
     try {
         store->record(run);
         FAIL() << "expected StoreError";
     } catch (const StoreError& error) {
         EXPECT_EQ(std::string(error.what()),
-                  "store " + store_path +
+                  "store " + shown_url() +
                       ": recording the run of commit c1: benchmark \"array/copy\" has two "
                       "results for metric time (ns, smaller)");
     }
     EXPECT_TRUE(store->list_runs({}).empty());
     EXPECT_TRUE(store->projects().empty());
-    EXPECT_EQ(testing::query_text(store_path, "SELECT count(*) FROM run_warnings"), "0");
+    EXPECT_EQ(query_text("SELECT count(*) FROM run_warnings"), "0");
 }
 
-TEST_F(RecordTest, NanValueIsRefused) {
+TEST_P(RecordTest, NanValueIsRefused) {
     model::Run run = make_run("c1", "h1");
     run.results[1].value = std::numeric_limits<double>::quiet_NaN();
-    const std::string store_path = path("history.db");
-    auto store = open_sqlite_store(store_path);
+    auto store = open();
     try {
         store->record(run);
         FAIL() << "expected StoreError";
     } catch (const StoreError& error) {
         EXPECT_EQ(std::string(error.what()),
-                  "store " + store_path +
+                  "store " + shown_url() +
                       ": recording the run of commit c1: benchmark \"latency/ttfp\" has the "
                       "value NaN, which cannot be stored");
     }
@@ -209,11 +206,12 @@ TEST_F(RecordTest, NanValueIsRefused) {
 
 // Records, in this order: 1 cuda/ci-1/master/c1, 2 cuda/ci-1/pr/c2, 3 cuda/ci-2/master/c1,
 // 4 amdgpu/ci-1/master/c1, 5 cuda/ci-1/master/c3.
-class ListRunsTest : public StoreTest {
+class ListRunsTest : public testing::BackendTest {
   protected:
     void SetUp() override {
-        StoreTest::SetUp();
-        store_ = open_sqlite_store(path("history.db"));
+        BackendTest::SetUp();
+        if (IsSkipped() || HasFatalFailure()) return;
+        store_ = open();
         const auto add = [&](std::string project, std::string machine, std::string branch,
                              std::string commit) {
             model::Run run = make_run(commit, "h");
@@ -253,11 +251,11 @@ class ListRunsTest : public StoreTest {
     std::vector<std::int64_t> ids_;
 };
 
-TEST_F(ListRunsTest, EmptyFilterListsEveryRunOldestFirst) {
+TEST_P(ListRunsTest, EmptyFilterListsEveryRunOldestFirst) {
     EXPECT_EQ(listed({}), (std::vector<int>{1, 2, 3, 4, 5}));
 }
 
-TEST_F(ListRunsTest, FiltersByProjectMachineAndBranch) {
+TEST_P(ListRunsTest, FiltersByProjectMachineAndBranch) {
     EXPECT_EQ(listed(RunFilter{"cuda", "", "", {}}), (std::vector<int>{1, 2, 3, 5}));
     EXPECT_EQ(listed(RunFilter{"cuda", "ci-1", "", {}}), (std::vector<int>{1, 2, 5}));
     EXPECT_EQ(listed(RunFilter{"cuda", "ci-1", "master", {}}), (std::vector<int>{1, 5}));
@@ -265,13 +263,13 @@ TEST_F(ListRunsTest, FiltersByProjectMachineAndBranch) {
     EXPECT_EQ(listed(RunFilter{"nothing", "", "", {}}), (std::vector<int>{}));
 }
 
-TEST_F(ListRunsTest, FiltersByCommitsInRecordingOrderWhateverTheirOrderInTheFilter) {
+TEST_P(ListRunsTest, FiltersByCommitsInRecordingOrderWhateverTheirOrderInTheFilter) {
     EXPECT_EQ(listed(RunFilter{"", "", "", {"c3", "c1"}}), (std::vector<int>{1, 3, 4, 5}));
     EXPECT_EQ(listed(RunFilter{"cuda", "ci-1", "", {"c3", "c1", "c3"}}), (std::vector<int>{1, 5}));
     EXPECT_EQ(listed(RunFilter{"", "", "", {"unknown"}}), (std::vector<int>{}));
 }
 
-TEST_F(ListRunsTest, FiltersByMoreCommitsThanOneQueryHolds) {
+TEST_P(ListRunsTest, FiltersByMoreCommitsThanOneQueryHolds) {
     // 1,200 commits span three batches of at most 500; sorted, c1 is in the first and c3 in
     // the last, with the unknown c2-0000 … c2-1197 between them.
     std::vector<std::string> commits = {"c1"};
@@ -280,18 +278,18 @@ TEST_F(ListRunsTest, FiltersByMoreCommitsThanOneQueryHolds) {
     EXPECT_EQ(listed(RunFilter{"", "ci-1", "", commits}), (std::vector<int>{1, 4, 5}));
 }
 
-TEST_F(ListRunsTest, ProjectsAreSortedAndDistinct) {
+TEST_P(ListRunsTest, ProjectsAreSortedAndDistinct) {
     EXPECT_EQ(store_->projects(), (std::vector<std::string>{"amdgpu", "cuda"}));
 }
 
-TEST_F(RecordTest, EmptyStoreHasNoProjectsAndNoRuns) {
-    auto store = open_sqlite_store(path("history.db"));
+TEST_P(RecordTest, EmptyStoreHasNoProjectsAndNoRuns) {
+    auto store = open();
     EXPECT_TRUE(store->projects().empty());
     EXPECT_TRUE(store->list_runs({}).empty());
 }
 
-TEST_F(RecordTest, ResultsOfSeveralRunsAreKeptApart) {
-    auto store = open_sqlite_store(path("history.db"));
+TEST_P(RecordTest, ResultsOfSeveralRunsAreKeptApart) {
+    auto store = open();
     std::vector<std::int64_t> ids;
     for (int i = 0; i < 3; ++i) {
         model::Run run = make_run(fmt::format("c{}", i), "h");
@@ -314,8 +312,8 @@ TEST_F(RecordTest, ResultsOfSeveralRunsAreKeptApart) {
                                           testing::time_result("shared", 102.0)}));
 }
 
-TEST_F(RecordTest, ResultsOfMoreRunsThanOneQueryHolds) {
-    auto store = open_sqlite_store(path("history.db"));
+TEST_P(RecordTest, ResultsOfMoreRunsThanOneQueryHolds) {
+    auto store = open();
     std::vector<std::int64_t> ids;
     for (int i = 0; i < 510; ++i) {
         model::Run run = make_run(fmt::format("c{}", i), "h");
@@ -330,18 +328,15 @@ TEST_F(RecordTest, ResultsOfMoreRunsThanOneQueryHolds) {
     }
 }
 
-}  // namespace
-}  // namespace benchwatch::store
+BENCHWATCH_ON_EVERY_BACKEND(ListRunsTest);
 
-namespace benchwatch::store {
-namespace {
 
-using RecordAllTest = testing::StoreTest;
+using RecordAllTest = testing::BackendTest;
 
-TEST_F(RecordAllTest, StoresEveryRunOnceAndAgainNothing) {
+TEST_P(RecordAllTest, StoresEveryRunOnceAndAgainNothing) {
     std::vector<model::Run> runs = {testing::make_run("c1", "h1"), testing::make_run("c2", "h2"),
                                     testing::make_run("c1", "h1")};
-    auto store = open_sqlite_store(path("history.db"));
+    auto store = open();
     const auto first = store->record_all(runs);
     ASSERT_EQ(first.size(), 3u);
     EXPECT_TRUE(first[0].inserted);
@@ -355,22 +350,22 @@ TEST_F(RecordAllTest, StoresEveryRunOnceAndAgainNothing) {
     EXPECT_EQ(store->list_runs({}).size(), 2u);
 }
 
-TEST_F(RecordAllTest, OneBadRunStoresNone) {
+TEST_P(RecordAllTest, OneBadRunStoresNone) {
     model::Run bad = testing::make_run("c3", "h3");
     bad.results.push_back(bad.results.front());
     const std::vector<model::Run> runs = {testing::make_run("c1", "h1"), bad};
-    auto store = open_sqlite_store(path("history.db"));
+    auto store = open();
     EXPECT_THROW(store->record_all(runs), StoreError);
     EXPECT_TRUE(store->list_runs({}).empty());
 }
 
-TEST_F(RecordAllTest, FirstCommitInfoOfACommitIsKept) {
+TEST_P(RecordAllTest, FirstCommitInfoOfACommitIsKept) {
     model::Run first = testing::make_run("c1", "h1");
     first.commit_info = model::CommitInfo{"first", "A", "2024-01-01T00:00:00Z", ""};
     model::Run rerun = testing::make_run("c1", "h2");
     rerun.commit_info = model::CommitInfo{"second", "B", "2025-01-01T00:00:00Z", ""};
     model::Run other = testing::make_run("c2", "h3");
-    auto store = open_sqlite_store(path("history.db"));
+    auto store = open();
     store->record_all(std::vector<model::Run>{first, rerun, other});
     const auto runs = store->list_runs({});
     ASSERT_EQ(runs.size(), 3u);
@@ -379,8 +374,8 @@ TEST_F(RecordAllTest, FirstCommitInfoOfACommitIsKept) {
     EXPECT_EQ(runs[2].commit_info, std::nullopt);
 }
 
-TEST_F(RecordTest, LastRunIdGrowsWithEachNewRunAndNotWithARepeat) {
-    auto store = open_sqlite_store(path("history.db"));
+TEST_P(RecordTest, LastRunIdGrowsWithEachNewRunAndNotWithARepeat) {
+    auto store = open();
     EXPECT_EQ(store->last_run_id(), 0);
     const auto first = store->record(make_run(std::string(40, 'a'), "sha256:aa"));
     EXPECT_EQ(store->last_run_id(), first.run_id);
@@ -389,8 +384,11 @@ TEST_F(RecordTest, LastRunIdGrowsWithEachNewRunAndNotWithARepeat) {
     const auto second = store->record(make_run(std::string(40, 'b'), "sha256:bb"));
     EXPECT_GT(second.run_id, first.run_id);
     // Another connection sees the same newest run.
-    EXPECT_EQ(open_sqlite_store(path("history.db"))->last_run_id(), second.run_id);
+    EXPECT_EQ(open()->last_run_id(), second.run_id);
 }
+
+BENCHWATCH_ON_EVERY_BACKEND(RecordTest);
+BENCHWATCH_ON_EVERY_BACKEND(RecordAllTest);
 
 }  // namespace
 }  // namespace benchwatch::store

@@ -1,19 +1,30 @@
 #pragma once
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "model/run.hpp"
+#include "store/store.hpp"
+#include "store/store_url.hpp"
 
 namespace benchwatch::store::testing {
 
 // A fresh temporary directory per test, removed afterwards.
-class StoreTest : public ::testing::Test {
+template <class Base>
+class WithTemporaryDirectory : public Base {
   protected:
     void SetUp() override {
         std::string pattern = (std::filesystem::temp_directory_path() / "bw-store-XXXXXX").string();
@@ -26,6 +37,117 @@ class StoreTest : public ::testing::Test {
 
     std::filesystem::path directory_;
 };
+
+// A test of the SQLite store only, with a temporary directory.
+using StoreTest = WithTemporaryDirectory<::testing::Test>;
+
+// The URL of the test PostgreSQL server: BENCHWATCH_TEST_POSTGRES_URL, else the file that
+// tests/support/postgres-cluster wrote for ctest; nullopt when neither is there.
+inline std::optional<std::string> test_postgres_url() {
+    if (const char* url = std::getenv("BENCHWATCH_TEST_POSTGRES_URL"); url && *url) return url;
+    std::ifstream file(BENCHWATCH_POSTGRES_URL_FILE);
+    std::string url;
+    if (!std::getline(file, url) || url.empty()) return std::nullopt;
+    return url;
+}
+
+// Whether a missing server fails the test instead of skipping it (scripts/test sets it).
+inline bool postgres_required() {
+    const char* required = std::getenv("BENCHWATCH_REQUIRE_POSTGRES");
+    return required && std::string(required) == "1";
+}
+
+// Runs `sql` over a new libpq connection to `url`; returns the first column of the first row as
+// text ("" when there is no row), or the error message when it fails.
+inline std::string postgres_query_text(const std::string& url, const std::string& sql) {
+    std::unique_ptr<PGconn, decltype(&PQfinish)> connection(PQconnectdb(url.c_str()), &PQfinish);
+    if (PQstatus(connection.get()) != CONNECTION_OK) return PQerrorMessage(connection.get());
+    PQsetNoticeProcessor(connection.get(), [](void*, const char*) {}, nullptr);
+    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(connection.get(), sql.c_str()),
+                                                          &PQclear);
+    const ExecStatusType status = PQresultStatus(result.get());
+    if (status == PGRES_COMMAND_OK) return "";
+    if (status != PGRES_TUPLES_OK) return PQerrorMessage(connection.get());
+    return PQntuples(result.get()) == 0 ? "" : PQgetvalue(result.get(), 0, 0);
+}
+
+enum class Backend { Sqlite, Postgres };
+
+// "Sqlite" or "Postgres", the suffix of each parameterised test's name.
+inline std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
+    return info.param == Backend::Sqlite ? "Sqlite" : "Postgres";
+}
+
+// A test run once per backend, each time on a fresh, empty store: a file in a temporary directory
+// for SQLite, a new schema (the URL's search_path) in the test server's database for PostgreSQL,
+// dropped afterwards. A new schema takes ~3 ms where a new database takes ~100 ms.
+class BackendTest : public WithTemporaryDirectory<::testing::TestWithParam<Backend>> {
+  protected:
+    void SetUp() override {
+        WithTemporaryDirectory::SetUp();
+        if (GetParam() == Backend::Sqlite) {
+            store_url_ = path("history.db");
+            return;
+        }
+        const std::optional<std::string> url = test_postgres_url();
+        if (!url) {
+            const std::string problem =
+                "no PostgreSQL server for the tests: run them through ctest (which starts "
+                "tests/support/postgres-cluster) or set BENCHWATCH_TEST_POSTGRES_URL";
+            if (postgres_required()) FAIL() << problem;
+            GTEST_SKIP() << problem;
+        }
+        server_url_ = *url;
+        store_url_ = fresh_store_url("main");
+    }
+    void TearDown() override {
+        for (const std::string& schema : schemas_)
+            postgres_query_text(server_url_, fmt::format("DROP SCHEMA {} CASCADE", schema));
+        WithTemporaryDirectory::TearDown();
+    }
+
+    // The URL of another new, empty store named `name` within this test.
+    std::string fresh_store_url(const std::string& name) {
+        if (GetParam() == Backend::Sqlite) return path(name + "/.benchwatch/history.db");
+        static int counter = 0;
+        const std::string schema = fmt::format("test_{}_{}_{}", getpid(), ++counter, name);
+        const std::string created =
+            postgres_query_text(server_url_, fmt::format("CREATE SCHEMA {}", schema));
+        EXPECT_EQ(created, "") << "creating schema " << schema;
+        schemas_.push_back(schema);
+        return with_search_path(server_url_, schema);
+    }
+
+    // `url` with its search_path set to `schema`.
+    static std::string with_search_path(const std::string& url, const std::string& schema) {
+        return fmt::format("{}{}options=-csearch_path%3D{}", url,
+                           url.find('?') == std::string::npos ? "?" : "&", schema);
+    }
+
+    // The store's URL as messages show it, without the user.
+    std::string shown_url() const { return without_credentials(store_url_); }
+
+    // A new connection to the test's store.
+    std::unique_ptr<Store> open() const { return open_store(store_url_); }
+
+    // The first column of the first row of `sql` on the test's store, as text.
+    std::string query_text(const std::string& sql) const;
+
+    // Runs `sql` on the test's store, failing the test when it fails.
+    void execute_sql(const std::string& sql) const;
+
+    std::string store_url_;
+    std::string server_url_;  // the PostgreSQL server's URL, without search path
+    std::vector<std::string> schemas_;
+};
+
+// Runs every TEST_P of `suite` on SQLite and on PostgreSQL.
+#define BENCHWATCH_ON_EVERY_BACKEND(suite)                                                    \
+    INSTANTIATE_TEST_SUITE_P(                                                                 \
+        Backends, suite,                                                                      \
+        ::testing::Values(::benchwatch::store::testing::Backend::Sqlite,                      \
+                          ::benchwatch::store::testing::Backend::Postgres),                   \
+        ::benchwatch::store::testing::backend_name)
 
 // A time result of `benchmark`, smaller is better, with only a value.
 inline model::Result time_result(std::string benchmark, double value) {
@@ -81,6 +203,16 @@ inline std::string query_text(const std::string& path, const std::string& sql) {
     sqlite3_finalize(statement);
     sqlite3_close(db);
     return text;
+}
+
+inline std::string BackendTest::query_text(const std::string& sql) const {
+    return GetParam() == Backend::Sqlite ? testing::query_text(store_url_, sql)
+                                         : postgres_query_text(store_url_, sql);
+}
+
+inline void BackendTest::execute_sql(const std::string& sql) const {
+    if (GetParam() == Backend::Sqlite) return testing::execute_sql(store_url_, sql);
+    ASSERT_EQ(postgres_query_text(store_url_, sql), "");
 }
 
 }  // namespace benchwatch::store::testing

@@ -1,0 +1,162 @@
+// What could break: a PostgreSQL store that cannot be reached, authenticated or created on
+// reported without its URL or fix, a password shown in a message, libpq's PGPASSWORD or
+// ~/.pgpass ignored, or a read-only user made to write when the store is current.
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include "store/store.hpp"
+#include "store_fixture.hpp"
+
+namespace benchwatch::store {
+namespace {
+
+using testing::make_run;
+using testing::postgres_query_text;
+
+// The message of the StoreError that `open` throws, or "" when it throws none.
+template <class Open>
+std::string store_error_of(Open&& open) {
+    try {
+        open();
+    } catch (const StoreError& error) {
+        return error.what();
+    }
+    return "";
+}
+
+// The server of tests/support/postgres-cluster, with its roles benchwatch_password (password
+// "secret") and benchwatch_limited (password "limited").
+class PostgresTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        const std::optional<std::string> url = testing::test_postgres_url();
+        const std::string problem =
+            "no PostgreSQL server for the tests: run them through ctest (which starts "
+            "tests/support/postgres-cluster)";
+        if (!url && testing::postgres_required()) FAIL() << problem;
+        if (!url) GTEST_SKIP() << problem;
+        server_url_ = *url;
+        const std::size_t host = server_url_.find("host=");
+        ASSERT_NE(host, std::string::npos) << server_url_ << " is not the cluster's URL";
+        socket_directory_ = server_url_.substr(host + 5, server_url_.find('&', host) - host - 5);
+    }
+    void TearDown() override {
+        for (const std::string& schema : schemas_)
+            postgres_query_text(server_url_, fmt::format("DROP SCHEMA {} CASCADE", schema));
+        unsetenv("PGPASSWORD");
+        unsetenv("PGPASSFILE");
+    }
+
+    // A URL of the server's database `database` for `credentials` ("user" or "user:password").
+    std::string url_as(const std::string& credentials,
+                       const std::string& database = "benchwatch") const {
+        return fmt::format("postgresql://{}@/{}?host={}", credentials, database,
+                           socket_directory_);
+    }
+
+    // A new schema owned by the superuser, dropped after the test.
+    std::string new_schema(const std::string& name) {
+        const std::string schema = fmt::format("test_{}_{}", getpid(), name);
+        EXPECT_EQ(postgres_query_text(server_url_, "CREATE SCHEMA " + schema), "");
+        schemas_.push_back(schema);
+        return schema;
+    }
+
+    std::string server_url_;
+    std::string socket_directory_;
+    std::vector<std::string> schemas_;
+};
+
+TEST_F(PostgresTest, UnreachableServerIsNamedWithTheFix) {
+    EXPECT_EQ(
+        store_error_of(
+            [] { open_store("postgresql://benchwatch@/benchwatch?host=/nonexistent-bw-socket"); }),
+        "store postgresql:///benchwatch?host=/nonexistent-bw-socket: connecting: connection to "
+        "server on socket \"/nonexistent-bw-socket/.s.PGSQL.5432\" failed: No such file or "
+        "directory; check that the server is running and that the URL's host and port are right");
+}
+
+TEST_F(PostgresTest, WrongPasswordIsNamedAndNotShown) {
+    const std::string url = url_as("benchwatch_password:wrong-secret");
+    const std::string message = store_error_of([&] { open_store(url); });
+    EXPECT_EQ(message,
+              fmt::format("store postgresql:///benchwatch?host={0}: connecting: connection to "
+                          "server on socket \"{0}/.s.PGSQL.5432\" failed: FATAL: password "
+                          "authentication failed for user \"benchwatch_password\"; check the user "
+                          "and password in the URL, PGPASSWORD or ~/.pgpass",
+                          socket_directory_));
+    EXPECT_EQ(message.find("wrong-secret"), std::string::npos);
+}
+
+TEST_F(PostgresTest, PasswordComesFromPgpasswordOrThePasswordFile) {
+    const std::string schema = new_schema("pgpass");
+    postgres_query_text(server_url_,
+                        fmt::format("GRANT ALL ON SCHEMA {} TO benchwatch_password", schema));
+    const std::string url =
+        url_as("benchwatch_password") + "&options=-csearch_path%3D" + schema;
+
+    EXPECT_NE(store_error_of([&] { open_store(url); }), "");  // no password anywhere
+    setenv("PGPASSWORD", "secret", 1);
+    EXPECT_EQ(store_error_of([&] { open_store(url)->record(make_run("c1", "h1")); }), "");
+    unsetenv("PGPASSWORD");
+
+    // ~/.pgpass's format, in a file named by PGPASSFILE: host:port:database:user:password.
+    const std::string password_file = ::testing::TempDir() + "benchwatch-pgpass";
+    std::ofstream(password_file) << "*:*:benchwatch:benchwatch_password:secret\n";
+    ASSERT_EQ(chmod(password_file.c_str(), 0600), 0);  // libpq ignores a file others can read
+    setenv("PGPASSFILE", password_file.c_str(), 1);
+    std::size_t runs = 0;
+    EXPECT_EQ(store_error_of([&] { runs = open_store(url)->list_runs({}).size(); }), "");
+    EXPECT_EQ(runs, 1u);
+    std::remove(password_file.c_str());
+}
+
+TEST_F(PostgresTest, MissingDatabaseSaysHowToCreateIt) {
+    EXPECT_EQ(store_error_of([&] { open_store(url_as("benchwatch", "no_such_history")); }),
+              fmt::format("store postgresql:///no_such_history?host={0}: connecting: connection "
+                          "to server on socket \"{0}/.s.PGSQL.5432\" failed: FATAL: database "
+                          "\"no_such_history\" does not exist; create it with createdb "
+                          "no_such_history",
+                          socket_directory_));
+}
+
+TEST_F(PostgresTest, UserWhoMayNotCreateTablesIsToldSo) {
+    const std::string schema = new_schema("limited");
+    postgres_query_text(server_url_,
+                        fmt::format("GRANT USAGE ON SCHEMA {} TO benchwatch_limited", schema));
+    const std::string url =
+        url_as("benchwatch_limited:limited") + "&options=-csearch_path%3D" + schema;
+    EXPECT_EQ(store_error_of([&] { open_store(url); }),
+              fmt::format("store postgresql:///benchwatch?host={}&options=-csearch_path%3D{}: "
+                          "migrating to schema version 4: permission denied for schema {}; run "
+                          "benchwatch migrate as the schema's owner, or grant this user CREATE on "
+                          "the schema",
+                          socket_directory_, schema, schema));
+}
+
+TEST_F(PostgresTest, ReadOnlyUserReadsACurrentStoreButCannotRecord) {
+    const std::string schema = new_schema("reader");
+    const std::string owner_url = server_url_ + "&options=-csearch_path%3D" + schema;
+    open_store(owner_url)->record(make_run("c1", "h1"));
+    postgres_query_text(server_url_,
+                        fmt::format("GRANT USAGE ON SCHEMA {0} TO benchwatch_limited; "
+                                    "GRANT SELECT ON ALL TABLES IN SCHEMA {0} TO benchwatch_limited",
+                                    schema));
+    const std::string url =
+        url_as("benchwatch_limited:limited") + "&options=-csearch_path%3D" + schema;
+    auto store = open_store(url);
+    EXPECT_EQ(store->list_runs({}).size(), 1u);
+    EXPECT_EQ(store_error_of([&] { store->record(make_run("c2", "h2")); }),
+              fmt::format("store postgresql:///benchwatch?host={}&options=-csearch_path%3D{}: "
+                          "recording the run of commit c2: permission denied for table runs; "
+                          "grant this user the privilege on the store's tables",
+                          socket_directory_, schema));
+}
+
+}  // namespace
+}  // namespace benchwatch::store
