@@ -10,13 +10,14 @@ BENCHWATCH_ROOT="$(cd -P -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)"
 BENCHWATCH_BUILD_DEPENDENCIES=(
     build-essential g++ cmake ninja-build git pkg-config
     libbenchmark-dev libgtest-dev libfmt-dev libsimdjson-dev nlohmann-json3-dev
-    libcli11-dev libtomlplusplus-dev libsqlite3-dev libpugixml-dev libcpp-httplib-dev
+    libcli11-dev libtomlplusplus-dev libsqlite3-dev libpugixml-dev libcpp-httplib-dev libpq-dev
 )
 
 # Debian 12 packages the tests need beyond the build: the dashboard's browser test drives Chromium,
-# and the test of the docs' workflows reads their YAML with yaml-cpp.
+# the test of the docs' workflows reads their YAML with yaml-cpp, and the store tests start a
+# private PostgreSQL server.
 # shellcheck disable=SC2034  # used by the scripts that source this file
-BENCHWATCH_TEST_DEPENDENCIES=(chromium libyaml-cpp-dev)
+BENCHWATCH_TEST_DEPENDENCIES=(chromium libyaml-cpp-dev postgresql)
 
 # Parallel compile jobs: BENCHWATCH_JOBS when set, otherwise the number of processors.
 BENCHWATCH_JOBS="${BENCHWATCH_JOBS:-$(nproc 2>/dev/null || echo 2)}"
