@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
         add_github_command(app),
         add_gitlab_command(app),
         add_history_branch_command(app),
+        add_migrate_command(app),
     };
     try {
         app.parse(argc, argv);
