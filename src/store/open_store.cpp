@@ -31,17 +31,16 @@ std::pair<Backend, std::string> backend_of(const std::string& url) {
     const std::string_view scheme = url_scheme(url);
     if (scheme.empty()) return {Backend::Sqlite, url};
     if (scheme == "postgres" || scheme == "postgresql") return {Backend::Postgres, url};
-    throw StoreError(fmt::format(
-        "store {}: unsupported scheme \"{}\"; use a path, sqlite:PATH, or postgres://…",
-        without_credentials(url), scheme));
+    throw StoreError(
+        fmt::format("store {}: unsupported scheme \"{}\"; use a path, sqlite:PATH, or postgres://…",
+                    without_credentials(url), scheme));
 }
 
 }  // namespace
 
 std::unique_ptr<Store> open_store(const std::string& url) {
     const auto [backend, location] = backend_of(url);
-    return backend == Backend::Sqlite ? open_sqlite_store(location)
-                                      : open_postgres_store(location);
+    return backend == Backend::Sqlite ? open_sqlite_store(location) : open_postgres_store(location);
 }
 
 int stored_schema_version(const std::string& url) {

@@ -151,7 +151,9 @@ std::string one_line(std::string_view message) {
 // A parameter in PostgreSQL's text form; nullopt is NULL.
 using Parameter = std::optional<std::string>;
 
-std::string text_of(std::int64_t value) { return std::to_string(value); }
+std::string text_of(std::int64_t value) {
+    return std::to_string(value);
+}
 
 // The shortest text that reads back as exactly `value`, in the spelling PostgreSQL accepts.
 std::string text_of(double value) {
@@ -198,9 +200,7 @@ class Rows {
     int size() const { return PQntuples(result_.get()); }
     // The number of rows an INSERT, UPDATE or DELETE changed.
     std::int64_t changed() const { return parse_integer(PQcmdTuples(result_.get())); }
-    bool is_null(int row, int column) const {
-        return PQgetisnull(result_.get(), row, column) != 0;
-    }
+    bool is_null(int row, int column) const { return PQgetisnull(result_.get(), row, column) != 0; }
     std::string text(int row, int column) const {
         return {PQgetvalue(result_.get(), row, column),
                 static_cast<std::size_t>(PQgetlength(result_.get(), row, column))};
@@ -256,7 +256,8 @@ class Connection {
             throw PgFailure(kConnectionFailure, one_line(message.substr(0, message.find('\n'))));
         }
         // Notices ("relation already exists, skipping") are not the user's business.
-        PQsetNoticeProcessor(connection_.get(), [](void*, const char*) {}, nullptr);
+        PQsetNoticeProcessor(
+            connection_.get(), [](void*, const char*) {}, nullptr);
         // Since PostgreSQL 12 any positive value makes doubles come back exactly, shortest form.
         execute("SET extra_float_digits = 3");
     }
@@ -286,9 +287,9 @@ class Connection {
         const char* sqlstate = rows.error_field(PG_DIAG_SQLSTATE);
         const char* primary = rows.error_field(PG_DIAG_MESSAGE_PRIMARY);
         if (PQstatus(connection_.get()) == CONNECTION_BAD || !sqlstate)
-            throw PgFailure(kConnectionFailure,
-                            fmt::format("connection lost: {}",
-                                        one_line(PQerrorMessage(connection_.get()))));
+            throw PgFailure(
+                kConnectionFailure,
+                fmt::format("connection lost: {}", one_line(PQerrorMessage(connection_.get()))));
         throw PgFailure(sqlstate, one_line(primary ? primary : PQerrorMessage(connection_.get())));
     }
 
@@ -321,7 +322,6 @@ class Transaction {
     Connection& connection_;
     bool open_ = true;
 };
-
 
 // "name\nmetric\nunit\ndirection": a benchmark's identity within a project.
 std::string benchmark_key(const model::Result& result) {
@@ -387,7 +387,8 @@ class PostgresStore final : public Store {
 
     std::vector<std::string> projects() override {
         return guarded("listing projects", [&] {
-            // COLLATE "C": sorted bytewise, as the SQLite store does, whatever the database's locale.
+            // COLLATE "C": sorted bytewise, as the SQLite store does, whatever the database's
+            // locale.
             const Rows rows = connection_->query(
                 "SELECT DISTINCT project COLLATE \"C\" AS name FROM runs ORDER BY name");
             std::vector<std::string> names;
@@ -471,10 +472,10 @@ class PostgresStore final : public Store {
                                                      "cannot be stored",
                                                      result.benchmark));
             if (!seen.insert(benchmark_key(result)).second)
-                throw PgFailure("23505",
-                                fmt::format("benchmark \"{}\" has two results for metric {} ({}, {})",
-                                            result.benchmark, result.metric, result.unit,
-                                            model::to_string(result.direction)));
+                throw PgFailure(
+                    "23505", fmt::format("benchmark \"{}\" has two results for metric {} ({}, {})",
+                                         result.benchmark, result.metric, result.unit,
+                                         model::to_string(result.direction)));
         }
     }
 
@@ -606,13 +607,12 @@ class PostgresStore final : public Store {
             "JOIN benchmarks AS b ON b.project = $2 AND b.name = r.name AND b.metric = r.metric "
             "AND b.unit = r.unit AND b.direction = r.direction",
             {run_id, run.project, names.text(), metrics.text(), units.text(), directions.text(),
-             values.text(), allocations.text(), memory.text(), sample_counts.text(),
-             medians.text(), means.text(), deviations.text(), user_times.text(),
-             system_times.text(), gc_times.text()});
+             values.text(), allocations.text(), memory.text(), sample_counts.text(), medians.text(),
+             means.text(), deviations.text(), user_times.text(), system_times.text(),
+             gc_times.text()});
         if (added.changed() != static_cast<std::int64_t>(run.results.size()))
-            throw PgFailure(kDataCorrupted,
-                            fmt::format("{} of {} results found their benchmark", added.changed(),
-                                        run.results.size()));
+            throw PgFailure(kDataCorrupted, fmt::format("{} of {} results found their benchmark",
+                                                        added.changed(), run.results.size()));
     }
 
     std::vector<model::Run> select_runs(const RunFilter& filter) {
@@ -789,7 +789,8 @@ class PostgresStore final : public Store {
         if (version == known) return;
         Transaction transaction(*connection_, "BEGIN");
         connection_->query("SELECT pg_advisory_xact_lock($1)", {text_of(kMigrationLock)});
-        connection_->execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+        connection_->execute(
+            "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
         version = read_schema_version();
         refuse_newer_schema(version);
         if (version == known) return;

@@ -8,8 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <random>
@@ -163,7 +163,8 @@ TEST_P(ConcurrencyTest, SixteenProcessesRecordingTheSameRunsAtOnceStoreEachOnce)
             std::vector<model::Run> runs;
             for (int commit = 0; commit < kCommits; ++commit) {
                 runs.push_back(make_run(fmt::format("s{}", commit), "shared"));
-                runs.push_back(make_run(fmt::format("s{}", commit), fmt::format("own-{}", process)));
+                runs.push_back(
+                    make_run(fmt::format("s{}", commit), fmt::format("own-{}", process)));
             }
             std::shuffle(runs.begin(), runs.end(), std::mt19937(static_cast<unsigned>(process)));
             auto store = open_store(store_url_);

@@ -10,8 +10,8 @@
 
 #include "store/postgres_store.hpp"
 #include "store/sqlite_store.hpp"
-#include "store/store_url.hpp"
 #include "store/store.hpp"
+#include "store/store_url.hpp"
 #include "store_fixture.hpp"
 
 namespace benchwatch::store {
@@ -66,8 +66,9 @@ TEST(OpenStoreUrlTest, PasswordsAreLeftOutOfShownUrls) {
               "postgres://db.example:5432/history");
     EXPECT_EQ(without_credentials("postgresql://bench@db.example/history"),
               "postgresql://db.example/history");
-    EXPECT_EQ(without_credentials("postgresql:///history?host=/run/pg&password=secret&sslmode=require"),
-              "postgresql:///history?host=/run/pg&sslmode=require");
+    EXPECT_EQ(
+        without_credentials("postgresql:///history?host=/run/pg&password=secret&sslmode=require"),
+        "postgresql:///history?host=/run/pg&sslmode=require");
     EXPECT_EQ(without_credentials("postgresql://db.example/history?password=secret"),
               "postgresql://db.example/history");
     // A path with an "@" is not a URL.

@@ -55,8 +55,7 @@ class PostgresTest : public ::testing::Test {
     // A URL of the server's database `database` for `credentials` ("user" or "user:password").
     std::string url_as(const std::string& credentials,
                        const std::string& database = "benchwatch") const {
-        return fmt::format("postgresql://{}@/{}?host={}", credentials, database,
-                           socket_directory_);
+        return fmt::format("postgresql://{}@/{}?host={}", credentials, database, socket_directory_);
     }
 
     // A new schema owned by the superuser, dropped after the test.
@@ -97,8 +96,7 @@ TEST_F(PostgresTest, PasswordComesFromPgpasswordOrThePasswordFile) {
     const std::string schema = new_schema("pgpass");
     postgres_query_text(server_url_,
                         fmt::format("GRANT ALL ON SCHEMA {} TO benchwatch_password", schema));
-    const std::string url =
-        url_as("benchwatch_password") + "&options=-csearch_path%3D" + schema;
+    const std::string url = url_as("benchwatch_password") + "&options=-csearch_path%3D" + schema;
 
     EXPECT_NE(store_error_of([&] { open_store(url); }), "");  // no password anywhere
     setenv("PGPASSWORD", "secret", 1);
@@ -143,10 +141,10 @@ TEST_F(PostgresTest, ReadOnlyUserReadsACurrentStoreButCannotRecord) {
     const std::string schema = new_schema("reader");
     const std::string owner_url = server_url_ + "&options=-csearch_path%3D" + schema;
     open_store(owner_url)->record(make_run("c1", "h1"));
-    postgres_query_text(server_url_,
-                        fmt::format("GRANT USAGE ON SCHEMA {0} TO benchwatch_limited; "
-                                    "GRANT SELECT ON ALL TABLES IN SCHEMA {0} TO benchwatch_limited",
-                                    schema));
+    postgres_query_text(
+        server_url_, fmt::format("GRANT USAGE ON SCHEMA {0} TO benchwatch_limited; "
+                                 "GRANT SELECT ON ALL TABLES IN SCHEMA {0} TO benchwatch_limited",
+                                 schema));
     const std::string url =
         url_as("benchwatch_limited:limited") + "&options=-csearch_path%3D" + schema;
     auto store = open_store(url);

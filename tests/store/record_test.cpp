@@ -330,7 +330,6 @@ TEST_P(RecordTest, ResultsOfMoreRunsThanOneQueryHolds) {
 
 BENCHWATCH_ON_EVERY_BACKEND(ListRunsTest);
 
-
 using RecordAllTest = testing::BackendTest;
 
 TEST_P(RecordAllTest, StoresEveryRunOnceAndAgainNothing) {

@@ -62,9 +62,10 @@ inline bool postgres_required() {
 inline std::string postgres_query_text(const std::string& url, const std::string& sql) {
     std::unique_ptr<PGconn, decltype(&PQfinish)> connection(PQconnectdb(url.c_str()), &PQfinish);
     if (PQstatus(connection.get()) != CONNECTION_OK) return PQerrorMessage(connection.get());
-    PQsetNoticeProcessor(connection.get(), [](void*, const char*) {}, nullptr);
+    PQsetNoticeProcessor(
+        connection.get(), [](void*, const char*) {}, nullptr);
     std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(connection.get(), sql.c_str()),
-                                                          &PQclear);
+                                                         &PQclear);
     const ExecStatusType status = PQresultStatus(result.get());
     if (status == PGRES_COMMAND_OK) return "";
     if (status != PGRES_TUPLES_OK) return PQerrorMessage(connection.get());
@@ -142,12 +143,11 @@ class BackendTest : public WithTemporaryDirectory<::testing::TestWithParam<Backe
 };
 
 // Runs every TEST_P of `suite` on SQLite and on PostgreSQL.
-#define BENCHWATCH_ON_EVERY_BACKEND(suite)                                                    \
-    INSTANTIATE_TEST_SUITE_P(                                                                 \
-        Backends, suite,                                                                      \
-        ::testing::Values(::benchwatch::store::testing::Backend::Sqlite,                      \
-                          ::benchwatch::store::testing::Backend::Postgres),                   \
-        ::benchwatch::store::testing::backend_name)
+#define BENCHWATCH_ON_EVERY_BACKEND(suite)                                                       \
+    INSTANTIATE_TEST_SUITE_P(Backends, suite,                                                    \
+                             ::testing::Values(::benchwatch::store::testing::Backend::Sqlite,    \
+                                               ::benchwatch::store::testing::Backend::Postgres), \
+                             ::benchwatch::store::testing::backend_name)
 
 // A time result of `benchmark`, smaller is better, with only a value.
 inline model::Result time_result(std::string benchmark, double value) {
