@@ -1,0 +1,61 @@
+// What could break: `benchwatch migrate` changing a store under --check, not saying which version
+// it migrated from, or a newer store not refused.
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+
+#include "support/test_support.hpp"
+
+namespace benchwatch {
+namespace {
+
+using testing::benchwatch_command;
+using testing::run;
+using testing::without_ci_variables;
+
+TEST(MigrateTest, CheckChangesNothingThenMigrateMigratesOnce) {
+    const testing::TemporaryDirectory directory("benchwatch-migrate");
+    const std::string store = (directory.path() / "history.db").string();
+
+    const auto check = run(benchwatch_command({"migrate", "--check", "--store", store}),
+                           directory.path(), without_ci_variables());
+    EXPECT_EQ(check.exit_code, 1);
+    EXPECT_EQ(check.out, "store " + store +
+                             ": at schema version 0, migrations to version 4 pending; run "
+                             "benchwatch migrate\n");
+    EXPECT_FALSE(std::filesystem::exists(store));
+
+    const auto first = run(benchwatch_command({"migrate", "--store", store}), directory.path(),
+                           without_ci_variables());
+    EXPECT_EQ(first.exit_code, 0) << first.err;
+    EXPECT_EQ(first.out, "store " + store + ": schema version 4 (migrated from 0)\n");
+
+    const auto second = run(benchwatch_command({"migrate", "--store", store}), directory.path(),
+                            without_ci_variables());
+    EXPECT_EQ(second.out, "store " + store + ": already at schema version 4\n");
+    const auto current = run(benchwatch_command({"migrate", "--check", "--store", store}),
+                             directory.path(), without_ci_variables());
+    EXPECT_EQ(current.exit_code, 0);
+    EXPECT_EQ(current.out, "store " + store + ": at schema version 4, nothing to migrate\n");
+}
+
+TEST(MigrateTest, NewerStoreIsRefused) {
+    const testing::TemporaryDirectory directory("benchwatch-migrate");
+    const std::string store = (directory.path() / "history.db").string();
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(store.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 9", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+
+    const auto refused = run(benchwatch_command({"migrate", "--check", "--store", store}),
+                             directory.path(), without_ci_variables());
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_EQ(refused.err, "error: store " + store +
+                               " has schema version 9, newer than this benchwatch (4); upgrade "
+                               "benchwatch\n");
+}
+
+}  // namespace
+}  // namespace benchwatch
