@@ -19,6 +19,7 @@
 #include "model/run.hpp"
 #include "store/store.hpp"
 #include "store/store_url.hpp"
+#include "../support/postgres.hpp"
 
 namespace benchwatch::store::testing {
 
@@ -41,36 +42,9 @@ class WithTemporaryDirectory : public Base {
 // A test of the SQLite store only, with a temporary directory.
 using StoreTest = WithTemporaryDirectory<::testing::Test>;
 
-// The URL of the test PostgreSQL server: BENCHWATCH_TEST_POSTGRES_URL, else the file that
-// tests/support/postgres-cluster wrote for ctest; nullopt when neither is there.
-inline std::optional<std::string> test_postgres_url() {
-    if (const char* url = std::getenv("BENCHWATCH_TEST_POSTGRES_URL"); url && *url) return url;
-    std::ifstream file(BENCHWATCH_POSTGRES_URL_FILE);
-    std::string url;
-    if (!std::getline(file, url) || url.empty()) return std::nullopt;
-    return url;
-}
-
-// Whether a missing server fails the test instead of skipping it (scripts/test sets it).
-inline bool postgres_required() {
-    const char* required = std::getenv("BENCHWATCH_REQUIRE_POSTGRES");
-    return required && std::string(required) == "1";
-}
-
-// Runs `sql` over a new libpq connection to `url`; returns the first column of the first row as
-// text ("" when there is no row), or the error message when it fails.
-inline std::string postgres_query_text(const std::string& url, const std::string& sql) {
-    std::unique_ptr<PGconn, decltype(&PQfinish)> connection(PQconnectdb(url.c_str()), &PQfinish);
-    if (PQstatus(connection.get()) != CONNECTION_OK) return PQerrorMessage(connection.get());
-    PQsetNoticeProcessor(
-        connection.get(), [](void*, const char*) {}, nullptr);
-    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(connection.get(), sql.c_str()),
-                                                         &PQclear);
-    const ExecStatusType status = PQresultStatus(result.get());
-    if (status == PGRES_COMMAND_OK) return "";
-    if (status != PGRES_TUPLES_OK) return PQerrorMessage(connection.get());
-    return PQntuples(result.get()) == 0 ? "" : PQgetvalue(result.get(), 0, 0);
-}
+using benchwatch::testing::postgres_query_text;
+using benchwatch::testing::postgres_required;
+using benchwatch::testing::test_postgres_url;
 
 enum class Backend { Sqlite, Postgres };
 
@@ -92,37 +66,29 @@ class BackendTest : public WithTemporaryDirectory<::testing::TestWithParam<Backe
         }
         const std::optional<std::string> url = test_postgres_url();
         if (!url) {
-            const std::string problem =
-                "no PostgreSQL server for the tests: run them through ctest (which starts "
-                "tests/support/postgres-cluster) or set BENCHWATCH_TEST_POSTGRES_URL";
-            if (postgres_required()) FAIL() << problem;
-            GTEST_SKIP() << problem;
+            if (postgres_required()) FAIL() << benchwatch::testing::kNoPostgresServer;
+            GTEST_SKIP() << benchwatch::testing::kNoPostgresServer;
         }
         server_url_ = *url;
         store_url_ = fresh_store_url("main");
     }
     void TearDown() override {
-        for (const std::string& schema : schemas_)
-            postgres_query_text(server_url_, fmt::format("DROP SCHEMA {} CASCADE", schema));
+        schemas_.clear();
         WithTemporaryDirectory::TearDown();
     }
 
     // The URL of another new, empty store named `name` within this test.
     std::string fresh_store_url(const std::string& name) {
         if (GetParam() == Backend::Sqlite) return path(name + "/.benchwatch/history.db");
-        static int counter = 0;
-        const std::string schema = fmt::format("test_{}_{}_{}", getpid(), ++counter, name);
-        const std::string created =
-            postgres_query_text(server_url_, fmt::format("CREATE SCHEMA {}", schema));
-        EXPECT_EQ(created, "") << "creating schema " << schema;
-        schemas_.push_back(schema);
-        return with_search_path(server_url_, schema);
+        const auto& schema =
+            schemas_.emplace_back(std::make_unique<benchwatch::testing::PostgresSchema>(server_url_, name));
+        EXPECT_EQ(schema->created_error(), "") << "creating schema " << schema->name();
+        return schema->store_url();
     }
 
     // `url` with its search_path set to `schema`.
     static std::string with_search_path(const std::string& url, const std::string& schema) {
-        return fmt::format("{}{}options=-csearch_path%3D{}", url,
-                           url.find('?') == std::string::npos ? "?" : "&", schema);
+        return benchwatch::testing::with_search_path(url, schema);
     }
 
     // The store's URL as messages show it, without the user.
@@ -139,7 +105,7 @@ class BackendTest : public WithTemporaryDirectory<::testing::TestWithParam<Backe
 
     std::string store_url_;
     std::string server_url_;  // the PostgreSQL server's URL, without search path
-    std::vector<std::string> schemas_;
+    std::vector<std::unique_ptr<benchwatch::testing::PostgresSchema>> schemas_;
 };
 
 // Runs every TEST_P of `suite` on SQLite and on PostgreSQL.
