@@ -53,6 +53,8 @@ int run_reporting_errors(const Command& command) {
         print_error(error.what());
     } catch (const serve::SiteError& error) {
         print_error(error.what());
+    } catch (const serve::UploadError& error) {
+        print_error(error.what());
     } catch (const forge::ForgeError& error) {  // GitHub's and GitLab's
         print_error(error.what());
     } catch (const run::StartError& error) {

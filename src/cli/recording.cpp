@@ -19,32 +19,26 @@ void add_run_flags(CLI::App& command, RunFlags& flags) {
     command.add_option("--format", flags.format, "Input format: auto or a format name");
 }
 
-void apply_environment_flags(const std::vector<std::string>& flags,
-                             model::Environment& environment) {
-    for (const auto& flag : flags) {
-        const auto equals = flag.find('=');
-        if (equals == std::string::npos || equals == 0)
-            throw UsageError(fmt::format("--env '{}': expected KEY=VALUE", flag));
-        environment[flag.substr(0, equals)] = flag.substr(equals + 1);
+ingest::RunMetadata resolve_run_metadata(const RunFlags& flags, const Context& context) {
+    ingest::RunMetadata metadata;
+    metadata.project = resolve_project(flags.common, context);
+    metadata.machine = resolve_machine(flags.common, context);
+    metadata.commit = resolve_commit(flags.commit, context);
+    metadata.branch = resolve_branch(flags.branch, context);
+    metadata.pull_request = resolve_pull_request(flags.pull_request);
+    metadata.environment = flags.environment;
+    if (context.repository) {
+        if (const auto info = context.repository->commit_info(metadata.commit))
+            metadata.commit_info =
+                model::CommitInfo{info->message, info->author, info->timestamp, ""};
     }
+    metadata.recorded_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+    return metadata;
 }
 
-int store_run(model::Run run, const RunFlags& flags, const Context& context) {
-    run.project = resolve_project(flags.common, context);
-    run.machine = resolve_machine(flags.common, context);
-    run.commit = resolve_commit(flags.commit, context);
-    run.branch = resolve_branch(flags.branch, context);
-    run.pull_request = resolve_pull_request(flags.pull_request);
-    if (context.repository) {
-        if (const auto info = context.repository->commit_info(run.commit))
-            run.commit_info = model::CommitInfo{info->message, info->author, info->timestamp, ""};
-    }
-    run.recorded_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
-
-    const auto store = store::open_store(resolve_store(flags.common, context));
-    const auto outcome = store->record(run);
+void print_record_outcome(const model::Run& run, const store::RecordOutcome& outcome) {
     const auto short_commit = run.commit.substr(0, 9);
     if (outcome.inserted)
         std::cout << fmt::format(
@@ -54,6 +48,19 @@ int store_run(model::Run run, const RunFlags& flags, const Context& context) {
     else
         std::cout << fmt::format("already recorded: run {} of {} holds these results\n",
                                  outcome.run_id, short_commit);
+}
+
+int store_run(model::Run run, const RunFlags& flags, const Context& context) {
+    const ingest::RunMetadata metadata = resolve_run_metadata(flags, context);
+    run.project = metadata.project;
+    run.machine = metadata.machine;
+    run.commit = metadata.commit;
+    run.branch = metadata.branch;
+    run.pull_request = metadata.pull_request;
+    run.commit_info = metadata.commit_info;
+    run.recorded_at_ms = metadata.recorded_at_ms;
+    const auto store = store::open_store(resolve_store(flags.common, context));
+    print_record_outcome(run, store->record(run));
     return 0;
 }
 

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "cli/defaults.hpp"
+#include "ingest/assemble.hpp"
 #include "model/run.hpp"
+#include "store/store.hpp"
 
 namespace benchwatch::cli {
 
@@ -24,14 +26,18 @@ struct RunFlags {
 // Adds the common flags and --commit, --branch, --pull-request, --env and --format.
 void add_run_flags(CLI::App& command, RunFlags& flags);
 
-// Sets each --env KEY=VALUE in `environment`, over what is there. Throws UsageError for a flag
-// without '=' or with an empty key.
-void apply_environment_flags(const std::vector<std::string>& flags,
-                             model::Environment& environment);
+// What the run is of: project, machine, commit, branch, pull request and --env facts from the
+// flags, CI variables, config and git, the commit's message, author and time from the
+// repository when it has the commit, and the time now. Throws UsageError when one is missing.
+ingest::RunMetadata resolve_run_metadata(const RunFlags& flags, const Context& context);
 
-// Completes `run` (its results, environment, format and content hash already set) with project,
-// machine, commit, branch, pull request and time from the flags and context, stores it, and
-// prints "recorded run N of <commit> (…)" or "already recorded: …". Returns the exit code.
+// Prints what recording `run` did: "recorded run N of <commit> (project P, machine M, branch B,
+// attempt A, K results)" or "already recorded: run N of <commit> holds these results".
+void print_record_outcome(const model::Run& run, const store::RecordOutcome& outcome);
+
+// Completes `run` (its results, environment, format and content hash already set) with the
+// metadata of resolve_run_metadata() but its --env facts, stores it in the store the flags name,
+// and prints print_record_outcome()'s line. Returns the exit code.
 int store_run(model::Run run, const RunFlags& flags, const Context& context);
 
 }  // namespace benchwatch::cli

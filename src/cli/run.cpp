@@ -235,7 +235,7 @@ int run_run(const RunCommandFlags& flags) {
     if (!flags.env_command.empty())
         for (auto& [key, value] : run::environment_from_command(flags.env_command, directory))
             run.environment[key] = value;
-    apply_environment_flags(flags.run.environment, run.environment);
+    ingest::apply_environment_facts(flags.run.environment, run.environment);
 
     if (auto warning = run::harness_warning(harness_context)) warnings.push_back(*warning);
     if (auto warning = run::sample_warning(run.results)) warnings.push_back(*warning);

@@ -11,6 +11,7 @@
 #include "report/report.hpp"
 #include "serve/server.hpp"
 #include "store/store.hpp"
+#include "store/store_url.hpp"
 
 namespace benchwatch::cli {
 
@@ -21,7 +22,43 @@ struct ServeFlags {
     std::string default_branch;
     std::string listen = "127.0.0.1:8080";
     int refresh_ms = 1000;
+    bool allow_upload = false;
+    std::string token_file;
+    std::vector<std::string> upload_projects;
+    std::size_t max_upload_bytes = serve::default_max_upload_bytes;
+    std::size_t upload_writers = 0;  // 0: 8 on PostgreSQL, 1 on SQLite
 };
+
+// How many store connections uploads may write through at once: PostgreSQL stores runs of
+// different commits in parallel, while SQLite lets one writer in at a time, so more connections
+// there would only wait for its lock.
+std::size_t upload_writers(const ServeFlags& flags, const std::string& store_url) {
+    if (flags.upload_writers > 0) return flags.upload_writers;
+    return store::url_scheme(store_url).starts_with("postgres") ? 8 : 1;
+}
+
+// The upload receiver the flags ask for, or null without --allow-upload.
+std::shared_ptr<serve::UploadReceiver> upload_receiver(const ServeFlags& flags,
+                                                       const std::string& store_url) {
+    if (!flags.allow_upload) {
+        if (!flags.token_file.empty() || !flags.upload_projects.empty())
+            throw UsageError("--token-file and --upload-project take effect with --allow-upload; "
+                             "add it to accept uploads");
+        return nullptr;
+    }
+    if (flags.token_file.empty())
+        throw UsageError("--allow-upload needs --token-file FILE, the file holding the token "
+                         "uploaders must send");
+    const serve::TokenFile token = serve::read_token_file(flags.token_file);
+    if (token.warning) std::cerr << "warning: " << *token.warning << '\n';
+    serve::UploadSettings settings;
+    settings.token = token.token;
+    settings.extra_projects = {flags.upload_projects.begin(), flags.upload_projects.end()};
+    settings.max_bytes = flags.max_upload_bytes;
+    settings.writers = upload_writers(flags, store_url);
+    settings.open_writer = [store_url] { return store::open_store(store_url); };
+    return std::make_shared<serve::UploadReceiver>(std::move(settings));
+}
 
 // Answers /pulls/COMMIT with the comparison `compare --format json` would print.
 serve::Response compare_pull(store::Store& store, const vcs::Repository* repository,
@@ -67,6 +104,7 @@ int run_serve(const ServeFlags& flags) {
         resolve_dashboard_options(flags.default_branch, context);
     const std::string store_url = resolve_store(flags.common, context);
     const auto store = store::open_store(store_url);
+    const auto uploads = upload_receiver(flags, store_url);
     const auto* repository = context.repository ? &*context.repository : nullptr;
 
     serve::DashboardSource source;
@@ -77,6 +115,7 @@ int run_serve(const ServeFlags& flags) {
         return compare_pull(*store, repository, context, options, project, machine, commit);
     };
     serve::DashboardServer server(std::move(source), std::chrono::milliseconds(flags.refresh_ms));
+    if (uploads) server.accept_uploads(uploads);
     std::thread signal_watcher = stop_on_signal(server);
     int port = 0;
     try {
@@ -90,6 +129,13 @@ int run_serve(const ServeFlags& flags) {
     std::cout << fmt::format("serving http://{}{}{}:{}/ from {}", ipv6 ? "[" : "", address.host,
                              ipv6 ? "]" : "", port, store_url)
               << std::endl;
+    if (uploads)
+        std::cout << fmt::format("accepting uploads at POST {}, up to {} bytes each, through {} "
+                                 "store connection{}",
+                                 serve::upload_path, flags.max_upload_bytes,
+                                 upload_writers(flags, store_url),
+                                 upload_writers(flags, store_url) == 1 ? "" : "s")
+                  << std::endl;
     server.run();
     kill(getpid(), SIGTERM);
     signal_watcher.join();
@@ -113,7 +159,7 @@ serve::DashboardOptions resolve_dashboard_options(const std::string& default_bra
 Command add_serve_command(CLI::App& parent) {
     auto flags = std::make_shared<ServeFlags>();
     auto* command =
-        parent.add_subcommand("serve", "Serve the history dashboard and its JSON API (read-only)");
+        parent.add_subcommand("serve", "Serve the history dashboard and its JSON API, and accept uploads with --allow-upload");
     add_common_flags(*command, flags->common);
     command->add_option("--default-branch", flags->default_branch,
                         "The default branch (default: config, origin/HEAD, main)");
@@ -123,6 +169,21 @@ Command add_serve_command(CLI::App& parent) {
         ->add_option("--refresh-ms", flags->refresh_ms,
                      "How often to look for new runs in the store, in milliseconds")
         ->check(CLI::Range(50, 3'600'000));
+    command->add_flag("--allow-upload", flags->allow_upload,
+                      "Accept runs at POST /api/v1/runs from benchwatch record --server");
+    command->add_option("--token-file", flags->token_file,
+                        "File holding the bearer token uploads must send (with --allow-upload)");
+    command->add_option("--upload-project", flags->upload_projects,
+                        "A project uploads may create, beside those in the store (repeatable)");
+    command
+        ->add_option("--max-upload-bytes", flags->max_upload_bytes,
+                     "Largest upload accepted, in bytes (default 64 MiB)")
+        ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 32));
+    command
+        ->add_option("--upload-writers", flags->upload_writers,
+                     "Store connections uploads write through at once (default: 8 on "
+                     "PostgreSQL, 1 on SQLite)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{64}));
     return {command, [flags] { return run_serve(*flags); }};
 }
 

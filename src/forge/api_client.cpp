@@ -19,7 +19,7 @@ HttpAnswer ApiClient::exchange(const std::string& method, const std::string& pat
                                const std::optional<nlohmann::json>& body, const std::string& call,
                                const RefusalMessage& refusal) {
     auto answer = session_.exchange(
-        {method, path_and_query, flavour_.headers, body ? body->dump() : std::string()});
+        {method, path_and_query, flavour_.headers, body ? body->dump() : std::string(), {}});
     if (answer.succeeded()) return answer;
     if (answer.status == 0)
         fail(unreachable_message(flavour_.forge, flavour_.url_variable, address_.origin, call,

@@ -28,6 +28,14 @@ httplib::Result perform(httplib::Client& http, const HttpCall& call) {
     httplib::Headers headers;
     for (const auto& [name, value] : call.headers) headers.emplace(name, value);
     constexpr const char* json_type = "application/json";
+    if (!call.form.empty()) {
+        assert(call.method == "POST");
+        httplib::MultipartFormDataItems items;
+        for (const auto& part : call.form)
+            items.push_back({part.name, part.content, part.filename,
+                             part.filename.empty() ? "" : "application/octet-stream"});
+        return http.Post(call.target, headers, items);
+    }
     if (call.method == "POST") return http.Post(call.target, headers, call.body, json_type);
     if (call.method == "PUT") return http.Put(call.target, headers, call.body, json_type);
     if (call.method == "PATCH") return http.Patch(call.target, headers, call.body, json_type);

@@ -75,12 +75,21 @@ std::string utc_time(std::chrono::system_clock::time_point time);
 // "GET /projects/1/merge_requests/2/notes": a call without its query, for messages.
 std::string method_and_path(std::string_view method, std::string_view path);
 
+// One part of a multipart/form-data body: a plain field, or a file when `filename` is set.
+struct FormPart {
+    std::string name;
+    std::string content;
+    std::string filename;
+};
+
 // One HTTP exchange with the API's origin.
 struct HttpCall {
     std::string method;  // "GET", "POST", "PUT", "PATCH" or "DELETE"
     std::string target;  // path and query below the origin
     std::vector<std::pair<std::string, std::string>> headers;
     std::string body;  // JSON text; empty for none
+    // A POST's multipart/form-data parts, sent instead of `body` when not empty.
+    std::vector<FormPart> form;
 };
 
 // The last answer to a call, after any retries.

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cassert>
 #include <charconv>
 #include <iostream>
 #include <thread>
@@ -124,16 +125,31 @@ DashboardServer::DashboardServer(DashboardSource source, std::chrono::millisecon
                 .body,
             "application/json; charset=utf-8");
     };
-    http_->Post(".*", read_only);
+    http_->Post(".*", [this, read_only](const httplib::Request& request,
+                                        httplib::Response& http_response) {
+        if (!uploads_ || request.path != upload_path) return read_only(request, http_response);
+        const Response response = answer_upload(request);
+        http_response.status = response.status;
+        if (response.status == 401) http_response.set_header("WWW-Authenticate", "Bearer");
+        http_response.set_content(response.body, response.content_type.c_str());
+    });
     http_->Put(".*", read_only);
     http_->Patch(".*", read_only);
     http_->Delete(".*", read_only);
     const httplib::Server::HandlerWithResponse fill_empty_error =
-        [](const httplib::Request& request, httplib::Response& http_response) {
+        [this](const httplib::Request& request, httplib::Response& http_response) {
             if (!http_response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-            const Response response = error_response(
-                http_response.status, fmt::format("{} {}: the request could not be answered",
-                                                  request.method, request.path));
+            std::string reason = fmt::format("{} {}: the request could not be answered",
+                                             request.method, request.path);
+            if (http_response.status == 413 && uploads_) {
+                reason = fmt::format(
+                    "the upload is larger than this server's limit of {} bytes; upload fewer or "
+                    "smaller files, or raise the server's --max-upload-bytes",
+                    uploads_->max_bytes());
+                uploads_->log(fmt::format("upload from {} refused (413 Payload Too Large): {}",
+                                          request.remote_addr, reason));
+            }
+            const Response response = error_response(http_response.status, reason);
             http_response.set_content(response.body, response.content_type.c_str());
             return httplib::Server::HandlerResponse::Handled;
         };
@@ -155,6 +171,25 @@ DashboardServer::DashboardServer(DashboardSource source, std::chrono::millisecon
 
 DashboardServer::~DashboardServer() {
     stop();
+}
+
+void DashboardServer::accept_uploads(std::shared_ptr<UploadReceiver> receiver) {
+    assert(receiver);
+    http_->set_payload_max_length(receiver->max_bytes());
+    uploads_ = std::move(receiver);
+}
+
+Response DashboardServer::answer_upload(const httplib::Request& request) const {
+    std::optional<std::vector<ReceivedPart>> form;
+    if (request.is_multipart_form_data()) {
+        form.emplace();
+        for (const auto& [name, part] : request.files)
+            form->push_back({part.name, part.filename, part.content});
+    }
+    std::optional<std::span<const ReceivedPart>> parts;
+    if (form) parts = std::span<const ReceivedPart>(*form);
+    return uploads_->receive(request.get_header_value("Authorization"), parts,
+                             request.remote_addr);
 }
 
 int DashboardServer::bind(const ListenAddress& address) {

@@ -11,9 +11,11 @@
 
 #include "serve/api.hpp"
 #include "serve/dashboard.hpp"
+#include "serve/upload.hpp"
 
 namespace httplib {
 class Server;
+struct Request;
 }
 
 namespace benchwatch::serve {
@@ -44,7 +46,8 @@ struct ListenAddress {
 ListenAddress parse_listen(const std::string& text);
 
 // The dashboard over HTTP: the embedded page at / and /assets/, the API of docs/dashboard.md at
-// /api/v1/. Read-only: only GET and HEAD are answered. The data is reloaded within `refresh` of
+// /api/v1/. Read-only unless accept_uploads() was called: then POST /api/v1/runs stores runs too;
+// otherwise only GET and HEAD are answered. The data is reloaded within `refresh` of
 // the source's version changing; requests in the meantime see the previous data whole.
 class DashboardServer {
   public:
@@ -52,6 +55,10 @@ class DashboardServer {
     ~DashboardServer();
     DashboardServer(const DashboardServer&) = delete;
     DashboardServer& operator=(const DashboardServer&) = delete;
+
+    // Answers POST /api/v1/runs with `receiver` (docs/upload.md) and accepts request bodies up to
+    // its max_bytes(); call before bind().
+    void accept_uploads(std::shared_ptr<UploadReceiver> receiver);
 
     // Loads the data and binds `address`; returns the port bound. Throws ServeError when the
     // address cannot be bound, store::StoreError when the store cannot be read.
@@ -67,10 +74,12 @@ class DashboardServer {
     std::shared_ptr<const ApiSnapshot> snapshot() const;
     void refresh_until_stopped();
     void handle(const std::string& target, const Parameters& parameters, Response& response) const;
+    Response answer_upload(const httplib::Request& request) const;
 
     DashboardSource source_;
     std::chrono::milliseconds refresh_;
     std::unique_ptr<httplib::Server> http_;
+    std::shared_ptr<UploadReceiver> uploads_;  // null: read-only
     mutable std::mutex source_mutex_;    // one store, one caller at a time
     mutable std::mutex snapshot_mutex_;  // guards snapshot_ (the pointer, not the data)
     std::shared_ptr<const ApiSnapshot> snapshot_;

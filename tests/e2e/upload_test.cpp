@@ -1,0 +1,355 @@
+// What could break: `benchwatch record --server` against a real `benchwatch serve --allow-upload`:
+// its answer lines differing from record's, a refusal not one line and exit 2, the token in the
+// server's log, concurrent uploaders on PostgreSQL losing or doubling runs, or a server killed
+// mid-upload leaving half a run or losing one it had confirmed.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "store/store.hpp"
+#include "support/postgres.hpp"
+#include "support/test_support.hpp"
+
+extern char** environ;
+
+namespace benchwatch::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* token = "e2e-upload-token-7d1a";
+
+// `benchwatch serve ARGUMENTS…` in the background with stdout and stderr in files; killed with
+// SIGKILL by kill() or stopped with SIGTERM at the end.
+class ServerProcess {
+  public:
+    ServerProcess(const std::vector<std::string>& arguments, const fs::path& log_directory)
+        : out_(log_directory / "serve.out"), err_(log_directory / "serve.err") {
+        std::vector<std::string> argv = benchwatch_command(arguments);
+        argv.insert(argv.begin() + 1, "serve");
+        std::vector<char*> pointers;
+        for (auto& argument : argv) pointers.push_back(argument.data());
+        pointers.push_back(nullptr);
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_.c_str(),
+                                         O_WRONLY | O_CREAT | O_APPEND, 0600);
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_.c_str(),
+                                         O_WRONLY | O_CREAT | O_APPEND, 0600);
+        const int spawned =
+            posix_spawn(&pid_, pointers[0], &actions, nullptr, pointers.data(), environ);
+        posix_spawn_file_actions_destroy(&actions);
+        if (spawned != 0) throw std::runtime_error("cannot start " + describe(argv));
+    }
+
+    ~ServerProcess() {
+        if (pid_ > 0) stop();
+    }
+
+    // The port of the "serving http://127.0.0.1:PORT/" line, waiting up to a minute for it.
+    int port() {
+        const std::regex ready(R"(serving http://127\.0\.0\.1:(\d+)/ from )");
+        for (int waited_ms = 0; waited_ms < 60'000; waited_ms += 20) {
+            std::ifstream out(out_);
+            std::string line;
+            std::smatch match;
+            while (std::getline(out, line))
+                if (std::regex_search(line, match, ready)) return std::stoi(match[1]);
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        throw std::runtime_error("benchwatch serve printed no ready line: " + read_text(err_));
+    }
+
+    void kill_now() {
+        ::kill(pid_, SIGKILL);
+        waitpid(pid_, nullptr, 0);
+        pid_ = 0;
+    }
+
+    int stop() {
+        ::kill(pid_, SIGTERM);
+        int status = 0;
+        waitpid(pid_, &status, 0);
+        pid_ = 0;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+
+    std::string log() const { return read_text(out_) + read_text(err_); }
+
+  private:
+    fs::path out_;
+    fs::path err_;
+    pid_t pid_ = 0;
+};
+
+// A hyperfine export with `count` commands, each taking `seconds`.
+std::string hyperfine_file(int count, double seconds) {
+    json results = json::array();
+    for (int i = 0; i < count; ++i)
+        results.push_back({{"command", fmt::format("bench-{:02}", i)},
+                           {"mean", seconds},
+                           {"stddev", 0.0},
+                           {"median", seconds},
+                           {"min", seconds},
+                           {"max", seconds},
+                           {"times", {seconds, seconds}}});
+    return json({{"results", results}}).dump();
+}
+
+class UploadTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        write_text(token_file(), std::string(token) + "\n");
+        fs::permissions(token_file(), fs::perms::owner_read | fs::perms::owner_write);
+    }
+
+    std::string token_file() const { return (directory_.path() / "token").string(); }
+
+    // A store URL on the test PostgreSQL server with a schema of its own; empty (and the test
+    // failed when the server is required) when there is no server.
+    std::string postgres_store() {
+        const auto url = test_postgres_url();
+        if (!url) {
+            if (postgres_required()) ADD_FAILURE() << kNoPostgresServer;
+            return "";
+        }
+        schema_ = std::make_unique<PostgresSchema>(*url, "upload");
+        EXPECT_EQ(schema_->created_error(), "");
+        return schema_->store_url();
+    }
+
+    vcs::ProcessOutput benchwatch(const std::vector<std::string>& arguments) {
+        return run(benchwatch_command(arguments), directory_.path(), without_ci_variables());
+    }
+
+    // `record --server` of `file` for project p on `machine` at `commit`.
+    vcs::ProcessOutput upload(int port, const std::string& file, const std::string& commit,
+                              const std::string& machine = "m", const std::string& project = "p") {
+        return benchwatch({"record", "--server", fmt::format("http://127.0.0.1:{}", port),
+                           "--token-file", token_file(), "--project", project, "--machine", machine,
+                           "--commit", commit, "--branch", "main", file});
+    }
+
+    // Starts `count` shell loops at once, loop i uploading `runs` runs on machine m<i> (commits
+    // k001…), each writing one line per upload to log-<i>: the exit code, then record's output.
+    void start_uploaders(int port, int count, int runs, const std::string& file) {
+        for (int i = 0; i < count; ++i) {
+            const std::string script = fmt::format(
+                R"(for j in $(seq -f %03g 1 {runs}); do
+                     out=$("$BW" record --server http://127.0.0.1:{port} --token-file "$TOKEN" \
+                           --project p --machine m{i} --commit k$j --branch main "$FILE" 2>&1)
+                     echo "$? $out"
+                   done > "$LOGS/log-{i}")",
+                fmt::arg("runs", runs), fmt::arg("port", port), fmt::arg("i", i));
+            auto environment = without_ci_variables();
+            environment["BW"] = BENCHWATCH_BINARY;
+            environment["TOKEN"] = token_file();
+            environment["FILE"] = file;
+            environment["LOGS"] = directory_.path().string();
+            uploaders_.emplace_back([script, environment, this] {
+                run({"bash", "-c", script}, directory_.path(), environment);
+            });
+        }
+    }
+
+    void wait_for_uploaders() {
+        for (auto& uploader : uploaders_) uploader.join();
+        uploaders_.clear();
+    }
+
+    // Every line the uploaders logged, by machine.
+    std::map<std::string, std::vector<std::string>> uploader_lines(int count) const {
+        std::map<std::string, std::vector<std::string>> lines;
+        for (int i = 0; i < count; ++i) {
+            std::ifstream log(directory_.path() / fmt::format("log-{}", i));
+            std::string line;
+            while (std::getline(log, line)) lines[fmt::format("m{}", i)].push_back(line);
+        }
+        return lines;
+    }
+
+    TemporaryDirectory directory_{"benchwatch-upload"};
+    std::unique_ptr<PostgresSchema> schema_;
+    std::vector<std::thread> uploaders_;
+};
+
+TEST_F(UploadTest, RecordServerPrintsRecordsLinesAndRepeatsStoreNothing) {
+    const std::string store = (directory_.path() / "history.db").string();
+    ServerProcess server({"--store", store, "--listen", "127.0.0.1:0", "--allow-upload",
+                          "--token-file", token_file(), "--upload-project", "p"},
+                         directory_.path());
+    const int port = server.port();
+    const std::string file = (directory_.path() / "results.json").string();
+    write_text(file, hyperfine_file(3, 0.25));
+
+    const auto first = upload(port, file, "c0ffee1234567");
+    EXPECT_EQ(first.exit_code, 0) << first.err;
+    EXPECT_EQ(first.out,
+              "recorded run 1 of c0ffee123 (project p, machine m, branch main, "
+              "attempt 1, 3 results)\n");
+    const auto again = upload(port, file, "c0ffee1234567");
+    EXPECT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_EQ(again.out, "already recorded: run 1 of c0ffee123 holds these results\n");
+
+    const auto wrong = benchwatch({"record", "--server", fmt::format("http://127.0.0.1:{}", port),
+                                   "--token-file", file, "--project", "p", "--machine", "m",
+                                   "--commit", "c2", "--branch", "main", file});
+    EXPECT_EQ(wrong.exit_code, 2);
+    EXPECT_EQ(wrong.err, fmt::format("error: http://127.0.0.1:{} refused the upload (401 "
+                                     "Unauthorized): wrong token: the bearer token is not the "
+                                     "one in the server's --token-file\n",
+                                     port));
+    const auto unknown = upload(port, file, "c3", "m", "q");
+    EXPECT_EQ(unknown.exit_code, 2);
+    EXPECT_EQ(unknown.err, fmt::format("error: http://127.0.0.1:{} refused the upload (422 "
+                                       "Unprocessable Entity): project 'q' is not accepted here: "
+                                       "the server takes uploads for the projects in its store "
+                                       "and those of --upload-project\n",
+                                       port));
+    EXPECT_EQ(server.stop(), 0);
+    EXPECT_EQ(server.log().find(token), std::string::npos) << server.log();
+    EXPECT_NE(server.log().find("refused (401 Unauthorized)"), std::string::npos) << server.log();
+
+    const auto runs = store::open_store(store)->list_runs({});
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].commit, "c0ffee1234567");
+}
+
+TEST_F(UploadTest, UnreachableServerIsOneLineAfterTheRetries) {
+    const std::string file = (directory_.path() / "results.json").string();
+    write_text(file, hyperfine_file(1, 0.25));
+    // Port 9 (discard) on loopback has no listener here; four attempts wait 0.5 + 1 + 2 s.
+    const auto result = upload(9, file, "c1");
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(result.err,
+              "error: cannot reach benchwatch serve at http://127.0.0.1:9 for POST /api/v1/runs "
+              "after 4 attempts (Connection); check --server and the network\n");
+}
+
+TEST_F(UploadTest, SixteenUploadersOfFiftyRunsStoreEightHundredRunsOnPostgres) {
+    const std::string store = postgres_store();
+    if (store.empty()) GTEST_SKIP() << kNoPostgresServer;
+    ServerProcess server({"--store", store, "--listen", "127.0.0.1:0", "--allow-upload",
+                          "--token-file", token_file(), "--upload-project", "p"},
+                         directory_.path());
+    const int port = server.port();
+    const std::string file = (directory_.path() / "results.json").string();
+    write_text(file, hyperfine_file(5, 0.25));
+    start_uploaders(port, 16, 50, file);
+    wait_for_uploaders();
+
+    int succeeded = 0;
+    for (const auto& [machine, lines] : uploader_lines(16)) {
+        EXPECT_EQ(lines.size(), 50u) << machine;
+        for (const auto& line : lines) {
+            EXPECT_TRUE(line.starts_with("0 recorded run ")) << machine << ": " << line;
+            succeeded += line.starts_with("0 recorded run ");
+        }
+    }
+    EXPECT_EQ(succeeded, 800);
+    EXPECT_EQ(server.stop(), 0);
+    const auto opened = store::open_store(store);
+    const auto runs = opened->list_runs({"p", "", "", {}});
+    std::set<std::pair<std::string, std::string>> distinct;
+    std::vector<std::int64_t> ids;
+    for (const auto& run : runs) {
+        distinct.emplace(run.machine, run.commit);
+        ids.push_back(run.id);
+        EXPECT_EQ(run.attempt, 1) << run.machine << " " << run.commit;
+    }
+    EXPECT_EQ(runs.size(), 800u);
+    EXPECT_EQ(distinct.size(), 800u);
+    const auto results = opened->results(ids);
+    for (const auto id : ids) EXPECT_EQ(results.at(id).size(), 5u) << "run " << id;
+}
+
+TEST_F(UploadTest, ServerKilledMidUploadLeavesNoPartialRunAndKeepsEveryConfirmedOne) {
+    const std::string store = postgres_store();
+    if (store.empty()) GTEST_SKIP() << kNoPostgresServer;
+    const std::vector<std::string> arguments = {
+        "--allow-upload", "--token-file", token_file(), "--upload-project", "p", "--store", store};
+    auto first = std::make_unique<ServerProcess>(
+        [&] {
+            auto with_listen = arguments;
+            with_listen.insert(with_listen.end(), {"--listen", "127.0.0.1:0"});
+            return with_listen;
+        }(),
+        directory_.path());
+    const int port = first->port();
+    const std::string file = (directory_.path() / "results.json").string();
+    write_text(file, hyperfine_file(200, 0.25));
+    constexpr int uploaders = 8;
+    constexpr int runs_each = 25;
+    start_uploaders(port, uploaders, runs_each, file);
+
+    // Kill the server once some runs are in, then start another on the same port while the
+    // uploaders retry.
+    const auto stored_runs = [&] { return store::open_store(store)->last_run_id(); };
+    while (stored_runs() < 40) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    first->kill_now();
+    const std::int64_t stored_at_kill = stored_runs();
+    auto with_port = arguments;
+    with_port.insert(with_port.end(), {"--listen", fmt::format("127.0.0.1:{}", port)});
+    ServerProcess second(with_port, directory_.path());
+    EXPECT_EQ(second.port(), port);
+    wait_for_uploaders();
+    EXPECT_EQ(second.stop(), 0);
+
+    const auto opened = store::open_store(store);
+    const auto runs = opened->list_runs({"p", "", "", {}});
+    std::map<std::int64_t, std::pair<std::string, std::string>> machine_and_commit;
+    std::vector<std::int64_t> ids;
+    for (const auto& run : runs) {
+        machine_and_commit[run.id] = {run.machine, run.commit};
+        ids.push_back(run.id);
+    }
+    const auto results = opened->results(ids);
+    for (const auto id : ids) {
+        const auto found = results.find(id);
+        EXPECT_EQ(found == results.end() ? 0 : found->second.size(), 200u) << "partial run " << id;
+    }
+    // Each "recorded run N of COMMIT" or "already recorded: run N of COMMIT" an uploader got is
+    // a stored run of its machine and commit.
+    const std::regex confirmed(R"(^0 (?:recorded run|already recorded: run) (\d+) of (k\d+) )");
+    int confirmations = 0;
+    int failures = 0;
+    for (const auto& [machine, lines] : uploader_lines(uploaders)) {
+        EXPECT_EQ(lines.size(), static_cast<std::size_t>(runs_each)) << machine;
+        for (const auto& line : lines) {
+            std::smatch match;
+            if (!std::regex_search(line, match, confirmed)) {
+                ++failures;
+                continue;
+            }
+            ++confirmations;
+            const auto stored = machine_and_commit.find(std::stoll(match[1]));
+            ASSERT_NE(stored, machine_and_commit.end()) << machine << ": " << line;
+            EXPECT_EQ(stored->second, std::make_pair(machine, std::string(match[2])))
+                << machine << ": " << line;
+        }
+    }
+    EXPECT_GE(runs.size(), static_cast<std::size_t>(confirmations));
+    std::cerr << fmt::format(
+        "[ figures  ] {} runs stored when killed; {} uploads confirmed, {} failed, {} runs "
+        "stored\n",
+        stored_at_kill, confirmations, failures, runs.size());
+}
+
+}  // namespace
+}  // namespace benchwatch::testing
