@@ -108,6 +108,7 @@ int main(int argc, char** argv) {
         add_gitlab_command(app),
         add_history_branch_command(app),
         add_migrate_command(app),
+        add_copy_command(app),
     };
     try {
         app.parse(argc, argv);

@@ -89,6 +89,9 @@ Command add_history_branch_command(CLI::App& parent);
 // `benchwatch migrate`: applies the store's schema migrations explicitly (issue 7).
 Command add_migrate_command(CLI::App& parent);
 
+// `benchwatch copy`: copies a whole run history from one store to another (issue 7).
+Command add_copy_command(CLI::App& parent);
+
 // What the dashboard needs from flags and config: the default branch (--default-branch, config,
 // repository, "main"), the comparison settings, categories and the repository's forge address.
 serve::DashboardOptions resolve_dashboard_options(const std::string& default_branch_flag,

@@ -1,0 +1,220 @@
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "report/progress.hpp"
+#include "store/store.hpp"
+#include "store/store_url.hpp"
+
+namespace benchwatch::cli {
+
+namespace {
+
+struct CopyFlags {
+    std::string from;
+    std::string to;
+    std::string project;
+    std::string machine;
+    bool no_progress = false;
+};
+
+// What makes two runs one run in a store: equal project, machine, commit and content hash.
+using RunKey = std::tuple<std::string, std::string, std::string, std::string>;
+
+RunKey key_of(const model::Run& run) {
+    return {run.project, run.machine, run.commit, run.content_hash};
+}
+
+// Results loaded and written per transaction; a batch holds at least one run and at most
+// kMaxRunsPerBatch. 50,000 results are about 9 MB in memory and one PostgreSQL transaction of
+// roughly a second.
+constexpr std::size_t kResultsPerBatch = 50'000;
+constexpr std::size_t kMaxRunsPerBatch = 200;
+constexpr std::size_t kFirstBatchRuns = 10;
+
+// "1,000,000": digits grouped by three, whatever the locale.
+std::string with_thousands(std::size_t count) {
+    std::string digits = std::to_string(count);
+    for (std::ptrdiff_t at = static_cast<std::ptrdiff_t>(digits.size()) - 3; at > 0; at -= 3)
+        digits.insert(static_cast<std::size_t>(at), 1, ',');
+    return digits;
+}
+
+// The SQLite file a store URL names, made absolute, or empty for a PostgreSQL URL.
+std::filesystem::path sqlite_path(const std::string& url) {
+    constexpr std::string_view sqlite_prefix = "sqlite:";
+    if (url.starts_with(sqlite_prefix))
+        return std::filesystem::weakly_canonical(url.substr(sqlite_prefix.size()));
+    if (!store::url_scheme(url).empty()) return {};
+    return std::filesystem::weakly_canonical(url);
+}
+
+// Whether both URLs name one store: the same text, or one SQLite file spelt two ways.
+bool same_store(const std::string& from, const std::string& to) {
+    if (from == to) return true;
+    const std::filesystem::path from_path = sqlite_path(from);
+    return !from_path.empty() && from_path == sqlite_path(to);
+}
+
+double seconds_now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+// The runs of the source that the target lacks, oldest first, without results, and how many
+// it already holds.
+struct RunsToCopy {
+    std::vector<model::Run> missing;
+    std::size_t already_there = 0;
+};
+
+RunsToCopy runs_to_copy(store::Store& source, store::Store& target,
+                        const store::RunFilter& filter) {
+    std::set<RunKey> present;
+    for (const model::Run& run : target.list_runs(filter)) present.insert(key_of(run));
+    RunsToCopy runs;
+    for (model::Run& run : source.list_runs(filter)) {
+        if (present.contains(key_of(run)))
+            ++runs.already_there;
+        else
+            runs.missing.push_back(std::move(run));
+    }
+    return runs;
+}
+
+// What a copy did, for its final line.
+struct CopyTally {
+    std::size_t copied_runs = 0;
+    std::size_t copied_results = 0;
+    std::size_t found_in_target = 0;  // stored by another process since the target was listed
+    std::size_t renumbered = 0;       // copied with another attempt number than in the source
+};
+
+// Loads the results of `batch` from `source`, stores the runs in `target` in one transaction and
+// drops the results again; returns how many results the batch had.
+std::size_t copy_batch(store::Store& source, store::Store& target, std::span<model::Run> batch,
+                       CopyTally& tally) {
+    std::vector<std::int64_t> ids;
+    for (const model::Run& run : batch) ids.push_back(run.id);
+    auto results = source.results(ids);
+    std::size_t batch_results = 0;
+    for (model::Run& run : batch) {
+        run.results = std::move(results.at(run.id));
+        batch_results += run.results.size();
+    }
+    const std::vector<store::RecordOutcome> outcomes = target.record_all(batch);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        if (!outcomes[i].inserted) {
+            ++tally.found_in_target;
+            continue;
+        }
+        ++tally.copied_runs;
+        tally.copied_results += batch[i].results.size();
+        if (outcomes[i].attempt != batch[i].attempt) ++tally.renumbered;
+    }
+    for (model::Run& run : batch) run.results = {};
+    return batch_results;
+}
+
+// "cuda/gpu-1 3f2a9c01d4e5": what the progress line shows for a run.
+std::string progress_label(const model::Run& run) {
+    return fmt::format("{}/{} {}", run.project, run.machine, run.commit.substr(0, 12));
+}
+
+int run_copy(const CopyFlags& flags) {
+    const std::string shown_from = store::without_credentials(flags.from);
+    const std::string shown_to = store::without_credentials(flags.to);
+    if (same_store(flags.from, flags.to))
+        throw UsageError(fmt::format(
+            "--from and --to both name the store {}; copy needs two different stores", shown_from));
+
+    // The source is checked before the target is opened, so that a missing or unreachable
+    // source leaves the target as it was (opening a store creates and migrates it).
+    if (store::stored_schema_version(flags.from) == 0)
+        throw UsageError(
+            fmt::format("store {} holds no benchwatch history; check --from", shown_from));
+    const auto source = store::open_store(flags.from);
+    // Refused before opening: opening a SQLite file switches it to WAL mode before the store
+    // reads its version, which would change the file.
+    if (const int version = store::stored_schema_version(flags.to);
+        version > store::current_schema_version())
+        throw store::StoreError(fmt::format(
+            "store {} has schema version {}, newer than this benchwatch ({}); upgrade benchwatch",
+            shown_to, version, store::current_schema_version()));
+    const auto target = store::open_store(flags.to);
+
+    const store::RunFilter filter{flags.project, flags.machine, "", {}};
+    RunsToCopy to_copy = runs_to_copy(*source, *target, filter);
+    std::vector<model::Run>& runs = to_copy.missing;
+
+    // On a terminal only: in CI logs a line per run would drown the final one.
+    std::optional<report::Progress> progress;
+    if (!flags.no_progress &&
+        report::detect_progress_mode(STDERR_FILENO) == report::ProgressMode::Terminal)
+        progress.emplace(std::cerr, report::ProgressMode::Terminal, runs.size(), seconds_now,
+                         report::terminal_columns(STDERR_FILENO));
+
+    // Oldest first, so that the target counts the same attempt numbers as the source did.
+    CopyTally tally;
+    std::size_t batch_runs = kFirstBatchRuns;
+    for (std::size_t first = 0; first < runs.size();) {
+        const std::span<model::Run> batch(runs.begin() + static_cast<std::ptrdiff_t>(first),
+                                          std::min(batch_runs, runs.size() - first));
+        if (progress) progress->start(progress_label(batch.front()));
+        const std::size_t batch_results = copy_batch(*source, *target, batch, tally);
+        if (progress) {
+            progress->complete();
+            for (const model::Run& run : batch.subspan(1)) {
+                progress->start(progress_label(run));
+                progress->complete();
+            }
+        }
+        first += batch.size();
+        const std::size_t results_per_run = std::max<std::size_t>(1, batch_results / batch.size());
+        batch_runs =
+            std::clamp<std::size_t>(kResultsPerBatch / results_per_run, 1, kMaxRunsPerBatch);
+    }
+    if (progress) progress->finish();
+
+    if (tally.renumbered > 0)
+        std::cerr << fmt::format(
+            "warning: {} copied runs got another attempt number in {}, which already held other "
+            "runs of their commits\n",
+            tally.renumbered, shown_to);
+    std::cout << fmt::format("copied {} runs ({} results) from {} to {}; {} already there\n",
+                             with_thousands(tally.copied_runs),
+                             with_thousands(tally.copied_results), shown_from, shown_to,
+                             with_thousands(to_copy.already_there + tally.found_in_target));
+    return 0;
+}
+
+}  // namespace
+
+Command add_copy_command(CLI::App& parent) {
+    auto flags = std::make_shared<CopyFlags>();
+    auto* command = parent.add_subcommand(
+        "copy", "Copy a whole run history from one store to another (SQLite or PostgreSQL)");
+    command
+        ->add_option("--from", flags->from,
+                     "Store URL to read: a path, sqlite:PATH or postgres://…")
+        ->required();
+    command->add_option("--to", flags->to, "Store URL to write (created when missing)")->required();
+    command->add_option("--project", flags->project, "Copy only this project's runs");
+    command->add_option("--machine", flags->machine, "Copy only this machine's runs");
+    command->add_flag("--no-progress", flags->no_progress, "No progress line, even on a terminal");
+    return {command, [flags] { return run_copy(*flags); }};
+}
+
+}  // namespace benchwatch::cli
