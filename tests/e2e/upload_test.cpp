@@ -207,8 +207,11 @@ TEST_F(UploadTest, RecordServerPrintsRecordsLinesAndRepeatsStoreNothing) {
     EXPECT_EQ(again.exit_code, 0) << again.err;
     EXPECT_EQ(again.out, "already recorded: run 1 of c0ffee123 holds these results\n");
 
+    const std::string wrong_token = (directory_.path() / "wrong-token").string();
+    write_text(wrong_token, "not-the-token\n");
+    fs::permissions(wrong_token, fs::perms::owner_read | fs::perms::owner_write);
     const auto wrong = benchwatch({"record", "--server", fmt::format("http://127.0.0.1:{}", port),
-                                   "--token-file", file, "--project", "p", "--machine", "m",
+                                   "--token-file", wrong_token, "--project", "p", "--machine", "m",
                                    "--commit", "c2", "--branch", "main", file});
     EXPECT_EQ(wrong.exit_code, 2);
     EXPECT_EQ(wrong.err, fmt::format("error: http://127.0.0.1:{} refused the upload (401 "
