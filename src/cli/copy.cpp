@@ -190,8 +190,8 @@ int run_copy(const CopyFlags& flags) {
 
     if (tally.renumbered > 0)
         std::cerr << fmt::format(
-            "warning: {} copied runs got another attempt number in {}, which already held other "
-            "runs of their commits\n",
+            "warning: {} of the copied runs got another attempt number in {}, which already held "
+            "other runs of their commits\n",
             tally.renumbered, shown_to);
     std::cout << fmt::format("copied {} runs ({} results) from {} to {}; {} already there\n",
                              with_thousands(tally.copied_runs),

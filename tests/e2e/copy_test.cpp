@@ -245,6 +245,24 @@ TEST_F(CopyTest, CopyingAgainCopiesNothingAndFinishesAPartialCopy) {
     expect_same_runs(original, everything_in(postgres));
 }
 
+TEST_F(CopyTest, RunsOfACommitTheTargetAlreadyHadAreNumberedAfterIt) {
+    const std::string target = (directory_.path() / "merged.db").string();
+    model::Run earlier = sample_history().front();  // cuda, gpu-1, commit 1
+    earlier.content_hash = "recorded-elsewhere";
+    store::open_store(target)->record(earlier);
+
+    const auto merged = copy(source_, target, {"--project", "cuda"});
+    ASSERT_EQ(merged.exit_code, 0) << merged.err;
+    EXPECT_EQ(merged.err, fmt::format("warning: 1 of the copied runs got another attempt number in "
+                                      "{}, which already held other runs of their commits\n",
+                                      target));
+    // Commit 1's copied run follows the one already there: attempt 2.
+    const auto runs = store::open_store(target)->list_runs({"cuda", "gpu-1", "", {sha('1')}});
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[1].content_hash, fmt::format("{:016x}", 0));
+    EXPECT_EQ(runs[1].attempt, 2);
+}
+
 TEST_F(CopyTest, ProjectAndMachineFilterWhatIsCopied) {
     const std::string target = (directory_.path() / "cuda.db").string();
     const auto none = copy(source_, target, {"--project", "cuda", "--machine", "m1"});
