@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "store/store.hpp"
+#include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
 extern char** environ;
@@ -37,7 +38,7 @@ std::string google_benchmark_file(const std::vector<std::pair<std::string, doubl
 
 class CliTest : public ::testing::Test {
   protected:
-    fs::path store() const { return directory_.path() / "history.db"; }
+    const std::string& store() const { return store_; }
 
     // Runs benchwatch in the temporary directory, without any inherited CI variables.
     vcs::ProcessOutput benchwatch(const std::vector<std::string>& arguments) {
@@ -57,16 +58,18 @@ class CliTest : public ::testing::Test {
 
     std::vector<std::string> record_arguments(const fs::path& file, const std::string& commit,
                                               const std::string& branch = "main") {
-        return {"record", "--store",  store().string(), "--project", "p",    "--machine",
-                "m",      "--commit", commit,           "--branch",  branch, file.string()};
+        return {"record", "--store",  store(), "--project", "p",    "--machine",
+                "m",      "--commit", commit,  "--branch",  branch, file.string()};
     }
 
     std::size_t stored_runs() {
-        if (!fs::exists(store())) return 0;
-        return store::open_store(store().string())->list_runs({}).size();
+        if (!stores_on_postgres() && !fs::exists(store())) return 0;
+        return store::open_store(store())->list_runs({}).size();
     }
 
+    // SQLite's own check of the file; PostgreSQL keeps no file to check, so "ok" there.
     std::string integrity_check() {
+        if (stores_on_postgres()) return "ok";
         sqlite3* database = nullptr;
         std::string answer = "cannot open";
         if (sqlite3_open_v2(store().c_str(), &database, SQLITE_OPEN_READONLY, nullptr) ==
@@ -82,6 +85,7 @@ class CliTest : public ::testing::Test {
     }
 
     TemporaryDirectory directory_{"benchwatch-cli"};
+    std::string store_ = test_store_url(directory_.path());
 };
 
 struct BadInput {
@@ -145,12 +149,15 @@ TEST_F(CliTest, MissingFileAndMissingCommitOutsideGit) {
                               ": cannot read: No such file or directory\n");
 
     const auto file = write("r.json", google_benchmark_file({{"a", 5}}));
-    output = benchwatch({"record", "--store", store().string(), "--branch", "main", file.string()});
+    output = benchwatch({"record", "--store", store(), "--branch", "main", file.string()});
     EXPECT_EQ(output.exit_code, 2);
     EXPECT_EQ(output.err, "error: no commit given and " + directory_.path().string() +
                               " is not inside a git repository with commits; pass --commit SHA "
                               "(or --repo DIR)\n");
-    EXPECT_FALSE(fs::exists(store()));
+    if (!stores_on_postgres()) {
+        EXPECT_FALSE(fs::exists(store()));
+    }
+    EXPECT_EQ(stored_runs(), 0u);
 }
 
 TEST_F(CliTest, UnwritableStoreIsOneLineAndExitTwo) {
@@ -197,7 +204,7 @@ TEST_F(CliTest, EightConcurrentRecordsStoreEightRunsOnce) {
     for (auto& thread : threads) thread.join();
     for (const auto& output : outputs) EXPECT_EQ(output.exit_code, 0) << output.err;
 
-    const auto runs = store::open_store(store().string())->list_runs({});
+    const auto runs = store::open_store(store())->list_runs({});
     ASSERT_EQ(runs.size(), 8u);
     std::set<std::string> commits;
     for (const auto& run : runs) commits.insert(run.commit);
@@ -227,7 +234,7 @@ TEST_F(CliTest, RecordKilledMidWriteLeavesTheWholeRunOrNone) {
         ::waitpid(pid, &status, 0);
     }
     EXPECT_EQ(integrity_check(), "ok");
-    auto opened = store::open_store(store().string());
+    auto opened = store::open_store(store());
     const auto runs = opened->list_runs({});
     std::vector<std::int64_t> ids;
     for (const auto& run : runs) ids.push_back(run.id);
@@ -241,14 +248,14 @@ class GitCliTest : public CliTest {
     void record_head(const std::vector<std::pair<std::string, double>>& rows) {
         const auto file = write("results.json", google_benchmark_file(rows));
         const auto output =
-            benchwatch({"record", "--store", store().string(), "--project", "p", "--machine", "m",
-                        "--repo", repository_.directory().string(), file.string()});
+            benchwatch({"record", "--store", store(), "--project", "p", "--machine", "m", "--repo",
+                        repository_.directory().string(), file.string()});
         ASSERT_EQ(output.exit_code, 0) << output.err;
     }
 
     nlohmann::json compare_json(const std::vector<std::string>& extra = {}) {
         std::vector<std::string> arguments = {
-            "compare",   "--store", store().string(),
+            "compare",   "--store", store(),
             "--project", "p",       "--machine",
             "m",         "--repo",  repository_.directory().string(),
             "--format",  "json"};
@@ -285,7 +292,7 @@ TEST_F(GitCliTest, MergeBaseIsTheBaselineNotTheDefaultBranchTip) {
 TEST_F(GitCliTest, RecordKeepsTheCommitsMessageAuthorAndTime) {
     const auto commit = repository_.commit("m1");
     record_head({{"a", 100}});
-    const auto runs = store::open_store(store().string())->list_runs({});
+    const auto runs = store::open_store(store())->list_runs({});
     ASSERT_EQ(runs.size(), 1u);
     EXPECT_EQ(runs[0].commit, commit);
     // Commit n is dated n hours after 2026-10-01 00:00:00 UTC.
@@ -309,9 +316,9 @@ TEST_F(GitCliTest, NearestBenchmarkedAncestorWhenTheMergeBaseHasNoRun) {
     EXPECT_EQ(report["baseline"]["merge_base"], fork_point);
     EXPECT_EQ(report["baseline"]["commits_earlier"], 2);
 
-    const auto markdown = benchwatch({"compare", "--store", store().string(), "--project", "p",
-                                      "--machine", "m", "--repo", repository_.directory().string(),
-                                      "--format", "markdown", "--fail-on-regression"});
+    const auto markdown = benchwatch({"compare", "--store", store(), "--project", "p", "--machine",
+                                      "m", "--repo", repository_.directory().string(), "--format",
+                                      "markdown", "--fail-on-regression"});
     EXPECT_EQ(markdown.exit_code, 1) << "a is 4× slower: --fail-on-regression must fail";
     EXPECT_NE(markdown.out.find("Compared with " + benchmarked.substr(0, 9) +
                                 ", the nearest benchmarked ancestor of the merge base " +
@@ -332,14 +339,14 @@ TEST_F(GitCliTest, OutputFileAndHistory) {
     record_head({{"a", 100}});
 
     const auto report = directory_.path() / "report.md";
-    auto output = benchwatch({"compare", "--store", store().string(), "--project", "p", "--machine",
-                              "m", "--repo", repository_.directory().string(), "--output",
+    auto output = benchwatch({"compare", "--store", store(), "--project", "p", "--machine", "m",
+                              "--repo", repository_.directory().string(), "--output",
                               report.string(), "--fail-on-regression"});
     EXPECT_EQ(output.exit_code, 0) << output.err;
     EXPECT_EQ(output.out, "");
     EXPECT_TRUE(read_text(report).starts_with("## Benchmark results\n"));
 
-    output = benchwatch({"history", "--store", store().string(), "--project", "p", "--machine", "m",
+    output = benchwatch({"history", "--store", store(), "--project", "p", "--machine", "m",
                          "--repo", repository_.directory().string(), "--format", "json"});
     ASSERT_EQ(output.exit_code, 0) << output.err;
     const auto history = nlohmann::json::parse(output.out);

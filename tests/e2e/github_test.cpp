@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/fake_github.hpp"
+#include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
 namespace benchwatch::testing {
@@ -55,7 +56,7 @@ class GitHubTest : public ::testing::Test {
     }
 
     fs::path event_path() const { return directory_.path() / "event.json"; }
-    fs::path store() const { return directory_.path() / "history.db"; }
+    const std::string& store() const { return store_; }
 
     EnvironmentOverrides environment() const {
         auto variables = without_ci_variables();
@@ -93,7 +94,7 @@ class GitHubTest : public ::testing::Test {
                 const std::vector<std::pair<std::string, double>>& rows) {
         write_text(directory_.path() / "results.json", google_benchmark_file(rows));
         const auto output =
-            benchwatch({"record", "--store", store().string(), "--project", "p", "--machine", "m",
+            benchwatch({"record", "--store", store(), "--project", "p", "--machine", "m",
                         "--commit", commit, "--branch", branch, "results.json"});
         ASSERT_EQ(output.exit_code, 0) << output.err;
     }
@@ -114,6 +115,7 @@ class GitHubTest : public ::testing::Test {
     }
 
     TemporaryDirectory directory_{"benchwatch-github"};
+    std::string store_ = test_store_url(directory_.path());
     FakeGitHub github_;
 };
 
@@ -199,8 +201,8 @@ TEST_F(GitHubTest, AComparisonOfThousandsOfBenchmarksArrivesWithinTheLimit) {
     }
     record(base_sha, "main", base_rows);
     record(head_sha, "feature", head_rows);
-    const auto output = benchwatch({"github", "comment", "--store", store().string(), "--project",
-                                    "p", "--machine", "m", "--base", base_sha});
+    const auto output = benchwatch({"github", "comment", "--store", store(), "--project", "p",
+                                    "--machine", "m", "--base", base_sha});
     ASSERT_EQ(output.exit_code, 0) << output.err;
     EXPECT_EQ(output.out, "created comment 1001 on o/r#5: " + comment_url(1001) + "\n");
     const auto comments = github_.comments("o/r", 5);
@@ -331,8 +333,8 @@ TEST_F(GitHubTest, StatusFollowsFailOnRegression) {
                {{"hot", history[i]}, {"steady", 500}});
     }
     record(head_sha, "feature", {{"hot", 2000}, {"steady", 500}});
-    const std::vector<std::string> flags = {
-        "--store", store().string(), "--project", "p", "--machine", "m", "--base", base_sha};
+    const std::vector<std::string> flags = {"--store",   store(), "--project", "p",
+                                            "--machine", "m",     "--base",    base_sha};
     auto arguments = std::vector<std::string>{"github", "status"};
     arguments.insert(arguments.end(), flags.begin(), flags.end());
     auto output = benchwatch(arguments, {{"GITHUB_SERVER_URL", "https://github.com"},
@@ -363,8 +365,8 @@ TEST_F(GitHubTest, StatusNeedsStatusesWrite) {
     record(head_sha, "feature", {{"hot", 1000}});
     github_.fail_next(
         1, FakeFailure{403, {}, R"({"message": "Resource not accessible by integration"})"});
-    const auto output = benchwatch({"github", "status", "--store", store().string(), "--project",
-                                    "p", "--machine", "m", "--base", base_sha});
+    const auto output = benchwatch({"github", "status", "--store", store(), "--project", "p",
+                                    "--machine", "m", "--base", base_sha});
     EXPECT_EQ(output.exit_code, 2);
     EXPECT_EQ(output.err, "error: GitHub refused POST /repos/o/r/statuses/" + head_sha +
                               " (403 Forbidden): the token lacks permission; give the workflow "
@@ -428,10 +430,10 @@ class ForkFlowTest : public GitHubTest {
     void record_in_repository(const std::string& commit, const std::string& branch, double hot) {
         write_text(repository_.directory() / "results.json",
                    google_benchmark_file({{"hot", hot}, {"steady", 500}}));
-        const auto output = run(benchwatch_command({"record", "--store", store().string(),
-                                                    "--project", "p", "--machine", "m", "--commit",
-                                                    commit, "--branch", branch, "results.json"}),
-                                repository_.directory(), without_ci_variables());
+        const auto output =
+            run(benchwatch_command({"record", "--store", store(), "--project", "p", "--machine",
+                                    "m", "--commit", commit, "--branch", branch, "results.json"}),
+                repository_.directory(), without_ci_variables());
         ASSERT_EQ(output.exit_code, 0) << output.err;
     }
 
@@ -459,15 +461,15 @@ class ForkFlowTest : public GitHubTest {
         };
         write_text(repository_.directory() / "results.json",
                    google_benchmark_file({{"hot", 2000}, {"steady", 500}}));
-        in_repository({"record", "--store", store().string(), "--project", "p", "--machine", "m",
-                       "results.json"});
+        in_repository(
+            {"record", "--store", store(), "--project", "p", "--machine", "m", "results.json"});
         fs::create_directories(artifact());
-        in_repository({"compare", "--store", store().string(), "--project", "p", "--machine", "m",
+        in_repository({"compare", "--store", store(), "--project", "p", "--machine", "m",
                        "--format", "json", "--output", (artifact() / "report.json").string()});
         fs::copy_file(pull_request_event(), artifact() / "event.json");
         in_repository({"github", "summary", "--report", (artifact() / "report.json").string()});
-        return in_repository({"compare", "--store", store().string(), "--project", "p", "--machine",
-                              "m", "--format", "markdown"})
+        return in_repository({"compare", "--store", store(), "--project", "p", "--machine", "m",
+                              "--format", "markdown"})
             .out;
     }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/fake_gitlab.hpp"
+#include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
 namespace benchwatch::testing {
@@ -37,7 +38,7 @@ class GitLabTest : public ::testing::Test {
   protected:
     GitLabTest() { gitlab_.add_merge_request("42", 7); }
 
-    fs::path store() const { return directory_.path() / "history.db"; }
+    const std::string& store() const { return store_; }
 
     EnvironmentOverrides environment() const {
         auto variables = without_ci_variables();
@@ -79,7 +80,7 @@ class GitLabTest : public ::testing::Test {
                                            {"time_unit", "ns"}}}}};
         write_text(directory_.path() / "results.json", results.dump());
         const auto output =
-            benchwatch({"record", "--store", store().string(), "--project", "p", "--machine", "m",
+            benchwatch({"record", "--store", store(), "--project", "p", "--machine", "m",
                         "--commit", commit, "--branch", branch, "results.json"});
         ASSERT_EQ(output.exit_code, 0) << output.err;
     }
@@ -103,6 +104,7 @@ class GitLabTest : public ::testing::Test {
     }
 
     TemporaryDirectory directory_{"benchwatch-gitlab"};
+    std::string store_ = test_store_url(directory_.path());
     FakeGitLab gitlab_;
 };
 
@@ -183,8 +185,8 @@ TEST_F(GitLabTest, AReportOverAMillionCharactersIsCutToFit) {
 TEST_F(GitLabTest, ComparesCiCommitShaWhenNoReportIsGiven) {
     record(base_sha, "main", 1000);
     record(head_sha, "feature", 2000);
-    const auto output = benchwatch({"gitlab", "comment", "--store", store().string(), "--project",
-                                    "p", "--machine", "m", "--base", base_sha},
+    const auto output = benchwatch({"gitlab", "comment", "--store", store(), "--project", "p",
+                                    "--machine", "m", "--base", base_sha},
                                    {{"CI_COMMIT_SHA", head_sha}});
     ASSERT_EQ(output.exit_code, 0) << output.err;
     EXPECT_EQ(output.out, "created note 501 on group/app!7\n");
@@ -198,9 +200,9 @@ TEST_F(GitLabTest, ComparesCiCommitShaWhenNoReportIsGiven) {
 TEST_F(GitLabTest, AJsonReportIsRenderedForItsOwnProject) {
     record(base_sha, "main", 1000);
     record(head_sha, "feature", 2000);
-    const auto compared = benchwatch({"compare", "--store", store().string(), "--project", "p",
-                                      "--machine", "m", "--base", base_sha, "--head", head_sha,
-                                      "--format", "json", "--output", "report.json"});
+    const auto compared =
+        benchwatch({"compare", "--store", store(), "--project", "p", "--machine", "m", "--base",
+                    base_sha, "--head", head_sha, "--format", "json", "--output", "report.json"});
     ASSERT_EQ(compared.exit_code, 0) << compared.err;
     // No --project and no store: the marker's project and the rows come from the report.
     const auto output = benchwatch({"gitlab", "comment", "--report", "report.json"});
@@ -212,8 +214,8 @@ TEST_F(GitLabTest, AJsonReportIsRenderedForItsOwnProject) {
 }
 
 TEST_F(GitLabTest, WithoutAReportOrAHeadSaysWhatToPass) {
-    const auto output = benchwatch(
-        {"gitlab", "comment", "--store", store().string(), "--project", "p", "--machine", "m"});
+    const auto output =
+        benchwatch({"gitlab", "comment", "--store", store(), "--project", "p", "--machine", "m"});
     EXPECT_EQ(output.exit_code, 2);
     EXPECT_EQ(output.err,
               "error: no head commit: neither CI_COMMIT_SHA nor a git repository gives one; "

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <thread>
 
 #include "store/store.hpp"
+#include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
 namespace benchwatch::testing {
@@ -35,7 +37,12 @@ class HistoryBranchTest : public ::testing::Test {
     }
 
     fs::path remote() const { return folder_.path() / "remote.git"; }
-    fs::path store_of(const std::string& name) const { return folder_.path() / (name + ".db"); }
+    // The store called `name`, made on first use.
+    const std::string& store_of(const std::string& name) const {
+        auto [at, made] = stores_.try_emplace(name);
+        if (made) at->second = test_store_url(folder_.path(), name);
+        return at->second;
+    }
 
     // benchwatch run in `clone`, seeing no CI variables and no user or system git configuration.
     static vcs::ProcessOutput benchwatch(const GitRepository& clone,
@@ -52,22 +59,21 @@ class HistoryBranchTest : public ::testing::Test {
         const auto file = folder_.path() / ("results-" + std::to_string(++files_) + ".json");
         write_text(file, google_benchmark_file(nanoseconds));
         const auto output = benchwatch(
-            clone, {"record", "--store", store_of(store).string(), "--project", project,
-                    "--machine", machine, "--commit", commit_, "--branch", "main", file.string()});
+            clone, {"record", "--store", store_of(store), "--project", project, "--machine",
+                    machine, "--commit", commit_, "--branch", "main", file.string()});
         ASSERT_EQ(output.exit_code, 0) << output.err;
     }
 
     vcs::ProcessOutput history_branch(const GitRepository& clone, const std::string& action,
                                       const std::string& store,
                                       const std::vector<std::string>& filters = {}) {
-        std::vector<std::string> arguments{"history-branch", action, "--store",
-                                           store_of(store).string()};
+        std::vector<std::string> arguments{"history-branch", action, "--store", store_of(store)};
         arguments.insert(arguments.end(), filters.begin(), filters.end());
         return benchwatch(clone, arguments);
     }
 
     std::vector<model::Run> runs_of(const std::string& store) const {
-        auto opened = store::open_store(store_of(store).string());
+        auto opened = store::open_store(store_of(store));
         auto runs = opened->list_runs({});
         std::vector<std::int64_t> ids;
         for (const auto& run : runs) ids.push_back(run.id);
@@ -88,6 +94,7 @@ class HistoryBranchTest : public ::testing::Test {
     GitRepository a_{folder_.path() / "a"};
     GitRepository b_{folder_.path() / "b"};
     std::string commit_;
+    mutable std::map<std::string, std::string> stores_;  // name → URL
     int files_ = 0;
 };
 

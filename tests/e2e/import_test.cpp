@@ -7,6 +7,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "store/store.hpp"
+#include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
 namespace benchwatch::testing {
@@ -26,8 +28,7 @@ const fs::path metal_history = shared_data() / "metal-gh-pages-data.js";
 class ImportTest : public ::testing::Test {
   protected:
     vcs::ProcessOutput benchwatch(std::vector<std::string> arguments) {
-        arguments.insert(arguments.end(),
-                         {"--store", store().string(), "--project", "p", "--machine", "m"});
+        arguments.insert(arguments.end(), {"--store", store(), "--project", "p", "--machine", "m"});
         return run(benchwatch_command(arguments), directory_.path(), without_ci_variables());
     }
 
@@ -37,9 +38,10 @@ class ImportTest : public ::testing::Test {
         return benchwatch(arguments);
     }
 
-    fs::path store() const { return directory_.path() / "history.db"; }
+    const std::string& store() const { return store_; }
 
     TemporaryDirectory directory_;
+    std::string store_ = test_store_url(directory_.path());
 };
 
 TEST_F(ImportTest, SeveralSuitesNeedSuite) {
@@ -48,7 +50,11 @@ TEST_F(ImportTest, SeveralSuitesNeedSuite) {
     EXPECT_EQ(output.err, "error: " + fixture.string() +
                               ": the history holds 3 suites ('Go Benchmarks', 'Julia Benchmarks', "
                               "'Throughput'); pass --suite with one of them\n");
-    EXPECT_FALSE(fs::exists(store()));
+    if (stores_on_postgres()) {
+        EXPECT_EQ(store::open_store(store())->list_runs({}).size(), 0u);
+    } else {
+        EXPECT_FALSE(fs::exists(store()));
+    }
 
     const auto unknown = import(fixture, {"--suite", "Rust"});
     EXPECT_EQ(unknown.exit_code, 2);

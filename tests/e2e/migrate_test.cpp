@@ -6,36 +6,50 @@
 
 #include <filesystem>
 
+#include "store/store_url.hpp"
+#include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
 namespace benchwatch {
 namespace {
 
 using testing::benchwatch_command;
+using testing::postgres_query_text;
 using testing::run;
+using testing::stores_on_postgres;
+using testing::test_store_url;
 using testing::without_ci_variables;
+
+// Whether the store at `url` holds no table: no file for SQLite, an empty schema for PostgreSQL.
+bool untouched(const std::string& url) {
+    if (!stores_on_postgres()) return !std::filesystem::exists(url);
+    return postgres_query_text(
+               url, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()") == "0";
+}
 
 TEST(MigrateTest, CheckChangesNothingThenMigrateMigratesOnce) {
     const testing::TemporaryDirectory directory("benchwatch-migrate");
-    const std::string store = (directory.path() / "history.db").string();
+    const std::string url = test_store_url(directory.path());
+    // Messages show a PostgreSQL URL without its user.
+    const std::string store = store::without_credentials(url);
 
-    const auto check = run(benchwatch_command({"migrate", "--check", "--store", store}),
+    const auto check = run(benchwatch_command({"migrate", "--check", "--store", url}),
                            directory.path(), without_ci_variables());
     EXPECT_EQ(check.exit_code, 1);
     EXPECT_EQ(check.out, "store " + store +
                              ": at schema version 0, migrations to version 4 pending; run "
                              "benchwatch migrate\n");
-    EXPECT_FALSE(std::filesystem::exists(store));
+    EXPECT_TRUE(untouched(url));
 
-    const auto first = run(benchwatch_command({"migrate", "--store", store}), directory.path(),
+    const auto first = run(benchwatch_command({"migrate", "--store", url}), directory.path(),
                            without_ci_variables());
     EXPECT_EQ(first.exit_code, 0) << first.err;
     EXPECT_EQ(first.out, "store " + store + ": schema version 4 (migrated from 0)\n");
 
-    const auto second = run(benchwatch_command({"migrate", "--store", store}), directory.path(),
+    const auto second = run(benchwatch_command({"migrate", "--store", url}), directory.path(),
                             without_ci_variables());
     EXPECT_EQ(second.out, "store " + store + ": already at schema version 4\n");
-    const auto current = run(benchwatch_command({"migrate", "--check", "--store", store}),
+    const auto current = run(benchwatch_command({"migrate", "--check", "--store", url}),
                              directory.path(), without_ci_variables());
     EXPECT_EQ(current.exit_code, 0);
     EXPECT_EQ(current.out, "store " + store + ": at schema version 4, nothing to migrate\n");
@@ -43,13 +57,22 @@ TEST(MigrateTest, CheckChangesNothingThenMigrateMigratesOnce) {
 
 TEST(MigrateTest, NewerStoreIsRefused) {
     const testing::TemporaryDirectory directory("benchwatch-migrate");
-    const std::string store = (directory.path() / "history.db").string();
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(store.c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 9", nullptr, nullptr, nullptr), SQLITE_OK);
-    sqlite3_close(db);
+    const std::string url = test_store_url(directory.path());
+    const std::string store = store::without_credentials(url);
+    if (stores_on_postgres()) {
+        ASSERT_EQ(postgres_query_text(url,
+                                      "CREATE TABLE schema_version (version INTEGER NOT NULL); "
+                                      "INSERT INTO schema_version VALUES (9)"),
+                  "");
+    } else {
+        sqlite3* db = nullptr;
+        ASSERT_EQ(sqlite3_open(url.c_str(), &db), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 9", nullptr, nullptr, nullptr),
+                  SQLITE_OK);
+        sqlite3_close(db);
+    }
 
-    const auto refused = run(benchwatch_command({"migrate", "--check", "--store", store}),
+    const auto refused = run(benchwatch_command({"migrate", "--check", "--store", url}),
                              directory.path(), without_ci_variables());
     EXPECT_EQ(refused.exit_code, 2);
     EXPECT_EQ(refused.err, "error: store " + store +

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/store.hpp"
+#include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
 extern char** environ;
@@ -25,7 +26,7 @@ namespace fs = std::filesystem;
 
 class RunTest : public ::testing::Test {
   protected:
-    fs::path store() const { return directory_.path() / "history.db"; }
+    const std::string& store() const { return store_; }
 
     // An executable shell script in the temporary directory.
     fs::path script(const std::string& name, const std::string& body) {
@@ -43,15 +44,15 @@ class RunTest : public ::testing::Test {
 
     std::vector<std::string> run_arguments(const std::string& commit,
                                            std::vector<std::string> extra) {
-        std::vector<std::string> arguments = {
-            "run", "--store",  store().string(), "--project", "p",   "--machine",
-            "m",   "--commit", commit,           "--branch",  "main"};
+        std::vector<std::string> arguments = {"run",  "--store",   store(), "--project",
+                                              "p",    "--machine", "m",     "--commit",
+                                              commit, "--branch",  "main"};
         arguments.insert(arguments.end(), extra.begin(), extra.end());
         return arguments;
     }
 
     std::vector<model::Result> stored_results() {
-        auto opened = store::open_store(store().string());
+        auto opened = store::open_store(store());
         const auto runs = opened->list_runs({});
         if (runs.empty()) return {};
         const std::int64_t ids[] = {runs.back().id};
@@ -59,11 +60,12 @@ class RunTest : public ::testing::Test {
     }
 
     std::size_t stored_runs() {
-        if (!fs::exists(store())) return 0;
-        return store::open_store(store().string())->list_runs({}).size();
+        if (!stores_on_postgres() && !fs::exists(store())) return 0;
+        return store::open_store(store())->list_runs({}).size();
     }
 
     TemporaryDirectory directory_{"benchwatch-run"};
+    std::string store_ = test_store_url(directory_.path());
 };
 
 // A harness printing Google Benchmark JSON whose time for "a" is read from a list, one value per
@@ -241,7 +243,7 @@ TEST_F(RunTest, StabilityWarningsAreStoredWithTheRun) {
                                 "\"real_time\": 5, \"time_unit\": \"ns\"}]}'\n");
     const auto output = benchwatch(run_arguments("c1", {"--no-progress", "--", harness.string()}));
     ASSERT_EQ(output.exit_code, 0) << output.err;
-    const auto runs = store::open_store(store().string())->list_runs({});
+    const auto runs = store::open_store(store())->list_runs({});
     ASSERT_EQ(runs.size(), 1u);
     std::vector<std::string> kinds;
     for (const auto& warning : runs[0].warnings) {
@@ -266,10 +268,10 @@ TEST_F(RunTest, ChangedDependencyVersionIsTheReportsEnvironmentLine) {
     const auto harness =
         script("harness.sh", harness_body((directory_.path() / "n").string(), "100 100 100 100"));
     const auto record_head = [&] {
-        const auto output = benchwatch(
-            {"run", "--store", store().string(), "--project", "p", "--machine", "m", "--repo",
-             repository.directory().string(), "--no-progress", "--", harness.string()},
-            path);
+        const auto output =
+            benchwatch({"run", "--store", store(), "--project", "p", "--machine", "m", "--repo",
+                        repository.directory().string(), "--no-progress", "--", harness.string()},
+                       path);
         ASSERT_EQ(output.exit_code, 0) << output.err;
     };
     use_gcc("12.2.0");
@@ -283,8 +285,8 @@ TEST_F(RunTest, ChangedDependencyVersionIsTheReportsEnvironmentLine) {
     record_head();
 
     const auto output =
-        benchwatch({"compare", "--store", store().string(), "--project", "p", "--machine", "m",
-                    "--repo", repository.directory().string(), "--format", "markdown"});
+        benchwatch({"compare", "--store", store(), "--project", "p", "--machine", "m", "--repo",
+                    repository.directory().string(), "--format", "markdown"});
     ASSERT_EQ(output.exit_code, 0) << output.err;
     EXPECT_NE(output.out.find("\nThe environment differs from the baseline's: compiler.gcc gcc "
                               "(Shim) 12.2.0 → gcc (Shim) 13.1.0.\n"),

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
 namespace benchwatch::testing {
@@ -215,9 +216,10 @@ class SeedReportTest : public ::testing::TestWithParam<Seed> {
         return output.out;
     }
 
-    std::string store() const { return (scratch_.path() / "history.db").string(); }
+    const std::string& store() const { return store_; }
 
     TemporaryDirectory scratch_{"benchwatch-seed"};
+    std::string store_ = test_store_url(scratch_.path());
     fs::path repository_;
     std::vector<SeedBenchmark> table_;
     std::string merge_base_;  // the last default-branch commit, where the pull request forks

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "store/store_url.hpp"
+#include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
 extern char** environ;
@@ -104,7 +106,7 @@ class ServeTest : public ::testing::Test {
   protected:
     void SetUp() override { ::setenv("NO_COLOR", "1", 1); }
 
-    std::string store() const { return (directory_.path() / "history.db").string(); }
+    const std::string& store() const { return store_; }
 
     vcs::ProcessOutput benchwatch(const std::vector<std::string>& arguments) {
         return run(benchwatch_command(arguments), directory_.path(), without_ci_variables());
@@ -124,6 +126,7 @@ class ServeTest : public ::testing::Test {
     }
 
     TemporaryDirectory directory_{"benchwatch-serve-e2e"};
+    std::string store_ = test_store_url(directory_.path());
 };
 
 TEST_F(ServeTest, PullRequestComparisonIsCompareJsonAndSigtermStopsCleanly) {
@@ -136,7 +139,8 @@ TEST_F(ServeTest, PullRequestComparisonIsCompareJsonAndSigtermStopsCleanly) {
     const std::string line = server.first_line();
     const int port = port_of(line);
     ASSERT_NE(port, 0) << line;
-    EXPECT_EQ(line, "serving http://127.0.0.1:" + std::to_string(port) + "/ from " + store());
+    EXPECT_EQ(line, "serving http://127.0.0.1:" + std::to_string(port) + "/ from " +
+                        store::without_credentials(store()));
 
     httplib::Client client("127.0.0.1", port);
     const auto pulls = client.Get("/api/v1/projects/p/pulls");

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
 namespace benchwatch::testing {
@@ -23,8 +24,7 @@ std::string go_output(double nanoseconds_per_op, double megabytes_per_second) {
 class UnitsTest : public ::testing::Test {
   protected:
     vcs::ProcessOutput benchwatch(std::vector<std::string> arguments) {
-        arguments.insert(arguments.end(), {"--store", (directory_.path() / "h.db").string(),
-                                           "--project", "p", "--machine", "m"});
+        arguments.insert(arguments.end(), {"--store", store_, "--project", "p", "--machine", "m"});
         auto environment = without_ci_variables();
         environment["NO_COLOR"] = "1";
         return run(benchwatch_command(arguments), directory_.path(), environment);
@@ -39,6 +39,7 @@ class UnitsTest : public ::testing::Test {
     }
 
     TemporaryDirectory directory_;
+    std::string store_ = test_store_url(directory_.path(), "h");
 };
 
 TEST_F(UnitsTest, ThroughputThatDropsIsSlowerAndKeepsItsUnit) {

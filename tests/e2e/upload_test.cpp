@@ -23,6 +23,7 @@
 
 #include "store/store.hpp"
 #include "support/postgres.hpp"
+#include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
 extern char** environ;
@@ -190,7 +191,7 @@ class UploadTest : public ::testing::Test {
 };
 
 TEST_F(UploadTest, RecordServerPrintsRecordsLinesAndRepeatsStoreNothing) {
-    const std::string store = (directory_.path() / "history.db").string();
+    const std::string store = test_store_url(directory_.path());
     ServerProcess server({"--store", store, "--listen", "127.0.0.1:0", "--allow-upload",
                           "--token-file", token_file(), "--upload-project", "p"},
                          directory_.path());

@@ -9,6 +9,7 @@
 
 #include "sample_history.hpp"
 #include "store/store.hpp"
+#include "support/test_store.hpp"
 
 namespace benchwatch::serve {
 namespace {
@@ -20,7 +21,7 @@ using testing::start_ms;
 class ApiTest : public ::testing::Test {
   protected:
     void SetUp() override {
-        auto store = store::open_store((directory_.path() / "history.db").string());
+        auto store = store::open_store(benchwatch::testing::test_store_url(directory_.path()));
         testing::record_sample_history(*store);
         snapshot_ = std::make_unique<ApiSnapshot>(load_dashboard(*store, nullptr, {}));
     }

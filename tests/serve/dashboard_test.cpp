@@ -8,6 +8,7 @@
 
 #include "sample_history.hpp"
 #include "store/store.hpp"
+#include "support/test_store.hpp"
 
 namespace benchwatch::serve {
 namespace {
@@ -18,7 +19,7 @@ using testing::start_ms;
 class DashboardTest : public ::testing::Test {
   protected:
     void SetUp() override {
-        store_ = store::open_store((directory_.path() / "history.db").string());
+        store_ = store::open_store(benchwatch::testing::test_store_url(directory_.path()));
         testing::record_sample_history(*store_);
         DashboardOptions options;
         options.repository_url = "https://forge.example/o/r";
@@ -146,7 +147,7 @@ TEST_F(DashboardTest, PullRequestHeadsOffTheDefaultBranch) {
 
 TEST(LoadDashboard, StoreWithoutDefaultBranchRunsHasNoProjects) {
     benchwatch::testing::TemporaryDirectory directory{"benchwatch-serve"};
-    auto store = store::open_store((directory.path() / "history.db").string());
+    auto store = store::open_store(benchwatch::testing::test_store_url(directory.path()));
     model::Run pull = testing::sample_run("m1", "f1", 1);
     pull.branch = "feature";
     pull.results = {testing::result("a", 1)};

@@ -1,6 +1,7 @@
 #pragma once
 
-// A small history in a real SQLite store whose dashboard every serve test knows by heart.
+// A small history in a real store (SQLite, or PostgreSQL when BENCHWATCH_TEST_STORE=postgres)
+// whose dashboard every serve test knows by heart.
 //
 // Project "p", machine "m1", branch main, commits c01…c10 recorded in that order:
 // - "a" (time, ns): 100 ×5 then 120 ×5; "a" throughput (B/s, bigger is better): the same values.

@@ -13,6 +13,7 @@
 #include "sample_history.hpp"
 #include "serve/assets.hpp"
 #include "store/store.hpp"
+#include "support/test_store.hpp"
 
 namespace benchwatch::serve {
 namespace {
@@ -22,7 +23,7 @@ using nlohmann::json;
 class ServerTest : public ::testing::Test {
   protected:
     void SetUp() override {
-        store_ = store::open_store((directory_.path() / "history.db").string());
+        store_ = store::open_store(benchwatch::testing::test_store_url(directory_.path()));
         testing::record_sample_history(*store_);
         DashboardSource source;
         source.version = [this] { return store_->last_run_id(); };
@@ -159,7 +160,7 @@ TEST(ParseListen, MalformedAddressesAreNamed) {
 
 TEST(DashboardServerBind, AddressInUseIsNamed) {
     benchwatch::testing::TemporaryDirectory directory{"benchwatch-serve"};
-    auto store = store::open_store((directory.path() / "history.db").string());
+    auto store = store::open_store(benchwatch::testing::test_store_url(directory.path()));
     const auto source = [&] {
         DashboardSource s;
         s.version = [&] { return store->last_run_id(); };

@@ -16,6 +16,7 @@
 #include "ingest/ingest.hpp"
 #include "serve/server.hpp"
 #include "store/store.hpp"
+#include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
 namespace benchwatch::serve {
@@ -60,7 +61,7 @@ httplib::MultipartFormDataItems without(httplib::MultipartFormDataItems items,
 class UploadTest : public ::testing::Test {
   protected:
     void SetUp() override {
-        store_url_ = (directory_.path() / "history.db").string();
+        store_url_ = benchwatch::testing::test_store_url(directory_.path());
         store_ = store::open_store(store_url_);
         model::Run existing;
         existing.project = "cuda";
