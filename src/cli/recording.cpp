@@ -51,14 +51,7 @@ void print_record_outcome(const model::Run& run, const store::RecordOutcome& out
 }
 
 int store_run(model::Run run, const RunFlags& flags, const Context& context) {
-    const ingest::RunMetadata metadata = resolve_run_metadata(flags, context);
-    run.project = metadata.project;
-    run.machine = metadata.machine;
-    run.commit = metadata.commit;
-    run.branch = metadata.branch;
-    run.pull_request = metadata.pull_request;
-    run.commit_info = metadata.commit_info;
-    run.recorded_at_ms = metadata.recorded_at_ms;
+    ingest::apply_metadata(resolve_run_metadata(flags, context), run);
     const auto store = store::open_store(resolve_store(flags.common, context));
     print_record_outcome(run, store->record(run));
     return 0;

@@ -18,6 +18,16 @@ void apply_environment_facts(std::span<const std::string> facts, model::Environm
     }
 }
 
+void apply_metadata(const RunMetadata& metadata, model::Run& run) {
+    run.project = metadata.project;
+    run.machine = metadata.machine;
+    run.commit = metadata.commit;
+    run.branch = metadata.branch;
+    run.pull_request = metadata.pull_request;
+    run.commit_info = metadata.commit_info;
+    run.recorded_at_ms = metadata.recorded_at_ms;
+}
+
 model::Run assemble_run(std::vector<NamedResults> files, const RunMetadata& metadata) {
     assert(!files.empty());
     assert(!metadata.project.empty() && !metadata.machine.empty());
@@ -46,13 +56,7 @@ model::Run assemble_run(std::vector<NamedResults> files, const RunMetadata& meta
     apply_environment_facts(metadata.environment, run.environment);
     run.format = fmt::format("{}", fmt::join(formats, "+"));
     run.content_hash = fmt::format("{:016x}", fmt::join(file_hashes, "-"));
-    run.project = metadata.project;
-    run.machine = metadata.machine;
-    run.commit = metadata.commit;
-    run.branch = metadata.branch;
-    run.pull_request = metadata.pull_request;
-    run.commit_info = metadata.commit_info;
-    run.recorded_at_ms = metadata.recorded_at_ms;
+    apply_metadata(metadata, run);
     return run;
 }
 

@@ -33,6 +33,10 @@ struct RunMetadata {
 // expected KEY=VALUE" for a fact without '=' or with an empty key.
 void apply_environment_facts(std::span<const std::string> facts, model::Environment& environment);
 
+// Sets what `metadata` says of a run (project, machine, commit, branch, pull request, commit
+// information, recording time) on `run`; its results, environment and hashes stay.
+void apply_metadata(const RunMetadata& metadata, model::Run& run);
+
 // The run that `files` (at least one) make together, as `record` stores it: every file's
 // results in order, the files' environment with the metadata's facts set over it, the formats
 // joined by '+' in sorted order, the files' content hashes as 16 hex digits each joined by '-',
