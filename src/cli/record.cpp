@@ -75,7 +75,8 @@ int run_record(const RecordFlags& flags) {
 
 void add_common_flags(CLI::App& command, CommonFlags& flags) {
     command.add_option("--store", flags.store,
-                       "Store URL: a path or sqlite:PATH (default .benchwatch/history.db)");
+                       "Store: a SQLite path, sqlite:PATH or postgres://… (default: "
+                       "BENCHWATCH_STORE, config, .benchwatch/history.db)");
     command.add_option("--project", flags.project, "Project name");
     command.add_option("--machine", flags.machine, "Machine the runs come from (default: host)");
     command.add_option("--repo", flags.repo, "Git work tree (default: working directory)");
