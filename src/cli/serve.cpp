@@ -127,7 +127,7 @@ int run_serve(const ServeFlags& flags) {
     }
     const bool ipv6 = address.host.find(':') != std::string::npos;
     std::cout << fmt::format("serving http://{}{}{}:{}/ from {}", ipv6 ? "[" : "", address.host,
-                             ipv6 ? "]" : "", port, store_url)
+                             ipv6 ? "]" : "", port, store::without_credentials(store_url))
               << std::endl;
     if (uploads)
         std::cout << fmt::format("accepting uploads at POST {}, up to {} bytes each, through {} "

@@ -151,6 +151,56 @@ std::string one_line(std::string_view message) {
 // A parameter in PostgreSQL's text form; nullopt is NULL.
 using Parameter = std::optional<std::string>;
 
+// The length of the valid UTF-8 sequence that `text` starts with; 0 when it starts with none (a
+// stray continuation byte, an overlong form, a surrogate, a code point past U+10FFFF, or a
+// sequence cut short).
+std::size_t utf8_sequence_length(std::string_view text) {
+    const auto byte = [&](std::size_t index) { return static_cast<unsigned char>(text[index]); };
+    const unsigned char lead = byte(0);
+    if (lead < 0x80) return 1;
+    std::size_t length = 0;
+    unsigned char second_low = 0x80;
+    unsigned char second_high = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        length = 3;
+        if (lead == 0xE0) second_low = 0xA0;
+        if (lead == 0xED) second_high = 0x9F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        length = 4;
+        if (lead == 0xF0) second_low = 0x90;
+        if (lead == 0xF4) second_high = 0x8F;
+    } else {
+        return 0;
+    }
+    if (text.size() < length || byte(1) < second_low || byte(1) > second_high) return 0;
+    for (std::size_t index = 2; index < length; ++index)
+        if (byte(index) < 0x80 || byte(index) > 0xBF) return 0;
+    return length;
+}
+
+bool is_valid_utf8(std::string_view text) {
+    for (std::size_t length = 0; !text.empty(); text.remove_prefix(length))
+        if ((length = utf8_sequence_length(text)) == 0) return false;
+    return true;
+}
+
+// `text` with each byte outside valid UTF-8 replaced by U+FFFD. PostgreSQL refuses such text
+// where SQLite keeps the bytes, and git accepts any bytes in a commit message (i18n.commitEncoding
+// Latin-1, say): the run is stored with the text as the dashboard shows it (its API replaces the
+// same bytes) instead of failing to record.
+std::string with_valid_utf8(std::string_view text) {
+    std::string valid;
+    valid.reserve(text.size());
+    while (!text.empty()) {
+        const std::size_t length = utf8_sequence_length(text);
+        valid += length == 0 ? std::string_view("\xEF\xBF\xBD") : text.substr(0, length);
+        text.remove_prefix(length == 0 ? 1 : length);
+    }
+    return valid;
+}
+
 std::string text_of(std::int64_t value) {
     return std::to_string(value);
 }
@@ -269,8 +319,17 @@ class Connection {
     Rows query(std::string_view sql, std::span<const Parameter> parameters) {
         std::vector<const char*> values;
         values.reserve(parameters.size());
-        for (const Parameter& parameter : parameters)
-            values.push_back(parameter ? parameter->c_str() : nullptr);
+        // Reserved in full, so that no reallocation moves a string whose c_str() is in values.
+        std::vector<std::string> repaired;
+        repaired.reserve(parameters.size());
+        for (const Parameter& parameter : parameters) {
+            if (!parameter)
+                values.push_back(nullptr);
+            else if (is_valid_utf8(*parameter))
+                values.push_back(parameter->c_str());
+            else
+                values.push_back(repaired.emplace_back(with_valid_utf8(*parameter)).c_str());
+        }
         Rows rows(PQexecParams(connection_.get(), std::string(sql).c_str(),
                                static_cast<int>(values.size()), nullptr, values.data(), nullptr,
                                nullptr, 0));
