@@ -85,8 +85,11 @@ class UploadTest : public ::testing::Test {
             log_ += line + '\n';
         };
         DashboardSource source;
-        source.version = [this] { return store_->last_run_id(); };
-        source.load = [this] { return load_dashboard(*store_, nullptr, {}); };
+        // The server's refresh thread gets a connection of its own: a store object is used by
+        // one thread, and the test reads store_ while the server runs.
+        server_store_ = store::open_store(store_url_);
+        source.version = [this] { return server_store_->last_run_id(); };
+        source.load = [this] { return load_dashboard(*server_store_, nullptr, {}); };
         source.compare_pull = [](const std::string&, const std::string&, const std::string&) {
             return error_response(404, "no comparison here");
         };
@@ -127,6 +130,7 @@ class UploadTest : public ::testing::Test {
     benchwatch::testing::TemporaryDirectory directory_{"benchwatch-upload"};
     std::string store_url_;
     std::unique_ptr<store::Store> store_;
+    std::unique_ptr<store::Store> server_store_;  // the dashboard refresh thread's
     std::unique_ptr<DashboardServer> server_;
     int port_ = 0;
     std::thread serving_;

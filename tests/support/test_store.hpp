@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "support/postgres.hpp"
-#include "support/test_support.hpp"
 
 namespace benchwatch::testing {
 
@@ -43,16 +42,4 @@ inline std::string test_store_url(const std::filesystem::path& directory,
     return schema->store_url();
 }
 
-// `environment` with BENCHWATCH_STORE=`store_url` on PostgreSQL, for commands run without
-// --store; on SQLite it is left as is, so that the default store (.benchwatch/history.db in the
-// working directory, which test_store_url(directory / ".benchwatch") names) is what is tested.
-inline EnvironmentOverrides with_default_store(EnvironmentOverrides environment,
-                                               const std::string& store_url) {
-    if (stores_on_postgres()) environment["BENCHWATCH_STORE"] = store_url;
-    return environment;
-}
-
-// Why a test is skipped on PostgreSQL, as GTEST_SKIP() shows it.
-#define BENCHWATCH_SQLITE_ONLY(reason) \
-    if (::benchwatch::testing::stores_on_postgres()) GTEST_SKIP() << reason
 }  // namespace benchwatch::testing
