@@ -109,6 +109,7 @@ int main(int argc, char** argv) {
         add_history_branch_command(app),
         add_migrate_command(app),
         add_copy_command(app),
+        add_confirm_command(app),
     };
     try {
         app.parse(argc, argv);
