@@ -70,7 +70,8 @@ void add_comparison_flags(CLI::App& command, ComparisonFlags& flags) {
     command.add_option("--default-branch", flags.default_branch,
                        "The default branch (default: config, origin/HEAD, main)");
     command.add_option("--history-url", flags.history_url, "Link to the history dashboard");
-    command.add_option("--method", flags.method, "Comparison method (default: seed)");
+    command.add_option("--method", flags.method,
+                       "Comparison method (default: " + compare::default_method_name() + ")");
 }
 
 model::Comparison compare_head(const ComparisonFlags& flags, const std::string& head,
@@ -83,7 +84,9 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
         resolve_default_branch_revision(options.source.default_branch, context);
     options.head = head;
     if (!flags.base.empty()) options.base = flags.base;
-    options.method = !flags.method.empty() ? flags.method : context.config.method.value_or("seed");
+    options.method = !flags.method.empty()
+                         ? flags.method
+                         : context.config.method.value_or(compare::default_method_name());
     options.settings = context.config.settings;
     options.categories = context.config.categories;
     options.history_url = resolve_history_url(flags.history_url, options.source.project, context);

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cmath>
 #include <set>
 
+#include "compare/method.hpp"
 #include "compare/runs.hpp"
 #include "model/environment_keys.hpp"
 #include "stats/stats.hpp"
@@ -213,19 +213,6 @@ model::AllocationChange allocation_change(const model::Result& base, const model
     return model::AllocationChange::None;
 }
 
-model::Verdict verdict(double base, double head, double threshold, model::Direction direction) {
-    if (!(base > 0) || !(head > 0)) return model::Verdict::Unchanged;
-    switch (stats::judge(base, head, threshold, direction == model::Direction::SmallerIsBetter)) {
-        case stats::Judgement::Worse:
-            return model::Verdict::Slower;
-        case stats::Judgement::Better:
-            return model::Verdict::Faster;
-        case stats::Judgement::Unchanged:
-            break;
-    }
-    return model::Verdict::Unchanged;
-}
-
 // The category of `benchmark`; a configuration without a catch-all gets one appended for the
 // benchmarks that no prefix matches.
 std::size_t category_of(const std::string& benchmark, std::vector<model::Category>& categories) {
@@ -266,10 +253,12 @@ std::vector<model::Result> values_of(const CombinedResults& results) {
     return list;
 }
 
-// DESIGN.md §4.3–4.5 for every benchmark in both runs, plus new and removed ones.
+// DESIGN.md §4.3–4.5 for every benchmark in both runs, judged together by `method`, plus new
+// and removed ones.
 void judge_benchmarks(model::Comparison& comparison, const Side& head, const Side& base,
-                      const std::map<ResultKey, std::vector<double>>& series) {
-    const auto& settings = comparison.settings;
+                      const std::map<ResultKey, std::vector<double>>& series,
+                      const Method& method) {
+    std::vector<BenchmarkEvidence> suite;
     for (const auto& [key, head_result] : head.results) {
         const auto base_found = base.results.find(key);
         if (base_found == base.results.end()) {
@@ -288,20 +277,29 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
         benchmark.direction = head_result.direction;
         benchmark.base = base_result.value;
         benchmark.head = head_result.value;
-        const auto found_series = series.find(key);
-        const std::span<const double> values =
-            found_series == series.end() ? std::span<const double>{} : found_series->second;
-        benchmark.typical_change = stats::typical_change(values, settings.pairs);
-        benchmark.history_pairs = stats::pairs_used(values.size(), settings.pairs);
-        benchmark.threshold =
-            stats::seed_threshold(benchmark.typical_change, settings.factor,
-                                  comparison.categories[benchmark.category].minimum_change);
-        benchmark.verdict =
-            verdict(benchmark.base, benchmark.head, benchmark.threshold, benchmark.direction);
         benchmark.allocation_change = allocation_change(base_result, head_result);
         benchmark.base_allocations = base_result.allocations;
         benchmark.head_allocations = head_result.allocations;
+
+        BenchmarkEvidence evidence;
+        const auto found_series = series.find(key);
+        if (found_series != series.end()) evidence.history = found_series->second;
+        evidence.base = benchmark.base;
+        evidence.head = benchmark.head;
+        evidence.smaller_is_better = benchmark.direction == model::Direction::SmallerIsBetter;
+        evidence.minimum_change = comparison.categories[benchmark.category].minimum_change;
+        evidence.head_samples = head_result.samples;
+        suite.push_back(evidence);
         comparison.benchmarks.push_back(std::move(benchmark));
+    }
+    const auto assessments = method.judge(suite);
+    assert(assessments.size() == comparison.benchmarks.size());
+    for (std::size_t i = 0; i < assessments.size(); ++i) {
+        auto& benchmark = comparison.benchmarks[i];
+        benchmark.typical_change = assessments[i].typical_change;
+        benchmark.history_pairs = assessments[i].history_pairs;
+        benchmark.threshold = assessments[i].threshold;
+        benchmark.verdict = assessments[i].verdict;
     }
     for (const auto& [key, base_result] : base.results)
         if (!head.results.contains(key)) comparison.removed.push_back(base_result);
@@ -344,9 +342,7 @@ std::vector<model::CategorySummary> summarize(const model::Comparison& compariso
 
 model::Comparison compare(store::Store& store, const vcs::Repository* repository,
                           const CompareOptions& options) {
-    if (options.method != "seed")
-        throw CompareError(fmt::format("unknown method '{}'; available: seed", options.method));
-    assert(options.settings.pairs >= 0 && options.settings.factor >= 0);
+    const auto method = make_method(options.method, options.settings);
     const auto& source = options.source;
     const auto index = detail::index_runs(store, source.project, source.machine);
 
@@ -383,7 +379,7 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
     const auto series = history_series(store, index, choice.history, base.commit, base.results,
                                        compared_keys, wanted, comparison.history_runs);
 
-    judge_benchmarks(comparison, head, base, series);
+    judge_benchmarks(comparison, head, base, series, *method);
     comparison.summaries = summarize(comparison);
     comparison.environment_changes = environment_changes(base.environment, head.environment);
     if (!base.machine.empty() && !head.machine.empty())

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compare/method.hpp"
 #include "model/category.hpp"
 #include "model/comparison.hpp"
 #include "model/history.hpp"
@@ -34,7 +35,7 @@ struct CompareOptions {
     HistorySource source;
     std::string head;                 // revision or commit id of the pull request's head
     std::optional<std::string> base;  // --base: compare with this commit instead
-    std::string method = "seed";
+    std::string method = default_method_name();  // a name make_method() knows
     model::SeedRuleSettings settings;
     std::vector<model::Category> categories = model::default_categories();
     std::string history_url;
@@ -42,7 +43,7 @@ struct CompareOptions {
 
 // Builds the comparison of DESIGN.md §4: head and baseline runs (reruns of one commit combined
 // by their best value), the default branch's history up to the baseline (first-parent chain when
-// `repository` holds the commits, recording order otherwise), and the seed rule's verdicts.
+// `repository` holds the commits, recording order otherwise), and `options.method`'s verdicts.
 // `repository` may be null; without it (or when git does not know the head) the baseline is the
 // latest run recorded on `source.default_branch` (BaselineKind::LatestOnDefaultBranch).
 // Throws CompareError when the head has no run or --base names none, for an ambiguous commit

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "model/comparison.hpp"
+#include "model/result.hpp"
+
+namespace benchwatch::compare {
+
+// One benchmark of a pull request as a method sees it.
+struct BenchmarkEvidence {
+    // Default-branch values, oldest first, ending with the baseline run's value; all positive.
+    std::span<const double> history;
+    double base = 0;  // the baseline run's value
+    double head = 0;
+    bool smaller_is_better = true;
+    double minimum_change = 0.03;  // the benchmark's category minimum, e.g. 0.03 for 3%
+    std::optional<model::SampleSummary> head_samples;  // where the format has them
+};
+
+// What a method concludes about one benchmark.
+struct Assessment {
+    model::Verdict verdict = model::Verdict::Unchanged;
+    double threshold = 0;          // |ln(head/reference)| had to exceed this
+    double typical_change = 0;     // the noise measure used (seed: median |ln ratio|)
+    int history_pairs = 0;         // consecutive history pairs the noise was learned from
+    double reference = 0;          // the level head was compared with (seed: base)
+    double detectable_change = 0;  // smallest relative change flagged here, 0.05 for 5%
+};
+
+// A way of judging a pull request's benchmarks against the default branch's history.
+class Method {
+  public:
+    virtual ~Method() = default;
+
+    // The name `--method` selects it by.
+    virtual std::string name() const = 0;
+
+    // One assessment per benchmark of `suite`, in its order; all benchmarks of one pull request
+    // are judged together, so a method may look across the suite.
+    virtual std::vector<Assessment> judge(std::span<const BenchmarkEvidence> suite) const = 0;
+
+    // The sensitivity knob `backtest --budget` sweeps: bigger is stricter (seed: the factor).
+    virtual double setting() const = 0;
+
+    // The same method with its sensitivity knob at `setting`.
+    virtual std::unique_ptr<Method> with_setting(double setting) const = 0;
+
+    // The settings worth sweeping, smallest first: {1, 20} for seed.
+    virtual std::pair<double, double> setting_range() const = 0;
+};
+
+// The method called `name`, configured from `settings`. Throws CompareError
+// "unknown method 'x'; available: seed, …" for a name method_names() does not list.
+std::unique_ptr<Method> make_method(std::string_view name, const model::SeedRuleSettings& settings);
+
+// Every method's name, in the order the unknown-method message lists them.
+std::vector<std::string> method_names();
+
+// The method compare and backtest use when none is named.
+std::string default_method_name();
+
+}  // namespace benchwatch::compare
