@@ -283,7 +283,7 @@ TEST_F(UploadTest, SixteenUploadersOfFiftyRunsStoreEightHundredRunsOnPostgres) {
     for (const auto id : ids) EXPECT_EQ(results.at(id).size(), 5u) << "run " << id;
 }
 
-TEST_F(UploadTest, ServerKilledMidUploadLeavesNoPartialRunAndKeepsEveryConfirmedOne) {
+TEST_F(UploadTest, ServerKilledMidUploadLeavesNoPartialRunAndKeepsEveryConfirmedOneOnPostgres) {
     const std::string store = postgres_store();
     if (store.empty()) GTEST_SKIP() << kNoPostgresServer;
     const std::vector<std::string> arguments = {
