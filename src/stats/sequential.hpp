@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <span>
+
+namespace benchwatch::stats {
+
+// P(X <= k) for X ~ Binomial(n, 1/2): the chance of at most k heads in n fair coin flips.
+// 0 for k < 0, 1 for k >= n. Example: binomial_half_cdf(3, 0) == 0.125.
+double binomial_half_cdf(int n, int k);
+
+// The rank k (1-based) of the sign-test confidence interval [x_(k), x_(n+1−k)] for the median of
+// n independent values: the largest k with 2 × P(Binomial(n, 1/2) <= k − 1) <= alpha, so that the
+// interval misses the median with probability at most alpha whatever the distribution. 0 when n
+// is too small for any finite interval at that level. Example: sign_interval_rank(6, 0.05) == 1
+// (2 × 1/64 = 0.031), sign_interval_rank(5, 0.05) == 0 (2 × 1/32 = 0.0625).
+int sign_interval_rank(int n, double alpha);
+
+// The fewest values for which sign_interval_rank(n, alpha) is at least 1: the smallest n with
+// 2^(1−n) <= alpha. Example: fewest_values_for_interval(0.05) == 6.
+int fewest_values_for_interval(double alpha);
+
+// A closed interval; infinite bounds when the data cannot bound it.
+struct Interval {
+    double low = -std::numeric_limits<double>::infinity();
+    double high = std::numeric_limits<double>::infinity();
+
+    // Whether both bounds are finite.
+    bool finite() const { return std::isfinite(low) && std::isfinite(high); }
+};
+
+// The distribution-free confidence interval for the median of `values` at level 1 − alpha:
+// [x_(k), x_(n+1−k)] with k = sign_interval_rank(n, alpha), or (−∞, +∞) when k is 0.
+// Example: median_interval({5, 1, 4, 2, 3, 6}, 0.05) == [1, 6].
+Interval median_interval(std::span<const double> values, double alpha);
+
+// The error rate each look of a sequential test may spend so that `max_looks` looks together err
+// with probability at most `alpha` (Bonferroni): alpha / max_looks.
+double alpha_per_look(double alpha, int max_looks);
+
+// Where an interval lies relative to a boundary: wholly above it, wholly below it, or across it
+// (a bound equal to the boundary counts as across).
+enum class Side { Above, Below, Across };
+
+// Side of `interval` relative to `boundary`. Example: side_of({0.1, 0.3}, 0.05) == Side::Above.
+Side side_of(const Interval& interval, double boundary);
+
+}  // namespace benchwatch::stats
