@@ -1,0 +1,50 @@
+#pragma once
+
+// Steps in one benchmark's history: where its level moved and stayed moved. The method is
+// optimal partitioning (PELT) of the log values with a Huber-like cost: each log value is clipped
+// to within `clip` noise levels of the median of the five runs around it (so one-run spikes weigh
+// no more than ordinary noise), segments cost their squared deviations from their mean in units
+// of the noise level, and every step costs a penalty of `penalty_per_log_n` × ln(n). The noise
+// level is the median absolute difference of consecutive log values / √2 × 1.4826, which steps
+// and spikes barely move. Segments are at least `minimum_segment` runs long, so a spike shorter
+// than that is never a step.
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace benchwatch::stats {
+
+// The detector's settings; the defaults are the ones benchwatch uses everywhere.
+struct ChangePointSettings {
+    std::size_t minimum_segment = 3;  // runs on each side of a step, at least 1
+    double penalty_per_log_n = 3.0;   // a step must reduce the cost by this × ln(n)
+    double clip = 1.5;           // a value counts at most this many noise levels off its neighbours
+    double noise_floor = 0.001;  // smallest noise level assumed (log units, ≈ 0.1%)
+};
+
+// One step: the level from `index` on differs from the level before it.
+struct Step {
+    std::size_t index = 0;  // the first value after the step
+    double ratio = 1;       // median of the segment from `index` / median of the segment before
+
+    friend bool operator==(const Step&, const Step&) = default;
+};
+
+// The positions where a new level starts, ascending (never 0). Values are oldest first and must
+// be positive. Example: change_points({10, 10, 10, 10, 12, 12, 12, 12}) == {4}.
+std::vector<std::size_t> change_points(std::span<const double> values,
+                                       const ChangePointSettings& settings = {});
+
+// The steps of `values` (oldest first, positive) in order, each with the ratio of the medians of
+// the segments on either side. Example: detect_steps({10, 10, 10, 10, 12, 12, 12, 12}) ==
+// {{4, 1.2}}.
+std::vector<Step> detect_steps(std::span<const double> values,
+                               const ChangePointSettings& settings = {});
+
+// Where the current level of `values` began: the last change point, 0 when there is none. Cheap
+// enough to call on every prefix of a history (O(n²) at worst, no resampling).
+std::size_t last_change_point(std::span<const double> values,
+                              const ChangePointSettings& settings = {});
+
+}  // namespace benchwatch::stats

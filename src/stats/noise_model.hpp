@@ -1,0 +1,76 @@
+#pragma once
+
+// A documented, seeded model of benchmark histories with known steps, for measuring change-point
+// detection (and anything else that needs realistic noise) without real data.
+//
+// One series, from one seed:
+// - length n uniform in [min_length, max_length];
+// - a noise level s per series, log-uniform in [min_noise, max_noise] (0.005–0.05: 0.5%–5%);
+// - 0 to max_steps steps (uniform count), at positions uniform in [spacing, n − spacing] and at
+//   least `spacing` runs apart (fewer when the series is too short to hold them); each step
+//   multiplies the level by exp(±m), m log-uniform in [ln(1 + min_step), ln(1 + max_step)]
+//   (3%–30%), sign up or down with equal chance;
+// - each value is base × exp(level + s × t₃), t₃ a Student-t variate with 3 degrees of freedom
+//   (heavy tails: its variance is 3 and about 1 value in 20 lies beyond 3.2 scale units);
+// - then, with probability outlier_probability (2%), a one-run spike multiplies the value by
+//   1 + u, u uniform in [min_outlier, max_outlier] (20%–100% slower), as a busy machine does.
+// The random numbers come from std::mt19937_64 (whose output the C++ standard fixes) turned into
+// uniforms, normals (Box–Muller) and t₃ here, so a seed gives the same series everywhere.
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace benchwatch::stats {
+
+// Uniform, normal and Student-t variates that are the same for a seed on every platform (the
+// standard library's distributions are not).
+class SeededRandom {
+  public:
+    explicit SeededRandom(std::uint64_t seed) : engine_(seed) {}
+
+    // Uniform in [0, 1).
+    double uniform();
+    // Uniform in [low, high).
+    double uniform(double low, double high);
+    // Uniform integer in [low, high]; requires low <= high.
+    std::size_t integer(std::size_t low, std::size_t high);
+    // Standard normal.
+    double normal();
+    // Student-t with 3 degrees of freedom (scale 1).
+    double student_t3();
+
+  private:
+    std::mt19937_64 engine_;
+};
+
+// The parameters of the model described above.
+struct NoiseModel {
+    std::size_t min_length = 60;
+    std::size_t max_length = 200;
+    double min_noise = 0.005;
+    double max_noise = 0.05;
+    std::size_t max_steps = 3;
+    std::size_t spacing = 10;
+    double min_step = 0.03;
+    double max_step = 0.30;
+    double outlier_probability = 0.02;
+    double min_outlier = 0.2;
+    double max_outlier = 1.0;
+    double base = 1000;  // the first level, e.g. ns
+};
+
+// One generated history and what is true about it.
+struct GeneratedSeries {
+    std::vector<double> values;      // oldest first, all positive
+    std::vector<std::size_t> steps;  // the first value after each step, ascending
+    std::vector<double> ratios;      // parallel to steps: the level after / the level before
+    double noise = 0;                // the series' noise level s
+};
+
+// The series the model gives for `seed`, the same on every platform. Example:
+// generate_series(7).values.size() is in [60, 200].
+GeneratedSeries generate_series(std::uint64_t seed, const NoiseModel& model = {});
+
+}  // namespace benchwatch::stats
