@@ -1,16 +1,215 @@
+#include "run/confirm.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.hpp"
+#include "ingest/ingest.hpp"
+#include "report/confirmation.hpp"
+#include "run/timed_process.hpp"
 
 namespace benchwatch::cli {
 
+namespace {
+
+constexpr const char* kDecisionRule =
+    "Each round runs --base-cmd and --head-cmd once, in alternating order (base-head, head-base, "
+    "...) so that drift cancels, and pairs each benchmark's values as ln(head/base). After every "
+    "round a sign-test interval for the median of those ratios (distribution-free, so outliers "
+    "do not fool it) is taken at level 1 - alpha/max-rounds, so that all looks together err with "
+    "probability at most alpha. With --only-unusual, a flagged change is confirmed when the "
+    "interval lies beyond half the flagged change in its direction and dismissed when it lies "
+    "short of it; without, a benchmark is confirmed as changed when the interval lies beyond its "
+    "category's minimum change either way and dismissed when it lies within it. Undecided "
+    "benchmarks are those still across the line when the rounds or the time budget run out.";
+
+struct ConfirmFlags {
+    std::string base_command;
+    std::string head_command;
+    std::string report_path;
+    std::string results_file;
+    std::string results_format = "auto";
+    double time_budget_seconds = 600;
+    int max_rounds = 30;
+    double alpha = 0.05;
+    std::optional<double> timeout_seconds;
+    std::string format = "text";
+    std::string output;
+    std::string repo;
+    bool fail_on_regression = false;
+};
+
+std::string first_line_of(std::string_view text) {
+    while (!text.empty() && (text.front() == '\n' || text.front() == '\r')) text.remove_prefix(1);
+    return std::string(text.substr(0, text.find('\n')));
+}
+
+// Runs the base or head command and reads the results it prints (or writes to --results).
+class CommandMeasure {
+  public:
+    explicit CommandMeasure(const ConfirmFlags& flags) : flags_(flags) {}
+
+    std::vector<model::Result> operator()(run::Build build) {
+        const auto& text = build == run::Build::Base ? flags_.base_command : flags_.head_command;
+        const int round = ++runs_[build == run::Build::Base ? 0 : 1];
+        const auto flag = fmt::format("--{}-cmd '{}'", run::to_string(build), text);
+        run::Command command;
+        command.argv = run::shell_argv(text);
+        command.stdout_mode =
+            flags_.results_file.empty() ? run::OutputMode::capture : run::OutputMode::discard;
+        if (flags_.timeout_seconds)
+            command.timeout = std::chrono::duration<double>(*flags_.timeout_seconds);
+        command.environment = {{"BENCHWATCH_CONFIRM_BUILD", run::to_string(build)},
+                               {"BENCHWATCH_CONFIRM_ROUND", std::to_string(round)}};
+        if (!flags_.results_file.empty()) std::filesystem::remove(flags_.results_file);
+
+        const auto result = run::run_timed(command);
+        if (!result.succeeded()) {
+            const auto reason = first_line_of(result.err);
+            throw UsageError(
+                fmt::format("{} failed in round {}: {}{}; fix the command and run "
+                            "confirm again",
+                            flag, round, run::describe_failure(result, command),
+                            reason.empty() ? "" : " (" + reason + ")"));
+        }
+        ingest::ParsedResults parsed;
+        if (flags_.results_file.empty()) {
+            if (result.out.find_first_not_of(" \t\r\n") == std::string::npos)
+                throw UsageError(fmt::format(
+                    "{} printed nothing in round {}; make it print benchmark results, or pass "
+                    "--results FILE if it writes them to a file",
+                    flag, round));
+            parsed = ingest::parse(result.out, "output of " + flag, flags_.results_format);
+        } else {
+            if (!std::filesystem::exists(flags_.results_file))
+                throw UsageError(fmt::format("{} wrote no {} in round {}; check --results", flag,
+                                             flags_.results_file, round));
+            parsed = ingest::parse_file(flags_.results_file, flags_.results_format);
+        }
+        if (parsed.results.empty())
+            throw UsageError(fmt::format(
+                "{} gave no benchmark results in round {}; check that it runs the benchmarks", flag,
+                round));
+        return std::move(parsed.results);
+    }
+
+  private:
+    const ConfirmFlags& flags_;
+    int runs_[2] = {0, 0};
+};
+
+double seconds_now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+std::string render(const model::Confirmation& confirmation, const std::string& format) {
+    std::ostringstream out;
+    if (format == "markdown")
+        report::render_confirmation_markdown(confirmation, out);
+    else if (format == "json")
+        report::render_confirmation_json(confirmation, out);
+    else
+        report::render_confirmation_text(confirmation, out);
+    return out.str();
+}
+
+bool any_confirmed_slower(const model::Confirmation& confirmation) {
+    for (const auto& benchmark : confirmation.benchmarks)
+        if (benchmark.verdict == model::ConfirmationVerdict::Confirmed &&
+            benchmark.measured == model::Verdict::Slower)
+            return true;
+    return false;
+}
+
+int run_confirm(const ConfirmFlags& flags) {
+    const auto context = Context::discover(flags.repo);
+    std::optional<std::vector<run::ConfirmTarget>> targets;
+    if (!flags.report_path.empty())
+        targets = run::targets_from_report(read_comparison_file(flags.report_path));
+
+    run::ConfirmSettings settings;
+    settings.alpha = flags.alpha;
+    settings.max_rounds = flags.max_rounds;
+    settings.time_budget_seconds = flags.time_budget_seconds;
+    CommandMeasure measure(flags);
+    model::Confirmation confirmation;
+    try {
+        confirmation = run::confirm(
+            targets, context.config.categories,
+            [&measure](run::Build build) { return measure(build); }, seconds_now, settings);
+    } catch (const run::ConfirmError& error) {
+        throw UsageError(error.what());
+    }
+    confirmation.base_command = flags.base_command;
+    confirmation.head_command = flags.head_command;
+    confirmation.report = flags.report_path;
+
+    const auto text = render(confirmation, flags.format);
+    if (flags.output.empty())
+        std::cout << text << std::flush;
+    else
+        write_file_atomically(flags.output, text);
+    return flags.fail_on_regression && any_confirmed_slower(confirmation) ? 1 : 0;
+}
+
+}  // namespace
+
 Command add_confirm_command(CLI::App& parent) {
+    auto flags = std::make_shared<ConfirmFlags>();
     auto* command = parent.add_subcommand(
-        "confirm", "Re-measure flagged benchmarks, base and head interleaved");
-    return {command, [] {
-                throw UsageError("benchwatch confirm arrives with issue 8's next commit");
-                return 2;
-            }};
+        "confirm",
+        "Re-measure flagged benchmarks, base and head interleaved, until each is "
+        "confirmed or dismissed");
+    command->footer(kDecisionRule);
+    command
+        ->add_option("--base-cmd", flags->base_command,
+                     "Shell command that runs the baseline's benchmarks and prints results")
+        ->required();
+    command
+        ->add_option("--head-cmd", flags->head_command,
+                     "Shell command that runs the pull request's benchmarks")
+        ->required();
+    command->add_option("--only-unusual", flags->report_path,
+                        "A `compare --format json` report: decide only what it flagged");
+    command->add_option("--results", flags->results_file,
+                        "File the commands write their results to (default: their stdout)");
+    command
+        ->add_option("--results-format", flags->results_format,
+                     "Format of the results: auto or a reader's name")
+        ->check(CLI::IsMember([] {
+            auto names = ingest::format_names();
+            names.insert(names.begin(), "auto");
+            return names;
+        }()));
+    command
+        ->add_option("--time-budget", flags->time_budget_seconds,
+                     "Seconds to spend at most; no round starts that would end later")
+        ->check(CLI::PositiveNumber);
+    command->add_option("--max-rounds", flags->max_rounds, "Rounds (base and head once each)")
+        ->check(CLI::Range(1, 10000));
+    command
+        ->add_option("--alpha", flags->alpha,
+                     "Chance that a benchmark's verdict is wrong, over all rounds")
+        ->check(CLI::Range(0.0001, 0.5));
+    command
+        ->add_option("--timeout", flags->timeout_seconds,
+                     "Seconds after which a command is killed (default: none)")
+        ->check(CLI::PositiveNumber);
+    command->add_option("--format", flags->format, "Report format")
+        ->check(CLI::IsMember({"text", "markdown", "json"}));
+    command->add_option("--output", flags->output, "Write the report to this file");
+    command->add_option("--repo", flags->repo,
+                        "Repository whose benchwatch.toml gives the categories' minimum changes");
+    command->add_flag("--fail-on-regression", flags->fail_on_regression,
+                      "Exit 1 when a slower change is confirmed");
+    return {command, [flags] { return run_confirm(*flags); }};
 }
 
 }  // namespace benchwatch::cli

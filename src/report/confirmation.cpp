@@ -1,0 +1,186 @@
+#include "report/confirmation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/category.hpp"
+#include "report/report.hpp"
+#include "report/wording.hpp"
+
+namespace benchwatch::report {
+
+namespace {
+
+// "slower +15.0%", or "" without a report.
+std::string flagged_cell(const model::ConfirmedBenchmark& benchmark) {
+    if (!benchmark.flagged_change) return "—";
+    return fmt::format("{} {}", model::to_string(benchmark.flagged),
+                       format_change(*benchmark.flagged_change));
+}
+
+// "+13.1% to +16.2%", or "" while too few rounds bound it.
+std::string interval_cell(const model::ConfirmedBenchmark& benchmark) {
+    if (!benchmark.change_low || !benchmark.change_high) return "";
+    return fmt::format("{} to {}", format_change(*benchmark.change_low),
+                       format_change(*benchmark.change_high));
+}
+
+// "confirmed slower", "dismissed", "undecided".
+std::string verdict_cell(const model::ConfirmedBenchmark& benchmark) {
+    std::string cell = model::to_string(benchmark.verdict);
+    if (benchmark.verdict == model::ConfirmationVerdict::Confirmed)
+        cell += std::string(" ") + model::to_string(benchmark.measured);
+    return cell;
+}
+
+std::string shown_name(const model::ConfirmedBenchmark& benchmark, detail::Escape escape) {
+    return escape(model::with_metric(benchmark.name, benchmark.metric));
+}
+
+// "Re-measured 3 benchmarks over 14 rounds, base and head interleaved (stopped: all decided)."
+std::string rounds_sentence(const model::Confirmation& confirmation) {
+    const auto count = confirmation.benchmarks.size();
+    return fmt::format(
+        "Re-measured {} benchmark{} over {} round{}, base and head interleaved (stopped: {}).",
+        count, count == 1 ? "" : "s", confirmation.rounds, confirmation.rounds == 1 ? "" : "s",
+        model::to_string(confirmation.stop));
+}
+
+// "2 confirmed (1 slower, 1 faster), 1 dismissed, 0 undecided."
+std::string tally_sentence(const model::Confirmation& confirmation) {
+    int confirmed = 0, slower = 0, faster = 0, dismissed = 0, undecided = 0;
+    for (const auto& benchmark : confirmation.benchmarks) {
+        switch (benchmark.verdict) {
+            case model::ConfirmationVerdict::Confirmed:
+                ++confirmed;
+                if (benchmark.measured == model::Verdict::Slower) ++slower;
+                if (benchmark.measured == model::Verdict::Faster) ++faster;
+                break;
+            case model::ConfirmationVerdict::Dismissed:
+                ++dismissed;
+                break;
+            case model::ConfirmationVerdict::Undecided:
+                ++undecided;
+                break;
+        }
+    }
+    return fmt::format("{} confirmed ({} slower, {} faster), {} dismissed, {} undecided.",
+                       confirmed, slower, faster, dismissed, undecided);
+}
+
+// The rule in one sentence, with the error rate and where decisions can start.
+std::string rule_sentence(const model::Confirmation& confirmation) {
+    const auto boundary = confirmation.report.empty() ? "the category's minimum change either way"
+                                                      : "half the flagged change";
+    return fmt::format(
+        "A change is confirmed when the interval of its median lies beyond {}, and dismissed "
+        "when it lies short of it; each verdict is wrong with probability at most {}, and none "
+        "is possible before round {}.",
+        boundary, detail::percent_without_trailing_zeros(confirmation.alpha),
+        confirmation.first_deciding_round);
+}
+
+constexpr std::array<const char*, 6> kColumns = {"Benchmark", "Flagged", "Re-measured",
+                                                 "Interval",  "Rounds",  "Verdict"};
+
+std::array<std::string, 6> row_cells(const model::ConfirmedBenchmark& benchmark,
+                                     detail::Escape escape) {
+    return {shown_name(benchmark, escape),    flagged_cell(benchmark),
+            format_change(benchmark.change),  interval_cell(benchmark),
+            std::to_string(benchmark.rounds), verdict_cell(benchmark)};
+}
+
+using json = nlohmann::ordered_json;
+
+template <typename T>
+json optional_json(const std::optional<T>& value) {
+    return value ? json(*value) : json(nullptr);
+}
+
+}  // namespace
+
+void render_confirmation_text(const model::Confirmation& confirmation, std::ostream& out) {
+    out << rounds_sentence(confirmation) << '\n';
+    out << "Base: " << detail::plain_text(confirmation.base_command) << '\n';
+    out << "Head: " << detail::plain_text(confirmation.head_command) << "\n\n";
+    std::vector<std::array<std::string, 6>> rows;
+    rows.push_back({});
+    std::copy(kColumns.begin(), kColumns.end(), rows.back().begin());
+    for (const auto& benchmark : confirmation.benchmarks)
+        rows.push_back(row_cells(benchmark, detail::plain_text));
+    std::array<std::size_t, 6> widths{};
+    for (const auto& row : rows)
+        for (std::size_t column = 0; column < row.size(); ++column)
+            widths[column] = std::max(widths[column], detail::display_width(row[column]));
+    for (const auto& row : rows) {
+        std::string line;
+        for (std::size_t column = 0; column < row.size(); ++column) {
+            const auto padding = widths[column] - detail::display_width(row[column]);
+            // Names and verdicts read left-aligned, numbers right-aligned.
+            const bool left = column == 0 || column == 1 || column == row.size() - 1;
+            if (column > 0) line += "  ";
+            if (!left) line.append(padding, ' ');
+            line += row[column];
+            if (left && column + 1 < row.size()) line.append(padding, ' ');
+        }
+        out << line << '\n';
+    }
+    out << '\n' << tally_sentence(confirmation) << '\n' << rule_sentence(confirmation) << '\n';
+}
+
+void render_confirmation_markdown(const model::Confirmation& confirmation, std::ostream& out) {
+    out << "### Confirmation\n\n";
+    out << rounds_sentence(confirmation) << ' ' << tally_sentence(confirmation) << "\n\n";
+    out << "| Benchmark | Flagged | Re-measured | Interval | Rounds | Verdict |\n"
+           "|:--|:--|--:|--:|--:|:--|\n";
+    for (const auto& benchmark : confirmation.benchmarks) {
+        auto cells = row_cells(benchmark, escape_markdown);
+        const auto mark = benchmark.verdict == model::ConfirmationVerdict::Confirmed   ? "✅ "
+                          : benchmark.verdict == model::ConfirmationVerdict::Dismissed ? "❎ "
+                                                                                       : "❔ ";
+        out << fmt::format("| {} | {} | {} | {} | {} | {}{} |\n", cells[0], cells[1], cells[2],
+                           cells[3], cells[4], mark, cells[5]);
+    }
+    out << '\n' << rule_sentence(confirmation) << '\n';
+}
+
+void render_confirmation_json(const model::Confirmation& confirmation, std::ostream& out) {
+    json benchmarks = json::array();
+    for (const auto& benchmark : confirmation.benchmarks) {
+        const bool flagged = benchmark.flagged_change.has_value();
+        benchmarks.push_back({
+            {"name", benchmark.name},
+            {"metric", benchmark.metric},
+            {"direction", model::to_string(benchmark.direction)},
+            {"flagged", flagged ? json(model::to_string(benchmark.flagged)) : json(nullptr)},
+            {"flagged_change", optional_json(benchmark.flagged_change)},
+            {"boundary", benchmark.boundary},
+            {"change", benchmark.change},
+            {"change_low", optional_json(benchmark.change_low)},
+            {"change_high", optional_json(benchmark.change_high)},
+            {"rounds", benchmark.rounds},
+            {"verdict", model::to_string(benchmark.verdict)},
+            {"measured", model::to_string(benchmark.measured)},
+        });
+    }
+    const json document = {
+        {"base_command", confirmation.base_command},
+        {"head_command", confirmation.head_command},
+        {"report", confirmation.report.empty() ? json(nullptr) : json(confirmation.report)},
+        {"alpha", confirmation.alpha},
+        {"max_rounds", confirmation.max_rounds},
+        {"time_budget_seconds", confirmation.time_budget_seconds},
+        {"rounds", confirmation.rounds},
+        {"first_deciding_round", confirmation.first_deciding_round},
+        {"stopped", model::to_string(confirmation.stop)},
+        {"benchmarks", std::move(benchmarks)},
+    };
+    out << document.dump(2) << '\n';
+}
+
+}  // namespace benchwatch::report

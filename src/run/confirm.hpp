@@ -1,0 +1,84 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "model/category.hpp"
+#include "model/comparison.hpp"
+#include "model/confirmation.hpp"
+#include "model/result.hpp"
+
+namespace benchwatch::run {
+
+// Re-measuring cannot go on: a benchmark to decide is missing from a command's results. what()
+// is one line naming the benchmark, the command and the round, and how to fix it.
+class ConfirmError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// Which of the two commands a measurement runs.
+enum class Build { Base, Head };
+
+// "base" or "head".
+const char* to_string(Build build);
+
+// How long and how strictly `confirm` measures.
+struct ConfirmSettings {
+    double alpha = 0.05;  // chance that one benchmark's verdict is wrong, over all its looks
+    int max_rounds = 30;  // each round runs both commands once
+    double time_budget_seconds = 600;
+};
+
+// One benchmark to decide.
+struct ConfirmTarget {
+    std::string name;
+    std::string metric = "time";
+    model::Direction direction = model::Direction::SmallerIsBetter;
+    model::Verdict flagged = model::Verdict::Unchanged;  // the report's verdict, if any
+    std::optional<double> flagged_change;                // the report's head/base − 1, if any
+    double minimum_change = 0.03;  // the category's, used when nothing was flagged
+};
+
+// The benchmarks a `compare --format json` report flagged Slower or Faster, with their changes,
+// sorted by name and metric. Benchmarks flagged only for an allocation change are left out:
+// allocation counts do not vary between runs, so measuring them again decides nothing.
+std::vector<ConfirmTarget> targets_from_report(const model::Comparison& report);
+
+// Every benchmark and metric present in both `base` and `head`, sorted by name and metric, each
+// with the minimum change of its category (the first category's when none matches).
+std::vector<ConfirmTarget> targets_from_results(std::span<const model::Result> base,
+                                                std::span<const model::Result> head,
+                                                const std::vector<model::Category>& categories);
+
+// The verdict on `target` from the per-round ln(head/base) values, with intervals at level
+// 1 − alpha_per_look: against half the flagged change when there is one (confirmed beyond it
+// in the flagged direction, dismissed short of it), otherwise against ±ln(1 + minimum_change)
+// (confirmed beyond either, dismissed when between both). `rounds` is log_ratios.size().
+model::ConfirmedBenchmark judge_rounds(const ConfirmTarget& target,
+                                       std::span<const double> log_ratios, double alpha_per_look);
+
+// Runs one build's benchmarks once and returns their results.
+using Measure = std::function<std::vector<model::Result>(Build)>;
+
+// Seconds on a steady clock.
+using Clock = std::function<double()>;
+
+// Measures base and head in rounds, alternating which goes first (base-head, head-base, …) so
+// that drift cancels, and judges every undecided target after each round with
+// judge_rounds(..., settings.alpha / settings.max_rounds); a verdict, once reached, stays. Stops
+// when every target is decided, after settings.max_rounds rounds, or before a round that would
+// end past the time budget (judged by the mean round so far). `targets` nullopt: every benchmark
+// in both builds' first results (targets_from_results with `categories`). Throws ConfirmError
+// when a target is missing from a round's results, or when `targets` is nullopt and the first
+// results share no benchmark; runs nothing when `targets` is empty. Only the figures are filled in;
+// the caller sets the commands and the report's name.
+model::Confirmation confirm(std::optional<std::vector<ConfirmTarget>> targets,
+                            const std::vector<model::Category>& categories, const Measure& measure,
+                            const Clock& clock, const ConfirmSettings& settings);
+
+}  // namespace benchwatch::run
