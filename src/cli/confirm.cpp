@@ -19,15 +19,17 @@ namespace benchwatch::cli {
 namespace {
 
 constexpr const char* kDecisionRule =
-    "Each round runs --base-cmd and --head-cmd once, in alternating order (base-head, head-base, "
-    "...) so that drift cancels, and pairs each benchmark's values as ln(head/base). After every "
-    "round a sign-test interval for the median of those ratios (distribution-free, so outliers "
-    "do not fool it) is taken at level 1 - alpha/max-rounds, so that all looks together err with "
-    "probability at most alpha. With --only-unusual, a flagged change is confirmed when the "
-    "interval lies beyond half the flagged change in its direction and dismissed when it lies "
-    "short of it; without, a benchmark is confirmed as changed when the interval lies beyond its "
-    "category's minimum change either way and dismissed when it lies within it. Undecided "
-    "benchmarks are those still across the line when the rounds or the time budget run out.";
+    "Decision rule: each round runs --base-cmd and --head-cmd once, in alternating order\n"
+    "(base-head, head-base, ...) so that drift cancels, and pairs each benchmark's values as\n"
+    "ln(head/base). After every round a sign-test interval for the median of those ratios\n"
+    "(distribution-free, so outliers cannot fool it) is taken at level 1 - alpha/max-rounds,\n"
+    "so that all looks together err with probability at most alpha. With --only-unusual, a\n"
+    "flagged change is confirmed when the interval lies beyond half the flagged change in its\n"
+    "direction, and dismissed when it lies short of it. Without, a benchmark is confirmed as\n"
+    "changed when the interval lies beyond its category's minimum change either way, and\n"
+    "dismissed when it lies within it. What is still across the line when the rounds or the\n"
+    "time budget run out is undecided. The commands see BENCHWATCH_CONFIRM_BUILD (base or\n"
+    "head) and BENCHWATCH_CONFIRM_ROUND in their environment.";
 
 struct ConfirmFlags {
     std::string base_command;

@@ -16,16 +16,16 @@ namespace benchwatch::report {
 
 namespace {
 
-// "slower +15.0%", or "" without a report.
+// "slower +15.0%", or "—" without a report.
 std::string flagged_cell(const model::ConfirmedBenchmark& benchmark) {
     if (!benchmark.flagged_change) return "—";
     return fmt::format("{} {}", model::to_string(benchmark.flagged),
                        format_change(*benchmark.flagged_change));
 }
 
-// "+13.1% to +16.2%", or "" while too few rounds bound it.
+// "+13.1% to +16.2%", or "—" while too few rounds bound it.
 std::string interval_cell(const model::ConfirmedBenchmark& benchmark) {
-    if (!benchmark.change_low || !benchmark.change_high) return "";
+    if (!benchmark.change_low || !benchmark.change_high) return "—";
     return fmt::format("{} to {}", format_change(*benchmark.change_low),
                        format_change(*benchmark.change_high));
 }
@@ -75,13 +75,17 @@ std::string tally_sentence(const model::Confirmation& confirmation) {
 
 // The rule in one sentence, with the error rate and where decisions can start.
 std::string rule_sentence(const model::Confirmation& confirmation) {
-    const auto boundary = confirmation.report.empty() ? "the category's minimum change either way"
-                                                      : "half the flagged change";
+    const auto rule = confirmation.report.empty()
+                          ? "A benchmark is confirmed as changed when the interval of its median "
+                            "change lies beyond its category's minimum change either way, and "
+                            "dismissed when it lies within it"
+                          : "A flagged change is confirmed when the interval of its median change "
+                            "lies beyond half the flagged change, and dismissed when it lies short "
+                            "of it";
     return fmt::format(
-        "A change is confirmed when the interval of its median lies beyond {}, and dismissed "
-        "when it lies short of it; each verdict is wrong with probability at most {}, and none "
-        "is possible before round {}.",
-        boundary, detail::percent_without_trailing_zeros(confirmation.alpha),
+        "{}; each verdict is wrong with probability at most {}, and none is possible before "
+        "round {}.",
+        rule, detail::percent_without_trailing_zeros(confirmation.alpha),
         confirmation.first_deciding_round);
 }
 
