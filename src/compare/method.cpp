@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "compare/compare.hpp"
+#include "compare/level_method.hpp"
 #include "stats/stats.hpp"
 
 namespace benchwatch::compare {
@@ -74,12 +75,13 @@ class SeedMethod final : public Method {
 std::unique_ptr<Method> make_method(std::string_view name,
                                     const model::SeedRuleSettings& settings) {
     if (name == "seed") return std::make_unique<SeedMethod>(settings);
+    if (name == "level") return make_level_method({}, settings);
     throw CompareError(
         fmt::format("unknown method '{}'; available: {}", name, fmt::join(method_names(), ", ")));
 }
 
 std::vector<std::string> method_names() {
-    return {"seed"};
+    return {"seed", "level"};
 }
 
 std::string default_method_name() {

@@ -32,6 +32,9 @@ struct Assessment {
     int history_pairs = 0;         // consecutive history pairs the noise was learned from
     double reference = 0;          // the level head was compared with (seed: base)
     double detectable_change = 0;  // smallest relative change flagged here, 0.05 for 5%
+    // The suite's move the benchmark was judged against, e.g. −0.4 when the whole suite ran 40%
+    // faster; 0 when the suite did not move as a whole.
+    double suite_move = 0;
 };
 
 // A way of judging a pull request's benchmarks against the default branch's history.

@@ -1,0 +1,163 @@
+#include "compare/level_method.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <vector>
+
+#include "stats/stats.hpp"
+#include "stats/transient.hpp"
+
+namespace benchwatch::compare {
+
+namespace {
+
+// Scales a median absolute deviation to the standard deviation of normal data.
+constexpr double kMadToSigma = 1.4826;
+
+// One benchmark before the suite is looked at: its move from its level and its own threshold,
+// both in log space.
+struct Judged {
+    bool level_based = false;  // false: judged by the seed rule (short history or bad values)
+    double move = 0;           // ln(head / reference)
+    Assessment assessment;
+};
+
+model::Verdict verdict_of(double move, double threshold, bool smaller_is_better) {
+    if (std::abs(move) <= threshold) return model::Verdict::Unchanged;
+    const bool worse = smaller_is_better ? move > 0 : move < 0;
+    return worse ? model::Verdict::Slower : model::Verdict::Faster;
+}
+
+class LevelMethod final : public Method {
+  public:
+    LevelMethod(const LevelSettings& settings, const model::SeedRuleSettings& seed_settings)
+        : settings_(settings),
+          seed_settings_(seed_settings),
+          seed_(make_method("seed", seed_settings)) {
+        assert(settings_.level_runs > 0 && settings_.sensitivity >= 0);
+    }
+
+    std::string name() const override { return "level"; }
+
+    std::vector<Assessment> judge(std::span<const BenchmarkEvidence> suite) const override {
+        std::vector<Judged> judged;
+        judged.reserve(suite.size());
+        for (const auto& evidence : suite) judged.push_back(judge_alone(evidence));
+        judge_suite_move(suite, judged);
+
+        std::vector<Assessment> assessments;
+        assessments.reserve(judged.size());
+        for (auto& one : judged) assessments.push_back(one.assessment);
+        return assessments;
+    }
+
+    double setting() const override { return settings_.sensitivity; }
+
+    std::unique_ptr<Method> with_setting(double setting) const override {
+        auto settings = settings_;
+        settings.sensitivity = setting;
+        return std::make_unique<LevelMethod>(settings, seed_settings_);
+    }
+
+    std::pair<double, double> setting_range() const override { return {0.5, 20.0}; }
+
+  private:
+    Judged judge_alone(const BenchmarkEvidence& evidence) const {
+        Judged judged;
+        const bool positive =
+            evidence.base > 0 && evidence.head > 0 &&
+            std::all_of(evidence.history.begin(), evidence.history.end(),
+                        [](double value) { return value > 0; });
+        std::vector<double> logs;
+        if (positive) {
+            const auto wanted = settings_.noise_runs + 2 * settings_.level_runs;
+            const auto recent = evidence.history.last(std::min(wanted, evidence.history.size()));
+            logs.reserve(recent.size());
+            for (double value : recent) logs.push_back(std::log(value));
+        }
+        const double floor = std::log1p(evidence.minimum_change);
+        auto deviations = positive && logs.size() > settings_.level_runs
+                              ? stats::transient_deviations(logs, settings_.level_runs, floor)
+                              : std::vector<double>{};
+        if (deviations.size() > settings_.noise_runs)
+            deviations.erase(deviations.begin(),
+                             deviations.end() - static_cast<std::ptrdiff_t>(settings_.noise_runs));
+        if (deviations.size() < settings_.minimum_deviations) {
+            judged.assessment = seed_->judge(std::span(&evidence, 1)).front();
+            return judged;
+        }
+
+        for (auto& deviation : deviations) deviation = std::abs(deviation);
+        const double noise = stats::quantile(deviations, settings_.noise_quantile);
+        const double level =
+            stats::median(std::span<const double>(logs).last(settings_.level_runs));
+        judged.level_based = true;
+        judged.move = std::log(evidence.head) - level;
+        auto& assessment = judged.assessment;
+        assessment.typical_change = noise;
+        assessment.history_pairs = static_cast<int>(deviations.size());
+        assessment.reference = std::exp(level);
+        assessment.threshold = std::max(settings_.sensitivity * noise, floor);
+        assessment.detectable_change = std::expm1(assessment.threshold);
+        assessment.verdict =
+            verdict_of(judged.move, assessment.threshold, evidence.smaller_is_better);
+        return judged;
+    }
+
+    // When at least suite_share of the level-judged benchmarks moved beyond their thresholds
+    // in one direction, the suite moved as a whole (a machine, driver or toolchain change): a
+    // benchmark is then flagged only when it moved beyond its threshold both from its level and
+    // from the suite's median move, the same way, with a threshold of at least the suite's
+    // spread × suite_spread_factor.
+    void judge_suite_move(std::span<const BenchmarkEvidence> suite,
+                          std::vector<Judged>& judged) const {
+        std::vector<double> moves;
+        int up = 0;
+        int down = 0;
+        for (const auto& one : judged) {
+            if (!one.level_based) continue;
+            moves.push_back(one.move);
+            if (one.move > one.assessment.threshold) ++up;
+            if (one.move < -one.assessment.threshold) ++down;
+        }
+        const auto count = moves.size();
+        if (count < settings_.suite_minimum) return;
+        if (static_cast<double>(std::max(up, down)) < settings_.suite_share * static_cast<double>(count))
+            return;
+
+        const double shift = stats::median(moves);
+        std::vector<double> distances;
+        distances.reserve(count);
+        for (double move : moves) distances.push_back(std::abs(move - shift));
+        const double spread = kMadToSigma * stats::median(distances);
+        for (std::size_t i = 0; i < judged.size(); ++i) {
+            auto& one = judged[i];
+            if (!one.level_based) continue;
+            auto& assessment = one.assessment;
+            assessment.suite_move = std::expm1(shift);
+            assessment.threshold =
+                std::max(assessment.threshold, settings_.suite_spread_factor * spread);
+            assessment.detectable_change = std::expm1(assessment.threshold);
+            const auto beyond_suite = verdict_of(one.move - shift, assessment.threshold,
+                                                 suite[i].smaller_is_better);
+            const auto beyond_level =
+                verdict_of(one.move, assessment.threshold, suite[i].smaller_is_better);
+            assessment.verdict =
+                beyond_suite == beyond_level ? beyond_suite : model::Verdict::Unchanged;
+        }
+    }
+
+    LevelSettings settings_;
+    model::SeedRuleSettings seed_settings_;
+    std::unique_ptr<Method> seed_;
+};
+
+}  // namespace
+
+std::unique_ptr<Method> make_level_method(const LevelSettings& settings,
+                                          const model::SeedRuleSettings& seed_settings) {
+    return std::make_unique<LevelMethod>(settings, seed_settings);
+}
+
+}  // namespace benchwatch::compare

@@ -1,0 +1,42 @@
+#include "stats/transient.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+#include "stats/stats.hpp"
+
+namespace benchwatch::stats {
+
+double quantile(std::span<const double> values, double q) {
+    assert(q >= 0 && q <= 1);
+    if (values.empty()) return 0;
+    std::vector<double> sorted(values.begin(), values.end());
+    std::sort(sorted.begin(), sorted.end());
+    const double position = q * static_cast<double>(sorted.size() - 1);
+    const auto below = static_cast<std::size_t>(std::floor(position));
+    const auto above = std::min(below + 1, sorted.size() - 1);
+    const double fraction = position - static_cast<double>(below);
+    return sorted[below] + fraction * (sorted[above] - sorted[below]);
+}
+
+std::vector<double> transient_deviations(std::span<const double> log_values,
+                                         std::size_t level_runs, double ignore_below) {
+    assert(level_runs > 0);
+    std::vector<double> deviations;
+    const auto n = log_values.size();
+    for (std::size_t i = level_runs; i < n; ++i) {
+        const double before = median(log_values.subspan(i - level_runs, level_runs));
+        const double deviation = log_values[i] - before;
+        if (i + level_runs <= n && std::abs(deviation) > ignore_below) {
+            const double moved = median(log_values.subspan(i, level_runs)) - before;
+            const bool lasted =
+                moved * deviation > 0 && std::abs(moved) >= std::abs(deviation) / 2;
+            if (lasted) continue;
+        }
+        deviations.push_back(deviation);
+    }
+    return deviations;
+}
+
+}  // namespace benchwatch::stats

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace benchwatch::stats {
+
+// The q-quantile of `values` (0 ≤ q ≤ 1), interpolated linearly between the sorted values at
+// positions ⌊q(n−1)⌋ and ⌈q(n−1)⌉; 0 for an empty span.
+// Example: quantile({4, 1, 3, 2}, 0.5) == 2.5, quantile({4, 1, 3, 2}, 0.9) == 3.7.
+double quantile(std::span<const double> values, double q);
+
+// The one-run deviations of a series that did not last: its run-to-run noise with its steps left
+// out. `log_values` is a series of logarithms, oldest first. At every position i ≥ `level_runs`
+// the deviation is d = x[i] − median(x[i−level_runs … i−1]). It is left out when the move lasted,
+// which is known once `level_runs` values from i on exist: |d| > `ignore_below` and
+// m = median(x[i … i+level_runs−1]) − median(x[i−level_runs … i−1]) has d's sign and |m| ≥ |d|/2.
+// Example: with level_runs 3 and ignore_below 0.1, {0, 0, 0, 1, 0, 0, 0} gives {1, 0, 0, 0} (the
+// spike did not last) and {0, 0, 0, 1, 1, 1, 1} gives {0, 0} (the step lasted: positions 3, 4 out).
+std::vector<double> transient_deviations(std::span<const double> log_values,
+                                         std::size_t level_runs, double ignore_below);
+
+}  // namespace benchwatch::stats

@@ -1,0 +1,137 @@
+// What could break: the level method comparing a head with the wrong level, learning its noise
+// from the wrong deviations, flagging inside its threshold, calling a move of the whole suite
+// many regressions, or judging a short history by anything but the seed rule.
+#include "compare/level_method.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace benchwatch::compare {
+namespace {
+
+// 15 runs at 100 with one-run spikes to 110 at positions 7 and 11. With 5-run levels the
+// deviations at positions 5…14 are 0 except ln 1.1 = 0.0953 at 7 (the next five runs' median is
+// 100 again: it did not last) and at 11 (too recent to know: kept). Their 0.9 quantile sits at
+// position 0.9 × 9 = 8.1 of the sorted ten, between two 0.0953s: the noise is 0.0953, and the
+// threshold 1.5 × 0.0953 = 0.1430 (above ln 1.03), a detectable change of e^0.1430 − 1 = 15.37%.
+// The level is the median of the last five runs (100, 110, 100, 100, 100): 100.
+std::vector<double> spiky_history() {
+    std::vector<double> history(15, 100.0);
+    history[7] = 110;
+    history[11] = 110;
+    return history;
+}
+
+BenchmarkEvidence evidence(const std::vector<double>& history, double head,
+                           bool smaller_is_better = true) {
+    BenchmarkEvidence one;
+    one.history = history;
+    one.base = history.back();
+    one.head = head;
+    one.smaller_is_better = smaller_is_better;
+    return one;
+}
+
+std::unique_ptr<Method> level() {
+    return make_level_method({}, model::SeedRuleSettings{});
+}
+
+TEST(LevelMethod, FlagsAHeadBeyondItsNoiseFromTheRecentLevel) {
+    const auto history = spiky_history();
+    const std::vector<BenchmarkEvidence> suite{evidence(history, 116), evidence(history, 115)};
+    const auto assessments = level()->judge(suite);
+    ASSERT_EQ(assessments.size(), 2U);
+    // ln 1.16 = 0.1484 > 0.1430; ln 1.15 = 0.1398 is not.
+    EXPECT_EQ(assessments[0].verdict, model::Verdict::Slower);
+    EXPECT_EQ(assessments[1].verdict, model::Verdict::Unchanged);
+    EXPECT_DOUBLE_EQ(assessments[0].reference, 100);
+    EXPECT_NEAR(assessments[0].typical_change, std::log(1.1), 1e-12);
+    EXPECT_NEAR(assessments[0].threshold, 1.5 * std::log(1.1), 1e-12);
+    EXPECT_NEAR(assessments[0].detectable_change, 0.1537, 1e-4);
+    EXPECT_EQ(assessments[0].history_pairs, 10);
+    EXPECT_EQ(assessments[0].suite_move, 0);
+}
+
+TEST(LevelMethod, DirectionFollowsTheMetric) {
+    const auto history = spiky_history();
+    // Throughput: 80 is ln 0.8 = −0.223 below the level, beyond 0.1430 and worse.
+    const std::vector<BenchmarkEvidence> suite{evidence(history, 80, false),
+                                               evidence(history, 80, true)};
+    const auto assessments = level()->judge(suite);
+    EXPECT_EQ(assessments[0].verdict, model::Verdict::Slower);
+    EXPECT_EQ(assessments[1].verdict, model::Verdict::Faster);
+}
+
+TEST(LevelMethod, TheLevelIsNotTheBaselineRun) {
+    // The baseline run is a slow spike (130) on a level of 100: a head of 100 is no faster, and a
+    // head of 125 (ln 1.25 = 0.223 above the level) is slower although it beats the baseline run.
+    auto history = spiky_history();
+    history.push_back(130);
+    const std::vector<BenchmarkEvidence> suite{evidence(history, 100), evidence(history, 125)};
+    const auto assessments = level()->judge(suite);
+    EXPECT_EQ(assessments[0].verdict, model::Verdict::Unchanged);
+    EXPECT_EQ(assessments[1].verdict, model::Verdict::Slower);
+    EXPECT_DOUBLE_EQ(assessments[1].reference, 100);  // median(110, 100, 100, 100, 130)
+}
+
+TEST(LevelMethod, AShortHistoryIsJudgedByTheSeedRule) {
+    // Three runs give no 5-run level: the seed rule's typical change is the median of
+    // |ln 1.01| and |ln(100/101)|, 0.00995, and its threshold max(3 × 0.00995, ln 1.03) = 0.0299.
+    const std::vector<double> history{100, 101, 100};
+    const std::vector<BenchmarkEvidence> suite{evidence(history, 110)};
+    const auto assessments = level()->judge(suite);
+    EXPECT_EQ(assessments[0].verdict, model::Verdict::Slower);
+    EXPECT_DOUBLE_EQ(assessments[0].reference, 100);
+    EXPECT_NEAR(assessments[0].threshold, 3 * std::log(1.01), 1e-12);
+    EXPECT_EQ(assessments[0].history_pairs, 2);
+}
+
+TEST(LevelMethod, AMoveOfTheWholeSuiteIsJudgedOnce) {
+    // Twelve benchmarks on the spiky history: ten heads at 150 (ln 1.5 = 0.405 up), one at 100 and
+    // one at 200 (ln 2 = 0.693). Eleven of twelve moved up beyond 0.1430: the suite moved. Its
+    // median move is 0.405 (the 6th and 7th of the sorted moves), the spread 1.4826 × median
+    // |move − 0.405| = 0, so thresholds stay 0.1430. The ten moved with the suite (unchanged);
+    // 100 is 0.405 below the suite but not below its own level (unchanged); 200 is 0.288 beyond
+    // the suite and 0.693 beyond its level (slower).
+    const auto history = spiky_history();
+    std::vector<BenchmarkEvidence> suite(10, evidence(history, 150));
+    suite.push_back(evidence(history, 100));
+    suite.push_back(evidence(history, 200));
+    const auto assessments = level()->judge(suite);
+    for (std::size_t i = 0; i < 10; ++i)
+        EXPECT_EQ(assessments[i].verdict, model::Verdict::Unchanged) << i;
+    EXPECT_EQ(assessments[10].verdict, model::Verdict::Unchanged);
+    EXPECT_EQ(assessments[11].verdict, model::Verdict::Slower);
+    for (const auto& assessment : assessments) EXPECT_NEAR(assessment.suite_move, 0.5, 1e-12);
+}
+
+TEST(LevelMethod, UnderHalfTheSuiteMovingIsNoSuiteMove) {
+    // Five of twelve at 150: below the half, so each is judged alone and flagged.
+    const auto history = spiky_history();
+    std::vector<BenchmarkEvidence> suite(5, evidence(history, 150));
+    for (int i = 0; i < 7; ++i) suite.push_back(evidence(history, 100));
+    const auto assessments = level()->judge(suite);
+    for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(assessments[i].verdict, model::Verdict::Slower);
+    for (std::size_t i = 5; i < 12; ++i)
+        EXPECT_EQ(assessments[i].verdict, model::Verdict::Unchanged);
+    EXPECT_EQ(assessments[0].suite_move, 0);
+}
+
+TEST(LevelMethod, TheSettingIsTheSensitivity) {
+    const auto method = level();
+    EXPECT_EQ(method->name(), "level");
+    EXPECT_DOUBLE_EQ(method->setting(), 1.5);
+    // At sensitivity 1 the threshold is 0.0953 itself: 106 (ln 1.06 = 0.058) is not beyond it,
+    // 111 (0.104) is.
+    const auto looser = method->with_setting(1.0);
+    const auto history = spiky_history();
+    const std::vector<BenchmarkEvidence> suite{evidence(history, 106), evidence(history, 111)};
+    const auto assessments = looser->judge(suite);
+    EXPECT_EQ(assessments[0].verdict, model::Verdict::Unchanged);
+    EXPECT_EQ(assessments[1].verdict, model::Verdict::Slower);
+}
+
+}  // namespace
+}  // namespace benchwatch::compare
