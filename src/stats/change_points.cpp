@@ -34,9 +34,13 @@ double noise_level(std::span<const double> logs, double floor) {
 double window_median(std::span<const double> window) {
     std::array<double, 2 * kClipHalfWindow + 1> sorted{};
     assert(!window.empty() && window.size() <= sorted.size());
-    std::copy(window.begin(), window.end(), sorted.begin());
-    const auto end = sorted.begin() + static_cast<std::ptrdiff_t>(window.size());
-    std::sort(sorted.begin(), end);
+    // Insertion sort: at most five values.
+    for (std::size_t i = 0; i < window.size(); ++i) {
+        std::size_t place = i;
+        for (; place > 0 && sorted[place - 1] > window[i]; --place)
+            sorted[place] = sorted[place - 1];
+        sorted[place] = window[i];
+    }
     const std::size_t middle = window.size() / 2;
     return window.size() % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
@@ -124,6 +128,35 @@ std::vector<std::size_t> optimal_partition(const SegmentCost& cost, std::size_t 
     return starts;
 }
 
+// The ratio of the medians of the segments on either side of starts[i].
+double step_ratio(std::span<const double> values, const std::vector<std::size_t>& starts,
+                  std::size_t i) {
+    const std::size_t before_begin = i == 0 ? 0 : starts[i - 1];
+    const std::size_t after_end = i + 1 == starts.size() ? values.size() : starts[i + 1];
+    return median(values.subspan(starts[i], after_end - starts[i])) /
+           median(values.subspan(before_begin, starts[i] - before_begin));
+}
+
+// Removes the change point whose step is smallest, again and again, until every step moves the
+// median by at least `minimum_step` (relative) either way.
+void merge_small_steps(std::span<const double> values, std::vector<std::size_t>& starts,
+                       double minimum_step) {
+    const double smallest_allowed = std::log1p(minimum_step);
+    while (!starts.empty()) {
+        std::size_t smallest = 0;
+        double smallest_size = std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i < starts.size(); ++i) {
+            const double size = std::abs(std::log(step_ratio(values, starts, i)));
+            if (size < smallest_size) {
+                smallest = i;
+                smallest_size = size;
+            }
+        }
+        if (smallest_size >= smallest_allowed) return;
+        starts.erase(starts.begin() + static_cast<std::ptrdiff_t>(smallest));
+    }
+}
+
 }  // namespace
 
 std::vector<std::size_t> change_points(std::span<const double> values,
@@ -140,20 +173,17 @@ std::vector<std::size_t> change_points(std::span<const double> values,
     const SegmentCost cost(clipped(logs, noise, settings.clip), noise);
     const double penalty =
         settings.penalty_per_log_n * std::log(static_cast<double>(values.size()));
-    return optimal_partition(cost, values.size(), settings.minimum_segment, penalty);
+    auto starts = optimal_partition(cost, values.size(), settings.minimum_segment, penalty);
+    merge_small_steps(values, starts, settings.minimum_step);
+    return starts;
 }
 
 std::vector<Step> detect_steps(std::span<const double> values,
                                const ChangePointSettings& settings) {
     const auto starts = change_points(values, settings);
     std::vector<Step> steps;
-    for (std::size_t i = 0; i < starts.size(); ++i) {
-        const std::size_t before_begin = i == 0 ? 0 : starts[i - 1];
-        const std::size_t after_end = i + 1 == starts.size() ? values.size() : starts[i + 1];
-        const double before = median(values.subspan(before_begin, starts[i] - before_begin));
-        const double after = median(values.subspan(starts[i], after_end - starts[i]));
-        steps.push_back({starts[i], after / before});
-    }
+    for (std::size_t i = 0; i < starts.size(); ++i)
+        steps.push_back({starts[i], step_ratio(values, starts, i)});
     return steps;
 }
 

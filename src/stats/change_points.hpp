@@ -7,7 +7,8 @@
 // of the noise level, and every step costs a penalty of `penalty_per_log_n` × ln(n). The noise
 // level is the median absolute difference of consecutive log values / √2 × 1.4826, which steps
 // and spikes barely move. Segments are at least `minimum_segment` runs long, so a spike shorter
-// than that is never a step.
+// than that is never a step. Last, steps that move the median by less than `minimum_step` are
+// merged away, smallest first: they may be real but are too small for anyone to act on.
 
 #include <cstddef>
 #include <span>
@@ -21,6 +22,7 @@ struct ChangePointSettings {
     double penalty_per_log_n = 3.0;   // a step must reduce the cost by this × ln(n)
     double clip = 1.5;           // a value counts at most this many noise levels off its neighbours
     double noise_floor = 0.001;  // smallest noise level assumed (log units, ≈ 0.1%)
+    double minimum_step = 0.02;  // smaller moves of the median are merged away (2%)
 };
 
 // One step: the level from `index` on differs from the level before it.

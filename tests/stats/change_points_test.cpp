@@ -87,6 +87,15 @@ TEST(ChangePoints, TwoRunBlipIsNotAStep) {
     EXPECT_TRUE(detect_steps(values).empty());
 }
 
+TEST(ChangePoints, StepsUnderTheMinimumAreMergedAway) {
+    // Without noise both steps beat the penalty; 101 / 100 moves the median by 1%, under the
+    // minimum of 2%, and 103 / 100 by 3%.
+    const std::vector<double> one_percent{100, 100, 100, 100, 101, 101, 101, 101};
+    const std::vector<double> three_percent{100, 100, 100, 100, 103, 103, 103, 103};
+    EXPECT_TRUE(detect_steps(one_percent).empty());
+    EXPECT_EQ(detect_steps(three_percent), (std::vector<Step>{{4, 1.03}}));
+}
+
 TEST(SeededRandom, FirstUniformIsTheEnginesFirstOutputScaled) {
     // mt19937_64 seeded with 5489 first gives 14514284786278117030; its top 53 bits / 2^53 =
     // 0.7868209548678019.
