@@ -299,7 +299,11 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
         benchmark.typical_change = assessments[i].typical_change;
         benchmark.history_pairs = assessments[i].history_pairs;
         benchmark.threshold = assessments[i].threshold;
+        benchmark.detectable_change = assessments[i].detectable_change;
         benchmark.verdict = assessments[i].verdict;
+        if (benchmark.base > 0 && assessments[i].reference > 0)
+            benchmark.base = assessments[i].reference;
+        if (assessments[i].suite_move != 0) comparison.suite_move = assessments[i].suite_move;
     }
     for (const auto& [key, base_result] : base.results)
         if (!head.results.contains(key)) comparison.removed.push_back(base_result);
@@ -342,7 +346,7 @@ std::vector<model::CategorySummary> summarize(const model::Comparison& compariso
 
 model::Comparison compare(store::Store& store, const vcs::Repository* repository,
                           const CompareOptions& options) {
-    const auto method = make_method(options.method, options.settings);
+    const auto method = make_method(options.method, options.settings, options.level_settings);
     const auto& source = options.source;
     const auto index = detail::index_runs(store, source.project, source.machine);
 
@@ -357,6 +361,7 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
     comparison.head_commit = head.commit;
     comparison.method = options.method;
     comparison.settings = options.settings;
+    comparison.level_settings = options.level_settings;
     comparison.categories = options.categories;
     comparison.history_url = options.history_url;
     comparison.machine_environment = head.machine;
@@ -375,7 +380,7 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
     std::set<ResultKey> compared_keys;
     for (const auto& [key, result] : head.results)
         if (base.results.contains(key)) compared_keys.insert(key);
-    const auto wanted = static_cast<std::size_t>(options.settings.pairs) + 1;
+    const auto wanted = method->history_wanted();
     const auto series = history_series(store, index, choice.history, base.commit, base.results,
                                        compared_keys, wanted, comparison.history_runs);
 

@@ -37,6 +37,7 @@ struct CompareOptions {
     std::optional<std::string> base;  // --base: compare with this commit instead
     std::string method = default_method_name();  // a name make_method() knows
     model::SeedRuleSettings settings;
+    model::LevelRuleSettings level_settings;
     std::vector<model::Category> categories = model::default_categories();
     std::string history_url;
 };

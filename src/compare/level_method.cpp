@@ -62,17 +62,20 @@ class LevelMethod final : public Method {
 
     std::pair<double, double> setting_range() const override { return {0.5, 20.0}; }
 
+    std::size_t history_wanted() const override {
+        return std::max(settings_.noise_runs + 2 * settings_.level_runs, seed_->history_wanted());
+    }
+
   private:
     Judged judge_alone(const BenchmarkEvidence& evidence) const {
         Judged judged;
-        const bool positive =
-            evidence.base > 0 && evidence.head > 0 &&
-            std::all_of(evidence.history.begin(), evidence.history.end(),
-                        [](double value) { return value > 0; });
+        const bool positive = evidence.base > 0 && evidence.head > 0 &&
+                              std::all_of(evidence.history.begin(), evidence.history.end(),
+                                          [](double value) { return value > 0; });
         std::vector<double> logs;
         if (positive) {
-            const auto wanted = settings_.noise_runs + 2 * settings_.level_runs;
-            const auto recent = evidence.history.last(std::min(wanted, evidence.history.size()));
+            const auto recent =
+                evidence.history.last(std::min(history_wanted(), evidence.history.size()));
             logs.reserve(recent.size());
             for (double value : recent) logs.push_back(std::log(value));
         }
@@ -123,7 +126,8 @@ class LevelMethod final : public Method {
         }
         const auto count = moves.size();
         if (count < settings_.suite_minimum) return;
-        if (static_cast<double>(std::max(up, down)) < settings_.suite_share * static_cast<double>(count))
+        if (static_cast<double>(std::max(up, down)) <
+            settings_.suite_share * static_cast<double>(count))
             return;
 
         const double shift = stats::median(moves);
@@ -139,8 +143,8 @@ class LevelMethod final : public Method {
             assessment.threshold =
                 std::max(assessment.threshold, settings_.suite_spread_factor * spread);
             assessment.detectable_change = std::expm1(assessment.threshold);
-            const auto beyond_suite = verdict_of(one.move - shift, assessment.threshold,
-                                                 suite[i].smaller_is_better);
+            const auto beyond_suite =
+                verdict_of(one.move - shift, assessment.threshold, suite[i].smaller_is_better);
             const auto beyond_level =
                 verdict_of(one.move, assessment.threshold, suite[i].smaller_is_better);
             assessment.verdict =

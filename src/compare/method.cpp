@@ -52,6 +52,10 @@ class SeedMethod final : public Method {
 
     std::pair<double, double> setting_range() const override { return {1.0, 20.0}; }
 
+    std::size_t history_wanted() const override {
+        return static_cast<std::size_t>(settings_.pairs) + 1;
+    }
+
   private:
     Assessment judge_one(const BenchmarkEvidence& evidence) const {
         Assessment assessment;
@@ -72,10 +76,10 @@ class SeedMethod final : public Method {
 
 }  // namespace
 
-std::unique_ptr<Method> make_method(std::string_view name,
-                                    const model::SeedRuleSettings& settings) {
+std::unique_ptr<Method> make_method(std::string_view name, const model::SeedRuleSettings& settings,
+                                    const model::LevelRuleSettings& level_settings) {
     if (name == "seed") return std::make_unique<SeedMethod>(settings);
-    if (name == "level") return make_level_method({}, settings);
+    if (name == "level") return make_level_method(level_settings, settings);
     throw CompareError(
         fmt::format("unknown method '{}'; available: {}", name, fmt::join(method_names(), ", ")));
 }

@@ -57,11 +57,16 @@ class Method {
 
     // The settings worth sweeping, smallest first: {1, 20} for seed.
     virtual std::pair<double, double> setting_range() const = 0;
+
+    // How many of each benchmark's latest default-branch values, up to the baseline, judge()
+    // looks at: seed needs its pairs + 1.
+    virtual std::size_t history_wanted() const = 0;
 };
 
-// The method called `name`, configured from `settings`. Throws CompareError
-// "unknown method 'x'; available: seed, …" for a name method_names() does not list.
-std::unique_ptr<Method> make_method(std::string_view name, const model::SeedRuleSettings& settings);
+// The method called `name`, configured from `settings` (seed) and `level_settings` (level). Throws
+// CompareError "unknown method 'x'; available: seed, …" for a name method_names() does not list.
+std::unique_ptr<Method> make_method(std::string_view name, const model::SeedRuleSettings& settings,
+                                    const model::LevelRuleSettings& level_settings = {});
 
 // Every method's name, in the order the unknown-method message lists them.
 std::vector<std::string> method_names();

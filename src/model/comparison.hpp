@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,11 +29,12 @@ struct BenchmarkComparison {
     std::string metric = "time";
     std::string unit = "ns";
     Direction direction = Direction::SmallerIsBetter;
-    double base = 0;
+    double base = 0;  // the baseline run's value (level method: the level the head is judged by)
     double head = 0;
-    double typical_change = 0;  // median |ln(x[i+1]/x[i])| over the history pairs used
-    int history_pairs = 0;      // how many pairs that median was taken over
-    double threshold = 0;       // |ln(head/base)| must exceed this to be unusual
+    double typical_change = 0;     // median |ln(x[i+1]/x[i])| over the history pairs used
+    int history_pairs = 0;         // how many pairs that median was taken over
+    double threshold = 0;          // |ln(head/base)| must exceed this to be unusual
+    double detectable_change = 0;  // the smallest slowdown flagged: e^threshold − 1
     Verdict verdict = Verdict::Unchanged;
     AllocationChange allocation_change = AllocationChange::None;
     std::optional<double> base_allocations;
@@ -67,8 +69,8 @@ enum class BaselineKind {
 // Which commit the head is compared with, and why.
 struct Baseline {
     BaselineKind kind = BaselineKind::None;
-    std::string commit;      // the baseline's run commit (empty when kind == None)
-    std::string merge_base;  // the merge base itself (may differ from commit)
+    std::string commit;       // the baseline's run commit (empty when kind == None)
+    std::string merge_base;   // the merge base itself (may differ from commit)
     int commits_earlier = 0;  // NearestAncestor: first-parent steps from merge_base to commit
 };
 
@@ -87,6 +89,28 @@ struct SeedRuleSettings {
     int pairs = 30;       // typical change from at most this many most recent pairs
 };
 
+// The settings of the level method (docs/JUDGEMENT.md says how each was chosen).
+struct LevelRuleSettings {
+    // A head must lie beyond sensitivity × its benchmark's noise; `backtest --budget` sweeps it.
+    double sensitivity = 1.5;
+    // The noise: this quantile of the sizes of the benchmark's recent one-run deviations that
+    // did not last.
+    double noise_quantile = 0.9;
+    // A head is compared with the median of this many runs up to the baseline.
+    std::size_t level_runs = 5;
+    // The noise is learned from at most this many of the latest deviations.
+    std::size_t noise_runs = 40;
+    // With fewer deviations than this a benchmark is judged by the seed rule instead.
+    std::size_t minimum_deviations = 5;
+    // The suite moved as a whole when at least this share of its benchmarks, and at least
+    // suite_minimum of them, lie beyond their thresholds in one direction.
+    double suite_share = 0.5;
+    std::size_t suite_minimum = 10;
+    // Then a benchmark is flagged only beyond this many times the suite's spread around its
+    // median move (1.4826 × median absolute deviation), as well as beyond its own threshold.
+    double suite_spread_factor = 3.0;
+};
+
 // Everything a renderer needs to write the pull-request report.
 struct Comparison {
     std::string project;
@@ -95,14 +119,18 @@ struct Comparison {
     Baseline baseline;
     std::string method = "seed";
     SeedRuleSettings settings;
-    std::string history_order;  // "git" (first-parent chain) or "recorded" (recording order)
-    int history_runs = 0;       // default-branch runs the typical changes were learned from
-    std::vector<Category> categories;              // configured order
-    std::vector<CategorySummary> summaries;        // parallel to categories
-    std::vector<BenchmarkComparison> benchmarks;   // sorted by category, then display name
-    std::vector<Result> added;                     // in head only
-    std::vector<Result> removed;                   // in baseline only
-    std::vector<Result> head_only_results;         // BaselineKind::None: the head's results
+    LevelRuleSettings level_settings;  // used when method is "level"
+    // The median move of the whole suite from its levels when the level method found one
+    // (−0.4: 40% faster), which every benchmark was judged against; 0 when none.
+    double suite_move = 0;
+    std::string history_order;         // "git" (first-parent chain) or "recorded" (recording order)
+    int history_runs = 0;              // default-branch runs the typical changes were learned from
+    std::vector<Category> categories;  // configured order
+    std::vector<CategorySummary> summaries;              // parallel to categories
+    std::vector<BenchmarkComparison> benchmarks;         // sorted by category, then display name
+    std::vector<Result> added;                           // in head only
+    std::vector<Result> removed;                         // in baseline only
+    std::vector<Result> head_only_results;               // BaselineKind::None: the head's results
     std::vector<EnvironmentChange> environment_changes;  // sorted by key; no machine keys
     Environment machine_environment;  // the head's machine keys (model/environment_keys.hpp)
     // Machine keys that differ from the baseline's, sorted by key; empty when either side
@@ -110,7 +138,7 @@ struct Comparison {
     std::vector<EnvironmentChange> machine_changes;
     std::vector<Warning> head_warnings;      // stability warnings of the head's latest attempt
     std::vector<Warning> baseline_warnings;  // the same for the baseline (empty without one)
-    std::string history_url;                       // empty: no link
+    std::string history_url;                 // empty: no link
 };
 
 }  // namespace benchwatch::model

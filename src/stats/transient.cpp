@@ -20,8 +20,8 @@ double quantile(std::span<const double> values, double q) {
     return sorted[below] + fraction * (sorted[above] - sorted[below]);
 }
 
-std::vector<double> transient_deviations(std::span<const double> log_values,
-                                         std::size_t level_runs, double ignore_below) {
+std::vector<double> transient_deviations(std::span<const double> log_values, std::size_t level_runs,
+                                         double ignore_below) {
     assert(level_runs > 0);
     std::vector<double> deviations;
     const auto n = log_values.size();
@@ -30,8 +30,7 @@ std::vector<double> transient_deviations(std::span<const double> log_values,
         const double deviation = log_values[i] - before;
         if (i + level_runs <= n && std::abs(deviation) > ignore_below) {
             const double moved = median(log_values.subspan(i, level_runs)) - before;
-            const bool lasted =
-                moved * deviation > 0 && std::abs(moved) >= std::abs(deviation) / 2;
+            const bool lasted = moved * deviation > 0 && std::abs(moved) >= std::abs(deviation) / 2;
             if (lasted) continue;
         }
         deviations.push_back(deviation);

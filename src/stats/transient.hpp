@@ -18,7 +18,7 @@ double quantile(std::span<const double> values, double q);
 // m = median(x[i … i+level_runs−1]) − median(x[i−level_runs … i−1]) has d's sign and |m| ≥ |d|/2.
 // Example: with level_runs 3 and ignore_below 0.1, {0, 0, 0, 1, 0, 0, 0} gives {1, 0, 0, 0} (the
 // spike did not last) and {0, 0, 0, 1, 1, 1, 1} gives {0, 0} (the step lasted: positions 3, 4 out).
-std::vector<double> transient_deviations(std::span<const double> log_values,
-                                         std::size_t level_runs, double ignore_below);
+std::vector<double> transient_deviations(std::span<const double> log_values, std::size_t level_runs,
+                                         double ignore_below);
 
 }  // namespace benchwatch::stats

@@ -362,7 +362,7 @@ TEST(Errors, UnknownMethod) {
     recorder.record_a("pr", "feature", 1);
     auto options = recorder.options("pr");
     options.method = "magic";
-    EXPECT_EQ(compare_error(recorder, options), "unknown method 'magic'; available: seed");
+    EXPECT_EQ(compare_error(recorder, options), "unknown method 'magic'; available: seed, level");
 }
 
 TEST(NoBaseline, WithoutDefaultBranchRuns) {
