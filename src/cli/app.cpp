@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
         add_migrate_command(app),
         add_copy_command(app),
         add_confirm_command(app),
+        add_backtest_command(app),
     };
     try {
         app.parse(argc, argv);

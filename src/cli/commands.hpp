@@ -95,6 +95,9 @@ Command add_copy_command(CLI::App& parent);
 // `benchwatch confirm`: re-measures flagged benchmarks, base and head interleaved (issue 8).
 Command add_confirm_command(CLI::App& parent);
 
+// `benchwatch backtest`: replays the default branch as pull requests to measure methods (issue 8).
+Command add_backtest_command(CLI::App& parent);
+
 // What the dashboard needs from flags and config: the default branch (--default-branch, config,
 // repository, "main"), the comparison settings, categories and the repository's forge address.
 serve::DashboardOptions resolve_dashboard_options(const std::string& default_branch_flag,

@@ -1,0 +1,236 @@
+#include "compare/backtest.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "cli/commands.hpp"
+#include "compare/compare.hpp"
+#include "store/store.hpp"
+
+namespace benchwatch::cli {
+
+namespace {
+
+struct BacktestFlags {
+    CommonFlags common;
+    std::string default_branch;
+    std::vector<std::string> methods;
+    std::vector<double> injection_sizes = {0.1, 0.2};
+    std::optional<double> budget;
+    std::uint64_t seed = 1;
+    std::string format = "text";
+};
+
+// Checks one --inject entry: a positive number such as 0.1 for +10%.
+const CLI::Validator regression_size(
+    [](std::string& text) {
+        double size = 0;
+        if (CLI::detail::lexical_cast(text, size) && std::isfinite(size) && size > 0)
+            return std::string();
+        return "'" + text +
+               "' is not a regression size; give positive fractions separated by commas, "
+               "e.g. 0.1,0.2 for +10% and +20%";
+    },
+    "SIZE,...");
+
+// An injection size as JSON keys and table headers show it: the shortest decimal, "0.1".
+std::string size_key(double size) {
+    return fmt::format("{}", size);
+}
+
+// The default branch's history as a matrix: one row per benchmark and metric, one column per
+// run in History::commits order.
+compare::BacktestMatrix matrix_of(const model::History& history,
+                                  const std::vector<model::Category>& categories) {
+    std::map<std::string, std::size_t> column_of;
+    for (std::size_t column = 0; column < history.commits.size(); ++column)
+        column_of.emplace(history.commits[column], column);
+    compare::BacktestMatrix matrix;
+    matrix.runs = history.commits.size();
+    for (const auto& benchmark : history.benchmarks) {
+        compare::BacktestSeries series;
+        series.name = model::with_metric(benchmark.name, benchmark.metric);
+        series.smaller_is_better = benchmark.direction == model::Direction::SmallerIsBetter;
+        const auto category = model::categorize(benchmark.name, categories);
+        series.minimum_change = category < categories.size() ? categories[category].minimum_change
+                                                             : model::Category{}.minimum_change;
+        series.values.resize(matrix.runs);
+        for (std::size_t i = 0; i < benchmark.commits.size(); ++i)
+            series.values[column_of.at(benchmark.commits[i])] = benchmark.values[i];
+        matrix.benchmarks.push_back(std::move(series));
+    }
+    return matrix;
+}
+
+// --method's names in the order given, each once; without any, seed and the default method.
+std::vector<std::string> chosen_methods(const BacktestFlags& flags,
+                                        const std::string& default_name) {
+    std::vector<std::string> names;
+    const auto wanted =
+        flags.methods.empty() ? std::vector<std::string>{"seed", default_name} : flags.methods;
+    for (const auto& name : wanted)
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    return names;
+}
+
+nlohmann::ordered_json caught_json(const std::vector<double>& sizes,
+                                   const std::vector<double>& caught) {
+    auto shares = nlohmann::ordered_json::object();
+    for (std::size_t i = 0; i < sizes.size(); ++i) shares[size_key(sizes[i])] = caught[i];
+    return shares;
+}
+
+void render_json(const compare::BacktestReport& report, const std::vector<bool>& is_default,
+                 const BacktestFlags& flags, std::ostream& out) {
+    nlohmann::ordered_json json;
+    json["prs"] = report.pull_requests;
+    json["methods"] = nlohmann::ordered_json::array();
+    for (std::size_t m = 0; m < report.methods.size(); ++m) {
+        const auto& method = report.methods[m];
+        nlohmann::ordered_json entry;
+        entry["name"] = method.name;
+        entry["default"] = static_cast<bool>(is_default[m]);
+        entry["flukes_per_pr"] = method.score.flukes_per_pr;
+        entry["persistent_per_pr"] = method.score.persistent_per_pr;
+        entry["caught"] = caught_json(flags.injection_sizes, method.score.caught);
+        if (method.at_budget) {
+            nlohmann::ordered_json at_budget;
+            at_budget["budget"] = *flags.budget;
+            at_budget["setting"] = method.at_budget->setting;
+            at_budget["flukes_per_pr"] = method.at_budget->flukes_per_pr;
+            at_budget["caught"] = caught_json(flags.injection_sizes, method.at_budget->caught);
+            entry["at_budget"] = std::move(at_budget);
+        }
+        json["methods"].push_back(std::move(entry));
+    }
+    out << json.dump(2) << '\n';
+}
+
+std::string percent(double share) {
+    return fmt::format("{:.1f}%", share * 100);
+}
+
+void render_text(const compare::BacktestReport& report, const std::vector<bool>& is_default,
+                 const BacktestFlags& flags, std::ostream& out) {
+    std::vector<std::string> names;
+    for (std::size_t m = 0; m < report.methods.size(); ++m)
+        names.push_back(report.methods[m].name + (is_default[m] ? " (default)" : ""));
+    std::size_t name_width = std::string_view("method").size();
+    for (const auto& name : names) name_width = std::max(name_width, name.size());
+
+    out << fmt::format("{} pull request{} replayed from the default branch\n\n",
+                       report.pull_requests, report.pull_requests == 1 ? "" : "s");
+    const auto header = [&](std::string_view first_columns) {
+        out << fmt::format("{:<{}}  {}", "method", name_width, first_columns);
+        for (const double size : flags.injection_sizes)
+            out << fmt::format("  {:>11}", fmt::format("caught +{:g}%", size * 100));
+        out << '\n';
+    };
+    const auto caught = [&](const std::vector<double>& shares) {
+        for (const double share : shares) out << fmt::format("  {:>11}", percent(share));
+        out << '\n';
+    };
+    header("setting  flukes/PR  persistent/PR");
+    for (std::size_t m = 0; m < report.methods.size(); ++m) {
+        const auto& score = report.methods[m].score;
+        out << fmt::format("{:<{}}  {:>7.3g}  {:>9.2f}  {:>13.2f}", names[m], name_width,
+                           score.setting, score.flukes_per_pr, score.persistent_per_pr);
+        caught(score.caught);
+    }
+    if (!flags.budget) return;
+    out << fmt::format(
+        "\nAt the most sensitive setting with at most {:g} fluke(s) per pull request:\n",
+        *flags.budget);
+    header("setting  flukes/PR");
+    bool out_of_reach = false;
+    for (std::size_t m = 0; m < report.methods.size(); ++m) {
+        const auto& score = *report.methods[m].at_budget;
+        const bool over = score.flukes_per_pr > *flags.budget;
+        out_of_reach = out_of_reach || over;
+        out << fmt::format("{:<{}}  {:>7.3g}  {:>8.2f}{}", names[m], name_width, score.setting,
+                           score.flukes_per_pr, over ? "*" : " ");
+        caught(score.caught);
+    }
+    if (out_of_reach) out << "* over the budget even at the method's strictest setting\n";
+}
+
+int run_backtest(const BacktestFlags& flags) {
+    const std::set<double> distinct_sizes(flags.injection_sizes.begin(),
+                                          flags.injection_sizes.end());
+    if (distinct_sizes.size() != flags.injection_sizes.size())
+        throw UsageError("--inject lists a size twice; give each size once, e.g. --inject 0.1,0.2");
+    const auto context = Context::discover(flags.common.repo);
+    const auto default_name = context.config.method.value_or(compare::default_method_name());
+    std::vector<std::unique_ptr<compare::Method>> methods;
+    std::vector<bool> is_default;
+    for (const auto& name : chosen_methods(flags, default_name)) {
+        methods.push_back(compare::make_method(name, context.config.settings));
+        is_default.push_back(name == default_name);
+    }
+
+    compare::HistorySource source;
+    source.project = resolve_project(flags.common, context);
+    source.machine = resolve_machine(flags.common, context);
+    source.default_branch = resolve_default_branch_name(flags.default_branch, context);
+    source.default_branch_revision =
+        resolve_default_branch_revision(source.default_branch, context);
+    const auto store = store::open_store(resolve_store(flags.common, context));
+    const auto* repository = context.repository ? &*context.repository : nullptr;
+    const auto history =
+        compare::history(*store, repository, source, "", 0, context.config.settings);
+    if (history.commits.size() < compare::backtest_minimum_runs)
+        throw UsageError(fmt::format(
+            "backtest needs at least {} default-branch runs of project '{}' on machine '{}' "
+            "(branch '{}') and found {}; record more runs with --branch {} first",
+            compare::backtest_minimum_runs, source.project, source.machine, source.default_branch,
+            history.commits.size(), source.default_branch));
+
+    std::vector<const compare::Method*> method_pointers;
+    for (const auto& method : methods) method_pointers.push_back(method.get());
+    const compare::BacktestOptions options{flags.injection_sizes, flags.budget, flags.seed};
+    const auto report =
+        compare::backtest(matrix_of(history, context.config.categories), method_pointers, options);
+    if (flags.format == "json")
+        render_json(report, is_default, flags, std::cout);
+    else
+        render_text(report, is_default, flags, std::cout);
+    return 0;
+}
+
+}  // namespace
+
+Command add_backtest_command(CLI::App& parent) {
+    auto flags = std::make_shared<BacktestFlags>();
+    auto* command = parent.add_subcommand(
+        "backtest",
+        "Replay the default branch's runs as pull requests: flukes per pull request and the "
+        "share of injected regressions each method catches");
+    add_common_flags(*command, flags->common);
+    command->add_option("--default-branch", flags->default_branch, "The default branch");
+    command->add_option("--method", flags->methods,
+                        "A method to measure, repeatable (default: seed and the default method)");
+    command
+        ->add_option("--inject", flags->injection_sizes,
+                     "Regression sizes to inject, comma-separated (default: 0.1,0.2)")
+        ->delimiter(',')
+        ->check(regression_size);
+    command
+        ->add_option("--budget", flags->budget,
+                     "Also find each method's most sensitive setting with at most this many "
+                     "flukes per pull request")
+        ->check(CLI::NonNegativeNumber);
+    command->add_option("--seed", flags->seed,
+                        "Seed of the injected benchmarks' choice (default: 1)");
+    command->add_option("--format", flags->format, "Output format")
+        ->check(CLI::IsMember({"text", "json"}));
+    return {command, [flags] { return run_backtest(*flags); }};
+}
+
+}  // namespace benchwatch::cli
