@@ -118,7 +118,9 @@ TEST(NoiseModel, SameSeedSameSeriesAndStepsWhereTheModelSays) {
         for (std::size_t i = 0; i < series.steps.size(); ++i) {
             EXPECT_GE(series.steps[i], model.spacing);
             EXPECT_LE(series.steps[i], series.values.size() - model.spacing);
-            if (i > 0) EXPECT_GE(series.steps[i] - series.steps[i - 1], model.spacing);
+            if (i > 0) {
+                EXPECT_GE(series.steps[i] - series.steps[i - 1], model.spacing);
+            }
             const double size = std::abs(std::log(series.ratios[i]));
             EXPECT_GE(size, std::log1p(model.min_step) - 1e-12);
             EXPECT_LE(size, std::log1p(model.max_step) + 1e-12);
