@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <bit>
 #include <cassert>
 #include <cmath>
@@ -107,8 +106,12 @@ FlagCounts count_flags(const Method& method, std::span<const PullRequest> reques
         assert(assessments.size() == request.suite.size());
         for (std::size_t i = 0; i < assessments.size(); ++i) {
             if (!flagged(assessments[i].verdict)) continue;
+            // The flagged change is the one the report shows: head against the level the
+            // method compared it with (seed: the baseline run).
             const auto& evidence = request.suite[i];
-            if (persistent(std::log(evidence.head / evidence.base), request.later_shift[i]))
+            const double reference =
+                assessments[i].reference > 0 ? assessments[i].reference : evidence.base;
+            if (persistent(std::log(evidence.head / reference), request.later_shift[i]))
                 ++persistent_flags;
             else
                 ++flukes;

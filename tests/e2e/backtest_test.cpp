@@ -1,0 +1,175 @@
+// What could break: `benchwatch backtest` reading the default branch out of order or with the
+// wrong categories, JSON that strays from issue 8's shape, figures that disagree with the
+// definitions, or error lines that do not say what to fix.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "support/test_store.hpp"
+#include "support/test_support.hpp"
+
+namespace benchwatch::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path shared_data() {
+    const char* const found = std::getenv("BENCHWATCH_SHARED_DATA");
+    return found != nullptr && *found != '\0' ? fs::path(found) : fs::path(BENCHWATCH_SHARED_DATA);
+}
+
+const fs::path metal_history = shared_data() / "metal-gh-pages-data.js";
+
+// A github-action-benchmark history with one entry per run, commits c00, c01, …; `values[b]`
+// holds benchmark b's value in each run.
+std::string action_history(const std::vector<std::pair<std::string, std::vector<double>>>& values) {
+    nlohmann::json entries = nlohmann::json::array();
+    for (std::size_t run = 0; run < values.front().second.size(); ++run) {
+        nlohmann::json benches = nlohmann::json::array();
+        for (const auto& [name, series] : values)
+            benches.push_back({{"name", name}, {"value", series[run]}, {"unit", "ns"}});
+        entries.push_back({{"commit", {{"id", fmt::format("c{:02}", run)}}},
+                           {"date", 1000 * (run + 1)},
+                           {"tool", "julia"},
+                           {"benches", benches}});
+    }
+    return "window.BENCHMARK_DATA = " + nlohmann::json{{"entries", {{"Suite", entries}}}}.dump() +
+           "\n";
+}
+
+class BacktestTest : public ::testing::Test {
+  protected:
+    vcs::ProcessOutput benchwatch(std::vector<std::string> arguments) {
+        arguments.insert(arguments.end(), {"--store", store_, "--project", "p", "--machine", "m"});
+        return run(benchwatch_command(arguments), directory_.path(), without_ci_variables());
+    }
+
+    void import(const fs::path& file) {
+        const auto output = benchwatch({"import", "github-action-benchmark", file.string()});
+        ASSERT_EQ(output.exit_code, 0) << output.err;
+    }
+
+    // 16 runs, so one pull request, at run 10:
+    // "a" alternates 100, 110 (typical change τ = ln 1.1 = 0.0953), base 110, head 110 × 1.1⁴
+    //   = 161.051 (f = 4τ = 0.381 > 3τ: flagged); runs 11…15 go on alternating, so runs 10…14
+    //   have median 110 like runs 5…9: m = 0, a fluke. It stays flagged up to factor 4.
+    // "b" is 100, then 130 from run 10: τ = 0, threshold ln 1.03, f = m = ln 1.3: persistent.
+    // "c" is 100 throughout: never flagged.
+    // Injections: +10% or +20% is caught on each of them at factor 3 and at 4: "a" gets
+    //   4τ + ln 1.1 = 0.477 > 4τ, "b" and "c" at least ln 1.1 > ln 1.03.
+    void import_generated() {
+        std::vector<double> a;
+        std::vector<double> b;
+        for (int run = 0; run < 16; ++run) {
+            a.push_back(run == 10 ? 110 * std::pow(1.1, 4) : run % 2 == 0 ? 100.0 : 110.0);
+            b.push_back(run < 10 ? 100.0 : 130.0);
+        }
+        const auto file = directory_.path() / "generated.js";
+        write_text(file, action_history({{"a", a}, {"b", b}, {"c", std::vector<double>(16, 100)}}));
+        import(file);
+    }
+
+    TemporaryDirectory directory_;
+    std::string store_ = test_store_url(directory_.path());
+};
+
+TEST_F(BacktestTest, GeneratedHistoryGivesTheHandComputedFigures) {
+    import_generated();
+    const auto output =
+        benchwatch({"backtest", "--format", "json", "--inject", "0.10,0.20", "--budget", "0"});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    const auto json = nlohmann::ordered_json::parse(output.out);
+    EXPECT_EQ(json.at("prs"), 1);
+    ASSERT_EQ(json.at("methods").size(), 1u);
+    const auto& seed = json.at("methods").at(0);
+    EXPECT_EQ(seed.at("name"), "seed");
+    EXPECT_EQ(seed.at("default"), true);
+    EXPECT_EQ(seed.at("flukes_per_pr"), 1.0);
+    EXPECT_EQ(seed.at("persistent_per_pr"), 1.0);
+    EXPECT_EQ(seed.at("caught"), (nlohmann::ordered_json{{"0.1", 1.0}, {"0.2", 1.0}}));
+    // Budget 0: "a" stops being flagged at factor 4.
+    const auto& at_budget = seed.at("at_budget");
+    EXPECT_EQ(at_budget.at("budget"), 0.0);
+    EXPECT_NEAR(at_budget.at("setting").get<double>(), 4.0, 1e-4);
+    EXPECT_EQ(at_budget.at("flukes_per_pr"), 0.0);
+    EXPECT_EQ(at_budget.at("caught"), (nlohmann::ordered_json{{"0.1", 1.0}, {"0.2", 1.0}}));
+    // The keys come in issue 8's order.
+    std::vector<std::string> keys;
+    for (const auto& item : seed.items()) keys.push_back(item.key());
+    EXPECT_EQ(keys, (std::vector<std::string>{"name", "default", "flukes_per_pr",
+                                              "persistent_per_pr", "caught", "at_budget"}));
+}
+
+TEST_F(BacktestTest, TextIsATable) {
+    import_generated();
+    const auto output = benchwatch({"backtest", "--budget", "0"});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out,
+              "1 pull request replayed from the default branch\n"
+              "\n"
+              "method          setting  flukes/PR  persistent/PR  caught +10%  caught +20%\n"
+              "seed (default)        3       1.00           1.00       100.0%       100.0%\n"
+              "\n"
+              "At the most sensitive setting with at most 0 fluke(s) per pull request:\n"
+              "method          setting  flukes/PR  caught +10%  caught +20%\n"
+              "seed (default)        4      0.00        100.0%       100.0%\n");
+}
+
+TEST_F(BacktestTest, ErrorsAreOneLine) {
+    const auto file = directory_.path() / "short.js";
+    write_text(file, action_history({{"a", std::vector<double>(15, 100)}}));
+    import(file);
+    const auto short_history = benchwatch({"backtest"});
+    EXPECT_EQ(short_history.exit_code, 2);
+    EXPECT_EQ(short_history.err,
+              "error: backtest needs at least 16 default-branch runs of project 'p' on machine 'm' "
+              "(branch 'main') and found 15; record more runs with --branch main first\n");
+
+    const auto unknown = benchwatch({"backtest", "--method", "magic"});
+    EXPECT_EQ(unknown.exit_code, 2);
+    EXPECT_TRUE(unknown.err.starts_with("error: unknown method 'magic'; available: seed, "))
+        << unknown.err;
+
+    const auto twice = benchwatch({"backtest", "--inject", "0.1,0.10"});
+    EXPECT_EQ(twice.exit_code, 2);
+    EXPECT_EQ(twice.err,
+              "error: --inject lists a size twice; give each size once, e.g. --inject 0.1,0.2\n");
+
+    const auto not_a_number = benchwatch({"backtest", "--inject", "0.1,x"});
+    EXPECT_EQ(not_a_number.exit_code, 2);
+    EXPECT_EQ(not_a_number.err,
+              "error: --inject: 'x' is not a regression size; give positive fractions separated by "
+              "commas, e.g. 0.1,0.2 for +10% and +20%; run with --help for usage\n");
+}
+
+// Seed on the Metal.jl history, checked against an independent computation of issue 8's
+// definitions (tests/data/backtest/seed_backtest.py, which reads the file without benchwatch): 201
+// pull requests (runs 10…210 of 216), 1427 flukes and 643 persistent flags at factor 3; at factor
+// 20, the end of seed's range, still 402 flukes (2 per pull request), so budget 2 is met within it.
+TEST_F(BacktestTest, MetalHistoryMatchesAnIndependentComputation) {
+    if (!fs::exists(metal_history))
+        GTEST_SKIP() << metal_history << " is absent (it lives outside the project)";
+    import(metal_history);
+    const auto output =
+        benchwatch({"backtest", "--format", "json", "--method", "seed", "--budget", "2"});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    const auto json = nlohmann::json::parse(output.out);
+    EXPECT_EQ(json.at("prs"), 201);
+    const auto& seed = json.at("methods").at(0);
+    EXPECT_EQ(seed.at("name"), "seed");
+    EXPECT_DOUBLE_EQ(seed.at("flukes_per_pr").get<double>(), 1427.0 / 201);
+    EXPECT_DOUBLE_EQ(seed.at("persistent_per_pr").get<double>(), 643.0 / 201);
+    for (const auto& share : seed.at("caught")) {
+        EXPECT_GE(share.get<double>(), 0.0);
+        EXPECT_LE(share.get<double>(), 1.0);
+    }
+    const auto& at_budget = seed.at("at_budget");
+    EXPECT_LE(at_budget.at("flukes_per_pr").get<double>(), 2.0);
+    EXPECT_GT(at_budget.at("setting").get<double>(), 3.0);
+    EXPECT_LE(at_budget.at("setting").get<double>(), 20.0);
+}
+
+}  // namespace
+}  // namespace benchwatch::testing
