@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "compare/changes.hpp"
 #include "compare/compare.hpp"
 #include "report/report.hpp"
 #include "store/store.hpp"
@@ -18,7 +19,17 @@ struct HistoryFlags {
     std::size_t limit = 30;
     std::string format = "text";
     std::string benchmark;
+    bool changes = false;
+    bool limit_given = false;
 };
+
+std::string no_history_message(const HistoryFlags& flags, const compare::HistorySource& source) {
+    return fmt::format(
+        "no default-branch history{} for project '{}' on machine '{}' (branch '{}'); record runs "
+        "with --branch {} first",
+        flags.benchmark.empty() ? "" : " of '" + flags.benchmark + "'", source.project,
+        source.machine, source.default_branch, source.default_branch);
+}
 
 int run_history(const HistoryFlags& flags) {
     const auto context = Context::discover(flags.common.repo);
@@ -31,14 +42,21 @@ int run_history(const HistoryFlags& flags) {
 
     const auto store = store::open_store(resolve_store(flags.common, context));
     const auto* repository = context.repository ? &*context.repository : nullptr;
+    if (flags.changes) {
+        // Steps are found in the whole history unless --limit says otherwise.
+        const auto changes =
+            compare::history_changes(*store, repository, source, flags.benchmark,
+                                     flags.limit_given ? flags.limit : 0, context.config.settings);
+        if (changes.runs == 0) throw UsageError(no_history_message(flags, source));
+        if (flags.format == "json")
+            report::render_changes_json(changes, std::cout);
+        else
+            report::render_changes_text(changes, std::cout);
+        return 0;
+    }
     const auto history = compare::history(*store, repository, source, flags.benchmark, flags.limit,
                                           context.config.settings);
-    if (history.benchmarks.empty())
-        throw UsageError(fmt::format(
-            "no default-branch history{} for project '{}' on machine '{}' (branch '{}'); record "
-            "runs with --branch {} first",
-            flags.benchmark.empty() ? "" : " of '" + flags.benchmark + "'", source.project,
-            source.machine, source.default_branch, source.default_branch));
+    if (history.benchmarks.empty()) throw UsageError(no_history_message(flags, source));
     if (flags.format == "json")
         report::render_history_json(history, std::cout);
     else
@@ -54,9 +72,14 @@ Command add_history_command(CLI::App& parent) {
         "history", "Show each benchmark's recent values on the default branch");
     add_common_flags(*command, flags->common);
     command->add_option("--default-branch", flags->default_branch, "The default branch");
-    command->add_option("--limit", flags->limit, "Most recent runs to show (0: all)");
+    command
+        ->add_option("--limit", flags->limit,
+                     "Most recent runs to show (0: all; with --changes, all unless given)")
+        ->each([flags](const std::string&) { flags->limit_given = true; });
     command->add_option("--format", flags->format, "Output format")
         ->check(CLI::IsMember({"text", "json"}));
+    command->add_flag("--changes", flags->changes,
+                      "List the lasting steps in each benchmark's history instead");
     command->add_option("BENCHMARK", flags->benchmark, "A benchmark name, or a prefix like array/");
     return {command, [flags] { return run_history(*flags); }};
 }

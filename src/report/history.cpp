@@ -25,6 +25,13 @@ std::string pad_right(std::string_view text, std::size_t width) {
     return std::string(text) + std::string(width > used ? width - used : 0, ' ');
 }
 
+// A step's change as a signed percentage and its sense: "+12.3% worse".
+std::string step_change(const model::HistoryStep& step) {
+    const bool grew = step.ratio > 1;
+    const bool worse = grew == (step.direction == model::Direction::SmallerIsBetter);
+    return fmt::format("{:+.1f}% {}", (step.ratio - 1) * 100, worse ? "worse" : "better");
+}
+
 }  // namespace
 
 void render_history_text(const model::History& history, std::ostream& out, bool color) {
@@ -89,6 +96,71 @@ void render_history_json(const model::History& history, std::ostream& out) {
         {"order", history.order},
         {"runs", history.runs},
         {"benchmarks", std::move(benchmarks)},
+    };
+    out << document.dump(2) << "\n";
+}
+
+void render_changes_text(const model::HistoryChanges& changes, std::ostream& out) {
+    out << fmt::format("Steps in the history of {} on {}: {} in {} run{} ({} order)\n",
+                       detail::plain_text(changes.project), detail::plain_text(changes.machine),
+                       changes.steps.size(), changes.runs, changes.runs == 1 ? "" : "s",
+                       detail::plain_text(changes.order));
+    if (changes.steps.empty()) {
+        out << "No steps found.\n";
+        return;
+    }
+
+    struct Line {
+        std::string name, commits, change, environment;
+    };
+    std::vector<Line> lines;
+    std::size_t name_width = 0, commits_width = 0, change_width = 0;
+    for (const auto& step : changes.steps) {
+        Line line{detail::plain_text(model::with_metric(step.benchmark, step.metric)),
+                  detail::plain_text(detail::short_commit(step.before_commit) + ".." +
+                                     detail::short_commit(step.after_commit)),
+                  step_change(step),
+                  detail::change_list(step.environment_changes, detail::plain_text)};
+        name_width = std::max(name_width, detail::display_width(line.name));
+        commits_width = std::max(commits_width, detail::display_width(line.commits));
+        change_width = std::max(change_width, detail::display_width(line.change));
+        lines.push_back(std::move(line));
+    }
+    for (const auto& line : lines) {
+        auto text = pad_right(line.name, name_width) + "  " +
+                    pad_right(line.commits, commits_width) + "  " +
+                    pad_right(line.change, change_width);
+        if (!line.environment.empty()) text += "  environment: " + line.environment;
+        while (!text.empty() && text.back() == ' ') text.pop_back();
+        out << text << "\n";
+    }
+}
+
+void render_changes_json(const model::HistoryChanges& changes, std::ostream& out) {
+    const auto optional_text = [](const std::optional<std::string>& text) {
+        return text ? nlohmann::ordered_json(*text) : nlohmann::ordered_json(nullptr);
+    };
+    nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+    for (const auto& step : changes.steps) {
+        nlohmann::ordered_json environment = nlohmann::ordered_json::array();
+        for (const auto& change : step.environment_changes)
+            environment.push_back({{"key", change.key},
+                                   {"before", optional_text(change.before)},
+                                   {"after", optional_text(change.after)}});
+        steps.push_back({
+            {"benchmark", step.benchmark},
+            {"metric", step.metric},
+            {"unit", step.unit},
+            {"direction", model::to_string(step.direction)},
+            {"before_commit", step.before_commit},
+            {"after_commit", step.after_commit},
+            {"ratio", step.ratio},
+            {"environment_changes", std::move(environment)},
+        });
+    }
+    const nlohmann::ordered_json document = {
+        {"project", changes.project}, {"machine", changes.machine}, {"order", changes.order},
+        {"runs", changes.runs},       {"steps", std::move(steps)},
     };
     out << document.dump(2) << "\n";
 }

@@ -71,4 +71,12 @@ void render_history_text(const model::History& history, std::ostream& out, bool 
 // `benchwatch history --format json`.
 void render_history_json(const model::History& history, std::ostream& out);
 
+// `benchwatch history --changes` as terminal text: a title, then per step the benchmark, the
+// commits on either side, the change of its level and whether that is worse or better, and the
+// environment keys that changed between those commits' runs.
+void render_changes_text(const model::HistoryChanges& changes, std::ostream& out);
+
+// `benchwatch history --changes --format json`.
+void render_changes_json(const model::HistoryChanges& changes, std::ostream& out);
+
 }  // namespace benchwatch::report

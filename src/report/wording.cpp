@@ -60,9 +60,6 @@ std::string baseline_sentence(const model::Baseline& baseline, Escape escape) {
            "compared.";
 }
 
-namespace {
-
-// "LLVM 15 → 16, CUDA added (12.2), GPU removed (was A100)".
 std::string change_list(const std::vector<model::EnvironmentChange>& changes, Escape escape) {
     std::vector<std::string> parts;
     for (const auto& change : changes) {
@@ -79,6 +76,8 @@ std::string change_list(const std::vector<model::EnvironmentChange>& changes, Es
     }
     return join(parts, ", ");
 }
+
+namespace {
 
 // How one machine key reads in "Measured on: …": "2 cores", "kernel 6.1.0", or the value alone.
 std::string machine_part(std::string_view key, const std::string& value) {

@@ -27,6 +27,9 @@ std::string short_commit(std::string_view commit);
 // The sentence saying what the head is compared with ("Compared with 6ecd201bb, the merge base.").
 std::string baseline_sentence(const model::Baseline& baseline, Escape escape);
 
+// "LLVM 15 → 16, CUDA added (12.2), GPU removed (was A100)": each change, joined by commas.
+std::string change_list(const std::vector<model::EnvironmentChange>& changes, Escape escape);
+
 // "The environment differs from the baseline's: LLVM 15 → 16, CUDA added (12.2)."; "" when the
 // list is empty.
 std::string environment_sentence(const std::vector<model::EnvironmentChange>& changes,

@@ -33,6 +33,14 @@ std::string machine_key(std::string_view project, std::string_view machine) {
 json benchmark_json(const MachineHistory& machine, const BenchmarkSeries& series) {
     const std::uint32_t last = series.commits.empty() ? 0 : series.commits.back();
     const CommitPoint* latest = series.commits.empty() ? nullptr : &machine.commits[last];
+    json steps = json::array();
+    for (const auto& step : series.steps) {
+        const CommitPoint& after = machine.commits[step.commit];
+        steps.push_back({{"time", after.time_ms},
+                         {"commit", after.commit},
+                         {"before_commit", machine.commits[step.before_commit].commit},
+                         {"change", step.change}});
+    }
     return {
         {"id", series.id},
         {"name", series.name},
@@ -49,6 +57,7 @@ json benchmark_json(const MachineHistory& machine, const BenchmarkSeries& series
         {"trend", to_string(series.trend)},
         {"trend_change", series.trend_change},
         {"retired", series.retired},
+        {"steps", std::move(steps)},
     };
 }
 

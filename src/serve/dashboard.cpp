@@ -9,6 +9,7 @@
 
 #include "compare/compare.hpp"
 #include "model/fnv.hpp"
+#include "stats/change_points.hpp"
 #include "stats/stats.hpp"
 
 namespace benchwatch::serve {
@@ -146,6 +147,21 @@ void judge_trend(BenchmarkSeries& series, double typical_log_change, double mini
     }
 }
 
+// The steps of a series, found among its positive values.
+std::vector<SeriesStep> series_steps(const BenchmarkSeries& series) {
+    std::vector<double> positive;
+    std::vector<std::uint32_t> commits;
+    for (std::size_t i = 0; i < series.values.size(); ++i) {
+        if (series.values[i] <= 0) continue;
+        positive.push_back(series.values[i]);
+        commits.push_back(series.commits[i]);
+    }
+    std::vector<SeriesStep> steps;
+    for (const auto& step : stats::detect_steps(positive))
+        steps.push_back({commits[step.index], commits[step.index - 1], step.ratio - 1});
+    return steps;
+}
+
 MachineHistory load_machine(store::Store& store, const vcs::Repository* repository,
                             const std::string& project, const std::string& machine,
                             const std::vector<model::Run>& runs, const DashboardOptions& options) {
@@ -191,6 +207,7 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
         for (const auto& commit : benchmark.commits) series.commits.push_back(position.at(commit));
         series.retired = series.commits.empty() || series.commits.back() != last_commit;
         judge_trend(series, benchmark.typical_change, minimum_change, options.settings);
+        series.steps = series_steps(series);
         sorted.emplace_back(category, std::move(series));
     }
     std::stable_sort(sorted.begin(), sorted.end(),

@@ -47,6 +47,13 @@ enum class Trend { Stable, Regressed, Improved };
 // "stable", "regressed" or "improved".
 const char* to_string(Trend trend);
 
+// A lasting change of a benchmark's level (stats::detect_steps over its values).
+struct SeriesStep {
+    std::uint32_t commit = 0;         // the first commit of the new level (MachineHistory::commits)
+    std::uint32_t before_commit = 0;  // the last commit of the old level
+    double change = 0;                // new level / old level − 1
+};
+
 // One benchmark's values of one metric on one machine's default branch.
 struct BenchmarkSeries {
     std::string id;  // stable_id of the name, or of "name\nmetric" for metrics other than time
@@ -60,8 +67,9 @@ struct BenchmarkSeries {
     double typical_change = 0;           // relative: 0.012 is 1.2%
     double threshold = 0;                // relative change the comparison rule needs to flag
     Trend trend = Trend::Stable;
-    double trend_change = 0;  // recent level / earlier level − 1
-    bool retired = false;     // the machine's latest commit has no value for it
+    double trend_change = 0;        // recent level / earlier level − 1
+    bool retired = false;           // the machine's latest commit has no value for it
+    std::vector<SeriesStep> steps;  // oldest first
 };
 
 // A commit recorded off the default branch: a pull request's head.
@@ -119,7 +127,7 @@ struct DashboardOptions {
 
 // Reads every project's default-branch history on every machine, in the order compare::history
 // gives (git's first-parent chain when `repository` knows the commits, else recording order),
-// with each benchmark's category, typical change, threshold, trend and retirement, the
+// with each benchmark's category, typical change, threshold, trend, retirement and steps, the
 // environment changes between consecutive runs that both recorded one, and the pull requests'
 // heads. `repository` may be null. Throws store::StoreError when the store cannot be read.
 Dashboard load_dashboard(store::Store& store, const vcs::Repository* repository,

@@ -96,7 +96,13 @@ TEST_F(ApiTest, BenchmarksOfTheDefaultMachine) {
                                 {"threshold", 0.03},
                                 {"trend", "regressed"},
                                 {"trend_change", 120.0 / 100.0 - 1},
-                                {"retired", false}};
+                                {"retired", false},
+                                // 100 up to c05, 120 from c06: one step of 120 / 100 − 1.
+                                {"steps",
+                                 {{{"time", start_ms + 6 * hour_ms},
+                                   {"commit", "c06"},
+                                   {"before_commit", "c05"},
+                                   {"change", 120.0 / 100.0 - 1}}}}};
     EXPECT_EQ(body["benchmarks"][1], expected_time);
     EXPECT_EQ(body["benchmarks"][0]["direction"], "bigger");
     EXPECT_EQ(body["benchmarks"][0]["trend"], "improved");
