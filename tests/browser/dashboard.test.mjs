@@ -1,6 +1,6 @@
 // The dashboard could miss or misfile benchmarks, lose a search, window or open chart on reload,
-// run a benchmark's name as HTML, serve files outside the page, or behave differently as a static
-// site: this test drives the real benchwatch binary and headless Chromium through each.
+// run a benchmark's name as HTML, serve files outside the page, lose a step's marker, or behave
+// differently as a static site: this test drives the real benchwatch binary and headless Chromium through each.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,6 +46,8 @@ const XSS_SUBJECT = '<script>alert(3)</script> speed up';
 // In the xss project: run only by the first commit, so retired at the second.
 const RETIRED_NAME = 'old/gone';
 const SEARCH = 'CopyTo';
+// In the steps project: 10 ms for four commits, then 12 ms for four.
+const STEP_NAME = 'sleep/step';
 
 function readHistory() {
   const text = readFileSync(historyFile, 'utf8');
@@ -164,7 +166,7 @@ async function screenshot(page, name) {
 }
 
 // The checks both the served and the static dashboard must pass; `label` names screenshots.
-async function checkDashboard(browser, base, history, label) {
+async function checkDashboard(browser, base, history, stepCommits, label) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const problems = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -257,6 +259,17 @@ async function checkDashboard(browser, base, history, label) {
   assert.ok(xssTip.includes('environment changed: toolchain: 1.0 → 1.1'), xssTip);
   assert.equal(await page.locator('img').count(), 0);
   assert.equal(await page.locator('body script').count(), 0);
+  // The benchmark whose level rose 20% at its fifth commit has one step marker, saying so.
+  await page.goto(`${base}?pkg=steps`);
+  await eventually(() => shownNames(page), [STEP_NAME], 'the steps project');
+  const marker = page.locator('[data-benchmark-id] .step-marker');
+  await marker.waitFor();
+  assert.equal(await marker.count(), 1);
+  assert.equal(await marker.getAttribute('title'),
+    `step +20.0% (worse) from ${stepCommits[3].slice(0, 7)} to ${stepCommits[4].slice(0, 7)}`);
+  assert.equal(await marker.getAttribute('data-commit'), stepCommits[4]);
+  await screenshot(page, `${label}-step`);
+
   await page.waitForTimeout(300);
   assert.deepEqual(problems, []);
   await page.close();
@@ -270,6 +283,7 @@ describe('the history dashboard', { skip }, () => {
   let served;
   let site;
   let browser;
+  const stepCommits = [];
 
   before(async () => {
     folder = mkdtempSync(join(tmpdir(), 'benchwatch-dashboard-'));
@@ -295,6 +309,23 @@ describe('the history dashboard', { skip }, () => {
       benchwatch(folder, 'record', '--store', store, '--project', 'xss', '--machine', 'm1',
         '--repo', repository, '--commit', git(repository, 'rev-parse', 'HEAD'), '--branch', 'main',
         '--env', `toolchain=1.${index}`, results);
+    }
+
+    // Eight commits of one benchmark, the last four 20% slower: one step, before the fifth.
+    const steps = join(folder, 'steps');
+    mkdirSync(steps);
+    git(steps, 'init', '--quiet', '--initial-branch=main');
+    for (const [index, mean] of [0.01, 0.01, 0.01, 0.01, 0.012, 0.012, 0.012, 0.012].entries()) {
+      writeFileSync(join(steps, 'file.txt'), `${index}\n`);
+      git(steps, 'add', 'file.txt');
+      git(steps, '-c', 'user.name=A. Person', '-c', 'user.email=a@example.com',
+        'commit', '--quiet', '-m', `change ${index}`);
+      stepCommits.push(git(steps, 'rev-parse', 'HEAD'));
+      writeFileSync(results, JSON.stringify({ results: [{
+        command: STEP_NAME, mean, stddev: 0, median: mean, user: mean, system: 0,
+        min: mean, max: mean, times: [mean, mean, mean] }] }));
+      benchwatch(folder, 'record', '--store', store, '--project', 'steps', '--machine', 'm1',
+        '--repo', steps, '--commit', stepCommits.at(-1), '--branch', 'main', results);
     }
 
     served = await startServe(folder, store);
@@ -329,12 +360,12 @@ describe('the history dashboard', { skip }, () => {
   });
 
   it('shows, searches, links and escapes the history when served', async () => {
-    await checkDashboard(browser, served.address, history, 'served');
+    await checkDashboard(browser, served.address, history, stepCommits, 'served');
   });
 
   it('does the same as a static site under a sub-path', async () => {
     const page = readFileSync(join(folder, 'site', 'index.html'), 'utf8');
     assert.ok(page.includes('<meta name="benchwatch-data" content="static">'));
-    await checkDashboard(browser, site.address, history, 'static');
+    await checkDashboard(browser, site.address, history, stepCommits, 'static');
   });
 });

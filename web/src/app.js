@@ -263,6 +263,50 @@ function environmentMarkers(view) {
   };
 }
 
+// "step +12.3% (worse) from abc1234 to def5678": what a step marker's tooltip says.
+function describeStep(benchmark, step) {
+  const worse = (step.change > 0) === (benchmark.direction !== 'bigger');
+  return `step ${formatPercent(step.change)} (${worse ? 'worse' : 'better'}) from `
+    + `${step.before_commit.slice(0, SHORT_SHA)} to ${step.commit.slice(0, SHORT_SHA)}`;
+}
+
+// Marks each step of the benchmark inside the plot's x range with a dotted purple line and a
+// triangle at the bottom of the plot whose tooltip gives the step's size and commits.
+function stepMarkers(benchmark) {
+  const steps = benchmark.steps ?? [];
+  let triangles = [];
+  return {
+    hooks: {
+      draw: [(plot) => {
+        const { ctx, bbox } = plot;
+        const [min, max] = [plot.scales.x.min, plot.scales.x.max];
+        for (const triangle of triangles) triangle.remove();
+        triangles = [];
+        ctx.save();
+        ctx.strokeStyle = '#7c3aed';
+        ctx.lineWidth = Math.max(1, devicePixelRatio);
+        ctx.setLineDash([2 * devicePixelRatio, 2 * devicePixelRatio]);
+        for (const step of steps) {
+          const seconds = step.time / 1000;
+          if (seconds < min || seconds > max) continue;
+          const x = Math.round(plot.valToPos(seconds, 'x', true));
+          ctx.beginPath();
+          ctx.moveTo(x, bbox.top);
+          ctx.lineTo(x, bbox.top + bbox.height);
+          ctx.stroke();
+          const triangle = el('span', 'step-marker', '▲');
+          triangle.title = describeStep(benchmark, step);
+          triangle.dataset.commit = step.commit;
+          triangle.style.left = `${plot.valToPos(seconds, 'x')}px`;
+          plot.over.append(triangle);
+          triangles.push(triangle);
+        }
+        ctx.restore();
+      }],
+    },
+  };
+}
+
 const tooltip = () => byId('tooltip');
 
 function fillPointDetails(target, view, series, index, withLink) {
@@ -315,7 +359,7 @@ function hoverTooltip(view, series) {
   };
 }
 
-function chartOptions(view, series, width, height, large) {
+function chartOptions(view, benchmark, series, width, height, large) {
   const magnitude = series.value.reduce((max, v) => Math.max(max, Math.abs(v)), 0);
   const scale = scaleFor(series.unit, magnitude);
   const font = large ? '12px system-ui, sans-serif' : '10px system-ui, sans-serif';
@@ -343,7 +387,7 @@ function chartOptions(view, series, width, height, large) {
         { stroke: '#2563eb', width: large ? 1.5 : 1.25,
           points: { show: series.time.length <= (large ? 300 : 60), size: 3, fill: '#2563eb' } },
       ],
-      plugins: [environmentMarkers(view), hoverTooltip(view, series)],
+      plugins: [environmentMarkers(view), stepMarkers(benchmark), hoverTooltip(view, series)],
     },
   };
 }
@@ -363,9 +407,9 @@ function plotData(series, factor) {
   return [series.time.map((t) => t / 1000), series.value.map((v) => v / factor)];
 }
 
-function drawChart(container, view, series, height, large) {
+function drawChart(container, view, benchmark, series, height, large) {
   const width = Math.max(200, container.clientWidth);
-  const { options, scale } = chartOptions(view, series, width, height, large);
+  const { options, scale } = chartOptions(view, benchmark, series, width, height, large);
   container.replaceChildren();
   return new uPlot(options, plotData(series, scale.factor), container);
 }
@@ -401,7 +445,7 @@ async function loadCard(card) {
     if (!series.time.length) {
       card.chartBox.replaceChildren(el('p', 'empty', 'no runs in this window'));
     } else {
-      card.plot = drawChart(card.chartBox, view, series, SMALL_CHART_HEIGHT, false);
+      card.plot = drawChart(card.chartBox, view, card.benchmark, series, SMALL_CHART_HEIGHT, false);
       card.element.dataset.points = String(series.time.length);
     }
     card.state = 'drawn';
@@ -574,7 +618,7 @@ async function showDetail(view, state) {
       chartBox.replaceChildren(el('p', 'empty', 'no runs in this window'));
       return;
     }
-    current.plot = drawChart(chartBox, view, series, LARGE_CHART_HEIGHT, true);
+    current.plot = drawChart(chartBox, view, benchmark, series, LARGE_CHART_HEIGHT, true);
     // A click (not the end of a zooming drag) pins the point below and opens its commit.
     let pressedAt = null;
     current.plot.over.addEventListener('mousedown', (event) => { pressedAt = [event.clientX, event.clientY]; });
