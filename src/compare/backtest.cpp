@@ -85,7 +85,7 @@ std::vector<PullRequest> pull_requests(const BacktestMatrix& matrix,
 }
 
 bool flagged(model::Verdict verdict) {
-    return verdict != model::Verdict::Unchanged;
+    return verdict == model::Verdict::Slower || verdict == model::Verdict::Faster;
 }
 
 bool persistent(double flagged_change, double later_shift) {

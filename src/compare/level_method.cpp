@@ -18,7 +18,7 @@ constexpr double kMadToSigma = 1.4826;
 // One benchmark before the suite is looked at: its move from its level and its own threshold,
 // both in log space.
 struct Judged {
-    bool level_based = false;  // false: judged by the seed rule (short history or bad values)
+    bool level_based = false;  // false: inconclusive (too short a history, or bad values)
     double move = 0;           // ln(head / reference)
     Assessment assessment;
 };
@@ -31,10 +31,7 @@ model::Verdict verdict_of(double move, double threshold, bool smaller_is_better)
 
 class LevelMethod final : public Method {
   public:
-    LevelMethod(const LevelSettings& settings, const model::SeedRuleSettings& seed_settings)
-        : settings_(settings),
-          seed_settings_(seed_settings),
-          seed_(make_method("seed", seed_settings)) {
+    explicit LevelMethod(const LevelSettings& settings) : settings_(settings) {
         assert(settings_.level_runs > 0 && settings_.sensitivity >= 0);
     }
 
@@ -57,13 +54,13 @@ class LevelMethod final : public Method {
     std::unique_ptr<Method> with_setting(double setting) const override {
         auto settings = settings_;
         settings.sensitivity = setting;
-        return std::make_unique<LevelMethod>(settings, seed_settings_);
+        return std::make_unique<LevelMethod>(settings);
     }
 
     std::pair<double, double> setting_range() const override { return {0.5, 20.0}; }
 
     std::size_t history_wanted() const override {
-        return std::max(settings_.noise_runs + 2 * settings_.level_runs, seed_->history_wanted());
+        return settings_.noise_runs + 2 * settings_.level_runs;
     }
 
   private:
@@ -87,7 +84,9 @@ class LevelMethod final : public Method {
             deviations.erase(deviations.begin(),
                              deviations.end() - static_cast<std::ptrdiff_t>(settings_.noise_runs));
         if (deviations.size() < settings_.minimum_deviations) {
-            judged.assessment = seed_->judge(std::span(&evidence, 1)).front();
+            judged.assessment.reference = evidence.base;
+            judged.assessment.history_pairs = static_cast<int>(deviations.size());
+            judged.assessment.verdict = model::Verdict::Inconclusive;
             return judged;
         }
 
@@ -153,15 +152,12 @@ class LevelMethod final : public Method {
     }
 
     LevelSettings settings_;
-    model::SeedRuleSettings seed_settings_;
-    std::unique_ptr<Method> seed_;
 };
 
 }  // namespace
 
-std::unique_ptr<Method> make_level_method(const LevelSettings& settings,
-                                          const model::SeedRuleSettings& seed_settings) {
-    return std::make_unique<LevelMethod>(settings, seed_settings);
+std::unique_ptr<Method> make_level_method(const LevelSettings& settings) {
+    return std::make_unique<LevelMethod>(settings);
 }
 
 }  // namespace benchwatch::compare

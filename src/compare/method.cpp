@@ -50,7 +50,7 @@ class SeedMethod final : public Method {
         return std::make_unique<SeedMethod>(settings);
     }
 
-    std::pair<double, double> setting_range() const override { return {1.0, 20.0}; }
+    std::pair<double, double> setting_range() const override { return {1.0, 100.0}; }
 
     std::size_t history_wanted() const override {
         return static_cast<std::size_t>(settings_.pairs) + 1;
@@ -79,7 +79,7 @@ class SeedMethod final : public Method {
 std::unique_ptr<Method> make_method(std::string_view name, const model::SeedRuleSettings& settings,
                                     const model::LevelRuleSettings& level_settings) {
     if (name == "seed") return std::make_unique<SeedMethod>(settings);
-    if (name == "level") return make_level_method(level_settings, settings);
+    if (name == "level") return make_level_method(level_settings);
     throw CompareError(
         fmt::format("unknown method '{}'; available: {}", name, fmt::join(method_names(), ", ")));
 }

@@ -55,7 +55,7 @@ class Method {
     // The same method with its sensitivity knob at `setting`.
     virtual std::unique_ptr<Method> with_setting(double setting) const = 0;
 
-    // The settings worth sweeping, smallest first: {1, 20} for seed.
+    // The settings worth sweeping, smallest first: {1, 100} for seed.
     virtual std::pair<double, double> setting_range() const = 0;
 
     // How many of each benchmark's latest default-branch values, up to the baseline, judge()

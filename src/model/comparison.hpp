@@ -12,10 +12,11 @@
 
 namespace benchwatch::model {
 
-// The outcome of judging one benchmark: only changes beyond its noise are Slower or Faster.
-enum class Verdict { Unchanged, Slower, Faster };
+// The outcome of judging one benchmark: only changes beyond its noise are Slower or Faster;
+// Inconclusive when the method could not judge it (the level method, on too short a history).
+enum class Verdict { Unchanged, Slower, Faster, Inconclusive };
 
-// "unchanged", "slower", "faster".
+// "unchanged", "slower", "faster", "inconclusive".
 const char* to_string(Verdict verdict);
 
 // Allocation count going from zero to non-zero (Starts) or back (Stops).
@@ -42,9 +43,10 @@ struct BenchmarkComparison {
 
     // head/base − 1.
     double change() const { return head / base - 1.0; }
-    // Shown in the unusual table: a verdict other than Unchanged, or an allocation change.
+    // Shown in the unusual table: slower, faster, or an allocation change.
     bool unusual() const {
-        return verdict != Verdict::Unchanged || allocation_change != AllocationChange::None;
+        return verdict == Verdict::Slower || verdict == Verdict::Faster ||
+               allocation_change != AllocationChange::None;
     }
 };
 
@@ -100,7 +102,7 @@ struct LevelRuleSettings {
     std::size_t level_runs = 5;
     // The noise is learned from at most this many of the latest deviations.
     std::size_t noise_runs = 40;
-    // With fewer deviations than this a benchmark is judged by the seed rule instead.
+    // With fewer deviations than this a benchmark is Inconclusive.
     std::size_t minimum_deviations = 5;
     // The suite moved as a whole when at least this share of its benchmarks, and at least
     // suite_minimum of them, lie beyond their thresholds in one direction.

@@ -24,6 +24,8 @@ const char* to_string(Verdict verdict) {
             return "slower";
         case Verdict::Faster:
             return "faster";
+        case Verdict::Inconclusive:
+            return "inconclusive";
         case Verdict::Unchanged:
             break;
     }

@@ -101,10 +101,10 @@ model::Direction read_direction(const Field& field) {
 
 model::Verdict read_verdict(const Field& field) {
     const auto text = field.text();
-    for (const auto verdict :
-         {model::Verdict::Unchanged, model::Verdict::Slower, model::Verdict::Faster})
+    for (const auto verdict : {model::Verdict::Unchanged, model::Verdict::Slower,
+                               model::Verdict::Faster, model::Verdict::Inconclusive})
         if (text == model::to_string(verdict)) return verdict;
-    field.fail("\"unchanged\", \"slower\" or \"faster\"");
+    field.fail("\"unchanged\", \"slower\", \"faster\" or \"inconclusive\"");
 }
 
 model::AllocationChange read_allocation_change(const Field& field) {

@@ -25,6 +25,7 @@ std::string change_cell(const model::BenchmarkComparison& benchmark) {
     std::vector<std::string> notes;
     if (benchmark.verdict == model::Verdict::Slower) notes.push_back("🔴 slower");
     if (benchmark.verdict == model::Verdict::Faster) notes.push_back("🟢 faster");
+    if (benchmark.verdict == model::Verdict::Inconclusive) notes.push_back("inconclusive");
     if (auto allocation = detail::allocation_note(benchmark); !allocation.empty())
         notes.push_back(std::move(allocation));
     if (!notes.empty()) cell += " " + detail::join(notes, ", ");

@@ -99,6 +99,7 @@ TextRow benchmark_row(const model::BenchmarkComparison& benchmark) {
     } else if (benchmark.allocation_change != model::AllocationChange::None) {
         row.note_tone = Tone::Yellow;
     }
+    if (benchmark.verdict == model::Verdict::Inconclusive) notes.push_back("inconclusive");
     if (auto allocation = detail::allocation_note(benchmark); !allocation.empty())
         notes.push_back(std::move(allocation));
     row.note = detail::join(notes, ", ");

@@ -59,7 +59,9 @@ const char* to_string(Build build) {
 std::vector<ConfirmTarget> targets_from_report(const model::Comparison& report) {
     std::vector<ConfirmTarget> targets;
     for (const auto& benchmark : report.benchmarks) {
-        if (benchmark.verdict == model::Verdict::Unchanged) continue;
+        if (benchmark.verdict != model::Verdict::Slower &&
+            benchmark.verdict != model::Verdict::Faster)
+            continue;
         ConfirmTarget target;
         target.name = benchmark.name;
         target.metric = benchmark.metric;

@@ -169,9 +169,9 @@ TEST(Backtest, BudgetFindsTheMostSensitiveSettingWithinIt) {
 }
 
 TEST(Backtest, BudgetOutOfReachReportsTheStrictestSetting) {
-    // An extra fluke of 30τ stays flagged up to factor 30, beyond the range's end 20.
-    const auto report = run_seed(three_flukes(30), injecting({}, 0.0));
-    EXPECT_EQ(report.methods[0].at_budget->setting, 20.0);
+    // An extra fluke of 150τ stays flagged up to factor 150, beyond the range's end 100.
+    const auto report = run_seed(three_flukes(150), injecting({}, 0.0));
+    EXPECT_EQ(report.methods[0].at_budget->setting, 100.0);
     EXPECT_DOUBLE_EQ(report.methods[0].at_budget->flukes_per_pr, 1.0);
 }
 

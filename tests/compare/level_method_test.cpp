@@ -35,7 +35,7 @@ BenchmarkEvidence evidence(const std::vector<double>& history, double head,
 }
 
 std::unique_ptr<Method> level() {
-    return make_level_method({}, model::SeedRuleSettings{});
+    return make_level_method({});
 }
 
 TEST(LevelMethod, FlagsAHeadBeyondItsNoiseFromTheRecentLevel) {
@@ -76,16 +76,20 @@ TEST(LevelMethod, TheLevelIsNotTheBaselineRun) {
     EXPECT_DOUBLE_EQ(assessments[1].reference, 100);  // median(110, 100, 100, 100, 130)
 }
 
-TEST(LevelMethod, AShortHistoryIsJudgedByTheSeedRule) {
-    // Three runs give no 5-run level: the seed rule's typical change is the median of
-    // |ln 1.01| and |ln(100/101)|, 0.00995, and its threshold max(3 × 0.00995, ln 1.03) = 0.0299.
-    const std::vector<double> history{100, 101, 100};
-    const std::vector<BenchmarkEvidence> suite{evidence(history, 110)};
+TEST(LevelMethod, AShortHistoryIsInconclusiveWhateverTheHead) {
+    // Nine runs give four deviations (positions 5…8), one short of the five needed.
+    const std::vector<double> history(9, 100.0);
+    const std::vector<BenchmarkEvidence> suite{evidence(history, 300), evidence(history, 100)};
     const auto assessments = level()->judge(suite);
-    EXPECT_EQ(assessments[0].verdict, model::Verdict::Slower);
-    EXPECT_DOUBLE_EQ(assessments[0].reference, 100);
-    EXPECT_NEAR(assessments[0].threshold, 3 * std::log(1.01), 1e-12);
-    EXPECT_EQ(assessments[0].history_pairs, 2);
+    for (const auto& assessment : assessments) {
+        EXPECT_EQ(assessment.verdict, model::Verdict::Inconclusive);
+        EXPECT_DOUBLE_EQ(assessment.reference, 100);
+        EXPECT_EQ(assessment.history_pairs, 4);
+    }
+    // Ten runs give five: judged.
+    const std::vector<double> longer(10, 100.0);
+    const std::vector<BenchmarkEvidence> judged{evidence(longer, 300)};
+    EXPECT_EQ(level()->judge(judged)[0].verdict, model::Verdict::Slower);
 }
 
 TEST(LevelMethod, AMoveOfTheWholeSuiteIsJudgedOnce) {
