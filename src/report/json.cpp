@@ -95,6 +95,7 @@ json benchmark_json(const model::Comparison& comparison,
         {"typical_change", benchmark.typical_change},
         {"history_pairs", benchmark.history_pairs},
         {"threshold", benchmark.threshold},
+        {"detectable_change", benchmark.detectable_change},
         {"verdict", model::to_string(benchmark.verdict)},
         {"unusual", benchmark.unusual()},
         {"allocation_change", allocation_change_name(benchmark.allocation_change)},
@@ -127,7 +128,7 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
         benchmarks.push_back(benchmark_json(comparison, benchmark));
     const auto& baseline = comparison.baseline;
     const bool has_baseline = baseline.kind != model::BaselineKind::None;
-    const json document = {
+    json document = {
         {"project", comparison.project},
         {"machine", comparison.machine},
         {"head", comparison.head_commit},
@@ -157,6 +158,16 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
         {"history_url",
          comparison.history_url.empty() ? json(nullptr) : json(comparison.history_url)},
     };
+    if (comparison.method == "level") {
+        const auto& settings = comparison.level_settings;
+        document["level_settings"] = {
+            {"sensitivity", settings.sensitivity},
+            {"noise_quantile", settings.noise_quantile},
+            {"level_runs", settings.level_runs},
+            {"minimum_deviations", settings.minimum_deviations},
+        };
+        document["suite_move"] = comparison.suite_move;
+    }
     out << document.dump(2) << "\n";
 }
 

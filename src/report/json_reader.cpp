@@ -36,6 +36,11 @@ class Field {
 
     bool is_null() const { return value_.is_null(); }
 
+    // Whether this object has `key` (reports of older versions lack newer keys).
+    bool has(std::string_view key) const {
+        return expect(value_.is_object(), "an object").contains(key);
+    }
+
     std::string text() const { return expect(value_.is_string(), "a string").get<std::string>(); }
 
     double number() const { return expect(value_.is_number(), "a number").get<double>(); }
@@ -184,6 +189,8 @@ model::BenchmarkComparison read_benchmark(const Field& field,
     benchmark.typical_change = field["typical_change"].number();
     benchmark.history_pairs = field["history_pairs"].integer();
     benchmark.threshold = field["threshold"].number();
+    if (field.has("detectable_change"))
+        benchmark.detectable_change = field["detectable_change"].number();
     benchmark.verdict = read_verdict(field["verdict"]);
     benchmark.allocation_change = read_allocation_change(field["allocation_change"]);
     benchmark.base_allocations = field["base_allocations"].optional_number();
@@ -227,6 +234,16 @@ model::Comparison read_json(std::string_view text, std::string_view source) {
     comparison.method = root["method"].text();
     comparison.settings.factor = root["settings"]["factor"].number();
     comparison.settings.pairs = root["settings"]["pairs"].integer();
+    if (root.has("level_settings")) {
+        const auto level = root["level_settings"];
+        auto& settings = comparison.level_settings;
+        settings.sensitivity = level["sensitivity"].number();
+        settings.noise_quantile = level["noise_quantile"].number();
+        settings.level_runs = static_cast<std::size_t>(level["level_runs"].integer());
+        settings.minimum_deviations =
+            static_cast<std::size_t>(level["minimum_deviations"].integer());
+    }
+    if (root.has("suite_move")) comparison.suite_move = root["suite_move"].number();
     comparison.history_order = root["history_order"].text();
     comparison.history_runs = root["history_runs"].integer();
 

@@ -160,6 +160,19 @@ std::string factor_words(double factor) {
     return fmt::format("{:g} times", factor);
 }
 
+// "90th" for 0.9, "75th" for 0.75.
+std::string ordinal_percentile(double quantile) {
+    const auto percent = static_cast<int>(std::lround(quantile * 100));
+    const auto last_two = percent % 100;
+    const char* suffix = "th";
+    if (last_two < 11 || last_two > 13) {
+        if (percent % 10 == 1) suffix = "st";
+        if (percent % 10 == 2) suffix = "nd";
+        if (percent % 10 == 3) suffix = "rd";
+    }
+    return fmt::format("{}{}", percent, suffix);
+}
+
 // "3" for whole counts however large, "2.5" otherwise.
 std::string whole_or_general(double count) {
     return count == std::floor(count) && std::abs(count) < 1e15 ? fmt::format("{:.0f}", count)
@@ -173,11 +186,38 @@ std::string lower_ascii(std::string text) {
 
 }  // namespace
 
+namespace {
+
+// The level method's paragraph (docs/JUDGEMENT.md), with the suite's move when there was one.
+std::string level_explanation(const model::Comparison& comparison,
+                              const std::vector<std::string>& minimums) {
+    const auto& settings = comparison.level_settings;
+    auto paragraph = fmt::format(
+        "Times are the minimum time of every benchmark. Each is compared with its level, the "
+        "median of its last {} runs on the default branch up to the baseline (the Baseline "
+        "column). A change is unusual when it exceeds both {} the benchmark's noise (the {} "
+        "percentile of its recent one-run deviations that did not last) and a minimum per "
+        "category ({}). A benchmark with under {} runs of history is inconclusive. A benchmark "
+        "that starts or stops allocating is listed however few the allocations.",
+        settings.level_runs, factor_words(settings.sensitivity),
+        ordinal_percentile(settings.noise_quantile), join(minimums, ", "),
+        settings.level_runs + settings.minimum_deviations);
+    if (comparison.suite_move != 0)
+        paragraph += fmt::format(
+            " The whole suite moved by {} from its levels in this run, as a change of machine, "
+            "driver or toolchain would; each benchmark is judged against that move as well.",
+            format_change(comparison.suite_move));
+    return paragraph;
+}
+
+}  // namespace
+
 std::string explanation_paragraph(const model::Comparison& comparison) {
     std::vector<std::string> minimums;
     for (const auto& category : comparison.categories)
         minimums.push_back(fmt::format("{} {}", lower_ascii(category.name),
                                        percent_without_trailing_zeros(category.minimum_change)));
+    if (comparison.method == "level") return level_explanation(comparison, minimums);
     return fmt::format(
         "Times are the minimum time of every benchmark. A change is unusual when it exceeds both "
         "{} the benchmark's typical change between consecutive runs on the default branch and a "

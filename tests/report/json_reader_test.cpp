@@ -44,7 +44,7 @@ INSTANTIATE_TEST_SUITE_P(ApprovedReports, ReadBack,
                                            "allocation_changes", "added_and_removed",
                                            "hostile_names", "bigger_is_better",
                                            "machine_and_warnings", "machine_changed",
-                                           "warnings_without_baseline"));
+                                           "warnings_without_baseline", "level_with_suite_move"));
 
 TEST(ReadBack, ShortenedRenderingOfAReadBackReportIsTheApprovedOne) {
     const auto comparison =
