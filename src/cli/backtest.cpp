@@ -175,12 +175,7 @@ int run_backtest(const BacktestFlags& flags) {
         is_default.push_back(name == default_name);
     }
 
-    compare::HistorySource source;
-    source.project = resolve_project(flags.common, context);
-    source.machine = resolve_machine(flags.common, context);
-    source.default_branch = resolve_default_branch_name(flags.default_branch, context);
-    source.default_branch_revision =
-        resolve_default_branch_revision(source.default_branch, context);
+    const auto source = resolve_history_source(flags.common, flags.default_branch, context);
     const auto store = store::open_store(resolve_store(flags.common, context));
     const auto* repository = context.repository ? &*context.repository : nullptr;
     const auto history =

@@ -70,18 +70,17 @@ void add_comparison_flags(CLI::App& command, ComparisonFlags& flags) {
     command.add_option("--default-branch", flags.default_branch,
                        "The default branch (default: config, origin/HEAD, main)");
     command.add_option("--history-url", flags.history_url, "Link to the history dashboard");
-    command.add_option("--method", flags.method,
-                       "Comparison method (default: " + compare::default_method_name() + ")");
+    command.add_option(
+        "--method", flags.method,
+        "Comparison method: seed (docs/comparison-rule.md) or level (docs/JUDGEMENT.md) "
+        "(default: " +
+            compare::default_method_name() + ")");
 }
 
 model::Comparison compare_head(const ComparisonFlags& flags, const std::string& head,
                                const Context& context) {
     compare::CompareOptions options;
-    options.source.project = resolve_project(flags.common, context);
-    options.source.machine = resolve_machine(flags.common, context);
-    options.source.default_branch = resolve_default_branch_name(flags.default_branch, context);
-    options.source.default_branch_revision =
-        resolve_default_branch_revision(options.source.default_branch, context);
+    options.source = resolve_history_source(flags.common, flags.default_branch, context);
     options.head = head;
     if (!flags.base.empty()) options.base = flags.base;
     options.method = !flags.method.empty()

@@ -132,6 +132,18 @@ std::string resolve_default_branch_revision(const std::string& name, const Conte
     return {};
 }
 
+compare::HistorySource resolve_history_source(const CommonFlags& flags,
+                                              const std::string& default_branch_flag,
+                                              const Context& context) {
+    compare::HistorySource source;
+    source.project = resolve_project(flags, context);
+    source.machine = resolve_machine(flags, context);
+    source.default_branch = resolve_default_branch_name(default_branch_flag, context);
+    source.default_branch_revision =
+        resolve_default_branch_revision(source.default_branch, context);
+    return source;
+}
+
 namespace {
 
 // `text` with every byte but letters, digits and -._~ written as %XX, for a query parameter.

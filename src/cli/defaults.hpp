@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/config.hpp"
+#include "compare/compare.hpp"
 #include "vcs/git.hpp"
 
 namespace benchwatch::cli {
@@ -70,6 +71,11 @@ std::string resolve_default_branch_name(const std::string& flag, const Context& 
 
 // The default branch as a revision the repository knows ("main" or "origin/main"), or empty.
 std::string resolve_default_branch_revision(const std::string& name, const Context& context);
+
+// The project, machine and default branch (name and revision) whose history a command reads.
+compare::HistorySource resolve_history_source(const CommonFlags& flags,
+                                              const std::string& default_branch_flag,
+                                              const Context& context);
 
 // --history-url, else the config's history_url with "{project}" replaced, else the config's
 // dashboard_url with the project as its "pkg" query parameter, else empty.

@@ -33,12 +33,7 @@ std::string no_history_message(const HistoryFlags& flags, const compare::History
 
 int run_history(const HistoryFlags& flags) {
     const auto context = Context::discover(flags.common.repo);
-    compare::HistorySource source;
-    source.project = resolve_project(flags.common, context);
-    source.machine = resolve_machine(flags.common, context);
-    source.default_branch = resolve_default_branch_name(flags.default_branch, context);
-    source.default_branch_revision =
-        resolve_default_branch_revision(source.default_branch, context);
+    const auto source = resolve_history_source(flags.common, flags.default_branch, context);
 
     const auto store = store::open_store(resolve_store(flags.common, context));
     const auto* repository = context.repository ? &*context.repository : nullptr;
