@@ -93,4 +93,36 @@ GeneratedSeries generate_series(std::uint64_t seed, const NoiseModel& model) {
     return series;
 }
 
+GeneratedSuite generate_suite(std::uint64_t seed, const SuiteModel& model) {
+    auto series_model = model.series;
+    series_model.min_length = model.runs;
+    series_model.max_length = model.runs;
+    GeneratedSuite suite;
+    for (std::size_t b = 0; b < model.benchmarks; ++b)
+        suite.values.push_back(generate_series(seed * 1'000'003 + b + 1, series_model).values);
+
+    SeededRandom random(seed);
+    const auto shared_size = [&random](double smallest, double largest) {
+        const double size =
+            std::exp(random.uniform(std::log(std::log1p(smallest)), std::log(std::log1p(largest))));
+        return random.uniform() < 0.5 ? -size : size;
+    };
+    for (std::size_t t = 0; t < model.runs; ++t) {
+        if (random.uniform() >= model.event_probability) continue;
+        suite.events.push_back(t);
+        const double move = shared_size(model.min_event, model.max_event);
+        for (auto& values : suite.values) values[t] *= std::exp(move * random.uniform(0.5, 1.5));
+    }
+    const auto count = random.integer(0, model.max_suite_steps);
+    suite.suite_steps = place_steps(random, model.runs, count, model.series.spacing);
+    for (const auto step : suite.suite_steps) {
+        const double move = shared_size(model.min_suite_step, model.max_suite_step);
+        for (auto& values : suite.values) {
+            const double felt = std::exp(move * random.uniform(0.5, 1.5));
+            for (std::size_t t = step; t < values.size(); ++t) values[t] *= felt;
+        }
+    }
+    return suite;
+}
+
 }  // namespace benchwatch::stats

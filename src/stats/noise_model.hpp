@@ -73,4 +73,35 @@ struct GeneratedSeries {
 // generate_series(7).values.size() is in [60, 200].
 GeneratedSeries generate_series(std::uint64_t seed, const NoiseModel& model = {});
 
+// A suite of benchmarks measured together on one machine, from one seed:
+// - every benchmark is its own series of the model above (its noise level, steps and spikes),
+//   all `runs` long, the i-th from the seed seed × 1,000,003 + i + 1;
+// - each run, with probability event_probability, the machine has a bad or good moment: a shared
+//   move g = ±u, u log-uniform in [ln(1 + min_event), ln(1 + max_event)], that each benchmark
+//   feels as g × v, v uniform in [0.5, 1.5], for that run only;
+// - 0 to max_suite_steps lasting changes of the machine (a driver, a compiler), placed as steps
+//   are: a shared ln-size ±u, u log-uniform in [ln(1 + min_suite_step), ln(1 + max_suite_step)],
+//   felt by each benchmark as u × v, v uniform in [0.5, 1.5], from that run on.
+struct SuiteModel {
+    std::size_t runs = 200;
+    std::size_t benchmarks = 60;
+    NoiseModel series;
+    double event_probability = 0.03;
+    double min_event = 0.2;
+    double max_event = 1.0;
+    std::size_t max_suite_steps = 2;
+    double min_suite_step = 0.05;
+    double max_suite_step = 0.4;
+};
+
+// A generated suite: values[b][t] is benchmark b's value at run t, all positive.
+struct GeneratedSuite {
+    std::vector<std::vector<double>> values;
+    std::vector<std::size_t> suite_steps;  // the first run after each lasting change, ascending
+    std::vector<std::size_t> events;       // the runs of one-run moments, ascending
+};
+
+// The suite the model gives for `seed`, the same on every platform.
+GeneratedSuite generate_suite(std::uint64_t seed, const SuiteModel& model = {});
+
 }  // namespace benchwatch::stats
