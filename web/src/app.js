@@ -237,26 +237,30 @@ function describeChange(change) {
   return (change.changes ?? []).map((c) => `${c.key}: ${c.from} → ${c.to}`).join(', ');
 }
 
+// Draws a vertical line across the plot at `seconds` in the current stroke style, when it lies
+// inside the plot's x range; returns whether it did.
+function verticalLine(plot, seconds) {
+  if (seconds < plot.scales.x.min || seconds > plot.scales.x.max) return false;
+  const { ctx, bbox } = plot;
+  const x = Math.round(plot.valToPos(seconds, 'x', true));
+  ctx.beginPath();
+  ctx.moveTo(x, bbox.top);
+  ctx.lineTo(x, bbox.top + bbox.height);
+  ctx.stroke();
+  return true;
+}
+
 // Draws a dashed vertical line at each environment change inside the plot's x range.
 function environmentMarkers(view) {
   return {
     hooks: {
       draw: [(plot) => {
-        const { ctx, bbox } = plot;
-        const [min, max] = [plot.scales.x.min, plot.scales.x.max];
+        const { ctx } = plot;
         ctx.save();
         ctx.strokeStyle = '#d97706';
         ctx.lineWidth = Math.max(1, devicePixelRatio);
         ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
-        for (const change of view.environmentChanges) {
-          const seconds = change.time / 1000;
-          if (seconds < min || seconds > max) continue;
-          const x = Math.round(plot.valToPos(seconds, 'x', true));
-          ctx.beginPath();
-          ctx.moveTo(x, bbox.top);
-          ctx.lineTo(x, bbox.top + bbox.height);
-          ctx.stroke();
-        }
+        for (const change of view.environmentChanges) verticalLine(plot, change.time / 1000);
         ctx.restore();
       }],
     },
@@ -278,8 +282,7 @@ function stepMarkers(benchmark) {
   return {
     hooks: {
       draw: [(plot) => {
-        const { ctx, bbox } = plot;
-        const [min, max] = [plot.scales.x.min, plot.scales.x.max];
+        const { ctx } = plot;
         for (const triangle of triangles) triangle.remove();
         triangles = [];
         ctx.save();
@@ -288,12 +291,7 @@ function stepMarkers(benchmark) {
         ctx.setLineDash([2 * devicePixelRatio, 2 * devicePixelRatio]);
         for (const step of steps) {
           const seconds = step.time / 1000;
-          if (seconds < min || seconds > max) continue;
-          const x = Math.round(plot.valToPos(seconds, 'x', true));
-          ctx.beginPath();
-          ctx.moveTo(x, bbox.top);
-          ctx.lineTo(x, bbox.top + bbox.height);
-          ctx.stroke();
+          if (!verticalLine(plot, seconds)) continue;
           const triangle = el('span', 'step-marker', '▲');
           triangle.title = describeStep(benchmark, step);
           triangle.dataset.commit = step.commit;
