@@ -66,13 +66,13 @@ class LevelMethod final : public Method {
   private:
     Judged judge_alone(const BenchmarkEvidence& evidence) const {
         Judged judged;
-        const bool positive = evidence.base > 0 && evidence.head > 0 &&
-                              std::all_of(evidence.history.begin(), evidence.history.end(),
-                                          [](double value) { return value > 0; });
+        const auto recent =
+            evidence.history.last(std::min(history_wanted(), evidence.history.size()));
+        const bool positive =
+            evidence.base > 0 && evidence.head > 0 &&
+            std::all_of(recent.begin(), recent.end(), [](double value) { return value > 0; });
         std::vector<double> logs;
         if (positive) {
-            const auto recent =
-                evidence.history.last(std::min(history_wanted(), evidence.history.size()));
             logs.reserve(recent.size());
             for (double value : recent) logs.push_back(std::log(value));
         }
