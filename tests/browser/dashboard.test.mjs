@@ -187,6 +187,12 @@ async function checkDashboard(browser, base, history, stepCommits, label) {
   for (const trend of await page.$$eval('[data-benchmark-id] .badge.trend', (badges) => badges.map((b) => b.textContent))) {
     assert.match(trend, /^(regressed|stable|improved)$/);
   }
+  // Each card says the smallest change the report would flag: at least its category's minimum
+  // (3%, latency 5%).
+  for (const meta of await page.$$eval('[data-benchmark-id] .card-meta', (metas) => metas.map((m) => m.textContent))) {
+    const detectable = meta.match(/flags changes beyond (\d+\.\d)%/);
+    assert.ok(detectable && Number(detectable[1]) >= 3, meta);
+  }
   assert.equal(await page.locator('#project').inputValue(), 'metal');
   await page.locator('[data-benchmark-id] canvas').first().waitFor();
   await screenshot(page, `${label}-overview`);

@@ -465,13 +465,16 @@ function buildCard(view, benchmark) {
   const metric = benchmark.metric && benchmark.metric !== 'time' ? ` · ${benchmark.metric}` : '';
   const typical = typeof benchmark.typical_change === 'number'
     ? ` · typical change ${(benchmark.typical_change * 100).toFixed(1)}%` : '';
+  // The smallest change a pull request's report would flag on this benchmark now.
+  const detectable = typeof benchmark.threshold === 'number'
+    ? ` · flags changes beyond ${(benchmark.threshold * 100).toFixed(1)}%` : '';
   const chartBox = el('div', 'chart', el('p', 'empty', 'loading…'));
   chartBox.setAttribute('role', 'img');
   chartBox.setAttribute('aria-label', `history of ${benchmark.name}`);
   chartBox.addEventListener('click', () => navigate({ bench: benchmark.id }));
   const element = el('article', benchmark.retired ? 'card retired' : 'card',
     el('header', 'card-head', name, ...badgesOf(benchmark)),
-    el('div', 'card-meta', latest + metric + typical),
+    el('div', 'card-meta', latest + metric + typical + detectable),
     chartBox);
   element.dataset.benchmarkId = benchmark.id;
   element.dataset.benchmarkName = benchmark.name;
