@@ -6,6 +6,7 @@
 #include <cassert>
 #include <set>
 
+#include "compare/changes.hpp"
 #include "compare/method.hpp"
 #include "compare/runs.hpp"
 #include "model/environment_keys.hpp"
@@ -222,23 +223,6 @@ std::size_t category_of(const std::string& benchmark, std::vector<model::Categor
     return categories.size() - 1;
 }
 
-std::vector<model::EnvironmentChange> environment_changes(const model::Environment& before,
-                                                          const model::Environment& after) {
-    std::vector<model::EnvironmentChange> changes;
-    std::set<std::string> keys;
-    for (const auto& [key, value] : before) keys.insert(key);
-    for (const auto& [key, value] : after) keys.insert(key);
-    for (const auto& key : keys) {
-        const auto old_value = before.find(key);
-        const auto new_value = after.find(key);
-        model::EnvironmentChange change{key, std::nullopt, std::nullopt};
-        if (old_value != before.end()) change.before = old_value->second;
-        if (new_value != after.end()) change.after = new_value->second;
-        if (change.before != change.after) changes.push_back(std::move(change));
-    }
-    return changes;
-}
-
 void sort_by_name(std::vector<model::Result>& results) {
     std::sort(results.begin(), results.end(), [](const model::Result& a, const model::Result& b) {
         if (a.benchmark != b.benchmark) return model::name_less(a.benchmark, b.benchmark);
@@ -386,9 +370,9 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
 
     judge_benchmarks(comparison, head, base, series, *method);
     comparison.summaries = summarize(comparison);
-    comparison.environment_changes = environment_changes(base.environment, head.environment);
+    comparison.environment_changes = environment_differences(base.environment, head.environment);
     if (!base.machine.empty() && !head.machine.empty())
-        comparison.machine_changes = environment_changes(base.machine, head.machine);
+        comparison.machine_changes = environment_differences(base.machine, head.machine);
     comparison.baseline_warnings = base.warnings;
     return comparison;
 }
