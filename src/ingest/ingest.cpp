@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ingest/readers.hpp"
+#include "model/utf8.hpp"
 
 namespace benchwatch::ingest {
 
@@ -190,45 +191,9 @@ void check_size(std::uintmax_t bytes, std::string_view source) {
         source, size_text(bytes), max_file_bytes >> 20));
 }
 
-// Where the first byte that does not belong to a well-formed UTF-8 sequence (RFC 3629: no
-// overlong forms, no surrogates, nothing above U+10FFFF) is; only looked for once simdjson has
-// said there is one.
-std::size_t first_invalid_utf8(std::string_view text) {
-    const auto byte_at = [&](std::size_t at) { return static_cast<unsigned char>(text[at]); };
-    std::size_t at = 0;
-    while (at < text.size()) {
-        const unsigned char lead = byte_at(at);
-        std::size_t length = 0;
-        unsigned char second_low = 0x80, second_high = 0xBF;
-        if (lead < 0x80) {
-            length = 1;
-        } else if (lead >= 0xC2 && lead <= 0xDF) {
-            length = 2;
-        } else if (lead >= 0xE0 && lead <= 0xEF) {
-            length = 3;
-            if (lead == 0xE0) second_low = 0xA0;
-            if (lead == 0xED) second_high = 0x9F;
-        } else if (lead >= 0xF0 && lead <= 0xF4) {
-            length = 4;
-            if (lead == 0xF0) second_low = 0x90;
-            if (lead == 0xF4) second_high = 0x8F;
-        } else {
-            return at;
-        }
-        for (std::size_t next = 1; next < length; ++next) {
-            if (at + next >= text.size()) return at;
-            const unsigned char low = next == 1 ? second_low : 0x80;
-            const unsigned char high = next == 1 ? second_high : 0xBF;
-            if (byte_at(at + next) < low || byte_at(at + next) > high) return at;
-        }
-        at += length;
-    }
-    return text.size();
-}
-
 void check_utf8(std::string_view content, std::string_view source) {
     if (simdjson::validate_utf8(content.data(), content.size())) return;
-    const std::size_t offset = first_invalid_utf8(content);
+    const std::size_t offset = model::first_invalid_utf8(content);
     const auto line = std::count(content.begin(), content.begin() + offset, '\n') + 1;
     throw InputError(fmt::format(
         "{}:{}: invalid UTF-8 (byte 0x{:02X} at offset {}); results files must be UTF-8 text",

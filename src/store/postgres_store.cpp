@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/utf8.hpp"
 #include "store/store_url.hpp"
 
 namespace benchwatch::store {
@@ -151,39 +152,8 @@ std::string one_line(std::string_view message) {
 // A parameter in PostgreSQL's text form; nullopt is NULL.
 using Parameter = std::optional<std::string>;
 
-// The length of the valid UTF-8 sequence that `text` starts with; 0 when it starts with none (a
-// stray continuation byte, an overlong form, a surrogate, a code point past U+10FFFF, or a
-// sequence cut short).
-std::size_t utf8_sequence_length(std::string_view text) {
-    const auto byte = [&](std::size_t index) { return static_cast<unsigned char>(text[index]); };
-    const unsigned char lead = byte(0);
-    if (lead < 0x80) return 1;
-    std::size_t length = 0;
-    unsigned char second_low = 0x80;
-    unsigned char second_high = 0xBF;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3;
-        if (lead == 0xE0) second_low = 0xA0;
-        if (lead == 0xED) second_high = 0x9F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4;
-        if (lead == 0xF0) second_low = 0x90;
-        if (lead == 0xF4) second_high = 0x8F;
-    } else {
-        return 0;
-    }
-    if (text.size() < length || byte(1) < second_low || byte(1) > second_high) return 0;
-    for (std::size_t index = 2; index < length; ++index)
-        if (byte(index) < 0x80 || byte(index) > 0xBF) return 0;
-    return length;
-}
-
 bool is_valid_utf8(std::string_view text) {
-    for (std::size_t length = 0; !text.empty(); text.remove_prefix(length))
-        if ((length = utf8_sequence_length(text)) == 0) return false;
-    return true;
+    return model::first_invalid_utf8(text) == text.size();
 }
 
 // `text` with each byte outside valid UTF-8 replaced by U+FFFD. PostgreSQL refuses such text
@@ -194,7 +164,7 @@ std::string with_valid_utf8(std::string_view text) {
     std::string valid;
     valid.reserve(text.size());
     while (!text.empty()) {
-        const std::size_t length = utf8_sequence_length(text);
+        const std::size_t length = model::utf8_sequence_length(text);
         valid += length == 0 ? std::string_view("\xEF\xBF\xBD") : text.substr(0, length);
         text.remove_prefix(length == 0 ? 1 : length);
     }
