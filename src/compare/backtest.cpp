@@ -84,10 +84,6 @@ std::vector<PullRequest> pull_requests(const BacktestMatrix& matrix,
     return requests;
 }
 
-bool flagged(model::Verdict verdict) {
-    return verdict == model::Verdict::Slower || verdict == model::Verdict::Faster;
-}
-
 bool persistent(double flagged_change, double later_shift) {
     return flagged_change * later_shift > 0 &&
            std::abs(later_shift) >= std::abs(flagged_change) / 2;
@@ -105,7 +101,7 @@ FlagCounts count_flags(const Method& method, std::span<const PullRequest> reques
         const auto assessments = method.judge(request.suite);
         assert(assessments.size() == request.suite.size());
         for (std::size_t i = 0; i < assessments.size(); ++i) {
-            if (!flagged(assessments[i].verdict)) continue;
+            if (!model::flags_change(assessments[i].verdict)) continue;
             // The flagged change is the one the report shows: head against the level the
             // method compared it with (seed: the baseline run).
             const auto& evidence = request.suite[i];

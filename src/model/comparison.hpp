@@ -19,6 +19,11 @@ enum class Verdict { Unchanged, Slower, Faster, Inconclusive };
 // "unchanged", "slower", "faster", "inconclusive".
 const char* to_string(Verdict verdict);
 
+// Whether the verdict flags a change: Slower or Faster.
+constexpr bool flags_change(Verdict verdict) {
+    return verdict == Verdict::Slower || verdict == Verdict::Faster;
+}
+
 // Allocation count going from zero to non-zero (Starts) or back (Stops).
 enum class AllocationChange { None, Starts, Stops };
 
@@ -45,8 +50,7 @@ struct BenchmarkComparison {
     double change() const { return head / base - 1.0; }
     // Shown in the unusual table: slower, faster, or an allocation change.
     bool unusual() const {
-        return verdict == Verdict::Slower || verdict == Verdict::Faster ||
-               allocation_change != AllocationChange::None;
+        return flags_change(verdict) || allocation_change != AllocationChange::None;
     }
 };
 

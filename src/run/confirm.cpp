@@ -59,9 +59,7 @@ const char* to_string(Build build) {
 std::vector<ConfirmTarget> targets_from_report(const model::Comparison& report) {
     std::vector<ConfirmTarget> targets;
     for (const auto& benchmark : report.benchmarks) {
-        if (benchmark.verdict != model::Verdict::Slower &&
-            benchmark.verdict != model::Verdict::Faster)
-            continue;
+        if (!model::flags_change(benchmark.verdict)) continue;
         ConfirmTarget target;
         target.name = benchmark.name;
         target.metric = benchmark.metric;
