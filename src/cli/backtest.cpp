@@ -171,7 +171,8 @@ int run_backtest(const BacktestFlags& flags) {
     std::vector<std::unique_ptr<compare::Method>> methods;
     std::vector<bool> is_default;
     for (const auto& name : chosen_methods(flags, default_name)) {
-        methods.push_back(compare::make_method(name, context.config.settings));
+        methods.push_back(compare::make_method(name, context.config.settings,
+                                                    context.config.level_settings));
         is_default.push_back(name == default_name);
     }
 

@@ -87,6 +87,7 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
                          ? flags.method
                          : context.config.method.value_or(compare::default_method_name());
     options.settings = context.config.settings;
+    options.level_settings = context.config.level_settings;
     options.categories = context.config.categories;
     options.history_url = resolve_history_url(flags.history_url, options.source.project, context);
 

@@ -117,6 +117,38 @@ std::optional<std::filesystem::path> find_config(const std::filesystem::path& st
     return std::nullopt;
 }
 
+namespace {
+
+// The level method's keys of [compare]: sensitivity, noise_quantile, level_runs, noise_runs.
+void read_level_settings(const std::filesystem::path& path, const toml::table& compare,
+                         model::LevelRuleSettings& settings) {
+    if (const auto sensitivity = number_at(path, compare, "sensitivity", "compare.")) {
+        if (!(*sensitivity > 0))
+            fail_at(path, compare.get("sensitivity")->source(),
+                    "'compare.sensitivity' must be positive");
+        settings.sensitivity = *sensitivity;
+    }
+    if (const auto quantile = number_at(path, compare, "noise_quantile", "compare.")) {
+        if (!(*quantile > 0 && *quantile <= 1))
+            fail_at(path, compare.get("noise_quantile")->source(),
+                    "'compare.noise_quantile' must be above 0 and at most 1, e.g. 0.9");
+        settings.noise_quantile = *quantile;
+    }
+    const auto count_at = [&](const char* key, std::size_t& target) {
+        const auto* node = compare.get(key);
+        if (!node) return;
+        const auto value = node->value<int64_t>();
+        if (!value || *value < 1 || *value > 10000)
+            fail_at(path, node->source(),
+                    fmt::format("'compare.{}' must be a whole number from 1 to 10000", key));
+        target = static_cast<std::size_t>(*value);
+    };
+    count_at("level_runs", settings.level_runs);
+    count_at("noise_runs", settings.noise_runs);
+}
+
+}  // namespace
+
 Config load_config(const std::filesystem::path& path) {
     toml::table root;
     try {
@@ -140,7 +172,10 @@ Config load_config(const std::filesystem::path& path) {
     if (const auto* node = root.get("compare")) {
         const auto* compare = node->as_table();
         if (!compare) fail_at(path, node->source(), "'compare' must be a table");
-        reject_unknown_keys(path, *compare, {"method", "factor", "pairs"}, "compare.");
+        reject_unknown_keys(path, *compare,
+                            {"method", "factor", "pairs", "sensitivity", "noise_quantile",
+                             "level_runs", "noise_runs"},
+                            "compare.");
         config.method = string_at(path, *compare, "method", "compare.");
         if (const auto factor = number_at(path, *compare, "factor", "compare.")) {
             if (!(*factor > 0))
@@ -154,6 +189,7 @@ Config load_config(const std::filesystem::path& path) {
                 fail_at(path, pairs->source(), "'compare.pairs' must be a whole number >= 1");
             config.settings.pairs = static_cast<int>(*value);
         }
+        read_level_settings(path, *compare, config.level_settings);
     }
     if (const auto* node = root.get("category")) {
         const auto* categories = node->as_array();

@@ -41,6 +41,7 @@ struct Config {
     std::optional<std::string> repository_url;  // the forge's page of the repository
     std::optional<std::string> method;
     model::SeedRuleSettings settings;
+    model::LevelRuleSettings level_settings;
     std::vector<model::Category> categories = model::default_categories();
     std::vector<LatencyConfig> latency;
 

@@ -69,8 +69,9 @@ serve::Response compare_pull(store::Store& store, const vcs::Repository* reposit
     compare_options.source = {project, machine, options.default_branch,
                               options.default_branch_revision};
     compare_options.head = commit;
-    compare_options.method = context.config.method.value_or("seed");
+    compare_options.method = options.method;
     compare_options.settings = options.settings;
+    compare_options.level_settings = options.level_settings;
     compare_options.categories = options.categories;
     compare_options.history_url = resolve_history_url("", project, context);
     try {
@@ -151,6 +152,8 @@ serve::DashboardOptions resolve_dashboard_options(const std::string& default_bra
     options.default_branch_revision =
         resolve_default_branch_revision(options.default_branch, context);
     options.settings = context.config.settings;
+    options.method = context.config.method.value_or(compare::default_method_name());
+    options.level_settings = context.config.level_settings;
     options.categories = context.config.categories;
     options.repository_url = resolve_repository_url(context);
     return options;

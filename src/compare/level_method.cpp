@@ -32,7 +32,8 @@ model::Verdict verdict_of(double move, double threshold, bool smaller_is_better)
 class LevelMethod final : public Method {
   public:
     explicit LevelMethod(const LevelSettings& settings) : settings_(settings) {
-        assert(settings_.level_runs > 0 && settings_.sensitivity >= 0);
+        assert(settings_.level_runs > 0 && settings_.sensitivity >= 0 &&
+               settings_.short_history_factor >= 0);
     }
 
     std::string name() const override { return "level"; }
@@ -83,12 +84,8 @@ class LevelMethod final : public Method {
         if (deviations.size() > settings_.noise_runs)
             deviations.erase(deviations.begin(),
                              deviations.end() - static_cast<std::ptrdiff_t>(settings_.noise_runs));
-        if (deviations.size() < settings_.minimum_deviations) {
-            judged.assessment.reference = evidence.base;
-            judged.assessment.history_pairs = static_cast<int>(deviations.size());
-            judged.assessment.verdict = model::Verdict::Inconclusive;
-            return judged;
-        }
+        if (deviations.size() < settings_.minimum_deviations)
+            return judge_short_history(evidence, logs, floor);
 
         for (auto& deviation : deviations) deviation = std::abs(deviation);
         const double noise = stats::quantile(deviations, settings_.noise_quantile);
@@ -104,6 +101,32 @@ class LevelMethod final : public Method {
         assessment.detectable_change = std::expm1(assessment.threshold);
         assessment.verdict =
             verdict_of(judged.move, assessment.threshold, evidence.smaller_is_better);
+        return judged;
+    }
+
+    // Too few deviations to learn the noise from: the head against the median of the runs there
+    // are, flagged only beyond short_history_factor × the largest consecutive change seen, and
+    // Inconclusive otherwise. It takes no part in judging a move of the suite.
+    Judged judge_short_history(const BenchmarkEvidence& evidence, std::span<const double> logs,
+                               double floor) const {
+        Judged judged;
+        auto& assessment = judged.assessment;
+        assessment.reference = evidence.base;
+        assessment.verdict = model::Verdict::Inconclusive;
+        if (logs.size() < 2) return judged;
+        double largest = 0;
+        for (std::size_t i = 1; i < logs.size(); ++i)
+            largest = std::max(largest, std::abs(logs[i] - logs[i - 1]));
+        const double level =
+            stats::median(logs.last(std::min(settings_.level_runs, logs.size())));
+        const double move = std::log(evidence.head) - level;
+        assessment.reference = std::exp(level);
+        assessment.typical_change = largest;
+        assessment.history_pairs = static_cast<int>(logs.size() - 1);
+        assessment.threshold = std::max(settings_.short_history_factor * largest, floor);
+        assessment.detectable_change = std::expm1(assessment.threshold);
+        const auto verdict = verdict_of(move, assessment.threshold, evidence.smaller_is_better);
+        if (verdict != model::Verdict::Unchanged) assessment.verdict = verdict;
         return judged;
     }
 

@@ -13,7 +13,8 @@ using LevelSettings = model::LevelRuleSettings;
 // A method that compares each head with the recent level of its benchmark on the default branch
 // instead of one baseline run, learns the noise from the one-run deviations that did not last
 // (so that steps do not inflate it), and judges a move of the whole suite once. A benchmark
-// with too short a history for that is Inconclusive. Its name is "level".
+// with too short a history for that is flagged only beyond a wide margin and is Inconclusive
+// otherwise. Its name is "level".
 std::unique_ptr<Method> make_level_method(const LevelSettings& settings);
 
 }  // namespace benchwatch::compare

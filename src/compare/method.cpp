@@ -89,7 +89,7 @@ std::vector<std::string> method_names() {
 }
 
 std::string default_method_name() {
-    return "seed";
+    return "level";
 }
 
 }  // namespace benchwatch::compare

@@ -106,8 +106,11 @@ struct LevelRuleSettings {
     std::size_t level_runs = 5;
     // The noise is learned from at most this many of the latest deviations.
     std::size_t noise_runs = 40;
-    // With fewer deviations than this a benchmark is Inconclusive.
+    // With fewer deviations than this the noise is not learned: the head is flagged only beyond
+    // short_history_factor × the largest change between consecutive runs of its history, and is
+    // Inconclusive within it (and always with under two runs).
     std::size_t minimum_deviations = 5;
+    double short_history_factor = 2.0;
     // The suite moved as a whole when at least this share of its benchmarks, and at least
     // suite_minimum of them, lie beyond their thresholds in one direction.
     double suite_share = 0.5;

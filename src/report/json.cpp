@@ -165,6 +165,7 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
             {"noise_quantile", settings.noise_quantile},
             {"level_runs", settings.level_runs},
             {"minimum_deviations", settings.minimum_deviations},
+            {"short_history_factor", settings.short_history_factor},
         };
         document["suite_move"] = comparison.suite_move;
     }

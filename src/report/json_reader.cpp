@@ -242,6 +242,8 @@ model::Comparison read_json(std::string_view text, std::string_view source) {
         settings.level_runs = static_cast<std::size_t>(level["level_runs"].integer());
         settings.minimum_deviations =
             static_cast<std::size_t>(level["minimum_deviations"].integer());
+        if (level.has("short_history_factor"))
+            settings.short_history_factor = level["short_history_factor"].number();
     }
     if (root.has("suite_move")) comparison.suite_move = root["suite_move"].number();
     comparison.history_order = root["history_order"].text();

@@ -197,11 +197,13 @@ std::string level_explanation(const model::Comparison& comparison,
         "median of its last {} runs on the default branch up to the baseline (the Baseline "
         "column). A change is unusual when it exceeds both {} the benchmark's noise (the {} "
         "percentile of its recent one-run deviations that did not last) and a minimum per "
-        "category ({}). A benchmark with under {} runs of history is inconclusive. A benchmark "
+        "category ({}). A benchmark with under {} runs of history is unusual only beyond {} its "
+        "largest change between consecutive runs, and inconclusive otherwise. A benchmark "
         "that starts or stops allocating is listed however few the allocations.",
         settings.level_runs, factor_words(settings.sensitivity),
         ordinal_percentile(settings.noise_quantile), join(minimums, ", "),
-        settings.level_runs + settings.minimum_deviations);
+        settings.level_runs + settings.minimum_deviations,
+        factor_words(settings.short_history_factor));
     if (comparison.suite_move != 0)
         paragraph += fmt::format(
             " The whole suite moved by {} from its levels in this run, as a change of machine, "

@@ -54,6 +54,8 @@ json benchmark_json(const MachineHistory& machine, const BenchmarkSeries& series
         {"latest_commit", latest ? json(latest->commit) : json(nullptr)},
         {"typical_change", series.typical_change},
         {"threshold", series.threshold},
+        {"detectable_change",
+         series.detectable_change ? json(*series.detectable_change) : json(nullptr)},
         {"trend", to_string(series.trend)},
         {"trend_change", series.trend_change},
         {"retired", series.retired},

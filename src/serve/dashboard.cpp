@@ -162,6 +162,34 @@ std::vector<SeriesStep> series_steps(const BenchmarkSeries& series) {
     return steps;
 }
 
+// Each series' detectable change: the smallest slowdown `method` would flag if a pull request's
+// head were judged against the series' history now (head and baseline its latest value).
+void add_detectable_changes(std::vector<BenchmarkSeries*>& series,
+                            const std::vector<double>& minimum_changes,
+                            const compare::Method& method) {
+    std::vector<std::vector<double>> histories;
+    histories.reserve(series.size());
+    std::vector<compare::BenchmarkEvidence> suite;
+    std::vector<BenchmarkSeries*> judged;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        auto& history = histories.emplace_back();
+        for (const double value : series[i]->values)
+            if (value > 0) history.push_back(value);
+        if (history.empty()) continue;
+        compare::BenchmarkEvidence evidence;
+        evidence.history = history;
+        evidence.base = evidence.head = history.back();
+        evidence.smaller_is_better = series[i]->direction == model::Direction::SmallerIsBetter;
+        evidence.minimum_change = minimum_changes[i];
+        suite.push_back(evidence);
+        judged.push_back(series[i]);
+    }
+    const auto assessments = method.judge(suite);
+    for (std::size_t i = 0; i < judged.size(); ++i)
+        if (assessments[i].threshold > 0)
+            judged[i]->detectable_change = assessments[i].detectable_change;
+}
+
 MachineHistory load_machine(store::Store& store, const vcs::Repository* repository,
                             const std::string& project, const std::string& machine,
                             const std::vector<model::Run>& runs, const DashboardOptions& options) {
@@ -188,6 +216,7 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
     const auto last_commit = static_cast<std::uint32_t>(history.commits.size()) - 1;
 
     std::vector<std::pair<std::size_t, BenchmarkSeries>> sorted;
+    std::vector<double> minimum_changes;
     for (const auto& benchmark : history.benchmarks) {
         BenchmarkSeries series;
         series.name = benchmark.name;
@@ -207,9 +236,15 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
         for (const auto& commit : benchmark.commits) series.commits.push_back(position.at(commit));
         series.retired = series.commits.empty() || series.commits.back() != last_commit;
         judge_trend(series, benchmark.typical_change, minimum_change, options.settings);
+        minimum_changes.push_back(minimum_change);
         series.steps = series_steps(series);
         sorted.emplace_back(category, std::move(series));
     }
+    std::vector<BenchmarkSeries*> all_series;
+    for (auto& [category, series] : sorted) all_series.push_back(&series);
+    add_detectable_changes(
+        all_series, minimum_changes,
+        *compare::make_method(options.method, options.settings, options.level_settings));
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& [category, series] : sorted) result.benchmarks.push_back(std::move(series));

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compare/method.hpp"
 #include "model/category.hpp"
 #include "model/comparison.hpp"
 #include "model/result.hpp"
@@ -65,7 +66,10 @@ struct BenchmarkSeries {
     std::vector<std::uint32_t> commits;  // indices into MachineHistory::commits, ascending
     std::vector<double> values;          // parallel to commits
     double typical_change = 0;           // relative: 0.012 is 1.2%
-    double threshold = 0;                // relative change the comparison rule needs to flag
+    double threshold = 0;                // relative change the seed rule needs (the trend's)
+    // The smallest slowdown a pull request's report would flag now, by the configured method;
+    // nullopt when the method cannot judge the benchmark at all (under two runs).
+    std::optional<double> detectable_change;
     Trend trend = Trend::Stable;
     double trend_change = 0;        // recent level / earlier level − 1
     bool retired = false;           // the machine's latest commit has no value for it
@@ -120,6 +124,8 @@ struct DashboardOptions {
     std::string default_branch = "main";  // branch name runs were recorded with
     std::string default_branch_revision;  // as in compare::HistorySource
     model::SeedRuleSettings settings;
+    std::string method = compare::default_method_name();  // whose detectable change cards show
+    model::LevelRuleSettings level_settings;
     std::vector<model::Category> categories = model::default_categories();
     // Commit pages as REPOSITORY_URL/commit/SHA for runs that do not carry one; "" for none.
     std::string repository_url;

@@ -1,6 +1,6 @@
 // What could break: the level method comparing a head with the wrong level, learning its noise
 // from the wrong deviations, flagging inside its threshold, calling a move of the whole suite
-// many regressions, or judging a short history by anything but the seed rule.
+// many regressions, or judging a short history without its wide margin.
 #include "compare/level_method.hpp"
 
 #include <gtest/gtest.h>
@@ -76,20 +76,37 @@ TEST(LevelMethod, TheLevelIsNotTheBaselineRun) {
     EXPECT_DOUBLE_EQ(assessments[1].reference, 100);  // median(110, 100, 100, 100, 130)
 }
 
-TEST(LevelMethod, AShortHistoryIsInconclusiveWhateverTheHead) {
-    // Nine runs give four deviations (positions 5…8), one short of the five needed.
-    const std::vector<double> history(9, 100.0);
-    const std::vector<BenchmarkEvidence> suite{evidence(history, 300), evidence(history, 100)};
+TEST(LevelMethod, AShortHistoryIsFlaggedOnlyBeyondTwiceItsLargestChange) {
+    // Nine runs give four deviations (positions 5…8), one short of the five needed. The largest
+    // consecutive change is ln 1.05 = 0.04879, so the threshold is 2 × 0.04879 = 0.09758 (above
+    // ln 1.03), a detectable change of 1.05² − 1 = 10.25%, around the level median(last 5) = 100.
+    std::vector<double> history(9, 100.0);
+    history[1] = 105;
+    const std::vector<BenchmarkEvidence> suite{evidence(history, 111), evidence(history, 109),
+                                               evidence(history, 89)};
     const auto assessments = level()->judge(suite);
+    EXPECT_EQ(assessments[0].verdict, model::Verdict::Slower);        // ln 1.11 = 0.1044
+    EXPECT_EQ(assessments[1].verdict, model::Verdict::Inconclusive);  // ln 1.09 = 0.0862
+    EXPECT_EQ(assessments[2].verdict, model::Verdict::Faster);        // ln 0.89 = −0.1165
     for (const auto& assessment : assessments) {
+        EXPECT_DOUBLE_EQ(assessment.reference, 100);
+        EXPECT_EQ(assessment.history_pairs, 8);
+        EXPECT_NEAR(assessment.threshold, 2 * std::log(1.05), 1e-12);
+        EXPECT_NEAR(assessment.detectable_change, 0.1025, 1e-12);
+    }
+    // Ten runs give five deviations: the noise is learned (all zero here, so the category
+    // minimum ln 1.03 decides) and 109 is slower.
+    history.push_back(100);
+    EXPECT_EQ(level()->judge(std::vector{evidence(history, 109)})[0].verdict,
+              model::Verdict::Slower);
+}
+
+TEST(LevelMethod, OneRunOfHistoryIsInconclusiveWhateverTheHead) {
+    const std::vector<BenchmarkEvidence> suite{evidence({100}, 1000), evidence({100}, 10)};
+    for (const auto& assessment : level()->judge(suite)) {
         EXPECT_EQ(assessment.verdict, model::Verdict::Inconclusive);
         EXPECT_DOUBLE_EQ(assessment.reference, 100);
-        EXPECT_EQ(assessment.history_pairs, 4);
     }
-    // Ten runs give five: judged.
-    const std::vector<double> longer(10, 100.0);
-    const std::vector<BenchmarkEvidence> judged{evidence(longer, 300)};
-    EXPECT_EQ(level()->judge(judged)[0].verdict, model::Verdict::Slower);
 }
 
 TEST(LevelMethod, AMoveOfTheWholeSuiteIsJudgedOnce) {

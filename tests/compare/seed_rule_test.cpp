@@ -322,6 +322,20 @@ TEST(Fields, CopiedFromTheOptions) {
     EXPECT_EQ(comparison.history_url, "https://example.org/perf");
 }
 
+TEST(Fields, TheDefaultMethodIsLevelWithItsSettings) {
+    Recorder recorder;
+    recorder.record_a("base", "main", 1);
+    recorder.record_a("head", "feature", 1);
+    compare::CompareOptions options;
+    options.source.project = "p";
+    options.source.machine = "m";
+    options.head = "head";
+    options.level_settings.sensitivity = 2.5;
+    const auto comparison = compare(recorder.store, nullptr, options);
+    EXPECT_EQ(comparison.method, "level");
+    EXPECT_EQ(comparison.level_settings.sensitivity, 2.5);
+}
+
 TEST(Errors, HeadWithoutRun) {
     Recorder recorder;
     recorder.record_a("base", "main", 1);

@@ -82,10 +82,10 @@ TEST_F(BacktestTest, GeneratedHistoryGivesTheHandComputedFigures) {
     ASSERT_EQ(output.exit_code, 0) << output.err;
     const auto json = nlohmann::ordered_json::parse(output.out);
     EXPECT_EQ(json.at("prs"), 1);
-    ASSERT_EQ(json.at("methods").size(), 1u);
+    ASSERT_EQ(json.at("methods").size(), 2u);
     const auto& seed = json.at("methods").at(0);
     EXPECT_EQ(seed.at("name"), "seed");
-    EXPECT_EQ(seed.at("default"), true);
+    EXPECT_EQ(seed.at("default"), false);
     EXPECT_EQ(seed.at("flukes_per_pr"), 1.0);
     EXPECT_EQ(seed.at("persistent_per_pr"), 1.0);
     EXPECT_EQ(seed.at("caught"), (nlohmann::ordered_json{{"0.1", 1.0}, {"0.2", 1.0}}));
@@ -100,6 +100,22 @@ TEST_F(BacktestTest, GeneratedHistoryGivesTheHandComputedFigures) {
     for (const auto& item : seed.items()) keys.push_back(item.key());
     EXPECT_EQ(keys, (std::vector<std::string>{"name", "default", "flukes_per_pr",
                                               "persistent_per_pr", "caught", "at_budget"}));
+
+    // level, the default: "a" keeps 4 deviations (positions 6…9; the one at 5 lasted, as the
+    // alternation makes runs 5…9 a median of 110), too few to learn noise from, so it is judged
+    // by twice its largest consecutive change, 2 ln 1.1 = 0.191, against its level 110:
+    // ln(161.051 / 110) = 4 ln 1.1 = 0.381 is flagged and did not last (fluke). "b": five zero
+    // deviations, threshold ln 1.03, ln 1.3 flagged and lasting. Every injection is caught.
+    // "a"'s short-history margin does not follow the sensitivity, so even the strictest
+    // setting keeps its fluke.
+    const auto& level = json.at("methods").at(1);
+    EXPECT_EQ(level.at("name"), "level");
+    EXPECT_EQ(level.at("default"), true);
+    EXPECT_EQ(level.at("flukes_per_pr"), 1.0);
+    EXPECT_EQ(level.at("persistent_per_pr"), 1.0);
+    EXPECT_EQ(level.at("caught"), (nlohmann::ordered_json{{"0.1", 1.0}, {"0.2", 1.0}}));
+    EXPECT_EQ(level.at("at_budget").at("setting"), 20.0);
+    EXPECT_EQ(level.at("at_budget").at("flukes_per_pr"), 1.0);
 }
 
 TEST_F(BacktestTest, TextIsATable) {
@@ -109,12 +125,15 @@ TEST_F(BacktestTest, TextIsATable) {
     EXPECT_EQ(output.out,
               "1 pull request replayed from the default branch\n"
               "\n"
-              "method          setting  flukes/PR  persistent/PR  caught +10%  caught +20%\n"
-              "seed (default)        3       1.00           1.00       100.0%       100.0%\n"
+              "method           setting  flukes/PR  persistent/PR  caught +10%  caught +20%\n"
+              "seed                   3       1.00           1.00       100.0%       100.0%\n"
+              "level (default)      1.5       1.00           1.00       100.0%       100.0%\n"
               "\n"
               "At the most sensitive setting with at most 0 fluke(s) per pull request:\n"
-              "method          setting  flukes/PR  caught +10%  caught +20%\n"
-              "seed (default)        4      0.00        100.0%       100.0%\n");
+              "method           setting  flukes/PR  caught +10%  caught +20%\n"
+              "seed                   4      0.00        100.0%       100.0%\n"
+              "level (default)       20      1.00*       100.0%       100.0%\n"
+              "* over the budget even at the method's strictest setting\n");
 }
 
 TEST_F(BacktestTest, ErrorsAreOneLine) {

@@ -210,7 +210,8 @@ class SeedReportTest : public ::testing::TestWithParam<Seed> {
             benchwatch_command(
                 {"compare", "--store", store(), "--project", GetParam().name, "--machine", "seed",
                  "--repo", repository_.string(), "--head", head_, "--history-url",
-                 "https://juliagpu.org/perf/?pkg=" + GetParam().name, "--format", format}),
+                 "https://juliagpu.org/perf/?pkg=" + GetParam().name, "--method", "seed",
+                 "--format", format}),
             scratch_.path());
         EXPECT_EQ(output.err, "");
         return output.out;

@@ -295,6 +295,12 @@ struct Scenario {
     model::Comparison (*make)();
 };
 
+// Names the scenario in ctest's test names, which would otherwise hold its addresses and change
+// with every build (so that `ctest --rerun-failed` could not find them).
+void PrintTo(const Scenario& scenario, std::ostream* out) {
+    *out << scenario.name;
+}
+
 class Report : public ::testing::TestWithParam<Scenario> {};
 
 TEST_P(Report, MarkdownMatchesTheApprovedFile) {

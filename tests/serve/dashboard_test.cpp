@@ -109,6 +109,10 @@ TEST_F(DashboardTest, TrendFollowsTheMetricsDirection) {
     EXPECT_DOUBLE_EQ(time.trend_change, 120.0 / 100.0 - 1);
     EXPECT_DOUBLE_EQ(time.typical_change, 0);
     EXPECT_DOUBLE_EQ(time.threshold, 0.03);
+    // The level method learns no noise from four deviations (positions 6…9; the step at 5
+    // lasted), so a report would flag only beyond twice the largest change, 1.2² − 1 = 44%.
+    ASSERT_TRUE(time.detectable_change);
+    EXPECT_NEAR(*time.detectable_change, 0.44, 1e-12);
     const BenchmarkSeries& throughput = *m1().find_benchmark(stable_id("a\nthroughput"));
     EXPECT_EQ(throughput.trend, Trend::Improved);  // more bytes per second is better
     EXPECT_STREQ(to_string(Trend::Improved), "improved");
@@ -121,6 +125,8 @@ TEST_F(DashboardTest, RetiredWhenTheLatestCommitLacksIt) {
     EXPECT_TRUE(x.retired);
     EXPECT_EQ(x.trend, Trend::Stable);    // 50 throughout
     EXPECT_DOUBLE_EQ(x.threshold, 0.05);  // Latency's minimum
+    ASSERT_TRUE(x.detectable_change);
+    EXPECT_NEAR(*x.detectable_change, 0.05, 1e-12);  // no change at all: the minimum again
     EXPECT_FALSE(m1().find_benchmark(stable_id("a"))->retired);
 }
 

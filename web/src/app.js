@@ -466,8 +466,8 @@ function buildCard(view, benchmark) {
   const typical = typeof benchmark.typical_change === 'number'
     ? ` · typical change ${(benchmark.typical_change * 100).toFixed(1)}%` : '';
   // The smallest change a pull request's report would flag on this benchmark now.
-  const detectable = typeof benchmark.threshold === 'number'
-    ? ` · flags changes beyond ${(benchmark.threshold * 100).toFixed(1)}%` : '';
+  const detectable = typeof benchmark.detectable_change === 'number'
+    ? ` · flags changes beyond ${(benchmark.detectable_change * 100).toFixed(1)}%` : '';
   const chartBox = el('div', 'chart', el('p', 'empty', 'loading…'));
   chartBox.setAttribute('role', 'img');
   chartBox.setAttribute('aria-label', `history of ${benchmark.name}`);
