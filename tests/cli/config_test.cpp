@@ -94,6 +94,31 @@ TEST_F(ConfigTest, CategoriesWithoutACatchAllGetPerformanceFirst) {
     EXPECT_EQ(config.categories[1].name, "Latency");
 }
 
+TEST_F(ConfigTest, LevelMethodSettingsUnderCompare) {
+    const auto config =
+        load_config(write("[compare]\nmethod = \"level\"\nsensitivity = 2\n"
+                          "noise_quantile = 0.8\nlevel_runs = 7\nnoise_runs = 60\n"));
+    EXPECT_EQ(config.method, "level");
+    EXPECT_EQ(config.level_settings.sensitivity, 2.0);
+    EXPECT_EQ(config.level_settings.noise_quantile, 0.8);
+    EXPECT_EQ(config.level_settings.level_runs, 7u);
+    EXPECT_EQ(config.level_settings.noise_runs, 60u);
+    const auto defaults = load_config(write("[compare]\nfactor = 4\n"));
+    EXPECT_EQ(defaults.level_settings.sensitivity, model::LevelRuleSettings{}.sensitivity);
+    EXPECT_EQ(defaults.level_settings.level_runs, 5u);
+}
+
+TEST_F(ConfigTest, LevelMethodSettingsOutOfRangeNameTheLine) {
+    EXPECT_EQ(error_of("[compare]\nsensitivity = 0\n"),
+              ":2:15: 'compare.sensitivity' must be positive");
+    EXPECT_EQ(error_of("[compare]\nnoise_quantile = 1.5\n"),
+              ":2:18: 'compare.noise_quantile' must be above 0 and at most 1, e.g. 0.9");
+    EXPECT_EQ(error_of("[compare]\nlevel_runs = 0\n"),
+              ":2:14: 'compare.level_runs' must be a whole number from 1 to 10000");
+    EXPECT_EQ(error_of("[compare]\nnoise_runs = 2.5\n"),
+              ":2:14: 'compare.noise_runs' must be a whole number from 1 to 10000");
+}
+
 TEST_F(ConfigTest, ErrorsNameTheLineAndWhatWasExpected) {
     EXPECT_EQ(error_of("project = 3\n"), ":1:11: 'project' must be a string");
     EXPECT_EQ(error_of("projcet = \"x\"\n"),
