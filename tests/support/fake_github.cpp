@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
-#include <thread>
+#include <mutex>
 
 namespace benchwatch::testing {
 
@@ -22,20 +22,16 @@ void reply_json(httplib::Response& response, int status, const nlohmann::json& j
 }  // namespace
 
 struct FakeGitHub::Server {
-    httplib::Server http;
-    int port = 0;
-    std::thread thread;
+    FakeForgeServer forge{"Authorization", std::string("Bearer ") + token,
+                          R"({"message": "Bad credentials"})"};
 
     mutable std::mutex mutex;
     std::int64_t next_id = 1001;
     std::map<std::string, std::vector<FakeComment>> comments;     // by pull_request_key()
     std::map<std::string, std::vector<nlohmann::json>> statuses;  // by repository + "@" + sha
     std::map<std::string, std::string> pull_request_heads;        // by pull_request_key()
-    std::vector<RecordedRequest> requests;
-    int failures_left = 0;
-    FakeFailure failure;
 
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(port); }
+    std::string url() const { return forge.origin(); }
 
     nlohmann::json comment_json(const FakeComment& comment) const {
         return {{"id", comment.id},
@@ -50,27 +46,6 @@ struct FakeGitHub::Server {
             for (const auto& comment : list)
                 if (comment.id == id) return &list;
         return nullptr;
-    }
-
-    // Records the request (its body read); answers it here, returning true, when it fails on
-    // purpose or lacks the token.
-    bool intercepted(const httplib::Request& request, httplib::Response& response) {
-        const std::lock_guard lock(mutex);
-        RecordedRequest recorded{request.method, request.target, {}, request.body};
-        for (const auto& [name, value] : request.headers) recorded.headers.emplace(name, value);
-        requests.push_back(std::move(recorded));
-        if (failures_left > 0) {
-            --failures_left;
-            response.status = failure.status;
-            for (const auto& [name, value] : failure.headers) response.set_header(name, value);
-            response.set_content(failure.body, "application/json");
-            return true;
-        }
-        if (request.get_header_value("Authorization") != std::string("Bearer ") + token) {
-            reply_json(response, 401, {{"message", "Bad credentials"}});
-            return true;
-        }
-        return false;
     }
 
     void list_comments(const httplib::Request& request, httplib::Response& response) {
@@ -157,30 +132,26 @@ struct FakeGitHub::Server {
 FakeGitHub::FakeGitHub() : server_(std::make_unique<Server>()) {
     auto& server = *server_;
     using Handler = void (Server::*)(const httplib::Request&, httplib::Response&);
-    const auto route = [&server](Handler handler) {
-        return [&server, handler](const httplib::Request& request, httplib::Response& response) {
-            if (!server.intercepted(request, response)) (server.*handler)(request, response);
-        };
+    const auto route = [&server](const char* method, const std::string& path, Handler handler) {
+        server.forge.route(method, path,
+                           [&server, handler](const httplib::Request& request,
+                                              httplib::Response& response) {
+                               (server.*handler)(request, response);
+                           });
     };
     const std::string pull_request = R"(/repos/([^/]+)/([^/]+)/issues/(\d+)/comments)";
     const std::string comment = R"(/repos/([^/]+)/([^/]+)/issues/comments/(\d+))";
-    server.http.Get(pull_request, route(&Server::list_comments));
-    server.http.Post(pull_request, route(&Server::create_comment));
-    server.http.Patch(comment, route(&Server::edit_comment));
-    server.http.Delete(comment, route(&Server::delete_comment));
-    server.http.Get(R"(/repos/([^/]+)/([^/]+)/pulls/(\d+))", route(&Server::get_pull_request));
-    server.http.Post(R"(/repos/([^/]+)/([^/]+)/statuses/([0-9a-f]+))",
-                     route(&Server::create_status));
-    server.port = server.http.bind_to_any_port("127.0.0.1");
-    assert(server.port > 0);
-    server.thread = std::thread([&server] { server.http.listen_after_bind(); });
-    // stop() is lost on a server not yet running, so the destructor could wait forever.
-    while (!server.http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    route("GET", pull_request, &Server::list_comments);
+    route("POST", pull_request, &Server::create_comment);
+    route("PATCH", comment, &Server::edit_comment);
+    route("DELETE", comment, &Server::delete_comment);
+    route("GET", R"(/repos/([^/]+)/([^/]+)/pulls/(\d+))", &Server::get_pull_request);
+    route("POST", R"(/repos/([^/]+)/([^/]+)/statuses/([0-9a-f]+))", &Server::create_status);
+    server.forge.start();
 }
 
 FakeGitHub::~FakeGitHub() {
-    server_->http.stop();
-    server_->thread.join();
+    server_->forge.stop();
 }
 
 std::string FakeGitHub::url() const {
@@ -216,14 +187,11 @@ void FakeGitHub::set_pull_request_head(const std::string& repository, std::int64
 }
 
 void FakeGitHub::fail_next(int times, const FakeFailure& failure) {
-    const std::lock_guard lock(server_->mutex);
-    server_->failures_left = times;
-    server_->failure = failure;
+    server_->forge.fail_next(times, failure);
 }
 
 std::vector<RecordedRequest> FakeGitHub::requests() const {
-    const std::lock_guard lock(server_->mutex);
-    return server_->requests;
+    return server_->forge.requests();
 }
 
 }  // namespace benchwatch::testing

@@ -1,38 +1,23 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "support/fake_forge.hpp"
 
 // A local stand-in for GitHub's REST API, for the github and end-to-end tests: issue comments
 // (list with pagination, create, edit, delete), commit statuses and pull requests' heads, with
 // configurable failures; it records every request.
 namespace benchwatch::testing {
 
-// One request as the fake server received it.
-struct RecordedRequest {
-    std::string method;
-    std::string target;  // path and query: "/repos/o/r/issues/5/comments?per_page=100"
-    std::multimap<std::string, std::string> headers;
-    std::string body;
-};
-
 // A comment on a pull request of the fake server.
 struct FakeComment {
     std::int64_t id = 0;
     std::string author;
     std::string body;
-};
-
-// The answer the next requests get instead of the normal one.
-struct FakeFailure {
-    int status = 500;
-    std::multimap<std::string, std::string> headers;
-    std::string body = R"({"message": "Server Error"})";
 };
 
 // GitHub on 127.0.0.1, on a port chosen by the system, answering from its own thread until the

@@ -6,7 +6,6 @@
 #include <cassert>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 namespace benchwatch::testing {
 
@@ -44,19 +43,14 @@ std::optional<std::string> note_body(const httplib::Request& request, httplib::R
 }  // namespace
 
 struct FakeGitLab::Server {
-    httplib::Server http;
-    int port = 0;
-    std::thread thread;
+    FakeForgeServer forge{"PRIVATE-TOKEN", token, R"({"message": "401 Unauthorized"})"};
 
     mutable std::mutex mutex;
     std::int64_t next_id = 501;
     std::map<std::string, std::vector<FakeNote>> notes;  // by merge_request_key()
-    std::vector<RecordedRequest> requests;
     bool link_headers = true;
-    int failures_left = 0;
-    FakeFailure failure;
 
-    std::string origin() const { return "http://127.0.0.1:" + std::to_string(port); }
+    std::string origin() const { return forge.origin(); }
 
     static nlohmann::json note_json(const FakeNote& note) {
         return {{"id", note.id},
@@ -76,27 +70,6 @@ struct FakeGitLab::Server {
             return nullptr;
         }
         return &found->second;
-    }
-
-    // Records the request; answers it here, returning true, when it fails on purpose or lacks
-    // the token.
-    bool intercepted(const httplib::Request& request, httplib::Response& response) {
-        const std::lock_guard lock(mutex);
-        RecordedRequest recorded{request.method, request.target, {}, request.body};
-        for (const auto& [name, value] : request.headers) recorded.headers.emplace(name, value);
-        requests.push_back(std::move(recorded));
-        if (failures_left > 0) {
-            --failures_left;
-            response.status = failure.status;
-            for (const auto& [name, value] : failure.headers) response.set_header(name, value);
-            response.set_content(failure.body, "application/json");
-            return true;
-        }
-        if (request.get_header_value("PRIVATE-TOKEN") != token) {
-            reply_json(response, 401, {{"message", "401 Unauthorized"}});
-            return true;
-        }
-        return false;
     }
 
     void list_notes(const httplib::Request& request, httplib::Response& response) {
@@ -161,28 +134,25 @@ struct FakeGitLab::Server {
 FakeGitLab::FakeGitLab() : server_(std::make_unique<Server>()) {
     auto& server = *server_;
     using Handler = void (Server::*)(const httplib::Request&, httplib::Response&);
-    const auto route = [&server](Handler handler) {
-        return [&server, handler](const httplib::Request& request, httplib::Response& response) {
-            if (!server.intercepted(request, response)) (server.*handler)(request, response);
-        };
+    const auto route = [&server](const char* method, const std::string& path, Handler handler) {
+        server.forge.route(method, path,
+                           [&server, handler](const httplib::Request& request,
+                                              httplib::Response& response) {
+                               (server.*handler)(request, response);
+                           });
     };
     // httplib decodes the path, so "group%2Fapp" arrives as "group/app".
     const std::string notes = R"(/api/v4/projects/(.+)/merge_requests/(\d+)/notes)";
     const std::string note = notes + R"(/(\d+))";
-    server.http.Get(notes, route(&Server::list_notes));
-    server.http.Post(notes, route(&Server::create_note));
-    server.http.Put(note, route(&Server::edit_note));
-    server.http.Delete(note, route(&Server::delete_note));
-    server.port = server.http.bind_to_any_port("127.0.0.1");
-    assert(server.port > 0);
-    server.thread = std::thread([&server] { server.http.listen_after_bind(); });
-    // stop() is lost on a server not yet running, so the destructor could wait forever.
-    while (!server.http.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    route("GET", notes, &Server::list_notes);
+    route("POST", notes, &Server::create_note);
+    route("PUT", note, &Server::edit_note);
+    route("DELETE", note, &Server::delete_note);
+    server.forge.start();
 }
 
 FakeGitLab::~FakeGitLab() {
-    server_->http.stop();
-    server_->thread.join();
+    server_->forge.stop();
 }
 
 std::string FakeGitLab::url() const {
@@ -216,14 +186,11 @@ void FakeGitLab::send_link_headers(bool send) {
 }
 
 void FakeGitLab::fail_next(int times, const FakeFailure& failure) {
-    const std::lock_guard lock(server_->mutex);
-    server_->failures_left = times;
-    server_->failure = failure;
+    server_->forge.fail_next(times, failure);
 }
 
 std::vector<RecordedRequest> FakeGitLab::requests() const {
-    const std::lock_guard lock(server_->mutex);
-    return server_->requests;
+    return server_->forge.requests();
 }
 
 }  // namespace benchwatch::testing

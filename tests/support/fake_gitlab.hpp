@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "support/fake_github.hpp"
+#include "support/fake_forge.hpp"
 
 // A local stand-in for GitLab's REST API v4, for the gitlab and end-to-end tests: a merge
 // request's notes (list with pagination, create, edit, delete), with configurable failures; it
@@ -23,8 +23,7 @@ struct FakeNote {
 
 // GitLab on 127.0.0.1, on a port chosen by the system, answering from its own thread until the
 // object goes away. Requests need the header "PRIVATE-TOKEN: " + token (else 401); merge
-// requests not made with add_merge_request() answer 404. Failures and recorded requests use
-// fake_github.hpp's FakeFailure and RecordedRequest.
+// requests not made with add_merge_request() answer 404.
 class FakeGitLab {
   public:
     FakeGitLab();
