@@ -9,6 +9,7 @@
 
 #include "compare/compare.hpp"
 #include "stats/stats.hpp"
+#include "stats/transient.hpp"
 
 namespace benchwatch::compare {
 
@@ -84,11 +85,6 @@ std::vector<PullRequest> pull_requests(const BacktestMatrix& matrix,
     return requests;
 }
 
-bool persistent(double flagged_change, double later_shift) {
-    return flagged_change * later_shift > 0 &&
-           std::abs(later_shift) >= std::abs(flagged_change) / 2;
-}
-
 struct FlagCounts {
     double flukes_per_pr = 0;
     double persistent_per_pr = 0;
@@ -107,7 +103,7 @@ FlagCounts count_flags(const Method& method, std::span<const PullRequest> reques
             const auto& evidence = request.suite[i];
             const double reference =
                 assessments[i].reference > 0 ? assessments[i].reference : evidence.base;
-            if (persistent(std::log(evidence.head / reference), request.later_shift[i]))
+            if (stats::lasted(std::log(evidence.head / reference), request.later_shift[i]))
                 ++persistent_flags;
             else
                 ++flukes;

@@ -89,8 +89,7 @@ class LevelMethod final : public Method {
 
         for (auto& deviation : deviations) deviation = std::abs(deviation);
         const double noise = stats::quantile(deviations, settings_.noise_quantile);
-        const double level =
-            stats::median(std::span<const double>(logs).last(settings_.level_runs));
+        const double level = level_of(logs);
         judged.level_based = true;
         judged.move = std::log(evidence.head) - level;
         auto& assessment = judged.assessment;
@@ -102,6 +101,11 @@ class LevelMethod final : public Method {
         assessment.verdict =
             verdict_of(judged.move, assessment.threshold, evidence.smaller_is_better);
         return judged;
+    }
+
+    // The median of the last level_runs log values, or of all of them when there are fewer.
+    double level_of(std::span<const double> logs) const {
+        return stats::median(logs.last(std::min(settings_.level_runs, logs.size())));
     }
 
     // Too few deviations to learn the noise from: the head against the median of the runs there
@@ -117,8 +121,7 @@ class LevelMethod final : public Method {
         double largest = 0;
         for (std::size_t i = 1; i < logs.size(); ++i)
             largest = std::max(largest, std::abs(logs[i] - logs[i - 1]));
-        const double level =
-            stats::median(logs.last(std::min(settings_.level_runs, logs.size())));
+        const double level = level_of(logs);
         const double move = std::log(evidence.head) - level;
         assessment.reference = std::exp(level);
         assessment.typical_change = largest;

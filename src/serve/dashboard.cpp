@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "compare/changes.hpp"
 #include "compare/compare.hpp"
 #include "model/fnv.hpp"
 #include "stats/change_points.hpp"
@@ -64,20 +65,13 @@ std::vector<CommitPoint> commit_points(
     return points;
 }
 
+// The keys whose values differ between two runs' environments, "" standing for an absent key.
 std::vector<KeyChange> differences(const model::Environment& before,
                                    const model::Environment& after) {
     std::vector<KeyChange> changes;
-    for (const auto& [key, value] : before) {
-        const auto found = after.find(key);
-        if (found == after.end())
-            changes.push_back({key, value, ""});
-        else if (found->second != value)
-            changes.push_back({key, value, found->second});
-    }
-    for (const auto& [key, value] : after)
-        if (!before.contains(key)) changes.push_back({key, "", value});
-    std::sort(changes.begin(), changes.end(),
-              [](const KeyChange& a, const KeyChange& b) { return a.key < b.key; });
+    for (auto& change : compare::environment_differences(before, after))
+        changes.push_back({std::move(change.key), change.before.value_or(""),
+                           change.after.value_or("")});
     return changes;
 }
 

@@ -20,6 +20,10 @@ double quantile(std::span<const double> values, double q) {
     return sorted[below] + fraction * (sorted[above] - sorted[below]);
 }
 
+bool lasted(double change, double later_shift) {
+    return change * later_shift > 0 && std::abs(later_shift) >= std::abs(change) / 2;
+}
+
 std::vector<double> transient_deviations(std::span<const double> log_values, std::size_t level_runs,
                                          double ignore_below) {
     assert(level_runs > 0);
@@ -30,8 +34,7 @@ std::vector<double> transient_deviations(std::span<const double> log_values, std
         const double deviation = log_values[i] - before;
         if (i + level_runs <= n && std::abs(deviation) > ignore_below) {
             const double moved = median(log_values.subspan(i, level_runs)) - before;
-            const bool lasted = moved * deviation > 0 && std::abs(moved) >= std::abs(deviation) / 2;
-            if (lasted) continue;
+            if (lasted(deviation, moved)) continue;
         }
         deviations.push_back(deviation);
     }

@@ -11,6 +11,12 @@ namespace benchwatch::stats {
 // Example: quantile({4, 1, 3, 2}, 0.5) == 2.5, quantile({4, 1, 3, 2}, 0.9) == 3.7.
 double quantile(std::span<const double> values, double q);
 
+// Whether a move of `change` lasted, judged by the shift of the level it was followed by: the
+// shift has the move's sign and at least half its size (both in log space). Issue 8's test of a
+// persistent flag, and the test transient_deviations() leaves steps out by.
+// Example: lasted(0.2, 0.15) is true; lasted(0.2, 0.05) and lasted(0.2, -0.2) are false.
+bool lasted(double change, double later_shift);
+
 // The one-run deviations of a series that did not last: its run-to-run noise with its steps left
 // out. `log_values` is a series of logarithms, oldest first. At every position i ≥ `level_runs`
 // the deviation is d = x[i] − median(x[i−level_runs … i−1]). It is left out when the move lasted,
