@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "ingest/ingest.hpp"
 #include "report/confirmation.hpp"
+#include "report/progress.hpp"
 #include "run/timed_process.hpp"
 
 namespace benchwatch::cli {
@@ -47,11 +48,6 @@ struct ConfirmFlags {
     bool fail_on_regression = false;
 };
 
-std::string first_line_of(std::string_view text) {
-    while (!text.empty() && (text.front() == '\n' || text.front() == '\r')) text.remove_prefix(1);
-    return std::string(text.substr(0, text.find('\n')));
-}
-
 // Runs the base or head command and reads the results it prints (or writes to --results).
 class CommandMeasure {
   public:
@@ -73,7 +69,7 @@ class CommandMeasure {
 
         const auto result = run::run_timed(command);
         if (!result.succeeded()) {
-            const auto reason = first_line_of(result.err);
+            const auto reason = run::first_line_of(result.err);
             throw UsageError(
                 fmt::format("{} failed in round {}: {}{}; fix the command and run "
                             "confirm again",
@@ -105,11 +101,6 @@ class CommandMeasure {
     const ConfirmFlags& flags_;
     int runs_[2] = {0, 0};
 };
-
-double seconds_now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 std::string render(const model::Confirmation& confirmation, const std::string& format) {
     std::ostringstream out;
@@ -145,7 +136,8 @@ int run_confirm(const ConfirmFlags& flags) {
     try {
         confirmation = run::confirm(
             targets, context.config.categories,
-            [&measure](run::Build build) { return measure(build); }, seconds_now, settings);
+            [&measure](run::Build build) { return measure(build); }, report::steady_seconds,
+            settings);
     } catch (const run::ConfirmError& error) {
         throw UsageError(error.what());
     }

@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -66,11 +65,6 @@ bool same_store(const std::string& from, const std::string& to) {
     if (from == to) return true;
     const std::filesystem::path from_path = sqlite_path(from);
     return !from_path.empty() && from_path == sqlite_path(to);
-}
-
-double seconds_now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
 }
 
 // The runs of the source that the target lacks, oldest first, without results, and how many
@@ -163,8 +157,8 @@ int run_copy(const CopyFlags& flags) {
     std::optional<report::Progress> progress;
     if (!flags.no_progress &&
         report::detect_progress_mode(STDERR_FILENO) == report::ProgressMode::Terminal)
-        progress.emplace(std::cerr, report::ProgressMode::Terminal, runs.size(), seconds_now,
-                         report::terminal_columns(STDERR_FILENO));
+        progress.emplace(std::cerr, report::ProgressMode::Terminal, runs.size(),
+                         report::steady_seconds, report::terminal_columns(STDERR_FILENO));
 
     // Oldest first, so that the target counts the same attempt numbers as the source did.
     CopyTally tally;

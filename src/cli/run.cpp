@@ -38,15 +38,9 @@ struct RunCommandFlags {
     std::vector<std::string> harness;
 };
 
-// The first line of a harness's standard error, for messages: the reason it gives, if any.
-std::string first_line_of(std::string_view text) {
-    while (!text.empty() && (text.front() == '\n' || text.front() == '\r')) text.remove_prefix(1);
-    return std::string(text.substr(0, text.find('\n')));
-}
-
 [[noreturn]] void harness_failed(const std::vector<std::string>& argv, const std::string& what,
                                  const std::string& stderr_text) {
-    const auto reason = first_line_of(stderr_text);
+    const auto reason = run::first_line_of(stderr_text);
     throw UsageError(fmt::format("harness '{}' {}{}; nothing was recorded", run::command_text(argv),
                                  what, reason.empty() ? "" : " (" + reason + ")"));
 }
@@ -162,11 +156,6 @@ class HarnessRunner {
     run::Command command_;
 };
 
-double seconds_now() {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
 void print_warning(std::string_view message) {
     std::cerr << "warning: " << message << '\n';
 }
@@ -193,7 +182,7 @@ int run_run(const RunCommandFlags& flags) {
                                         : report::detect_progress_mode(STDERR_FILENO);
     report::Progress progress(std::cerr, mode,
                               static_cast<std::size_t>(harness_steps) + latencies.size(),
-                              seconds_now, report::terminal_columns(STDERR_FILENO));
+                              report::steady_seconds, report::terminal_columns(STDERR_FILENO));
 
     model::Run run;
     model::Environment harness_context;

@@ -6,11 +6,17 @@
 
 #include <algorithm>
 #include <cassert>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
 
 namespace benchwatch::report {
+
+double steady_seconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
 namespace {
 
 constexpr std::size_t kMaximumBarCells = 40;

@@ -56,6 +56,10 @@ std::string render_progress_line(const ProgressState& state, std::size_t columns
 std::string render_plain_progress_line(std::size_t ordinal, std::size_t total,
                                        std::string_view name, double elapsed_seconds);
 
+// Seconds of the steady (monotonic) clock since an arbitrary moment: the clock Progress is
+// usually given.
+double steady_seconds();
+
 // Shows the progress of `total` steps on `out`. Terminal mode writes "\r", the line and "\x1b[K"
 // (erase to the end of the line) on every change and a newline at the end; Plain mode writes one
 // line when each step starts and one when all are done.

@@ -58,6 +58,11 @@ TimedResult run_timed(const Command& command) {
     return result;
 }
 
+std::string first_line_of(std::string_view text) {
+    while (!text.empty() && (text.front() == '\n' || text.front() == '\r')) text.remove_prefix(1);
+    return std::string(text.substr(0, text.find('\n')));
+}
+
 std::string describe_failure(const TimedResult& result, const Command& command) {
     if (result.timed_out) {
         const double limit = command.timeout ? command.timeout->count() : result.wall_seconds;

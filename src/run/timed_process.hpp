@@ -61,6 +61,11 @@ class StartError : public std::runtime_error {
 // with poll() while it runs. Throws StartError when it cannot be started.
 TimedResult run_timed(const Command& command);
 
+// The first line of a command's standard error (or output) after any leading line breaks, for
+// messages: the reason it gives, if any. Example: first_line_of("\nerror: no file\nusage…")
+// == "error: no file".
+std::string first_line_of(std::string_view text);
+
 // What ended a run that did not succeed, for messages: "exit 3", "killed by SIGSEGV",
 // "timed out after 5 s"; "" for a run that succeeded.
 std::string describe_failure(const TimedResult& result, const Command& command);

@@ -70,8 +70,8 @@ std::vector<KeyChange> differences(const model::Environment& before,
                                    const model::Environment& after) {
     std::vector<KeyChange> changes;
     for (auto& change : compare::environment_differences(before, after))
-        changes.push_back({std::move(change.key), change.before.value_or(""),
-                           change.after.value_or("")});
+        changes.push_back(
+            {std::move(change.key), change.before.value_or(""), change.after.value_or("")});
     return changes;
 }
 
