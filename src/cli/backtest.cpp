@@ -58,9 +58,7 @@ compare::BacktestMatrix matrix_of(const model::History& history,
         compare::BacktestSeries series;
         series.name = model::with_metric(benchmark.name, benchmark.metric);
         series.smaller_is_better = benchmark.direction == model::Direction::SmallerIsBetter;
-        const auto category = model::categorize(benchmark.name, categories);
-        series.minimum_change = category < categories.size() ? categories[category].minimum_change
-                                                             : model::Category{}.minimum_change;
+        series.minimum_change = model::minimum_change_of(benchmark.name, categories);
         series.values.resize(matrix.runs);
         for (std::size_t i = 0; i < benchmark.commits.size(); ++i)
             series.values[column_of.at(benchmark.commits[i])] = benchmark.values[i];
@@ -171,8 +169,8 @@ int run_backtest(const BacktestFlags& flags) {
     std::vector<std::unique_ptr<compare::Method>> methods;
     std::vector<bool> is_default;
     for (const auto& name : chosen_methods(flags, default_name)) {
-        methods.push_back(compare::make_method(name, context.config.settings,
-                                                    context.config.level_settings));
+        methods.push_back(
+            compare::make_method(name, context.config.settings, context.config.level_settings));
         is_default.push_back(name == default_name);
     }
 

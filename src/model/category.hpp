@@ -23,6 +23,10 @@ std::vector<Category> default_categories();
 // prefix, else the first category without prefixes, else categories.size().
 std::size_t categorize(std::string_view benchmark, const std::vector<Category>& categories);
 
+// The smallest change that counts for `benchmark`: its category's minimum, or the default
+// Category's (3%) when no category takes it, as for compare's "Uncategorized".
+double minimum_change_of(std::string_view benchmark, const std::vector<Category>& categories);
+
 // The name shown inside its category: the matching prefix removed ("latency/ttfp" → "ttfp").
 std::string_view display_name(std::string_view benchmark, const Category& category);
 

@@ -57,6 +57,11 @@ std::size_t categorize(std::string_view benchmark, const std::vector<Category>& 
     return categories.size();
 }
 
+double minimum_change_of(std::string_view benchmark, const std::vector<Category>& categories) {
+    const auto index = categorize(benchmark, categories);
+    return index < categories.size() ? categories[index].minimum_change : Category{}.minimum_change;
+}
+
 std::string_view display_name(std::string_view benchmark, const Category& category) {
     if (const auto* prefix = matching_prefix(benchmark, category))
         return benchmark.substr(prefix->size());

@@ -85,11 +85,7 @@ std::vector<ConfirmTarget> targets_from_results(std::span<const model::Result> b
         target.name = result.benchmark;
         target.metric = result.metric;
         target.direction = result.direction;
-        const auto category = model::categorize(result.benchmark, categories);
-        if (category < categories.size())
-            target.minimum_change = categories[category].minimum_change;
-        else if (!categories.empty())
-            target.minimum_change = categories.front().minimum_change;
+        target.minimum_change = model::minimum_change_of(result.benchmark, categories);
         targets.push_back(std::move(target));
     }
     std::sort(targets.begin(), targets.end(), target_less);

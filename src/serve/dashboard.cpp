@@ -220,11 +220,9 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
         series.id = stable_id(
             benchmark.metric == "time" ? benchmark.name : benchmark.name + '\n' + benchmark.metric);
         const std::size_t category = model::categorize(benchmark.name, options.categories);
-        double minimum_change = 0;
-        if (category < options.categories.size()) {
+        if (category < options.categories.size())
             series.category = options.categories[category].name;
-            minimum_change = options.categories[category].minimum_change;
-        }
+        const double minimum_change = model::minimum_change_of(benchmark.name, options.categories);
         series.values = benchmark.values;
         series.commits.reserve(benchmark.commits.size());
         for (const auto& commit : benchmark.commits) series.commits.push_back(position.at(commit));

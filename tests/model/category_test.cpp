@@ -41,6 +41,16 @@ TEST(Category, CatchAllNeedNotComeFirstAndMayBeMissing) {
     EXPECT_EQ(categorize("array/copy", no_catch_all), 1u) << "size() means: no category";
 }
 
+TEST(Category, MinimumChangeIsTheCategorysOrThreePercentWithoutOne) {
+    const std::vector<Category> latency_first = {{"Latency", {"latency/"}, 0.05},
+                                                 {"Rest", {}, 0.02}};
+    EXPECT_EQ(minimum_change_of("latency/import", latency_first), 0.05);
+    EXPECT_EQ(minimum_change_of("array/copy", latency_first), 0.02);
+    const std::vector<Category> no_catch_all = {{"Latency", {"latency/"}, 0.05}};
+    EXPECT_EQ(minimum_change_of("array/copy", no_catch_all), 0.03);
+    EXPECT_EQ(minimum_change_of("array/copy", {}), 0.03);
+}
+
 TEST(Category, DisplayNameDropsOnlyTheMatchingPrefix) {
     const auto categories = default_categories();
     EXPECT_EQ(display_name("latency/ttfp", categories[1]), "ttfp");
