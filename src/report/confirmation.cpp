@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/category.hpp"
+#include "report/json_parts.hpp"
 #include "report/report.hpp"
 #include "report/wording.hpp"
 
@@ -101,11 +102,6 @@ std::array<std::string, 6> row_cells(const model::ConfirmedBenchmark& benchmark,
 
 using json = nlohmann::ordered_json;
 
-template <typename T>
-json optional_json(const std::optional<T>& value) {
-    return value ? json(*value) : json(nullptr);
-}
-
 }  // namespace
 
 void render_confirmation_text(const model::Confirmation& confirmation, std::ostream& out) {
@@ -162,11 +158,11 @@ void render_confirmation_json(const model::Confirmation& confirmation, std::ostr
             {"metric", benchmark.metric},
             {"direction", model::to_string(benchmark.direction)},
             {"flagged", flagged ? json(model::to_string(benchmark.flagged)) : json(nullptr)},
-            {"flagged_change", optional_json(benchmark.flagged_change)},
+            {"flagged_change", detail::optional_json(benchmark.flagged_change)},
             {"boundary", benchmark.boundary},
             {"change", benchmark.change},
-            {"change_low", optional_json(benchmark.change_low)},
-            {"change_high", optional_json(benchmark.change_high)},
+            {"change_low", detail::optional_json(benchmark.change_low)},
+            {"change_high", detail::optional_json(benchmark.change_high)},
             {"rounds", benchmark.rounds},
             {"verdict", model::to_string(benchmark.verdict)},
             {"measured", model::to_string(benchmark.measured)},

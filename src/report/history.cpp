@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "report/json_parts.hpp"
 #include "report/report.hpp"
 #include "report/wording.hpp"
 
@@ -137,16 +138,8 @@ void render_changes_text(const model::HistoryChanges& changes, std::ostream& out
 }
 
 void render_changes_json(const model::HistoryChanges& changes, std::ostream& out) {
-    const auto optional_text = [](const std::optional<std::string>& text) {
-        return text ? nlohmann::ordered_json(*text) : nlohmann::ordered_json(nullptr);
-    };
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
     for (const auto& step : changes.steps) {
-        nlohmann::ordered_json environment = nlohmann::ordered_json::array();
-        for (const auto& change : step.environment_changes)
-            environment.push_back({{"key", change.key},
-                                   {"before", optional_text(change.before)},
-                                   {"after", optional_text(change.after)}});
         steps.push_back({
             {"benchmark", step.benchmark},
             {"metric", step.metric},
@@ -155,7 +148,7 @@ void render_changes_json(const model::HistoryChanges& changes, std::ostream& out
             {"before_commit", step.before_commit},
             {"after_commit", step.after_commit},
             {"ratio", step.ratio},
-            {"environment_changes", std::move(environment)},
+            {"environment_changes", detail::environment_changes_json(step.environment_changes)},
         });
     }
     const nlohmann::ordered_json document = {

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "report/json_parts.hpp"
 #include "report/report.hpp"
 
 namespace benchwatch::report {
@@ -39,11 +40,6 @@ const char* allocation_change_name(model::AllocationChange change) {
     return "none";
 }
 
-template <typename T>
-json optional_json(const std::optional<T>& value) {
-    return value ? json(*value) : json(nullptr);
-}
-
 json result_json(const model::Result& result) {
     return {
         {"name", result.benchmark},
@@ -51,18 +47,9 @@ json result_json(const model::Result& result) {
         {"unit", result.unit},
         {"direction", model::to_string(result.direction)},
         {"value", result.value},
-        {"allocations", optional_json(result.allocations)},
-        {"memory", optional_json(result.memory)},
+        {"allocations", detail::optional_json(result.allocations)},
+        {"memory", detail::optional_json(result.memory)},
     };
-}
-
-json changes_json(const std::vector<model::EnvironmentChange>& changes) {
-    json list = json::array();
-    for (const auto& change : changes)
-        list.push_back({{"key", change.key},
-                        {"before", optional_json(change.before)},
-                        {"after", optional_json(change.after)}});
-    return list;
 }
 
 json warnings_json(const std::vector<model::Warning>& warnings) {
@@ -99,8 +86,8 @@ json benchmark_json(const model::Comparison& comparison,
         {"verdict", model::to_string(benchmark.verdict)},
         {"unusual", benchmark.unusual()},
         {"allocation_change", allocation_change_name(benchmark.allocation_change)},
-        {"base_allocations", optional_json(benchmark.base_allocations)},
-        {"head_allocations", optional_json(benchmark.head_allocations)},
+        {"base_allocations", detail::optional_json(benchmark.base_allocations)},
+        {"head_allocations", detail::optional_json(benchmark.head_allocations)},
     };
 }
 
@@ -150,9 +137,9 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
         {"added", results_json(comparison.added)},
         {"removed", results_json(comparison.removed)},
         {"head_results", results_json(comparison.head_only_results)},
-        {"environment_changes", changes_json(comparison.environment_changes)},
+        {"environment_changes", detail::environment_changes_json(comparison.environment_changes)},
         {"machine_environment", json(comparison.machine_environment)},
-        {"machine_changes", changes_json(comparison.machine_changes)},
+        {"machine_changes", detail::environment_changes_json(comparison.machine_changes)},
         {"head_warnings", warnings_json(comparison.head_warnings)},
         {"baseline_warnings", warnings_json(comparison.baseline_warnings)},
         {"history_url",
