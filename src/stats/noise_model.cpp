@@ -32,6 +32,14 @@ std::vector<std::size_t> place_steps(SeededRandom& random, std::size_t length, s
     return {};
 }
 
+// A lasting change's size in log space: ±u with u log-uniform in [ln(1 + smallest),
+// ln(1 + largest)], each sign equally likely (the size drawn first, then the sign).
+double signed_log_size(SeededRandom& random, double smallest, double largest) {
+    const double size =
+        std::exp(random.uniform(std::log(std::log1p(smallest)), std::log(std::log1p(largest))));
+    return random.uniform() < 0.5 ? -size : size;
+}
+
 }  // namespace
 
 double SeededRandom::uniform() {
@@ -73,11 +81,8 @@ GeneratedSeries generate_series(std::uint64_t seed, const NoiseModel& model) {
     series.noise = std::exp(random.uniform(std::log(model.min_noise), std::log(model.max_noise)));
     const std::size_t count = random.integer(0, model.max_steps);
     series.steps = place_steps(random, length, count, model.spacing);
-    for (std::size_t i = 0; i < series.steps.size(); ++i) {
-        const double magnitude = std::exp(random.uniform(std::log(std::log1p(model.min_step)),
-                                                         std::log(std::log1p(model.max_step))));
-        series.ratios.push_back(std::exp(random.uniform() < 0.5 ? -magnitude : magnitude));
-    }
+    for (std::size_t i = 0; i < series.steps.size(); ++i)
+        series.ratios.push_back(std::exp(signed_log_size(random, model.min_step, model.max_step)));
 
     double level = 0;
     std::size_t next_step = 0;
@@ -102,21 +107,16 @@ GeneratedSuite generate_suite(std::uint64_t seed, const SuiteModel& model) {
         suite.values.push_back(generate_series(seed * 1'000'003 + b + 1, series_model).values);
 
     SeededRandom random(seed);
-    const auto shared_size = [&random](double smallest, double largest) {
-        const double size =
-            std::exp(random.uniform(std::log(std::log1p(smallest)), std::log(std::log1p(largest))));
-        return random.uniform() < 0.5 ? -size : size;
-    };
     for (std::size_t t = 0; t < model.runs; ++t) {
         if (random.uniform() >= model.event_probability) continue;
         suite.events.push_back(t);
-        const double move = shared_size(model.min_event, model.max_event);
+        const double move = signed_log_size(random, model.min_event, model.max_event);
         for (auto& values : suite.values) values[t] *= std::exp(move * random.uniform(0.5, 1.5));
     }
     const auto count = random.integer(0, model.max_suite_steps);
     suite.suite_steps = place_steps(random, model.runs, count, model.series.spacing);
     for (const auto step : suite.suite_steps) {
-        const double move = shared_size(model.min_suite_step, model.max_suite_step);
+        const double move = signed_log_size(random, model.min_suite_step, model.max_suite_step);
         for (auto& values : suite.values) {
             const double felt = std::exp(move * random.uniform(0.5, 1.5));
             for (std::size_t t = step; t < values.size(); ++t) values[t] *= felt;
