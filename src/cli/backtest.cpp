@@ -165,7 +165,7 @@ int run_backtest(const BacktestFlags& flags) {
     if (distinct_sizes.size() != flags.injection_sizes.size())
         throw UsageError("--inject lists a size twice; give each size once, e.g. --inject 0.1,0.2");
     const auto context = Context::discover(flags.common.repo);
-    const auto default_name = context.config.method.value_or(compare::default_method_name());
+    const auto default_name = resolve_method("", context);
     std::vector<std::unique_ptr<compare::Method>> methods;
     std::vector<bool> is_default;
     for (const auto& name : chosen_methods(flags, default_name)) {

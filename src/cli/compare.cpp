@@ -83,9 +83,7 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
     options.source = resolve_history_source(flags.common, flags.default_branch, context);
     options.head = head;
     if (!flags.base.empty()) options.base = flags.base;
-    options.method = !flags.method.empty()
-                         ? flags.method
-                         : context.config.method.value_or(compare::default_method_name());
+    options.method = resolve_method(flags.method, context);
     options.settings = context.config.settings;
     options.level_settings = context.config.level_settings;
     options.categories = context.config.categories;

@@ -132,6 +132,11 @@ std::string resolve_default_branch_revision(const std::string& name, const Conte
     return {};
 }
 
+std::string resolve_method(const std::string& flag, const Context& context) {
+    if (!flag.empty()) return flag;
+    return context.config.method.value_or(compare::default_method_name());
+}
+
 compare::HistorySource resolve_history_source(const CommonFlags& flags,
                                               const std::string& default_branch_flag,
                                               const Context& context) {

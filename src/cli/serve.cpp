@@ -42,13 +42,15 @@ std::shared_ptr<serve::UploadReceiver> upload_receiver(const ServeFlags& flags,
                                                        const std::string& store_url) {
     if (!flags.allow_upload) {
         if (!flags.token_file.empty() || !flags.upload_projects.empty())
-            throw UsageError("--token-file and --upload-project take effect with --allow-upload; "
-                             "add it to accept uploads");
+            throw UsageError(
+                "--token-file and --upload-project take effect with --allow-upload; "
+                "add it to accept uploads");
         return nullptr;
     }
     if (flags.token_file.empty())
-        throw UsageError("--allow-upload needs --token-file FILE, the file holding the token "
-                         "uploaders must send");
+        throw UsageError(
+            "--allow-upload needs --token-file FILE, the file holding the token "
+            "uploaders must send");
     const serve::TokenFile token = serve::read_token_file(flags.token_file);
     if (token.warning) std::cerr << "warning: " << *token.warning << '\n';
     serve::UploadSettings settings;
@@ -131,11 +133,12 @@ int run_serve(const ServeFlags& flags) {
                              ipv6 ? "]" : "", port, store::without_credentials(store_url))
               << std::endl;
     if (uploads)
-        std::cout << fmt::format("accepting uploads at POST {}, up to {} bytes each, through {} "
-                                 "store connection{}",
-                                 serve::upload_path, flags.max_upload_bytes,
-                                 upload_writers(flags, store_url),
-                                 upload_writers(flags, store_url) == 1 ? "" : "s")
+        std::cout << fmt::format(
+                         "accepting uploads at POST {}, up to {} bytes each, through {} "
+                         "store connection{}",
+                         serve::upload_path, flags.max_upload_bytes,
+                         upload_writers(flags, store_url),
+                         upload_writers(flags, store_url) == 1 ? "" : "s")
                   << std::endl;
     server.run();
     kill(getpid(), SIGTERM);
@@ -152,7 +155,7 @@ serve::DashboardOptions resolve_dashboard_options(const std::string& default_bra
     options.default_branch_revision =
         resolve_default_branch_revision(options.default_branch, context);
     options.settings = context.config.settings;
-    options.method = context.config.method.value_or(compare::default_method_name());
+    options.method = resolve_method("", context);
     options.level_settings = context.config.level_settings;
     options.categories = context.config.categories;
     options.repository_url = resolve_repository_url(context);
@@ -161,8 +164,9 @@ serve::DashboardOptions resolve_dashboard_options(const std::string& default_bra
 
 Command add_serve_command(CLI::App& parent) {
     auto flags = std::make_shared<ServeFlags>();
-    auto* command =
-        parent.add_subcommand("serve", "Serve the history dashboard and its JSON API, and accept uploads with --allow-upload");
+    auto* command = parent.add_subcommand(
+        "serve",
+        "Serve the history dashboard and its JSON API, and accept uploads with --allow-upload");
     add_common_flags(*command, flags->common);
     command->add_option("--default-branch", flags->default_branch,
                         "The default branch (default: config, origin/HEAD, main)");
