@@ -24,9 +24,7 @@ struct Judged {
 };
 
 model::Verdict verdict_of(double move, double threshold, bool smaller_is_better) {
-    if (std::abs(move) <= threshold) return model::Verdict::Unchanged;
-    const bool worse = smaller_is_better ? move > 0 : move < 0;
-    return worse ? model::Verdict::Slower : model::Verdict::Faster;
+    return to_verdict(stats::judge_log_ratio(move, threshold, smaller_is_better));
 }
 
 class LevelMethod final : public Method {

@@ -11,8 +11,6 @@
 
 namespace benchwatch::compare {
 
-namespace {
-
 model::Verdict to_verdict(stats::Judgement judgement) {
     switch (judgement) {
         case stats::Judgement::Worse:
@@ -24,6 +22,8 @@ model::Verdict to_verdict(stats::Judgement judgement) {
     }
     return model::Verdict::Unchanged;
 }
+
+namespace {
 
 // DESIGN.md §4.4: head against the baseline run, flagged beyond factor × the median |ln ratio|
 // of the last `pairs` history pairs, and never below the category's minimum change.

@@ -10,6 +10,7 @@
 
 #include "model/comparison.hpp"
 #include "model/result.hpp"
+#include "stats/stats.hpp"
 
 namespace benchwatch::compare {
 
@@ -62,6 +63,9 @@ class Method {
     // looks at: seed needs its pairs + 1.
     virtual std::size_t history_wanted() const = 0;
 };
+
+// The report's verdict for a judgement: Worse is Slower, Better is Faster.
+model::Verdict to_verdict(stats::Judgement judgement);
 
 // The method called `name`, configured from `settings` (seed) and `level_settings` (level). Throws
 // CompareError "unknown method 'x'; available: seed, …" for a name method_names() does not list.

@@ -72,12 +72,15 @@ double seed_threshold(double typical_change, double factor, double minimum_chang
     return std::max(factor * typical_change, std::log1p(minimum_change));
 }
 
-Judgement judge(double base, double head, double threshold, bool smaller_is_better) {
-    assert(base > 0 && head > 0 && "judge() needs positive values");
-    const double log_ratio = std::log(head / base);
+Judgement judge_log_ratio(double log_ratio, double threshold, bool smaller_is_better) {
     if (!(std::abs(log_ratio) > threshold)) return Judgement::Unchanged;
     const bool grew = log_ratio > 0;
     return grew == smaller_is_better ? Judgement::Worse : Judgement::Better;
+}
+
+Judgement judge(double base, double head, double threshold, bool smaller_is_better) {
+    assert(base > 0 && head > 0 && "judge() needs positive values");
+    return judge_log_ratio(std::log(head / base), threshold, smaller_is_better);
 }
 
 std::optional<double> recent_shift(std::span<const double> series, std::size_t recent,

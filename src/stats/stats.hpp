@@ -39,8 +39,11 @@ enum class Judgement { Unchanged, Worse, Better };
 // ln(1 + minimum_change). Example: seed_threshold(0.005, 3, 0.03) == ln(1.03).
 double seed_threshold(double typical_change, double factor, double minimum_change);
 
-// Judges head against base: Unchanged unless |ln(head/base)| > threshold (strictly); then Worse
-// when the metric moved against `smaller_is_better`, Better otherwise. Values must be positive.
+// Judges a move of ln(head/base): Unchanged unless |log_ratio| > threshold (strictly); then Worse
+// when the metric moved against `smaller_is_better`, Better otherwise.
+Judgement judge_log_ratio(double log_ratio, double threshold, bool smaller_is_better);
+
+// judge_log_ratio() of ln(head/base). Values must be positive.
 Judgement judge(double base, double head, double threshold, bool smaller_is_better);
 
 // The recent shift of a series (oldest first): the median of its last `recent` values divided by
