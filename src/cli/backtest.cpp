@@ -24,6 +24,7 @@ struct BacktestFlags {
     std::vector<std::string> methods;
     std::vector<double> injection_sizes = {0.1, 0.2};
     std::optional<double> budget;
+    std::optional<double> false_alarms_per_pr;
     std::uint64_t seed = 1;
     std::string format = "text";
 };
@@ -95,9 +96,23 @@ void render_json(const compare::BacktestReport& report, const std::vector<bool>&
         nlohmann::ordered_json entry;
         entry["name"] = method.name;
         entry["default"] = static_cast<bool>(is_default[m]);
+        entry["false_alarms_per_pr"] = method.calibrated_budget
+                                           ? nlohmann::ordered_json(*method.calibrated_budget)
+                                           : nlohmann::ordered_json(nullptr);
+        entry["setting"] = method.score.setting;
+        if (method.score.setting_range)
+            entry["setting_range"] = {method.score.setting_range->first,
+                                      method.score.setting_range->second};
         entry["flukes_per_pr"] = method.score.flukes_per_pr;
+        entry["flukes_per_pr_interval"] = {method.score.flukes_interval.low,
+                                           method.score.flukes_interval.high};
         entry["persistent_per_pr"] = method.score.persistent_per_pr;
         entry["caught"] = caught_json(flags.injection_sizes, method.score.caught);
+        auto intervals = nlohmann::ordered_json::object();
+        for (std::size_t i = 0; i < flags.injection_sizes.size(); ++i)
+            intervals[size_key(flags.injection_sizes[i])] = {
+                method.score.caught_intervals[i].low, method.score.caught_intervals[i].high};
+        entry["caught_interval"] = std::move(intervals);
         if (method.at_budget) {
             nlohmann::ordered_json at_budget;
             at_budget["budget"] = *flags.budget;
@@ -111,8 +126,23 @@ void render_json(const compare::BacktestReport& report, const std::vector<bool>&
     out << json.dump(2) << '\n';
 }
 
+// Characters of `text` as a terminal shows them: UTF-8 continuation bytes take no column.
+std::size_t display_width(std::string_view text) {
+    return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    }));
+}
+
 std::string percent(double share) {
     return fmt::format("{:.1f}%", share * 100);
+}
+
+// "1.5", or "1.62 (1.34–2.1)" for a calibrated score: the median setting and its range.
+std::string setting_text(const compare::BacktestScore& score) {
+    if (!score.setting_range || score.setting_range->first == score.setting_range->second)
+        return fmt::format("{:.3g}", score.setting);
+    return fmt::format("{:.3g} ({:.3g}–{:.3g})", score.setting, score.setting_range->first,
+                       score.setting_range->second);
 }
 
 void render_text(const compare::BacktestReport& report, const std::vector<bool>& is_default,
@@ -122,39 +152,76 @@ void render_text(const compare::BacktestReport& report, const std::vector<bool>&
         names.push_back(report.methods[m].name + (is_default[m] ? " (default)" : ""));
     std::size_t name_width = std::string_view("method").size();
     for (const auto& name : names) name_width = std::max(name_width, name.size());
+    const bool uncertain = report.pull_requests < compare::backtest_uncertain_below;
 
-    out << fmt::format("{} pull request{} replayed from the default branch\n\n",
-                       report.pull_requests, report.pull_requests == 1 ? "" : "s");
-    const auto header = [&](std::string_view first_columns) {
-        out << fmt::format("{:<{}}  {}", "method", name_width, first_columns);
-        for (const double size : flags.injection_sizes)
-            out << fmt::format("  {:>11}", fmt::format("caught +{:g}%", size * 100));
-        out << '\n';
-    };
-    const auto caught = [&](const std::vector<double>& shares) {
-        for (const double share : shares) out << fmt::format("  {:>11}", percent(share));
-        out << '\n';
-    };
-    header("setting  flukes/PR  persistent/PR");
-    for (std::size_t m = 0; m < report.methods.size(); ++m) {
-        const auto& score = report.methods[m].score;
-        out << fmt::format("{:<{}}  {:>7.3g}  {:>9.2f}  {:>13.2f}", names[m], name_width,
-                           score.setting, score.flukes_per_pr, score.persistent_per_pr);
-        caught(score.caught);
+    out << fmt::format("{} pull request{} replayed from the default branch\n", report.pull_requests,
+                       report.pull_requests == 1 ? "" : "s");
+    if (uncertain)
+        out << fmt::format(
+            "Fewer than {} pull requests: the figures are uncertain; about 95% intervals in "
+            "brackets.\n",
+            compare::backtest_uncertain_below);
+    out << '\n';
+
+    std::vector<std::string> settings;
+    std::size_t setting_width = std::string_view("setting").size();
+    for (const auto& method : report.methods) {
+        settings.push_back(setting_text(method.score));
+        setting_width = std::max(setting_width, display_width(settings.back()));
     }
+    const auto flukes_text = [&](const compare::BacktestScore& score) {
+        if (!uncertain) return fmt::format("{:.2f}", score.flukes_per_pr);
+        return fmt::format("{:.2f} ({:.2f}–{:.2f})", score.flukes_per_pr, score.flukes_interval.low,
+                           score.flukes_interval.high);
+    };
+    const auto caught_text = [&](const compare::BacktestScore& score, std::size_t i) {
+        if (!uncertain) return percent(score.caught[i]);
+        return fmt::format("{} ({:.0f}–{:.0f}%)", percent(score.caught[i]),
+                           100 * score.caught_intervals[i].low,
+                           100 * score.caught_intervals[i].high);
+    };
+    const std::size_t flukes_width = uncertain ? 19 : 9;
+    const std::size_t caught_width = uncertain ? 20 : 11;
+    const auto header = [&](std::string_view middle) {
+        out << fmt::format("{:<{}}  {}", "method", name_width, middle);
+        for (const double size : flags.injection_sizes)
+            out << fmt::format("  {:>{}}", fmt::format("caught +{:g}%", size * 100), caught_width);
+        out << '\n';
+    };
+    const auto caught = [&](const compare::BacktestScore& score) {
+        for (std::size_t i = 0; i < score.caught.size(); ++i)
+            out << fmt::format("  {:>{}}", caught_text(score, i), caught_width);
+        out << '\n';
+    };
+    header(fmt::format("{:>6}  {:<{}}  {:>{}}  {:>13}", "budget", "setting", setting_width,
+                       "flukes/PR", flukes_width, "persistent/PR"));
+    for (std::size_t m = 0; m < report.methods.size(); ++m) {
+        const auto& method = report.methods[m];
+        const auto budget =
+            method.calibrated_budget ? fmt::format("{:g}", *method.calibrated_budget) : "-";
+        out << fmt::format("{:<{}}  {:>6}  {:<{}}  {:>{}}  {:>13.2f}", names[m], name_width, budget,
+                           settings[m], setting_width, flukes_text(method.score), flukes_width,
+                           method.score.persistent_per_pr);
+        caught(method.score);
+    }
+    if (std::any_of(report.methods.begin(), report.methods.end(),
+                    [](const auto& method) { return method.calibrated_budget.has_value(); }))
+        out << "A budget calibrates the setting at each pull request from the ones before it; "
+               "the setting column gives the median and the range used.\n";
     if (!flags.budget) return;
     out << fmt::format(
-        "\nAt the most sensitive setting with at most {:g} fluke(s) per pull request:\n",
+        "\nAt the most sensitive fixed setting with at most {:g} fluke(s) per pull request, known "
+        "in hindsight:\n",
         *flags.budget);
-    header("setting  flukes/PR");
+    header(fmt::format("{:<7}  {:>{}}", "setting", "flukes/PR", flukes_width));
     bool out_of_reach = false;
     for (std::size_t m = 0; m < report.methods.size(); ++m) {
         const auto& score = *report.methods[m].at_budget;
         const bool over = score.flukes_per_pr > *flags.budget;
         out_of_reach = out_of_reach || over;
-        out << fmt::format("{:<{}}  {:>7.3g}  {:>8.2f}{}", names[m], name_width, score.setting,
-                           score.flukes_per_pr, over ? "*" : " ");
-        caught(score.caught);
+        out << fmt::format("{:<{}}  {:>7.3g}  {:>{}}{}", names[m], name_width, score.setting,
+                           flukes_text(score), flukes_width, over ? "*" : " ");
+        caught(score);
     }
     if (out_of_reach) out << "* over the budget even at the method's strictest setting\n";
 }
@@ -165,12 +232,18 @@ int run_backtest(const BacktestFlags& flags) {
     if (distinct_sizes.size() != flags.injection_sizes.size())
         throw UsageError("--inject lists a size twice; give each size once, e.g. --inject 0.1,0.2");
     const auto context = Context::discover(flags.common.repo);
-    const auto default_name = resolve_method("", context);
+    const auto default_choice = resolve_method("", context, flags.false_alarms_per_pr);
+    const std::string default_name = model::to_string(default_choice.kind);
     std::vector<std::unique_ptr<compare::Method>> methods;
+    std::vector<compare::BacktestCandidate> candidates;
     std::vector<bool> is_default;
     for (const auto& name : chosen_methods(flags, default_name)) {
-        methods.push_back(
-            compare::make_method(name, context.config.settings, context.config.level_settings));
+        const auto choice = compare::with_method_named(default_choice, name);
+        methods.push_back(compare::make_method(choice));
+        candidates.push_back({methods.back().get(),
+                              choice.kind == model::MethodKind::Level
+                                  ? compare::calibration_rule_of(choice.level)
+                                  : std::nullopt});
         is_default.push_back(name == default_name);
     }
 
@@ -186,11 +259,9 @@ int run_backtest(const BacktestFlags& flags) {
             compare::backtest_minimum_runs, source.project, source.machine, source.default_branch,
             history.commits.size(), source.default_branch));
 
-    std::vector<const compare::Method*> method_pointers;
-    for (const auto& method : methods) method_pointers.push_back(method.get());
     const compare::BacktestOptions options{flags.injection_sizes, flags.budget, flags.seed};
     const auto report =
-        compare::backtest(matrix_of(history, context.config.categories), method_pointers, options);
+        compare::backtest(matrix_of(history, context.config.categories), candidates, options);
     if (flags.format == "json")
         render_json(report, is_default, flags, std::cout);
     else
@@ -220,6 +291,11 @@ Command add_backtest_command(CLI::App& parent) {
                      "Also find each method's most sensitive setting with at most this many "
                      "flukes per pull request")
         ->check(CLI::NonNegativeNumber);
+    command
+        ->add_option("--false-alarms-per-pr", flags->false_alarms_per_pr,
+                     "The level method's budget of flukes per pull request, to which each "
+                     "replayed pull request calibrates its sensitivity (default: config, 1)")
+        ->check(false_alarm_budget);
     command->add_option("--seed", flags->seed,
                         "Seed of the injected benchmarks' choice (default: 1)");
     command->add_option("--format", flags->format, "Output format")

@@ -27,7 +27,11 @@ struct ComparisonFlags {
     std::string default_branch;
     std::string history_url;
     std::string method;
+    std::optional<double> false_alarms_per_pr;  // the level method's budget, over the config's
 };
+
+// Checks a --false-alarms-per-pr value: a number above 0 and at most 1000.
+extern const CLI::Validator false_alarm_budget;
 
 // Adds the ComparisonFlags to `command`.
 void add_comparison_flags(CLI::App& command, ComparisonFlags& flags);

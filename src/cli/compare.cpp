@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -64,6 +65,18 @@ bool anything_slower(const model::Comparison& comparison) {
                        });
 }
 
+const CLI::Validator false_alarm_budget(
+    [](std::string& text) {
+        double budget = 0;
+        if (CLI::detail::lexical_cast(text, budget) && std::isfinite(budget) && budget > 0 &&
+            budget <= 1000)
+            return std::string();
+        return "'" + text +
+               "' is not a false-alarm budget; give the flukes per pull request allowed, a "
+               "number above 0 and at most 1000, e.g. 1";
+    },
+    "F");
+
 void add_comparison_flags(CLI::App& command, ComparisonFlags& flags) {
     add_common_flags(command, flags.common);
     command.add_option("--base", flags.base, "Compare with this commit, not the merge base");
@@ -75,6 +88,11 @@ void add_comparison_flags(CLI::App& command, ComparisonFlags& flags) {
         "Comparison method: seed (docs/comparison-rule.md) or level (docs/JUDGEMENT.md) "
         "(default: " +
             compare::default_method_name() + ")");
+    command
+        .add_option("--false-alarms-per-pr", flags.false_alarms_per_pr,
+                    "Flukes per pull request the level method may make on the default branch's "
+                    "history; its sensitivity is calibrated to it (default: config, 1)")
+        ->check(false_alarm_budget);
 }
 
 model::Comparison compare_head(const ComparisonFlags& flags, const std::string& head,
@@ -83,9 +101,7 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
     options.source = resolve_history_source(flags.common, flags.default_branch, context);
     options.head = head;
     if (!flags.base.empty()) options.base = flags.base;
-    options.method = resolve_method(flags.method, context);
-    options.settings = context.config.settings;
-    options.level_settings = context.config.level_settings;
+    options.method = resolve_method(flags.method, context, flags.false_alarms_per_pr);
     options.categories = context.config.categories;
     options.history_url = resolve_history_url(flags.history_url, options.source.project, context);
 

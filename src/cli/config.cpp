@@ -119,15 +119,26 @@ std::optional<std::filesystem::path> find_config(const std::filesystem::path& st
 
 namespace {
 
-// The level method's keys of [compare]: sensitivity, noise_quantile, level_runs, noise_runs.
+// The level method's keys of [compare]: false_alarms_per_pr or sensitivity (a budget that
+// calibrates the sensitivity, or the sensitivity fixed), noise_quantile, level_runs, noise_runs.
 void read_level_settings(const std::filesystem::path& path, const toml::table& compare,
                          model::LevelRuleSettings& settings) {
+    const auto budget = number_at(path, compare, "false_alarms_per_pr", "compare.");
+    if (budget && !(*budget > 0 && *budget <= 1000))
+        fail_at(path, compare.get("false_alarms_per_pr")->source(),
+                "'compare.false_alarms_per_pr' must be above 0 and at most 1000, e.g. 1");
     if (const auto sensitivity = number_at(path, compare, "sensitivity", "compare.")) {
         if (!(*sensitivity > 0))
             fail_at(path, compare.get("sensitivity")->source(),
                     "'compare.sensitivity' must be positive");
+        if (budget)
+            fail_at(path, compare.get("sensitivity")->source(),
+                    "'compare.sensitivity' fixes what 'compare.false_alarms_per_pr' calibrates; "
+                    "set only one of them");
         settings.sensitivity = *sensitivity;
+        settings.false_alarms_per_pr = std::nullopt;
     }
+    if (budget) settings.false_alarms_per_pr = *budget;
     if (const auto quantile = number_at(path, compare, "noise_quantile", "compare.")) {
         if (!(*quantile > 0 && *quantile <= 1))
             fail_at(path, compare.get("noise_quantile")->source(),
@@ -173,8 +184,8 @@ Config load_config(const std::filesystem::path& path) {
         const auto* compare = node->as_table();
         if (!compare) fail_at(path, node->source(), "'compare' must be a table");
         reject_unknown_keys(path, *compare,
-                            {"method", "factor", "pairs", "sensitivity", "noise_quantile",
-                             "level_runs", "noise_runs"},
+                            {"method", "factor", "pairs", "false_alarms_per_pr", "sensitivity",
+                             "noise_quantile", "level_runs", "noise_runs"},
                             "compare.");
         config.method = string_at(path, *compare, "method", "compare.");
         if (const auto factor = number_at(path, *compare, "factor", "compare.")) {

@@ -132,9 +132,15 @@ std::string resolve_default_branch_revision(const std::string& name, const Conte
     return {};
 }
 
-std::string resolve_method(const std::string& flag, const Context& context) {
-    if (!flag.empty()) return flag;
-    return context.config.method.value_or(compare::default_method_name());
+model::MethodChoice resolve_method(const std::string& flag, const Context& context,
+                                   std::optional<double> budget) {
+    const auto name =
+        !flag.empty() ? flag : context.config.method.value_or(compare::default_method_name());
+    model::MethodChoice choice;
+    choice.seed = context.config.settings;
+    choice.level = context.config.level_settings;
+    if (budget) choice.level.false_alarms_per_pr = *budget;
+    return compare::with_method_named(choice, name);
 }
 
 compare::HistorySource resolve_history_source(const CommonFlags& flags,

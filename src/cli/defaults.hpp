@@ -65,8 +65,11 @@ std::string resolve_branch(const std::string& flag, const Context& context);
 // --pull-request, else the number in GITHUB_REF "refs/pull/N/merge"; nullopt when neither.
 std::optional<std::int64_t> resolve_pull_request(std::optional<std::int64_t> flag);
 
-// The comparison method's name: --method, else the config's, else compare's default ("level").
-std::string resolve_method(const std::string& flag, const Context& context);
+// The comparison method with the config's settings: --method, else the config's, else compare's
+// default ("level"); a `budget` flag sets the level method's false alarms per pull request.
+// Throws compare::CompareError for an unknown method name.
+model::MethodChoice resolve_method(const std::string& flag, const Context& context,
+                                   std::optional<double> budget = std::nullopt);
 
 // The default branch's name: --default-branch, else the config's, else the repository's
 // (origin/HEAD's target without "origin/"), else "main".

@@ -72,8 +72,6 @@ serve::Response compare_pull(store::Store& store, const vcs::Repository* reposit
                               options.default_branch_revision};
     compare_options.head = commit;
     compare_options.method = options.method;
-    compare_options.settings = options.settings;
-    compare_options.level_settings = options.level_settings;
     compare_options.categories = options.categories;
     compare_options.history_url = resolve_history_url("", project, context);
     try {
@@ -156,7 +154,6 @@ serve::DashboardOptions resolve_dashboard_options(const std::string& default_bra
         resolve_default_branch_revision(options.default_branch, context);
     options.settings = context.config.settings;
     options.method = resolve_method("", context);
-    options.level_settings = context.config.level_settings;
     options.categories = context.config.categories;
     options.repository_url = resolve_repository_url(context);
     return options;

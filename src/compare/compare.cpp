@@ -8,6 +8,7 @@
 
 #include "compare/changes.hpp"
 #include "compare/method.hpp"
+#include "compare/replay.hpp"
 #include "compare/runs.hpp"
 #include "model/environment_keys.hpp"
 #include "stats/stats.hpp"
@@ -112,7 +113,7 @@ void fill_history(BaselineChoice& choice, const vcs::Repository* repository, con
     }
 }
 
-// DESIGN.md §4.1: the merge base with the default branch, or its nearest benchmarked
+// The merge base with the default branch, or its nearest benchmarked
 // first-parent ancestor. The head's own commit is never its baseline.
 std::optional<BaselineChoice> choose_with_git(const vcs::Repository& repository,
                                               const RunIndex& index, const HistorySource& source,
@@ -207,6 +208,34 @@ std::map<ResultKey, std::vector<double>> history_series(store::Store& store, con
     return series;
 }
 
+// The newest `runs` points of the history (newest first), as a matrix over every benchmark
+// measured in them, oldest run first.
+BacktestMatrix history_matrix(store::Store& store, const RunIndex& index,
+                              std::span<const std::string> history, std::size_t runs,
+                              const std::vector<model::Category>& categories) {
+    const auto count = std::min(runs, history.size());
+    std::map<ResultKey, BacktestSeries> series;
+    detail::visit_history(store, index, history.first(count),
+                          [&](std::size_t position, const CombinedResults& results) {
+                              for (const auto& [key, result] : results) {
+                                  auto& one = series[key];
+                                  if (one.values.empty()) {
+                                      one.values.resize(count);
+                                      one.smaller_is_better =
+                                          result.direction == model::Direction::SmallerIsBetter;
+                                      one.minimum_change =
+                                          model::minimum_change_of(key.benchmark, categories);
+                                  }
+                                  one.values[count - 1 - position] = result.value;
+                              }
+                              return true;
+                          });
+    BacktestMatrix matrix;
+    matrix.runs = count;
+    for (auto& [key, one] : series) matrix.benchmarks.push_back(std::move(one));
+    return matrix;
+}
+
 model::AllocationChange allocation_change(const model::Result& base, const model::Result& head) {
     if (!base.allocations || !head.allocations) return model::AllocationChange::None;
     if (*base.allocations == 0 && *head.allocations > 0) return model::AllocationChange::Starts;
@@ -237,7 +266,7 @@ std::vector<model::Result> values_of(const CombinedResults& results) {
     return list;
 }
 
-// DESIGN.md §4.3–4.5 for every benchmark in both runs, judged together by `method`, plus new
+// Every benchmark in both runs, judged together by `method`, plus new
 // and removed ones.
 void judge_benchmarks(model::Comparison& comparison, const Side& head, const Side& base,
                       const std::map<ResultKey, std::vector<double>>& series,
@@ -330,7 +359,6 @@ std::vector<model::CategorySummary> summarize(const model::Comparison& compariso
 
 model::Comparison compare(store::Store& store, const vcs::Repository* repository,
                           const CompareOptions& options) {
-    const auto method = make_method(options.method, options.settings, options.level_settings);
     const auto& source = options.source;
     const auto index = detail::index_runs(store, source.project, source.machine);
 
@@ -344,8 +372,6 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
     comparison.machine = source.machine;
     comparison.head_commit = head.commit;
     comparison.method = options.method;
-    comparison.settings = options.settings;
-    comparison.level_settings = options.level_settings;
     comparison.categories = options.categories;
     comparison.history_url = options.history_url;
     comparison.machine_environment = head.machine;
@@ -364,6 +390,12 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
     std::set<ResultKey> compared_keys;
     for (const auto& [key, result] : head.results)
         if (base.results.contains(key)) compared_keys.insert(key);
+    const auto calibration_history = calibration_runs(options.method);
+    comparison.calibration = calibrate_choice(
+        history_matrix(store, index, choice.history, calibration_history, comparison.categories),
+        options.method);
+    comparison.method = calibrated(options.method, comparison.calibration);
+    const auto method = make_method(comparison.method);
     const auto wanted = method->history_wanted();
     const auto series = history_series(store, index, choice.history, base.commit, base.results,
                                        compared_keys, wanted, comparison.history_runs);

@@ -35,14 +35,14 @@ struct CompareOptions {
     HistorySource source;
     std::string head;                 // revision or commit id of the pull request's head
     std::optional<std::string> base;  // --base: compare with this commit instead
-    std::string method = default_method_name();  // a name make_method() knows
-    model::SeedRuleSettings settings;
-    model::LevelRuleSettings level_settings;
+    // The method and its settings; a level method with a false-alarm budget has its sensitivity
+    // calibrated on the default branch's history up to the baseline.
+    model::MethodChoice method;
     std::vector<model::Category> categories = model::default_categories();
     std::string history_url;
 };
 
-// Builds the comparison of DESIGN.md §4: head and baseline runs (reruns of one commit combined
+// Builds the pull request's comparison: head and baseline runs (reruns of one commit combined
 // by their best value), the default branch's history up to the baseline (first-parent chain when
 // `repository` holds the commits, recording order otherwise), and `options.method`'s verdicts.
 // `repository` may be null; without it (or when git does not know the head) the baseline is the

@@ -15,12 +15,19 @@ namespace {
 // Scales a median absolute deviation to the standard deviation of normal data.
 constexpr double kMadToSigma = 1.4826;
 
-// One benchmark before the suite is looked at: its move from its level and its own threshold,
-// both in log space.
+// One benchmark before the suite is looked at: its move from its level and its noise, both in
+// log space. A benchmark judged on a short history is decided here already.
 struct Judged {
     bool level_based = false;  // false: inconclusive (too short a history, or bad values)
     double move = 0;           // ln(head / reference)
-    Assessment assessment;
+    double noise = 0;          // the noise quantile of its deviations
+    double floor = 0;          // ln(1 + its category minimum)
+    bool smaller_is_better = true;
+    Assessment assessment;     // complete unless level_based
+};
+
+struct LevelPrepared final : PreparedSuite {
+    std::vector<Judged> judged;
 };
 
 model::Verdict verdict_of(double move, double threshold, bool smaller_is_better) {
@@ -36,11 +43,24 @@ class LevelMethod final : public Method {
 
     std::string name() const override { return "level"; }
 
-    std::vector<Assessment> judge(std::span<const BenchmarkEvidence> suite) const override {
-        std::vector<Judged> judged;
-        judged.reserve(suite.size());
-        for (const auto& evidence : suite) judged.push_back(judge_alone(evidence));
-        judge_suite_move(suite, judged);
+    std::unique_ptr<PreparedSuite> prepare(
+        std::span<const BenchmarkEvidence> suite) const override {
+        auto prepared = std::make_unique<LevelPrepared>();
+        prepared->judged.reserve(suite.size());
+        for (const auto& evidence : suite) prepared->judged.push_back(prepare_alone(evidence));
+        return prepared;
+    }
+
+    std::vector<Assessment> decide(const PreparedSuite& prepared, double setting) const override {
+        auto judged = dynamic_cast<const LevelPrepared&>(prepared).judged;
+        for (auto& one : judged) {
+            if (!one.level_based) continue;
+            auto& assessment = one.assessment;
+            assessment.threshold = std::max(setting * one.noise, one.floor);
+            assessment.detectable_change = std::expm1(assessment.threshold);
+            assessment.verdict = verdict_of(one.move, assessment.threshold, one.smaller_is_better);
+        }
+        judge_suite_move(judged);
 
         std::vector<Assessment> assessments;
         assessments.reserve(judged.size());
@@ -63,7 +83,7 @@ class LevelMethod final : public Method {
     }
 
   private:
-    Judged judge_alone(const BenchmarkEvidence& evidence) const {
+    Judged prepare_alone(const BenchmarkEvidence& evidence) const {
         Judged judged;
         const auto recent =
             evidence.history.last(std::min(history_wanted(), evidence.history.size()));
@@ -86,18 +106,16 @@ class LevelMethod final : public Method {
             return judge_short_history(evidence, logs, floor);
 
         for (auto& deviation : deviations) deviation = std::abs(deviation);
-        const double noise = stats::quantile(deviations, settings_.noise_quantile);
         const double level = level_of(logs);
         judged.level_based = true;
         judged.move = std::log(evidence.head) - level;
+        judged.noise = stats::quantile(deviations, settings_.noise_quantile);
+        judged.floor = floor;
+        judged.smaller_is_better = evidence.smaller_is_better;
         auto& assessment = judged.assessment;
-        assessment.typical_change = noise;
+        assessment.typical_change = judged.noise;
         assessment.history_pairs = static_cast<int>(deviations.size());
         assessment.reference = std::exp(level);
-        assessment.threshold = std::max(settings_.sensitivity * noise, floor);
-        assessment.detectable_change = std::expm1(assessment.threshold);
-        assessment.verdict =
-            verdict_of(judged.move, assessment.threshold, evidence.smaller_is_better);
         return judged;
     }
 
@@ -136,8 +154,7 @@ class LevelMethod final : public Method {
     // benchmark is then flagged only when it moved beyond its threshold both from its level and
     // from the suite's median move, the same way, with a threshold of at least the suite's
     // spread × suite_spread_factor.
-    void judge_suite_move(std::span<const BenchmarkEvidence> suite,
-                          std::vector<Judged>& judged) const {
+    void judge_suite_move(std::vector<Judged>& judged) const {
         std::vector<double> moves;
         int up = 0;
         int down = 0;
@@ -158,8 +175,7 @@ class LevelMethod final : public Method {
         distances.reserve(count);
         for (double move : moves) distances.push_back(std::abs(move - shift));
         const double spread = kMadToSigma * stats::median(distances);
-        for (std::size_t i = 0; i < judged.size(); ++i) {
-            auto& one = judged[i];
+        for (auto& one : judged) {
             if (!one.level_based) continue;
             auto& assessment = one.assessment;
             assessment.suite_move = std::expm1(shift);
@@ -167,9 +183,9 @@ class LevelMethod final : public Method {
                 std::max(assessment.threshold, settings_.suite_spread_factor * spread);
             assessment.detectable_change = std::expm1(assessment.threshold);
             const auto beyond_suite =
-                verdict_of(one.move - shift, assessment.threshold, suite[i].smaller_is_better);
+                verdict_of(one.move - shift, assessment.threshold, one.smaller_is_better);
             const auto beyond_level =
-                verdict_of(one.move, assessment.threshold, suite[i].smaller_is_better);
+                verdict_of(one.move, assessment.threshold, one.smaller_is_better);
             assessment.verdict =
                 beyond_suite == beyond_level ? beyond_suite : model::Verdict::Unchanged;
         }

@@ -23,10 +23,27 @@ model::Verdict to_verdict(stats::Judgement judgement) {
     return model::Verdict::Unchanged;
 }
 
+std::vector<Assessment> Method::judge(std::span<const BenchmarkEvidence> suite) const {
+    return decide(*prepare(suite), setting());
+}
+
 namespace {
 
-// DESIGN.md §4.4: head against the baseline run, flagged beyond factor × the median |ln ratio|
-// of the last `pairs` history pairs, and never below the category's minimum change.
+// The seed rule's setting-free part of one suite: each benchmark's typical change.
+struct SeedPrepared final : PreparedSuite {
+    struct Benchmark {
+        double typical_change = 0;
+        int history_pairs = 0;
+        double base = 0;
+        double head = 0;
+        bool smaller_is_better = true;
+        double minimum_change = 0;
+    };
+    std::vector<Benchmark> benchmarks;
+};
+
+// The JuliaGPU reports' rule: head against the baseline run, flagged beyond factor × the median
+// |ln ratio| of the last `pairs` history pairs, and never below the category's minimum change.
 class SeedMethod final : public Method {
   public:
     explicit SeedMethod(const model::SeedRuleSettings& settings) : settings_(settings) {
@@ -35,10 +52,24 @@ class SeedMethod final : public Method {
 
     std::string name() const override { return "seed"; }
 
-    std::vector<Assessment> judge(std::span<const BenchmarkEvidence> suite) const override {
+    std::unique_ptr<PreparedSuite> prepare(
+        std::span<const BenchmarkEvidence> suite) const override {
+        auto prepared = std::make_unique<SeedPrepared>();
+        prepared->benchmarks.reserve(suite.size());
+        for (const auto& evidence : suite)
+            prepared->benchmarks.push_back(
+                {stats::typical_change(evidence.history, settings_.pairs),
+                 stats::pairs_used(evidence.history.size(), settings_.pairs), evidence.base,
+                 evidence.head, evidence.smaller_is_better, evidence.minimum_change});
+        return prepared;
+    }
+
+    std::vector<Assessment> decide(const PreparedSuite& prepared, double setting) const override {
+        const auto& suite = dynamic_cast<const SeedPrepared&>(prepared);
         std::vector<Assessment> assessments;
-        assessments.reserve(suite.size());
-        for (const auto& evidence : suite) assessments.push_back(judge_one(evidence));
+        assessments.reserve(suite.benchmarks.size());
+        for (const auto& benchmark : suite.benchmarks)
+            assessments.push_back(judge_one(benchmark, setting));
         return assessments;
     }
 
@@ -57,17 +88,17 @@ class SeedMethod final : public Method {
     }
 
   private:
-    Assessment judge_one(const BenchmarkEvidence& evidence) const {
+    static Assessment judge_one(const SeedPrepared::Benchmark& benchmark, double factor) {
         Assessment assessment;
-        assessment.typical_change = stats::typical_change(evidence.history, settings_.pairs);
-        assessment.history_pairs = stats::pairs_used(evidence.history.size(), settings_.pairs);
-        assessment.threshold = stats::seed_threshold(assessment.typical_change, settings_.factor,
-                                                     evidence.minimum_change);
-        assessment.reference = evidence.base;
+        assessment.typical_change = benchmark.typical_change;
+        assessment.history_pairs = benchmark.history_pairs;
+        assessment.threshold =
+            stats::seed_threshold(benchmark.typical_change, factor, benchmark.minimum_change);
+        assessment.reference = benchmark.base;
         assessment.detectable_change = std::exp(assessment.threshold) - 1.0;
-        if (evidence.base > 0 && evidence.head > 0)
+        if (benchmark.base > 0 && benchmark.head > 0)
             assessment.verdict = to_verdict(stats::judge(
-                evidence.base, evidence.head, assessment.threshold, evidence.smaller_is_better));
+                benchmark.base, benchmark.head, assessment.threshold, benchmark.smaller_is_better));
         return assessment;
     }
 
@@ -76,12 +107,18 @@ class SeedMethod final : public Method {
 
 }  // namespace
 
-std::unique_ptr<Method> make_method(std::string_view name, const model::SeedRuleSettings& settings,
-                                    const model::LevelRuleSettings& level_settings) {
-    if (name == "seed") return std::make_unique<SeedMethod>(settings);
-    if (name == "level") return make_level_method(level_settings);
-    throw CompareError(
-        fmt::format("unknown method '{}'; available: {}", name, fmt::join(method_names(), ", ")));
+std::unique_ptr<Method> make_method(const model::MethodChoice& choice) {
+    if (choice.kind == model::MethodKind::Seed) return std::make_unique<SeedMethod>(choice.seed);
+    return make_level_method(choice.level);
+}
+
+model::MethodChoice with_method_named(model::MethodChoice choice, std::string_view name) {
+    const auto kind = model::method_kind_named(name);
+    if (!kind)
+        throw CompareError(fmt::format("unknown method '{}'; available: {}", name,
+                                       fmt::join(method_names(), ", ")));
+    choice.kind = *kind;
+    return choice;
 }
 
 std::vector<std::string> method_names() {

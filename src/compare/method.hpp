@@ -38,6 +38,13 @@ struct Assessment {
     double suite_move = 0;
 };
 
+// The part of judging one pull request's suite that does not depend on the method's setting
+// (noise, levels, moves), worked out once so that many settings can decide it cheaply.
+class PreparedSuite {
+  public:
+    virtual ~PreparedSuite() = default;
+};
+
 // A way of judging a pull request's benchmarks against the default branch's history.
 class Method {
   public:
@@ -47,8 +54,16 @@ class Method {
     virtual std::string name() const = 0;
 
     // One assessment per benchmark of `suite`, in its order; all benchmarks of one pull request
-    // are judged together, so a method may look across the suite.
-    virtual std::vector<Assessment> judge(std::span<const BenchmarkEvidence> suite) const = 0;
+    // are judged together, so a method may look across the suite. Equals
+    // decide(*prepare(suite), setting()).
+    std::vector<Assessment> judge(std::span<const BenchmarkEvidence> suite) const;
+
+    // What judging `suite` needs that no setting changes; it keeps no reference to `suite`.
+    virtual std::unique_ptr<PreparedSuite> prepare(
+        std::span<const BenchmarkEvidence> suite) const = 0;
+
+    // The assessments of a suite prepared by this method's prepare(), at sensitivity `setting`.
+    virtual std::vector<Assessment> decide(const PreparedSuite& prepared, double setting) const = 0;
 
     // The sensitivity knob `backtest --budget` sweeps: bigger is stricter (seed: the factor).
     virtual double setting() const = 0;
@@ -67,10 +82,12 @@ class Method {
 // The report's verdict for a judgement: Worse is Slower, Better is Faster.
 model::Verdict to_verdict(stats::Judgement judgement);
 
-// The method called `name`, configured from `settings` (seed) and `level_settings` (level). Throws
-// CompareError "unknown method 'x'; available: seed, …" for a name method_names() does not list.
-std::unique_ptr<Method> make_method(std::string_view name, const model::SeedRuleSettings& settings,
-                                    const model::LevelRuleSettings& level_settings = {});
+// The method `choice` names, with its settings (a level method at choice.level.sensitivity).
+std::unique_ptr<Method> make_method(const model::MethodChoice& choice);
+
+// `choice` with its kind set to the method called `name`. Throws CompareError "unknown method
+// 'x'; available: seed, level" for a name method_names() does not list.
+model::MethodChoice with_method_named(model::MethodChoice choice, std::string_view name);
 
 // Every method's name, in the order the unknown-method message lists them.
 std::vector<std::string> method_names();

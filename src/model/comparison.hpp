@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/category.hpp"
@@ -89,7 +90,7 @@ struct EnvironmentChange {
     friend bool operator==(const EnvironmentChange&, const EnvironmentChange&) = default;
 };
 
-// The settings of the seed rule (DESIGN.md §4).
+// The settings of the seed rule, the JuliaGPU reports' own.
 struct SeedRuleSettings {
     double factor = 3.0;  // a change must exceed factor × the typical change
     int pairs = 30;       // typical change from at most this many most recent pairs
@@ -98,7 +99,21 @@ struct SeedRuleSettings {
 // The settings of the level method (docs/JUDGEMENT.md says how each was chosen).
 struct LevelRuleSettings {
     // A head must lie beyond sensitivity × its benchmark's noise; `backtest --budget` sweeps it.
+    // With a false-alarm budget this is only the value used until the history can calibrate it.
     double sensitivity = 1.5;
+    // The budget: the sensitivity is calibrated so that the default branch's history, replayed
+    // as `backtest` replays it, makes at most this many flukes per pull request; std::nullopt:
+    // `sensitivity` is used as set.
+    std::optional<double> false_alarms_per_pr = 1.0;
+    // The calibration replays at most this many of the latest default-branch pull requests, so
+    // that it follows noise that changed over time, and keeps them within budget × margin, so
+    // that the pull requests after them stay within the budget.
+    std::size_t calibration_window = 50;
+    double calibration_margin = 0.8;
+    // With fewer pull requests to replay the calibration is not trusted: the sensitivity is at
+    // least conservative_sensitivity (and that with none at all).
+    std::size_t calibration_minimum = 20;
+    double conservative_sensitivity = 3.0;
     // The noise: this quantile of the sizes of the benchmark's recent one-run deviations that
     // did not last.
     double noise_quantile = 0.9;
@@ -120,15 +135,51 @@ struct LevelRuleSettings {
     double suite_spread_factor = 3.0;
 };
 
+// Which way of judging a pull request: `seed` writes the JuliaGPU reports, `level` is the default.
+enum class MethodKind { Seed, Level };
+
+// "seed", "level".
+const char* to_string(MethodKind kind);
+
+// The kind whose name is `name`; std::nullopt for a name no method has.
+std::optional<MethodKind> method_kind_named(std::string_view name);
+
+// A judging method and its settings as one value: a Seed method reads `seed`, a Level one `level`.
+struct MethodChoice {
+    MethodKind kind = MethodKind::Level;
+    SeedRuleSettings seed;
+    LevelRuleSettings level;
+};
+
+// How the level method's sensitivity was set for one comparison.
+enum class CalibrationSource {
+    Fixed,         // no budget: the configured sensitivity
+    Calibrated,    // the budget met on the history's replayed pull requests
+    Conservative,  // too few pull requests to replay: a strict setting until there are
+};
+
+// "fixed", "calibrated", "conservative".
+const char* to_string(CalibrationSource source);
+
+// What the calibration of the level method's sensitivity found on the history up to a baseline.
+struct Calibration {
+    CalibrationSource source = CalibrationSource::Fixed;
+    double budget = 0;          // false alarms per pull request allowed (0 when Fixed)
+    double sensitivity = 0;     // the setting chosen
+    int pull_requests = 0;      // default-branch runs replayed as pull requests
+    double flukes_per_pr = 0;   // flukes per replayed pull request at that setting
+};
+
 // Everything a renderer needs to write the pull-request report.
 struct Comparison {
     std::string project;
     std::string machine;
     std::string head_commit;
     Baseline baseline;
-    std::string method = "seed";
-    SeedRuleSettings settings;
-    LevelRuleSettings level_settings;  // used when method is "level"
+    // The method that judged the benchmarks, with the settings it used (a calibrated level
+    // method's sensitivity is the one calibrated).
+    MethodChoice method;
+    Calibration calibration;  // the level method's; source Fixed for seed
     // The median move of the whole suite from its levels when the level method found one
     // (−0.4: 40% faster), which every benchmark was judged against; 0 when none.
     double suite_move = 0;

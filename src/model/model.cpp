@@ -32,6 +32,28 @@ const char* to_string(Verdict verdict) {
     return "unchanged";
 }
 
+const char* to_string(MethodKind kind) {
+    return kind == MethodKind::Seed ? "seed" : "level";
+}
+
+std::optional<MethodKind> method_kind_named(std::string_view name) {
+    if (name == "seed") return MethodKind::Seed;
+    if (name == "level") return MethodKind::Level;
+    return std::nullopt;
+}
+
+const char* to_string(CalibrationSource source) {
+    switch (source) {
+        case CalibrationSource::Calibrated:
+            return "calibrated";
+        case CalibrationSource::Conservative:
+            return "conservative";
+        case CalibrationSource::Fixed:
+            break;
+    }
+    return "fixed";
+}
+
 std::vector<Category> default_categories() {
     return {
         {"Performance", {}, 0.03},

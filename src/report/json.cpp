@@ -127,9 +127,9 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
               baseline.merge_base.empty() ? json(nullptr) : json(baseline.merge_base)},
              {"commits_earlier", baseline.commits_earlier},
          }},
-        {"method", comparison.method},
+        {"method", model::to_string(comparison.method.kind)},
         {"settings",
-         {{"factor", comparison.settings.factor}, {"pairs", comparison.settings.pairs}}},
+         {{"factor", comparison.method.seed.factor}, {"pairs", comparison.method.seed.pairs}}},
         {"history_order", comparison.history_order},
         {"history_runs", comparison.history_runs},
         {"categories", std::move(categories)},
@@ -145,14 +145,23 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
         {"history_url",
          comparison.history_url.empty() ? json(nullptr) : json(comparison.history_url)},
     };
-    if (comparison.method == "level") {
-        const auto& settings = comparison.level_settings;
+    if (comparison.method.kind == model::MethodKind::Level) {
+        const auto& settings = comparison.method.level;
         document["level_settings"] = {
             {"sensitivity", settings.sensitivity},
             {"noise_quantile", settings.noise_quantile},
             {"level_runs", settings.level_runs},
             {"minimum_deviations", settings.minimum_deviations},
             {"short_history_factor", settings.short_history_factor},
+        };
+        const auto& calibration = comparison.calibration;
+        document["calibration"] = {
+            {"source", model::to_string(calibration.source)},
+            {"false_alarms_per_pr", calibration.source == model::CalibrationSource::Fixed
+                                        ? json(nullptr)
+                                        : json(calibration.budget)},
+            {"pull_requests", calibration.pull_requests},
+            {"flukes_per_pr", calibration.flukes_per_pr},
         };
         document["suite_move"] = comparison.suite_move;
     }

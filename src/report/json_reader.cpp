@@ -132,6 +132,19 @@ model::BaselineKind read_baseline_kind(const Field& field) {
         "\"none\"");
 }
 
+model::MethodKind read_method_kind(const Field& field) {
+    if (const auto kind = model::method_kind_named(field.text())) return *kind;
+    field.fail("\"seed\" or \"level\"");
+}
+
+model::CalibrationSource read_calibration_source(const Field& field) {
+    const auto text = field.text();
+    if (text == "fixed") return model::CalibrationSource::Fixed;
+    if (text == "calibrated") return model::CalibrationSource::Calibrated;
+    if (text == "conservative") return model::CalibrationSource::Conservative;
+    field.fail("\"fixed\", \"calibrated\" or \"conservative\"");
+}
+
 model::Result read_result(const Field& field) {
     model::Result result;
     result.benchmark = field["name"].text();
@@ -231,12 +244,12 @@ model::Comparison read_json(std::string_view text, std::string_view source) {
     comparison.baseline.merge_base = baseline["merge_base"].optional_text().value_or("");
     comparison.baseline.commits_earlier = baseline["commits_earlier"].integer();
 
-    comparison.method = root["method"].text();
-    comparison.settings.factor = root["settings"]["factor"].number();
-    comparison.settings.pairs = root["settings"]["pairs"].integer();
+    comparison.method.kind = read_method_kind(root["method"]);
+    comparison.method.seed.factor = root["settings"]["factor"].number();
+    comparison.method.seed.pairs = root["settings"]["pairs"].integer();
     if (root.has("level_settings")) {
         const auto level = root["level_settings"];
-        auto& settings = comparison.level_settings;
+        auto& settings = comparison.method.level;
         settings.sensitivity = level["sensitivity"].number();
         settings.noise_quantile = level["noise_quantile"].number();
         settings.level_runs = static_cast<std::size_t>(level["level_runs"].integer());
@@ -245,6 +258,15 @@ model::Comparison read_json(std::string_view text, std::string_view source) {
         if (level.has("short_history_factor"))
             settings.short_history_factor = level["short_history_factor"].number();
     }
+    if (root.has("calibration")) {
+        const auto calibration = root["calibration"];
+        comparison.calibration.source = read_calibration_source(calibration["source"]);
+        comparison.calibration.budget =
+            calibration["false_alarms_per_pr"].optional_number().value_or(0);
+        comparison.calibration.pull_requests = calibration["pull_requests"].integer();
+        comparison.calibration.flukes_per_pr = calibration["flukes_per_pr"].number();
+    }
+    comparison.calibration.sensitivity = comparison.method.level.sensitivity;
     if (root.has("suite_move")) comparison.suite_move = root["suite_move"].number();
     comparison.history_order = root["history_order"].text();
     comparison.history_runs = root["history_runs"].integer();

@@ -188,10 +188,43 @@ std::string lower_ascii(std::string text) {
 
 namespace {
 
+// `value` rounded to 3 significant digits, so that a calibrated 1.73421 reads "1.73".
+double three_digits(double value) {
+    return std::stod(fmt::format("{:.3g}", value));
+}
+
+// " The factor 1.73 was calibrated …": how the level method's sensitivity was set; "" when the
+// configuration fixed it.
+std::string calibration_sentence(const model::Calibration& calibration,
+                                 const model::LevelRuleSettings& settings) {
+    const auto budget = fmt::format("{:g} false alarm{}", calibration.budget,
+                                    calibration.budget == 1 ? "" : "s");
+    switch (calibration.source) {
+        case model::CalibrationSource::Calibrated:
+            return fmt::format(
+                " That factor was calibrated to a budget of {} per pull request: it is the "
+                "smallest at which the default branch's last {} runs, replayed as pull requests, "
+                "stay within {} of it ({:.2f} each on average).",
+                budget, calibration.pull_requests,
+                percent_without_trailing_zeros(settings.calibration_margin),
+                calibration.flukes_per_pr);
+        case model::CalibrationSource::Conservative:
+            return fmt::format(
+                " The default branch has too few runs to calibrate that factor to a budget of {} "
+                "per pull request ({} replayed as pull requests, {} needed), so it is at least "
+                "{}.",
+                budget, calibration.pull_requests, settings.calibration_minimum,
+                whole_or_general(settings.conservative_sensitivity));
+        case model::CalibrationSource::Fixed:
+            break;
+    }
+    return "";
+}
+
 // The level method's paragraph (docs/JUDGEMENT.md), with the suite's move when there was one.
 std::string level_explanation(const model::Comparison& comparison,
                               const std::vector<std::string>& minimums) {
-    const auto& settings = comparison.level_settings;
+    const auto& settings = comparison.method.level;
     auto paragraph = fmt::format(
         "Times are the minimum time of every benchmark. Each is compared with its level, the "
         "median of its last {} runs on the default branch up to the baseline (the Baseline "
@@ -200,10 +233,11 @@ std::string level_explanation(const model::Comparison& comparison,
         "category ({}). A benchmark with under {} runs of history is unusual only beyond {} its "
         "largest change between consecutive runs, and inconclusive otherwise. A benchmark "
         "that starts or stops allocating is listed however few the allocations.",
-        settings.level_runs, factor_words(settings.sensitivity),
+        settings.level_runs, factor_words(three_digits(settings.sensitivity)),
         ordinal_percentile(settings.noise_quantile), join(minimums, ", "),
         settings.level_runs + settings.minimum_deviations,
         factor_words(settings.short_history_factor));
+    paragraph += calibration_sentence(comparison.calibration, settings);
     if (comparison.suite_move != 0)
         paragraph += fmt::format(
             " The whole suite moved by {} from its levels in this run, as a change of machine, "
@@ -219,14 +253,15 @@ std::string explanation_paragraph(const model::Comparison& comparison) {
     for (const auto& category : comparison.categories)
         minimums.push_back(fmt::format("{} {}", lower_ascii(category.name),
                                        percent_without_trailing_zeros(category.minimum_change)));
-    if (comparison.method == "level") return level_explanation(comparison, minimums);
+    if (comparison.method.kind == model::MethodKind::Level)
+        return level_explanation(comparison, minimums);
     return fmt::format(
         "Times are the minimum time of every benchmark. A change is unusual when it exceeds both "
         "{} the benchmark's typical change between consecutive runs on the default branch and a "
         "minimum per category ({}). A benchmark that starts or stops allocating is listed however "
         "few the allocations. A single run can still be a fluke, so rerun before drawing "
         "conclusions.",
-        factor_words(comparison.settings.factor), join(minimums, ", "));
+        factor_words(comparison.method.seed.factor), join(minimums, ", "));
 }
 
 std::string allocation_note(const model::BenchmarkComparison& benchmark) {

@@ -9,6 +9,7 @@
 
 #include "compare/changes.hpp"
 #include "compare/compare.hpp"
+#include "compare/replay.hpp"
 #include "model/fnv.hpp"
 #include "stats/change_points.hpp"
 #include "stats/stats.hpp"
@@ -184,6 +185,32 @@ void add_detectable_changes(std::vector<BenchmarkSeries*>& series,
             judged[i]->detectable_change = assessments[i].detectable_change;
 }
 
+// `choice` as a pull request's report would judge with it on this history now: a level method
+// with a budget calibrated on the series' values, as compare calibrates on the default branch.
+model::MethodChoice calibrated_method(const std::vector<BenchmarkSeries*>& series,
+                                      const std::vector<double>& minimum_changes,
+                                      const model::MethodChoice& choice) {
+    const auto wanted = compare::calibration_runs(choice);
+    if (wanted == 0) return choice;
+    compare::BacktestMatrix matrix;
+    for (const auto* one : series)
+        if (!one->commits.empty())
+            matrix.runs = std::max<std::size_t>(matrix.runs, one->commits.back() + 1);
+    const std::size_t first = matrix.runs > wanted ? matrix.runs - wanted : 0;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        compare::BacktestSeries row;
+        row.smaller_is_better = series[i]->direction == model::Direction::SmallerIsBetter;
+        row.minimum_change = minimum_changes[i];
+        row.values.resize(matrix.runs - first);
+        for (std::size_t k = 0; k < series[i]->commits.size(); ++k)
+            if (series[i]->commits[k] >= first)
+                row.values[series[i]->commits[k] - first] = series[i]->values[k];
+        matrix.benchmarks.push_back(std::move(row));
+    }
+    matrix.runs -= first;
+    return compare::calibrated(choice, compare::calibrate_choice(matrix, choice));
+}
+
 MachineHistory load_machine(store::Store& store, const vcs::Repository* repository,
                             const std::string& project, const std::string& machine,
                             const std::vector<model::Run>& runs, const DashboardOptions& options) {
@@ -234,9 +261,9 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
     }
     std::vector<BenchmarkSeries*> all_series;
     for (auto& [category, series] : sorted) all_series.push_back(&series);
-    add_detectable_changes(
-        all_series, minimum_changes,
-        *compare::make_method(options.method, options.settings, options.level_settings));
+    add_detectable_changes(all_series, minimum_changes,
+                           *compare::make_method(calibrated_method(all_series, minimum_changes,
+                                                                   options.method)));
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& [category, series] : sorted) result.benchmarks.push_back(std::move(series));

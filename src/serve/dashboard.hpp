@@ -124,8 +124,8 @@ struct DashboardOptions {
     std::string default_branch = "main";  // branch name runs were recorded with
     std::string default_branch_revision;  // as in compare::HistorySource
     model::SeedRuleSettings settings;
-    std::string method = compare::default_method_name();  // whose detectable change cards show
-    model::LevelRuleSettings level_settings;
+    // Whose detectable change cards show; a budget calibrates it on each machine's history.
+    model::MethodChoice method;
     std::vector<model::Category> categories = model::default_categories();
     // Commit pages as REPOSITORY_URL/commit/SHA for runs that do not carry one; "" for none.
     std::string repository_url;

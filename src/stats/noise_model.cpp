@@ -90,7 +90,10 @@ GeneratedSeries generate_series(std::uint64_t seed, const NoiseModel& model) {
     for (std::size_t i = 0; i < length; ++i) {
         if (next_step < series.steps.size() && series.steps[next_step] == i)
             level += std::log(series.ratios[next_step++]);
-        double value = model.base * std::exp(level + series.noise * random.student_t3());
+        const bool new_regime = model.regime_start > 0 && i >= model.regime_start;
+        const double noise = new_regime ? series.noise * model.regime_noise_factor : series.noise;
+        const double regime = new_regime ? std::log(model.regime_level_factor) : 0.0;
+        double value = model.base * std::exp(level + regime + noise * random.student_t3());
         if (random.uniform() < model.outlier_probability)
             value *= 1 + random.uniform(model.min_outlier, model.max_outlier);
         series.values.push_back(value);
@@ -103,6 +106,13 @@ GeneratedSuite generate_suite(std::uint64_t seed, const SuiteModel& model) {
     series_model.min_length = model.runs;
     series_model.max_length = model.runs;
     GeneratedSuite suite;
+    if (model.regime_noise_factor != 1 || model.regime_level_factor != 1) {
+        SeededRandom regime_random(seed ^ 0x5eed5eedULL);
+        suite.regime_start = regime_random.integer(model.runs / 3, 2 * model.runs / 3);
+        series_model.regime_start = suite.regime_start;
+        series_model.regime_noise_factor = model.regime_noise_factor;
+        series_model.regime_level_factor = model.regime_level_factor;
+    }
     for (std::size_t b = 0; b < model.benchmarks; ++b)
         suite.values.push_back(generate_series(seed * 1'000'003 + b + 1, series_model).values);
 

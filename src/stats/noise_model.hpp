@@ -59,6 +59,12 @@ struct NoiseModel {
     double min_outlier = 0.2;
     double max_outlier = 1.0;
     double base = 1000;  // the first level, e.g. ns
+    // A change of regime from value `regime_start` on (0: none): the noise level is multiplied by
+    // regime_noise_factor and the level moved by ln(regime_level_factor), as a new machine, or a
+    // harness that switched from the median to the minimum, would do.
+    std::size_t regime_start = 0;
+    double regime_noise_factor = 1;
+    double regime_level_factor = 1;
 };
 
 // One generated history and what is true about it.
@@ -82,6 +88,8 @@ GeneratedSeries generate_series(std::uint64_t seed, const NoiseModel& model = {}
 // - 0 to max_suite_steps lasting changes of the machine (a driver, a compiler), placed as steps
 //   are: a shared ln-size ±u, u log-uniform in [ln(1 + min_suite_step), ln(1 + max_suite_step)],
 //   felt by each benchmark as u × v, v uniform in [0.5, 1.5], from that run on.
+// - with regime_noise_factor or regime_level_factor other than 1, every benchmark changes regime
+//   (NoiseModel's regime_*) at one run drawn uniformly from the middle third of the suite.
 struct SuiteModel {
     std::size_t runs = 200;
     std::size_t benchmarks = 60;
@@ -92,6 +100,8 @@ struct SuiteModel {
     std::size_t max_suite_steps = 2;
     double min_suite_step = 0.05;
     double max_suite_step = 0.4;
+    double regime_noise_factor = 1;
+    double regime_level_factor = 1;
 };
 
 // A generated suite: values[b][t] is benchmark b's value at run t, all positive.
@@ -99,6 +109,7 @@ struct GeneratedSuite {
     std::vector<std::vector<double>> values;
     std::vector<std::size_t> suite_steps;  // the first run after each lasting change, ascending
     std::vector<std::size_t> events;       // the runs of one-run moments, ascending
+    std::size_t regime_start = 0;          // the first run of the new regime; 0 for none
 };
 
 // The suite the model gives for `seed`, the same on every platform.

@@ -4,6 +4,8 @@
 #include <limits>
 #include <span>
 
+#include "stats/stats.hpp"
+
 namespace benchwatch::stats {
 
 // P(X <= k) for X ~ Binomial(n, 1/2): the chance of at most k heads in n fair coin flips.
@@ -20,15 +22,6 @@ int sign_interval_rank(int n, double alpha);
 // The fewest values for which sign_interval_rank(n, alpha) is at least 1: the smallest n with
 // 2^(1−n) <= alpha. Example: fewest_values_for_interval(0.05) == 6.
 int fewest_values_for_interval(double alpha);
-
-// A closed interval; infinite bounds when the data cannot bound it.
-struct Interval {
-    double low = -std::numeric_limits<double>::infinity();
-    double high = std::numeric_limits<double>::infinity();
-
-    // Whether both bounds are finite.
-    bool finite() const { return std::isfinite(low) && std::isfinite(high); }
-};
 
 // The distribution-free confidence interval for the median of `values` at level 1 − alpha:
 // [x_(k), x_(n+1−k)] with k = sign_interval_rank(n, alpha), or (−∞, +∞) when k is 0.

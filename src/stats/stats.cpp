@@ -34,6 +34,24 @@ double sample_stddev(std::span<const double> values) {
     return std::sqrt(squares / static_cast<double>(values.size() - 1));
 }
 
+Interval wilson_interval(long successes, long trials, double z) {
+    if (trials <= 0) return {0, 1};
+    const double n = static_cast<double>(trials);
+    const double share = static_cast<double>(successes) / n;
+    const double z2 = z * z;
+    const double centre = (share + z2 / (2 * n)) / (1 + z2 / n);
+    const double half = z / (1 + z2 / n) * std::sqrt(share * (1 - share) / n + z2 / (4 * n * n));
+    return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+}
+
+Interval rate_interval(std::span<const double> counts, double z) {
+    if (counts.empty()) return {0, 0};
+    const double centre = mean(counts);
+    const double n = static_cast<double>(counts.size());
+    const double error = std::max(sample_stddev(counts) / std::sqrt(n), std::sqrt(centre / n));
+    return {std::max(0.0, centre - z * error), centre + z * error};
+}
+
 double minimum(std::span<const double> values) {
     assert(!values.empty() && "minimum() of an empty span");
     return *std::min_element(values.begin(), values.end());

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cmath>
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <span>
 #include <vector>
@@ -16,6 +18,25 @@ double mean(std::span<const double> values);
 
 // Sample standard deviation (n − 1 in the denominator); 0 for fewer than two values.
 double sample_stddev(std::span<const double> values);
+
+// A closed interval; infinite bounds when the data cannot bound it.
+struct Interval {
+    double low = -std::numeric_limits<double>::infinity();
+    double high = std::numeric_limits<double>::infinity();
+
+    // Whether both bounds are finite.
+    bool finite() const { return std::isfinite(low) && std::isfinite(high); }
+};
+
+// The Wilson score interval of a share of `successes` in `trials` at `z` standard errors (1.96:
+// about 95%); {0, 1} for no trials. Example: wilson_interval(5, 10, 1.96) ≈ {0.237, 0.763}.
+Interval wilson_interval(long successes, long trials, double z);
+
+// The mean of `counts` (events per unit, e.g. flukes per pull request) ± z standard errors, the
+// standard error the larger of the sample's (standard deviation / √n) and a Poisson count's
+// (√(mean / n)), so that one unit or identical units still get a width; never below 0.
+// Examples: rate_interval({1}, 1.96) == {0, 2.96}; rate_interval({0, 2}, 1) == {0, 2}.
+Interval rate_interval(std::span<const double> counts, double z);
 
 // Smallest value; requires a non-empty span.
 double minimum(std::span<const double> values);

@@ -103,9 +103,22 @@ TEST_F(ConfigTest, LevelMethodSettingsUnderCompare) {
     EXPECT_EQ(config.level_settings.noise_quantile, 0.8);
     EXPECT_EQ(config.level_settings.level_runs, 7u);
     EXPECT_EQ(config.level_settings.noise_runs, 60u);
+    // A sensitivity set by hand is used as set: no budget calibrates it.
+    EXPECT_EQ(config.level_settings.false_alarms_per_pr, std::nullopt);
     const auto defaults = load_config(write("[compare]\nfactor = 4\n"));
     EXPECT_EQ(defaults.level_settings.sensitivity, model::LevelRuleSettings{}.sensitivity);
     EXPECT_EQ(defaults.level_settings.level_runs, 5u);
+    EXPECT_EQ(defaults.level_settings.false_alarms_per_pr, 1.0);
+}
+
+TEST_F(ConfigTest, FalseAlarmBudgetUnderCompare) {
+    const auto config = load_config(write("[compare]\nfalse_alarms_per_pr = 0.5\n"));
+    EXPECT_EQ(config.level_settings.false_alarms_per_pr, 0.5);
+    EXPECT_EQ(error_of("[compare]\nfalse_alarms_per_pr = 0\n"),
+              ":2:23: 'compare.false_alarms_per_pr' must be above 0 and at most 1000, e.g. 1");
+    EXPECT_EQ(error_of("[compare]\nfalse_alarms_per_pr = 1\nsensitivity = 2\n"),
+              ":3:15: 'compare.sensitivity' fixes what 'compare.false_alarms_per_pr' calibrates; "
+              "set only one of them");
 }
 
 TEST_F(ConfigTest, LevelMethodSettingsOutOfRangeNameTheLine) {

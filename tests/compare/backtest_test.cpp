@@ -51,10 +51,14 @@ BacktestOptions injecting(std::vector<double> sizes, std::optional<double> budge
     return options;
 }
 
+std::unique_ptr<Method> seed_method(const model::SeedRuleSettings& settings) {
+    return make_method({model::MethodKind::Seed, settings, {}});
+}
+
 BacktestReport run_seed(const BacktestMatrix& matrix, const BacktestOptions& options) {
-    const auto method = make_method("seed", seed_settings);
-    const Method* methods[] = {method.get()};
-    return backtest(matrix, methods, options);
+    const auto method = seed_method(seed_settings);
+    const BacktestCandidate candidates[] = {{method.get(), std::nullopt}};
+    return backtest(matrix, candidates, options);
 }
 
 Values with_tail(Values values, std::initializer_list<std::optional<double>> tail) {
@@ -183,10 +187,11 @@ TEST(Backtest, InjectedBenchmarkDoesNotDependOnTheOrderOfMethods) {
     Values noisy;
     for (int run = 0; run < 60; ++run) noisy.push_back(run % 2 == 0 ? 100.0 : 110.0);
     const auto matrix = matrix_of({series("flat", flat(60, 100)), series("noisy", noisy)});
-    const auto seed = make_method("seed", seed_settings);
-    const auto loose = make_method("seed", {1.0, 30});
-    const Method* seed_first[] = {seed.get(), loose.get()};
-    const Method* seed_second[] = {loose.get(), seed.get()};
+    const auto seed = seed_method(seed_settings);
+    const auto loose = seed_method({1.0, 30});
+    const BacktestCandidate seed_first[] = {{seed.get(), std::nullopt}, {loose.get(), std::nullopt}};
+    const BacktestCandidate seed_second[] = {{loose.get(), std::nullopt},
+                                             {seed.get(), std::nullopt}};
     const auto first = backtest(matrix, seed_first, injecting({0.1}));
     const auto second = backtest(matrix, seed_second, injecting({0.1}));
     EXPECT_EQ(first.pull_requests, 45);
@@ -213,7 +218,7 @@ TEST(SeedMethod, AssessmentExplainsItsThreshold) {
     // detectable change 1.1³ − 1 = 0.331. Head 140 against base 100: ln 1.4 > ln 1.331, Slower.
     const double history[] = {100, 110, 100};
     const BenchmarkEvidence evidence{history, 100, 140, true, 0.03, std::nullopt};
-    const auto assessments = make_method("seed", seed_settings)->judge({&evidence, 1});
+    const auto assessments = seed_method(seed_settings)->judge({&evidence, 1});
     ASSERT_EQ(assessments.size(), 1U);
     EXPECT_EQ(assessments[0].verdict, model::Verdict::Slower);
     EXPECT_DOUBLE_EQ(assessments[0].typical_change, std::log(1.1));
@@ -228,11 +233,12 @@ TEST(Methods, UnknownNameListsTheAvailableOnes) {
     ASSERT_FALSE(names.empty());
     EXPECT_EQ(names.front(), "seed");
     EXPECT_NE(std::find(names.begin(), names.end(), default_method_name()), names.end());
-    EXPECT_EQ(make_method(default_method_name(), seed_settings)->name(), default_method_name());
+    EXPECT_EQ(make_method(with_method_named({}, default_method_name()))->name(),
+              default_method_name());
     std::string listed;
     for (const auto& name : names) listed += (listed.empty() ? "" : ", ") + name;
     try {
-        make_method("magic", seed_settings);
+        with_method_named({}, "magic");
         FAIL() << "no error";
     } catch (const CompareError& error) {
         EXPECT_EQ(error.what(), "unknown method 'magic'; available: " + listed);

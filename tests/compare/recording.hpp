@@ -59,7 +59,7 @@ class Recorder {
     // (the level method has tests of its own).
     compare::CompareOptions options(std::string head) const {
         compare::CompareOptions options;
-        options.method = "seed";
+        options.method.kind = model::MethodKind::Seed;
         options.source.project = "p";
         options.source.machine = "m";
         options.head = std::move(head);

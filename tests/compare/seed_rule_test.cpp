@@ -99,7 +99,7 @@ TEST(RecordedOrder, PairsSettingLimitsTheHistory) {
     recorder.record_a("c3", "main", 202);
     recorder.record_a("pr", "feature", 202);
     auto options = recorder.options("pr");
-    options.settings.pairs = 1;
+    options.method.seed.pairs = 1;
     const auto comparison = compare(recorder.store, nullptr, options);
     // Only the pair c2 → c3: ln(202/200) = ln 1.01.
     EXPECT_DOUBLE_EQ(comparison.benchmarks[0].typical_change, std::log(1.01));
@@ -311,14 +311,15 @@ TEST(Fields, CopiedFromTheOptions) {
     recorder.record_a("0123456789abcdef", "feature", 1);
     auto options = recorder.options("0123456");
     options.history_url = "https://example.org/perf";
-    options.settings = {2.5, 10};
+    options.method.seed = {2.5, 10};
     const auto comparison = compare(recorder.store, nullptr, options);
     EXPECT_EQ(comparison.project, "p");
     EXPECT_EQ(comparison.machine, "m");
     EXPECT_EQ(comparison.head_commit, "0123456789abcdef");  // found by its unique prefix
-    EXPECT_EQ(comparison.method, "seed");
-    EXPECT_EQ(comparison.settings.factor, 2.5);
-    EXPECT_EQ(comparison.settings.pairs, 10);
+    EXPECT_EQ(comparison.method.kind, model::MethodKind::Seed);
+    EXPECT_EQ(comparison.method.seed.factor, 2.5);
+    EXPECT_EQ(comparison.method.seed.pairs, 10);
+    EXPECT_EQ(comparison.calibration.source, model::CalibrationSource::Fixed);
     EXPECT_EQ(comparison.history_url, "https://example.org/perf");
 }
 
@@ -330,10 +331,12 @@ TEST(Fields, TheDefaultMethodIsLevelWithItsSettings) {
     options.source.project = "p";
     options.source.machine = "m";
     options.head = "head";
-    options.level_settings.sensitivity = 2.5;
+    options.method.level.sensitivity = 2.5;
+    options.method.level.false_alarms_per_pr = std::nullopt;
     const auto comparison = compare(recorder.store, nullptr, options);
-    EXPECT_EQ(comparison.method, "level");
-    EXPECT_EQ(comparison.level_settings.sensitivity, 2.5);
+    EXPECT_EQ(comparison.method.kind, model::MethodKind::Level);
+    EXPECT_EQ(comparison.method.level.sensitivity, 2.5);
+    EXPECT_EQ(comparison.calibration.source, model::CalibrationSource::Fixed);
 }
 
 TEST(Errors, HeadWithoutRun) {
@@ -372,11 +375,12 @@ TEST(Errors, RunsOfOtherMachinesDoNotCount) {
 }
 
 TEST(Errors, UnknownMethod) {
-    Recorder recorder;
-    recorder.record_a("pr", "feature", 1);
-    auto options = recorder.options("pr");
-    options.method = "magic";
-    EXPECT_EQ(compare_error(recorder, options), "unknown method 'magic'; available: seed, level");
+    try {
+        compare::with_method_named({}, "magic");
+        FAIL() << "no error";
+    } catch (const compare::CompareError& error) {
+        EXPECT_STREQ(error.what(), "unknown method 'magic'; available: seed, level");
+    }
 }
 
 TEST(NoBaseline, WithoutDefaultBranchRuns) {

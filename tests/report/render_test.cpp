@@ -40,6 +40,7 @@ model::BenchmarkComparison benchmark(std::string name, std::size_t category, dou
 model::Comparison comparison_with(std::vector<model::BenchmarkComparison> benchmarks,
                                   std::vector<model::CategorySummary> summaries) {
     model::Comparison comparison;
+    comparison.method.kind = model::MethodKind::Seed;
     comparison.project = "cuda";
     comparison.machine = "ci-gpu-1";
     comparison.head_commit = "8a12729f00c0ffee8a12729f00c0ffee8a12729f";
@@ -119,6 +120,7 @@ model::Comparison nearest_ancestor() {
 
 model::Comparison no_baseline() {
     model::Comparison comparison;
+    comparison.method.kind = model::MethodKind::Seed;
     comparison.project = "amdgpu";
     comparison.machine = "ci-gpu-2";
     comparison.head_commit = "5ef8d18c74688836aaaabbbbccccddddeeeeffff";
@@ -201,7 +203,7 @@ model::Comparison bigger_is_better() {
     // The category's mean counts the drop as a slowdown: 1.25 / 1.00 − 1 = +25%.
     auto comparison = comparison_with({throughput}, {{0.25, 1, 0, 1}});
     comparison.baseline.kind = model::BaselineKind::Explicit;
-    comparison.settings.factor = 2.5;
+    comparison.method.seed.factor = 2.5;
     comparison.categories[kLatency].minimum_change = 0.025;
     return comparison;
 }
@@ -272,7 +274,8 @@ model::Comparison warnings_without_baseline() {
 
 // The level method: its own paragraph, the whole suite 40% faster in this run, one benchmark
 // slower than both its level and the suite, one with too short a history (inconclusive), and
-// detectable changes.
+// detectable changes; its sensitivity was calibrated to one false alarm per pull request, and
+// the paragraph rounds it to three digits.
 model::Comparison level_with_suite_move() {
     auto kernel = benchmark("kernel/launch", kPerformance, 10'000, 9'000);
     kernel.detectable_change = 0.25;
@@ -285,7 +288,9 @@ model::Comparison level_with_suite_move() {
             // 46000/40000 × 700/1000 × 9000/10000 = 1.15 × 0.7 × 0.9 = 0.7245, ^(1/3) = 0.8982
             {-0.1018, 1, 0, 3},
         });
-    comparison.method = "level";
+    comparison.method.kind = model::MethodKind::Level;
+    comparison.method.level.sensitivity = 1.73421;
+    comparison.calibration = {model::CalibrationSource::Calibrated, 1, 1.73421, 50, 0.74};
     comparison.suite_move = -0.4;
     return comparison;
 }

@@ -1,5 +1,6 @@
 // What could break: the seed rule's numbers (medians, typical change over the last pairs, the
-// threshold's two bounds and its strictness, directions) silently flagging the wrong benchmarks.
+// threshold's two bounds and its strictness, directions) silently flagging the wrong benchmarks;
+// the intervals backtest prints for short histories being narrower than their data allows.
 #include "stats/stats.hpp"
 
 #include <gtest/gtest.h>
@@ -208,4 +209,44 @@ TEST(DownsampleExtremes, KeepsAtMostMaxPoints) {
 }
 
 }  // namespace
+TEST(WilsonInterval, HalfOfTenByHand) {
+    // p = 0.5, n = 10, z² = 3.8416: centre (0.5 + 0.19208) / 1.38416 = 0.5; half-width
+    // 1.96 / 1.38416 × √(0.025 + 0.009604) = 1.416021 × 0.186022 = 0.263411.
+    const auto interval = wilson_interval(5, 10, 1.96);
+    EXPECT_NEAR(interval.low, 0.5 - 0.263411, 1e-6);
+    EXPECT_NEAR(interval.high, 0.5 + 0.263411, 1e-6);
+}
+
+TEST(WilsonInterval, AllCaughtStillLeavesRoomBelow) {
+    // 1 of 1: centre (1 + 1.9208) / 4.8416 = 0.603272, half-width 1.96 / 4.8416 × √(0.9604) =
+    // 0.396728: the interval is [0.206544, 1], not the point 1.
+    const auto interval = wilson_interval(1, 1, 1.96);
+    EXPECT_NEAR(interval.low, 0.206544, 1e-6);
+    EXPECT_DOUBLE_EQ(interval.high, 1.0);
+    const auto none = wilson_interval(0, 0, 1.96);
+    EXPECT_EQ(none.low, 0.0);
+    EXPECT_EQ(none.high, 1.0);
+}
+
+TEST(RateInterval, OneUnitGetsThePoissonWidth) {
+    // One pull request with one fluke: no spread to measure, so the error is √(1 / 1) = 1.
+    const std::vector<double> one{1};
+    const auto interval = rate_interval(one, 1.96);
+    EXPECT_DOUBLE_EQ(interval.low, 0.0);
+    EXPECT_DOUBLE_EQ(interval.high, 2.96);
+}
+
+TEST(RateInterval, TheSampleSpreadWinsWhenItIsWider) {
+    // {0, 2}: mean 1, sample standard deviation √2, error √2 / √2 = 1 > √(1 / 2) = 0.707.
+    const std::vector<double> counts{0, 2};
+    const auto interval = rate_interval(counts, 1.0);
+    EXPECT_DOUBLE_EQ(interval.low, 0.0);
+    EXPECT_DOUBLE_EQ(interval.high, 2.0);
+    // {3, 3, 3, 3}: no spread, so the Poisson error √(3 / 4) = 0.866 gives 3 ± 0.866.
+    const std::vector<double> steady{3, 3, 3, 3};
+    const auto narrow = rate_interval(steady, 1.0);
+    EXPECT_NEAR(narrow.low, 3 - std::sqrt(0.75), 1e-12);
+    EXPECT_NEAR(narrow.high, 3 + std::sqrt(0.75), 1e-12);
+}
+
 }  // namespace benchwatch::stats

@@ -1,0 +1,186 @@
+#include "compare/replay.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+#include "stats/stats.hpp"
+#include "stats/transient.hpp"
+
+namespace benchwatch::compare {
+
+namespace {
+
+// Log-spaced settings tried before bisecting, and bisection steps after.
+constexpr int calibration_grid_points = 24;
+constexpr int calibration_bisection_steps = 14;
+
+bool measured(const std::optional<double>& value) {
+    return value && *value > 0;
+}
+
+// Median of the measured values of runs [first, last).
+double window_median(const BacktestSeries& series, std::size_t first, std::size_t last) {
+    std::vector<double> values;
+    for (std::size_t run = first; run < last; ++run)
+        if (measured(series.values[run])) values.push_back(*series.values[run]);
+    assert(!values.empty());
+    return stats::median(values);
+}
+
+}  // namespace
+
+Replay::Replay(const BacktestMatrix& matrix) {
+    const auto count = matrix.benchmarks.size();
+    measured_.resize(count);
+    // measured_before[b][t]: how many measured values of benchmark b precede run t.
+    std::vector<std::vector<std::size_t>> measured_before(count);
+    for (std::size_t b = 0; b < count; ++b) {
+        const auto& series = matrix.benchmarks[b];
+        assert(series.values.size() == matrix.runs);
+        measured_before[b].reserve(matrix.runs);
+        for (const auto& value : series.values) {
+            measured_before[b].push_back(measured_[b].size());
+            if (measured(value)) measured_[b].push_back(*value);
+        }
+    }
+    for (std::size_t t = first_pull_request; t + persistence_window + 1 <= matrix.runs; ++t) {
+        ReplayedPullRequest request{t, {}, {}};
+        for (std::size_t b = 0; b < count; ++b) {
+            const auto& series = matrix.benchmarks[b];
+            if (!measured(series.values[t]) || !measured(series.values[t - 1])) continue;
+            BenchmarkEvidence evidence;
+            evidence.history = std::span<const double>(measured_[b]).first(measured_before[b][t]);
+            evidence.base = *series.values[t - 1];
+            evidence.head = *series.values[t];
+            evidence.smaller_is_better = series.smaller_is_better;
+            evidence.minimum_change = series.minimum_change;
+            request.suite.push_back(evidence);
+            request.later_shift.push_back(
+                std::log(window_median(series, t, t + persistence_window) /
+                         window_median(series, t - persistence_window, t)));
+        }
+        requests_.push_back(std::move(request));
+    }
+}
+
+FlagCount count_flags(const ReplayedPullRequest& request,
+                      std::span<const Assessment> assessments) {
+    assert(assessments.size() == request.suite.size());
+    FlagCount count;
+    for (std::size_t i = 0; i < assessments.size(); ++i) {
+        if (!model::flags_change(assessments[i].verdict)) continue;
+        const auto& evidence = request.suite[i];
+        const double reference =
+            assessments[i].reference > 0 ? assessments[i].reference : evidence.base;
+        if (stats::lasted(std::log(evidence.head / reference), request.later_shift[i]))
+            ++count.persistent;
+        else
+            ++count.flukes;
+    }
+    return count;
+}
+
+std::optional<CalibrationRule> calibration_rule_of(const model::LevelRuleSettings& settings) {
+    if (!settings.false_alarms_per_pr) return std::nullopt;
+    CalibrationRule rule;
+    rule.budget = *settings.false_alarms_per_pr;
+    rule.window = settings.calibration_window;
+    rule.margin = settings.calibration_margin;
+    rule.minimum_pull_requests = settings.calibration_minimum;
+    rule.conservative_setting = settings.conservative_sensitivity;
+    return rule;
+}
+
+model::Calibration calibrate(const Method& method, std::span<const ReplayedPullRequest> requests,
+                             std::span<const std::unique_ptr<PreparedSuite>> prepared,
+                             const CalibrationRule& rule) {
+    assert(requests.size() == prepared.size());
+    const auto used = std::min(rule.window, requests.size());
+    requests = requests.last(used);
+    prepared = prepared.last(used);
+
+    model::Calibration calibration;
+    calibration.budget = rule.budget;
+    calibration.pull_requests = static_cast<int>(used);
+    // The past is met with a margin: a setting that just keeps the budget on the pull requests
+    // it was chosen on makes more flukes on the next ones (docs/JUDGEMENT.md measures how many).
+    const double target = rule.budget * rule.margin;
+    const auto flukes_at = [&](double setting) {
+        long flukes = 0;
+        for (std::size_t i = 0; i < used; ++i)
+            flukes += count_flags(requests[i], method.decide(*prepared[i], setting)).flukes;
+        return used == 0 ? 0.0 : static_cast<double>(flukes) / static_cast<double>(used);
+    };
+    const auto finish = [&](double setting) {
+        calibration.source = model::CalibrationSource::Calibrated;
+        if (used < rule.minimum_pull_requests) {
+            setting = std::max(setting, rule.conservative_setting);
+            calibration.source = model::CalibrationSource::Conservative;
+        }
+        calibration.sensitivity = setting;
+        calibration.flukes_per_pr = flukes_at(setting);
+        return calibration;
+    };
+    if (used == 0) return finish(rule.conservative_setting);
+
+    const auto [smallest, largest] = method.setting_range();
+    assert(smallest > 0 && smallest <= largest);
+    if (flukes_at(smallest) <= target) return finish(smallest);
+    const double log_smallest = std::log(smallest);
+    const double log_step = (std::log(largest) - log_smallest) / (calibration_grid_points - 1);
+    double too_loose = log_smallest;
+    for (int point = 1; point < calibration_grid_points; ++point) {
+        const double within = point + 1 == calibration_grid_points
+                                  ? std::log(largest)
+                                  : log_smallest + point * log_step;
+        if (flukes_at(std::exp(within)) > target) {
+            too_loose = within;
+            continue;
+        }
+        double bound = within;
+        for (int step = 0; step < calibration_bisection_steps; ++step) {
+            const double middle = (too_loose + bound) / 2;
+            (flukes_at(std::exp(middle)) <= target ? bound : too_loose) = middle;
+        }
+        return finish(std::exp(bound));
+    }
+    return finish(largest);
+}
+
+std::size_t calibration_runs(const model::MethodChoice& choice) {
+    const auto rule = calibration_rule_of(choice.level);
+    if (choice.kind != model::MethodKind::Level || !rule) return 0;
+    return rule->window + make_method(choice)->history_wanted() + persistence_window + 1;
+}
+
+model::Calibration calibrate_choice(const BacktestMatrix& history,
+                                    const model::MethodChoice& choice) {
+    const auto rule = calibration_rule_of(choice.level);
+    if (choice.kind != model::MethodKind::Level || !rule)
+        return {model::CalibrationSource::Fixed, 0, choice.level.sensitivity, 0, 0};
+    const auto method = make_method(choice);
+    const Replay replay(history);
+    auto requests = calibration_requests(replay, history.runs);
+    requests = requests.last(std::min(rule->window, requests.size()));
+    std::vector<std::unique_ptr<PreparedSuite>> prepared;
+    prepared.reserve(requests.size());
+    for (const auto& request : requests) prepared.push_back(method->prepare(request.suite));
+    return calibrate(*method, requests, prepared, *rule);
+}
+
+model::MethodChoice calibrated(model::MethodChoice choice, const model::Calibration& calibration) {
+    if (choice.kind == model::MethodKind::Level)
+        choice.level.sensitivity = calibration.sensitivity;
+    return choice;
+}
+
+std::span<const ReplayedPullRequest> calibration_requests(const Replay& replay, std::size_t runs) {
+    const auto all = replay.pull_requests();
+    const auto end = std::find_if(all.begin(), all.end(), [&](const ReplayedPullRequest& request) {
+        return request.run + persistence_window + 1 > runs;
+    });
+    return all.first(static_cast<std::size_t>(end - all.begin()));
+}
+
+}  // namespace benchwatch::compare

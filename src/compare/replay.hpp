@@ -1,0 +1,119 @@
+#pragma once
+
+// The default branch replayed as pull requests, as `benchwatch backtest` defines them, and the
+// calibration of a method's setting to a false-alarm budget on such a replay. Backtest and
+// compare both use it, so that what compare calibrates on is exactly what backtest measures.
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "compare/method.hpp"
+#include "model/comparison.hpp"
+
+namespace benchwatch::compare {
+
+// One benchmark across the default branch's runs.
+struct BacktestSeries {
+    std::string name;
+    bool smaller_is_better = true;
+    double minimum_change = 0.03;  // its category's minimum change
+    // One entry per run, oldest first; std::nullopt (or a value <= 0) where it was not measured.
+    std::vector<std::optional<double>> values;
+};
+
+// The default branch's history as benchmarks × runs; every series has `runs` values.
+struct BacktestMatrix {
+    std::size_t runs = 0;
+    std::vector<BacktestSeries> benchmarks;
+};
+
+// Runs on either side of a pull request that decide whether its flags persist.
+inline constexpr std::size_t persistence_window = 5;
+// Runs of history before the first pull request.
+inline constexpr std::size_t first_pull_request = 10;
+
+// One default-branch run replayed as a pull request.
+struct ReplayedPullRequest {
+    std::size_t run = 0;  // its head: runs before it are its history, run − 1 its baseline
+    std::vector<BenchmarkEvidence> suite;  // the benchmarks measured at run and run − 1
+    // Per suite entry: ln(median of runs run…run+4 / median of runs run−5…run−1), measured
+    // values only; a flag lasted when stats::lasted(flagged change, this).
+    std::vector<double> later_shift;
+};
+
+// Every run t with first_pull_request <= t and t + persistence_window + 1 <= matrix.runs,
+// replayed as a pull request. Keeps pointers into its own copy of the values, so it must outlive
+// the evidence it hands out and cannot be copied.
+class Replay {
+  public:
+    explicit Replay(const BacktestMatrix& matrix);
+    Replay(const Replay&) = delete;
+    Replay& operator=(const Replay&) = delete;
+
+    std::span<const ReplayedPullRequest> pull_requests() const { return requests_; }
+
+  private:
+    std::vector<std::vector<double>> measured_;  // per benchmark: positive values, oldest first
+    std::vector<ReplayedPullRequest> requests_;
+};
+
+// Flags of one replayed pull request that did not last (flukes) and that did (persistent), given
+// its assessments. The flagged change is the one a report shows: head against the method's
+// reference (the level; seed: the baseline run).
+struct FlagCount {
+    long flukes = 0;
+    long persistent = 0;
+};
+FlagCount count_flags(const ReplayedPullRequest& request,
+                      std::span<const Assessment> assessments);
+
+// How a setting is calibrated to a budget of false alarms (flukes) per pull request.
+struct CalibrationRule {
+    double budget = 1.0;  // flukes per pull request allowed
+    // Only the latest this many replayable pull requests count, so that a history whose noise
+    // changed is judged by its recent noise.
+    std::size_t window = 50;
+    // The replayed pull requests must stay within budget × margin, so that the next ones, which
+    // the setting was not chosen on, stay within the budget.
+    double margin = 0.8;
+    // With fewer replayable pull requests than this the calibration is not trusted:
+    // the stricter of its answer and `conservative_setting` is used; with none, that setting.
+    std::size_t minimum_pull_requests = 20;
+    double conservative_setting = 3.0;
+};
+
+// The level settings' calibration rule; std::nullopt when they fix the sensitivity instead.
+std::optional<CalibrationRule> calibration_rule_of(const model::LevelRuleSettings& settings);
+
+// The most sensitive setting of `method` at which the replayed pull requests `prepared` (each
+// prepared by `method`, oldest first; only the last rule.window are used) make at most
+// rule.budget × rule.margin flukes per pull request, found on a log-spaced grid over method.setting_range()
+// refined by bisection; the strictest setting when none keeps the budget.
+model::Calibration calibrate(const Method& method, std::span<const ReplayedPullRequest> requests,
+                             std::span<const std::unique_ptr<PreparedSuite>> prepared,
+                             const CalibrationRule& rule);
+
+// How `choice` judges a head whose default-branch history is `history` (all of it, up to the
+// baseline): a level method with a budget is calibrated on the latest rule.window pull requests
+// that history replays; otherwise its settings are used as they are (source Fixed).
+model::Calibration calibrate_choice(const BacktestMatrix& history,
+                                    const model::MethodChoice& choice);
+
+// Runs of history, newest last, that calibrate_choice() reads for `choice`: enough for its
+// window of pull requests, each with the history the method looks at before it and its
+// persistence window after; 0 when it calibrates nothing.
+std::size_t calibration_runs(const model::MethodChoice& choice);
+
+// `choice` with a level method's sensitivity set to the one `calibration` chose.
+model::MethodChoice calibrated(model::MethodChoice choice, const model::Calibration& calibration);
+
+// The replayed pull requests of `replay` that a comparison whose history is runs 0…runs − 1 may
+// calibrate on: those whose persistence window ends before `runs` (t + persistence_window + 1 <=
+// runs), so no run after the baseline is read.
+std::span<const ReplayedPullRequest> calibration_requests(const Replay& replay, std::size_t runs);
+
+}  // namespace benchwatch::compare
