@@ -106,7 +106,7 @@ TEST(ReadJsonErrors, WrongTypeNamesTheElement) {
 TEST(ReadJsonErrors, UnknownVerdict) {
     EXPECT_EQ(error_of(damaged("\"verdict\": \"slower\"", "\"verdict\": \"worse\"")),
               std::string("pr/report.json: benchmarks[0].verdict: expected \"unchanged\", "
-                          "\"slower\", \"faster\" or \"inconclusive\"") +
+                          "\"slower\", \"faster\", \"inconclusive\" or \"too_noisy\"") +
                   remedy);
 }
 
