@@ -71,11 +71,9 @@ void write_comparison_table(const std::vector<detail::CategoryRows>& groups, Sho
 // The summary table, with a "Too noisy" column when the report says what it could detect.
 void write_summary_table(const model::Comparison& comparison, std::ostream& out) {
     const bool counts_too_noisy = detail::says_what_it_could_detect(comparison);
-    out << (counts_too_noisy
-                ? "| | Geometric mean | Unusual: slower | Unusual: faster | Too noisy | Compared |\n"
-                  "|:--|--:|--:|--:|--:|--:|\n"
-                : "| | Geometric mean | Unusual: slower | Unusual: faster | Compared |\n"
-                  "|:--|--:|--:|--:|--:|\n");
+    out << "| | Geometric mean | Unusual: slower | Unusual: faster |"
+        << (counts_too_noisy ? " Too noisy | Compared |\n|:--|--:|--:|--:|--:|--:|\n"
+                             : " Compared |\n|:--|--:|--:|--:|--:|\n");
     for (std::size_t i = 0; i < comparison.categories.size(); ++i) {
         const auto& summary = comparison.summaries[i];
         if (summary.compared == 0) continue;

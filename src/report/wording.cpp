@@ -250,32 +250,31 @@ std::string unflagged_note(const model::BenchmarkComparison& benchmark, bool wit
 
 Detectability detectability(const model::Comparison& comparison) {
     Detectability found;
-    std::vector<double> detectable;
+    std::vector<double> changes;  // the detectable changes of benchmarks with a threshold
     for (const auto& benchmark : comparison.benchmarks) {
         const auto verdict = benchmark.verdict;
         if (verdict == model::Verdict::Inconclusive) ++found.inconclusive;
         if (verdict == model::Verdict::Unchanged || model::flags_change(verdict))
             found.anything_judged = true;
         if (verdict == model::Verdict::TooNoisy) {
-            found.too_noisy_smallest = found.too_noisy == 0 ? benchmark.detectable_change
-                                                            : std::min(found.too_noisy_smallest,
-                                                                       benchmark.detectable_change);
-            found.too_noisy_largest = std::max(found.too_noisy_largest, benchmark.detectable_change);
+            const double detectable = benchmark.detectable_change;
+            if (found.too_noisy == 0 || detectable < found.too_noisy_smallest)
+                found.too_noisy_smallest = detectable;
+            found.too_noisy_largest = std::max(found.too_noisy_largest, detectable);
             ++found.too_noisy;
         }
         if (verdict == model::Verdict::Inconclusive && benchmark.history_pairs == 0) continue;
-        detectable.push_back(benchmark.detectable_change);
+        changes.push_back(benchmark.detectable_change);
         if (found.noisiest == nullptr ||
             benchmark.detectable_change > found.noisiest->detectable_change)
             found.noisiest = &benchmark;
     }
-    found.with_threshold = detectable.size();
-    if (!detectable.empty()) {
-        std::sort(detectable.begin(), detectable.end());
-        const auto middle = detectable.size() / 2;
-        found.median = detectable.size() % 2 == 1
-                           ? detectable[middle]
-                           : (detectable[middle - 1] + detectable[middle]) / 2;
+    found.with_threshold = changes.size();
+    if (!changes.empty()) {
+        std::sort(changes.begin(), changes.end());
+        const auto middle = changes.size() / 2;
+        found.median =
+            changes.size() % 2 == 1 ? changes[middle] : (changes[middle - 1] + changes[middle]) / 2;
     }
     return found;
 }
@@ -332,18 +331,22 @@ std::string nothing_judged_sentence(const Detectability& found) {
     std::vector<std::string> reasons;
     std::vector<std::string> remedies;
     if (found.too_noisy > 0) {
-        reasons.push_back(fmt::format(
-            "{} too noisy (the smallest change {} could flag is {})", benchmarks_are(found.too_noisy),
-            found.too_noisy == 1 ? "it" : "they",
-            percent_range(found.too_noisy_smallest, found.too_noisy_largest)));
-        remedies.push_back("a quieter machine or more repetitions of each benchmark lower the noise");
+        reasons.push_back(
+            fmt::format("{} too noisy (the smallest change {} could flag is {})",
+                        benchmarks_are(found.too_noisy), found.too_noisy == 1 ? "it" : "they",
+                        percent_range(found.too_noisy_smallest, found.too_noisy_largest)));
+        remedies.push_back(
+            "a quieter machine or more repetitions of each benchmark lower the noise");
     }
     if (found.inconclusive > 0) {
-        reasons.push_back(fmt::format("{} {} too little history on the default branch",
-                                      found.inconclusive,
-                                      found.inconclusive == 1 ? "benchmark has" : "benchmarks have"));
-        remedies.push_back("more runs recorded on the default branch give the benchmarks a history");
+        reasons.push_back(
+            fmt::format("{} {} too little history on the default branch", found.inconclusive,
+                        found.inconclusive == 1 ? "benchmark has" : "benchmarks have"));
+        remedies.push_back(
+            "more runs recorded on the default branch give the benchmarks a history");
     }
+    assert(!remedies.empty() &&
+           "nothing judged means every benchmark is too noisy or inconclusive");
     auto remedy = join(remedies, "; ");
     remedy.front() = static_cast<char>(std::toupper(static_cast<unsigned char>(remedy.front())));
     return fmt::format(

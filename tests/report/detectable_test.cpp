@@ -44,8 +44,8 @@ model::Comparison level_of(std::vector<model::BenchmarkComparison> rows) {
 
 TEST(DetectableSentence, MedianOfAnEvenCountIsTheMeanOfTheMiddleTwo) {
     // Sorted 2%, 4%, 6%, 40%: median (4% + 6%) / 2 = 5%.
-    const auto comparison = level_of({row("a", 0.06), row("b", 0.02), row("c", 0.40),
-                                      row("d", 0.04)});
+    const auto comparison =
+        level_of({row("a", 0.06), row("b", 0.02), row("c", 0.40), row("d", 0.04)});
     EXPECT_EQ(detectable_sentence(comparison, plain_text),
               "Changes beyond 5.0% could be detected (median of 4 benchmarks; the noisiest, c, "
               "only beyond 40%).");
@@ -104,8 +104,8 @@ TEST(DetectableSentence, NothingJudgedSaysWhyForEachReason) {
 
 TEST(DetectableSentence, AFlaggedBenchmarkMeansSomethingWasJudged) {
     // Only too noisy benchmarks besides it, yet its verdict stands: the usual line.
-    const auto comparison = level_of({row("a", 1.0, Verdict::Slower), row("b", 2.0,
-                                                                          Verdict::TooNoisy)});
+    const auto comparison =
+        level_of({row("a", 1.0, Verdict::Slower), row("b", 2.0, Verdict::TooNoisy)});
     EXPECT_TRUE(detectable_sentence(comparison, plain_text).starts_with("Changes beyond 150%"));
 }
 
@@ -139,8 +139,7 @@ TEST(DetectableSentence, TheNoisiestNameCannotSendTerminalEscapes) {
     std::ostringstream out;
     render_text(comparison, out, false);
     EXPECT_EQ(out.str().find('\033'), std::string::npos);
-    EXPECT_NE(out.str().find("the noisiest, evil [2J name, only beyond 50%)."),
-              std::string::npos)
+    EXPECT_NE(out.str().find("the noisiest, evil [2J name, only beyond 50%)."), std::string::npos)
         << out.str();
 }
 

@@ -329,8 +329,7 @@ model::Comparison level_detectable_change() {
 model::Comparison level_too_noisy() {
     return level_comparison(
         {
-            judged(benchmark("flate/Compress", kPerformance, 3'000, 2'400, Verdict::TooNoisy),
-                   0.8),
+            judged(benchmark("flate/Compress", kPerformance, 3'000, 2'400, Verdict::TooNoisy), 0.8),
             judged(benchmark("hash/Sum", kPerformance, 800, 792), 0.04),
             judged(benchmark("json/Decode", kPerformance, 5'000, 15'000, Verdict::Slower), 1.0),
             judged(benchmark("json/Encode", kPerformance, 2'000, 3'538, Verdict::TooNoisy), 4.5),
