@@ -307,6 +307,8 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
     }
     const auto assessments = method.judge(suite);
     assert(assessments.size() == comparison.benchmarks.size());
+    // The seed rule reproduces reference reports that have no such verdict.
+    const bool judges_noisiness = method.name() != "seed";
     for (std::size_t i = 0; i < assessments.size(); ++i) {
         auto& benchmark = comparison.benchmarks[i];
         benchmark.typical_change = assessments[i].typical_change;
@@ -314,6 +316,10 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
         benchmark.threshold = assessments[i].threshold;
         benchmark.detectable_change = assessments[i].detectable_change;
         benchmark.verdict = assessments[i].verdict;
+        // A flagged change stays flagged, and an inconclusive one keeps its own reason.
+        if (judges_noisiness && benchmark.verdict == model::Verdict::Unchanged &&
+            too_noisy(benchmark.detectable_change, suite[i].minimum_change))
+            benchmark.verdict = model::Verdict::TooNoisy;
         if (benchmark.base > 0 && assessments[i].reference > 0)
             benchmark.base = assessments[i].reference;
         if (assessments[i].suite_move != 0) comparison.suite_move = assessments[i].suite_move;
@@ -335,7 +341,7 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
 
 // Geometric mean of the slowdown ratios (head/base for times, base/head for metrics where bigger
 // is better, so that a 20% drop in throughput counts as 1/0.8 = +25% and cannot cancel a 25%
-// slower time), counts of unusual verdicts and of benchmarks, per category.
+// slower time), counts of unusual and too noisy verdicts and of benchmarks, per category.
 std::vector<model::CategorySummary> summarize(const model::Comparison& comparison) {
     std::vector<model::CategorySummary> summaries(comparison.categories.size());
     std::vector<std::vector<double>> ratios(comparison.categories.size());
@@ -344,6 +350,7 @@ std::vector<model::CategorySummary> summarize(const model::Comparison& compariso
         ++summary.compared;
         if (benchmark.verdict == model::Verdict::Slower) ++summary.slower;
         if (benchmark.verdict == model::Verdict::Faster) ++summary.faster;
+        if (benchmark.verdict == model::Verdict::TooNoisy) ++summary.too_noisy;
         if (benchmark.base > 0 && benchmark.head > 0)
             ratios[benchmark.category].push_back(benchmark.direction ==
                                                          model::Direction::BiggerIsBetter
@@ -356,6 +363,11 @@ std::vector<model::CategorySummary> summarize(const model::Comparison& compariso
 }
 
 }  // namespace
+
+bool too_noisy(double detectable_change, double minimum_change) {
+    return detectable_change > model::too_noisy_multiple * minimum_change &&
+           detectable_change > model::too_noisy_floor;
+}
 
 model::Comparison compare(store::Store& store, const vcs::Repository* repository,
                           const CompareOptions& options) {

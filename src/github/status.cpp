@@ -25,10 +25,17 @@ CommitStatus comparison_status(const model::Comparison& comparison, bool fail_on
     if (comparison.baseline.kind == model::BaselineKind::None)
         status.description = fmt::format("no baseline run to compare {} benchmarks with",
                                          comparison.head_only_results.size());
-    else
+    else {
+        // "0 slower" alone would read as "no change" when most benchmarks could not be judged.
+        std::string unjudged;
+        if (const auto too_noisy = count(model::Verdict::TooNoisy); too_noisy > 0)
+            unjudged += fmt::format(", {} too noisy", too_noisy);
+        if (const auto inconclusive = count(model::Verdict::Inconclusive); inconclusive > 0)
+            unjudged += fmt::format(", {} inconclusive", inconclusive);
         status.description =
-            fmt::format("{} slower, {} faster of {} benchmarks", slower,
-                        count(model::Verdict::Faster), comparison.benchmarks.size());
+            fmt::format("{} slower, {} faster{} of {} benchmarks", slower,
+                        count(model::Verdict::Faster), unjudged, comparison.benchmarks.size());
+    }
     status.description.resize(std::min(status.description.size(), description_limit));
     status.context = "benchwatch/" + comparison.project;
     return status;

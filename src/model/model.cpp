@@ -26,6 +26,8 @@ const char* to_string(Verdict verdict) {
             return "faster";
         case Verdict::Inconclusive:
             return "inconclusive";
+        case Verdict::TooNoisy:
+            return "too_noisy";
         case Verdict::Unchanged:
             break;
     }

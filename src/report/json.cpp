@@ -4,6 +4,7 @@
 
 #include "report/json_parts.hpp"
 #include "report/report.hpp"
+#include "report/wording.hpp"
 
 namespace benchwatch::report {
 
@@ -65,6 +66,23 @@ json results_json(const std::vector<model::Result>& results) {
     return list;
 }
 
+// What the comparison could detect, as the line under the summary says it.
+json detectable_json(const model::Comparison& comparison) {
+    const auto found = detail::detectability(comparison);
+    const auto* noisiest = found.noisiest;
+    return {
+        {"benchmarks", found.with_threshold},
+        {"median", noisiest ? json(found.median) : json(nullptr)},
+        {"noisiest",
+         noisiest ? json(model::with_metric(noisiest->name, noisiest->metric)) : json(nullptr)},
+        {"noisiest_change", noisiest ? json(noisiest->detectable_change) : json(nullptr)},
+        {"too_noisy", found.too_noisy},
+        {"inconclusive", found.inconclusive},
+        {"anything_judged", found.anything_judged},
+        {"sentence", detail::detectable_sentence(comparison, detail::plain_text)},
+    };
+}
+
 json benchmark_json(const model::Comparison& comparison,
                     const model::BenchmarkComparison& benchmark) {
     const bool categorized = benchmark.category < comparison.categories.size();
@@ -96,6 +114,8 @@ json benchmark_json(const model::Comparison& comparison,
 void render_json(const model::Comparison& comparison, std::ostream& out) {
     assert(comparison.summaries.size() == comparison.categories.size() &&
            "Comparison::summaries must be parallel to Comparison::categories");
+    // The seed rule's reports keep their reference shape, without the noise's judgement.
+    const bool says_detectable = detail::says_what_it_could_detect(comparison);
     json categories = json::array();
     for (std::size_t i = 0; i < comparison.categories.size(); ++i) {
         const auto& category = comparison.categories[i];
@@ -109,6 +129,7 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
             {"faster", summary.faster},
             {"compared", summary.compared},
         });
+        if (says_detectable) categories.back()["too_noisy"] = summary.too_noisy;
     }
     json benchmarks = json::array();
     for (const auto& benchmark : comparison.benchmarks)
@@ -165,6 +186,7 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
         };
         document["suite_move"] = comparison.suite_move;
     }
+    if (says_detectable && has_baseline) document["detectable"] = detectable_json(comparison);
     out << document.dump(2) << "\n";
 }
 

@@ -106,10 +106,11 @@ model::Direction read_direction(const Field& field) {
 
 model::Verdict read_verdict(const Field& field) {
     const auto text = field.text();
-    for (const auto verdict : {model::Verdict::Unchanged, model::Verdict::Slower,
-                               model::Verdict::Faster, model::Verdict::Inconclusive})
+    for (const auto verdict :
+         {model::Verdict::Unchanged, model::Verdict::Slower, model::Verdict::Faster,
+          model::Verdict::Inconclusive, model::Verdict::TooNoisy})
         if (text == model::to_string(verdict)) return verdict;
-    field.fail("\"unchanged\", \"slower\", \"faster\" or \"inconclusive\"");
+    field.fail("\"unchanged\", \"slower\", \"faster\", \"inconclusive\" or \"too_noisy\"");
 }
 
 model::AllocationChange read_allocation_change(const Field& field) {
@@ -274,9 +275,10 @@ model::Comparison read_json(std::string_view text, std::string_view source) {
     for (const auto& category : root["categories"].elements()) {
         comparison.categories.push_back({category["name"].text(), category["prefixes"].texts(),
                                          category["minimum_change"].number()});
-        comparison.summaries.push_back({category["geometric_mean_change"].number(),
-                                        category["slower"].integer(), category["faster"].integer(),
-                                        category["compared"].integer()});
+        comparison.summaries.push_back(
+            {category["geometric_mean_change"].number(), category["slower"].integer(),
+             category["faster"].integer(), category["compared"].integer(),
+             category.has("too_noisy") ? category["too_noisy"].integer() : 0});
     }
     for (const auto& benchmark : root["benchmarks"].elements())
         comparison.benchmarks.push_back(read_benchmark(benchmark, comparison.categories));

@@ -19,13 +19,15 @@ constexpr const char* kComparisonHeader =
     "| Benchmark | Baseline | This PR | Change |\n"
     "|:--|--:|--:|--:|\n";
 
-// "+51.3% 🔴 slower", "+0.4% starts allocating (3)", "−1.1%".
-std::string change_cell(const model::BenchmarkComparison& benchmark) {
+// "+51.3% 🔴 slower", "+0.4% starts allocating (3)", "−1.1%", "−1.1% within noise" (when
+// `within_noise`), "+76.9% too noisy".
+std::string change_cell(const model::BenchmarkComparison& benchmark, bool within_noise) {
     std::string cell = format_change(benchmark.change());
     std::vector<std::string> notes;
     if (benchmark.verdict == model::Verdict::Slower) notes.push_back("🔴 slower");
     if (benchmark.verdict == model::Verdict::Faster) notes.push_back("🟢 faster");
-    if (benchmark.verdict == model::Verdict::Inconclusive) notes.push_back("inconclusive");
+    if (auto note = detail::unflagged_note(benchmark, within_noise); !note.empty())
+        notes.push_back(std::move(note));
     if (auto allocation = detail::allocation_note(benchmark); !allocation.empty())
         notes.push_back(std::move(allocation));
     if (!notes.empty()) cell += " " + detail::join(notes, ", ");
@@ -44,15 +46,16 @@ std::string category_row(const detail::CategoryRows& group) {
     return fmt::format("| **{}** | | | |\n", escape_markdown(header));
 }
 
-std::string benchmark_row(const model::BenchmarkComparison& benchmark) {
+std::string benchmark_row(const model::BenchmarkComparison& benchmark, bool within_noise) {
     return fmt::format("| {} | {} | {} | {} |\n", escape_markdown(benchmark.display_name),
                        format_value(benchmark.base, benchmark.unit),
-                       format_value(benchmark.head, benchmark.unit), change_cell(benchmark));
+                       format_value(benchmark.head, benchmark.unit),
+                       change_cell(benchmark, within_noise));
 }
 
 // The table of `groups`, with the rows `shown` allows; a category without shown rows is left out.
 void write_comparison_table(const std::vector<detail::CategoryRows>& groups, ShownRows shown,
-                            std::ostream& out) {
+                            bool within_noise, std::ostream& out) {
     out << kComparisonHeader;
     for (const auto& group : groups) {
         bool header_written = false;
@@ -60,21 +63,26 @@ void write_comparison_table(const std::vector<detail::CategoryRows>& groups, Sho
             if (!is_shown(shown, benchmark)) continue;
             if (!header_written) out << category_row(group);
             header_written = true;
-            out << benchmark_row(*benchmark);
+            out << benchmark_row(*benchmark, within_noise);
         }
     }
 }
 
+// The summary table, with a "Too noisy" column when the report says what it could detect.
 void write_summary_table(const model::Comparison& comparison, std::ostream& out) {
-    out << "| | Geometric mean | Unusual: slower | Unusual: faster | Compared |\n"
-           "|:--|--:|--:|--:|--:|\n";
+    const bool counts_too_noisy = detail::says_what_it_could_detect(comparison);
+    out << "| | Geometric mean | Unusual: slower | Unusual: faster |"
+        << (counts_too_noisy ? " Too noisy | Compared |\n|:--|--:|--:|--:|--:|--:|\n"
+                             : " Compared |\n|:--|--:|--:|--:|--:|\n");
     for (std::size_t i = 0; i < comparison.categories.size(); ++i) {
         const auto& summary = comparison.summaries[i];
         if (summary.compared == 0) continue;
-        out << fmt::format("| {} | {} | {} | {} | {} |\n",
+        const auto too_noisy =
+            counts_too_noisy ? fmt::format("{} | ", summary.too_noisy) : std::string();
+        out << fmt::format("| {} | {} | {} | {} | {}{} |\n",
                            escape_markdown(comparison.categories[i].name),
                            format_change(summary.geometric_mean_change), summary.slower,
-                           summary.faster, summary.compared);
+                           summary.faster, too_noisy, summary.compared);
     }
 }
 
@@ -149,13 +157,17 @@ void render(const model::Comparison& comparison, const Shortening* shortening, s
         out << "\n" << detail::explanation_paragraph(comparison) << "\n\n";
         if (anything_compared(comparison)) {
             write_summary_table(comparison, out);
+            if (const auto line = detail::detectable_sentence(comparison, escape_markdown);
+                !line.empty())
+                out << "\n" << line << "\n";
+            const bool within_noise = detail::says_what_it_could_detect(comparison);
             const auto shown = [](const auto& rows) -> ShownRows {
                 return rows ? &*rows : nullptr;
             };
             if (const auto unusual = detail::unusual_rows(comparison); !unusual.empty()) {
                 out << "\n";
                 const ShownRows unusual_shown = shortening ? shown(shortening->unusual) : nullptr;
-                write_comparison_table(unusual, unusual_shown, out);
+                write_comparison_table(unusual, unusual_shown, within_noise, out);
                 if (unusual_shown && unusual_shown->size() < row_count(unusual))
                     out << left_out_note(row_count(unusual) - unusual_shown->size(),
                                          row_count(unusual), "unusual changes", shortening->limit,
@@ -164,7 +176,7 @@ void render(const model::Comparison& comparison, const Shortening* shortening, s
             const auto all = detail::all_rows(comparison);
             const ShownRows all_shown = shortening ? shown(shortening->all) : nullptr;
             out << "\n<details><summary>All benchmarks</summary>\n\n";
-            write_comparison_table(all, all_shown, out);
+            write_comparison_table(all, all_shown, within_noise, out);
             if (all_shown && all_shown->size() < row_count(all))
                 out << left_out_note(row_count(all) - all_shown->size(), row_count(all),
                                      "benchmarks", shortening->limit, comparison.history_url);
@@ -188,7 +200,7 @@ std::string rendered(const model::Comparison& comparison, const Shortening& shor
 // The rows of `groups` that fit in `budget` bytes beside the category rows they need, the largest
 // changes first.
 std::unordered_set<const model::BenchmarkComparison*> rows_within(
-    const std::vector<detail::CategoryRows>& groups, std::size_t budget) {
+    const std::vector<detail::CategoryRows>& groups, std::size_t budget, bool within_noise) {
     struct Candidate {
         const model::BenchmarkComparison* benchmark;
         std::size_t group;
@@ -207,7 +219,7 @@ std::unordered_set<const model::BenchmarkComparison*> rows_within(
     std::vector<bool> group_started(groups.size(), false);
     std::size_t used = 0;
     for (const auto& candidate : candidates) {
-        std::size_t cost = benchmark_row(*candidate.benchmark).size();
+        std::size_t cost = benchmark_row(*candidate.benchmark, within_noise).size();
         if (!group_started[candidate.group]) cost += category_row(groups[candidate.group]).size();
         if (used + cost > budget) continue;
         used += cost;
@@ -225,7 +237,8 @@ void fit_table(
     shortening.*rows = std::unordered_set<const model::BenchmarkComparison*>{};
     const std::size_t without_rows = rendered(comparison, shortening).size();
     if (without_rows > shortening.limit) return;
-    shortening.*rows = rows_within(groups, shortening.limit - without_rows);
+    shortening.*rows = rows_within(groups, shortening.limit - without_rows,
+                                   detail::says_what_it_could_detect(comparison));
     // The note's numbers and the table header may have grown; drop the smallest changes left.
     while (rendered(comparison, shortening).size() > shortening.limit) {
         auto& kept = *(shortening.*rows);

@@ -84,7 +84,8 @@ void write_table(const std::vector<std::string>& header, const std::vector<TextR
     }
 }
 
-TextRow benchmark_row(const model::BenchmarkComparison& benchmark) {
+// A benchmark's row; an unchanged one is noted "within noise" when `within_noise`.
+TextRow benchmark_row(const model::BenchmarkComparison& benchmark, bool within_noise) {
     TextRow row;
     row.cells = {"  " + detail::plain_text(benchmark.display_name),
                  format_value(benchmark.base, benchmark.unit),
@@ -99,27 +100,31 @@ TextRow benchmark_row(const model::BenchmarkComparison& benchmark) {
     } else if (benchmark.allocation_change != model::AllocationChange::None) {
         row.note_tone = Tone::Yellow;
     }
-    if (benchmark.verdict == model::Verdict::Inconclusive) notes.push_back("inconclusive");
+    if (auto note = detail::unflagged_note(benchmark, within_noise); !note.empty())
+        notes.push_back(std::move(note));
     if (auto allocation = detail::allocation_note(benchmark); !allocation.empty())
         notes.push_back(std::move(allocation));
     row.note = detail::join(notes, ", ");
     return row;
 }
 
-void write_comparison_table(const std::vector<detail::CategoryRows>& groups, std::ostream& out,
-                            bool color) {
+void write_comparison_table(const std::vector<detail::CategoryRows>& groups, bool within_noise,
+                            std::ostream& out, bool color) {
     std::vector<TextRow> rows;
     for (const auto& group : groups) {
         TextRow section;
         section.section =
             detail::plain_text(group.category ? group.category->name : "Uncategorized");
         rows.push_back(std::move(section));
-        for (const auto* benchmark : group.rows) rows.push_back(benchmark_row(*benchmark));
+        for (const auto* benchmark : group.rows)
+            rows.push_back(benchmark_row(*benchmark, within_noise));
     }
     write_table({"Benchmark", "Baseline", "This PR", "Change"}, rows, out, color);
 }
 
+// The summary table, with a "Too noisy" column when the report says what it could detect.
 void write_summary_table(const model::Comparison& comparison, std::ostream& out, bool color) {
+    const bool counts_too_noisy = detail::says_what_it_could_detect(comparison);
     std::vector<TextRow> rows;
     for (std::size_t i = 0; i < comparison.categories.size(); ++i) {
         const auto& summary = comparison.summaries[i];
@@ -127,11 +132,15 @@ void write_summary_table(const model::Comparison& comparison, std::ostream& out,
         TextRow row;
         row.cells = {detail::plain_text(comparison.categories[i].name),
                      format_change(summary.geometric_mean_change), std::to_string(summary.slower),
-                     std::to_string(summary.faster), std::to_string(summary.compared)};
+                     std::to_string(summary.faster)};
+        if (counts_too_noisy) row.cells.push_back(std::to_string(summary.too_noisy));
+        row.cells.push_back(std::to_string(summary.compared));
         rows.push_back(std::move(row));
     }
-    write_table({"", "Geometric mean", "Unusual: slower", "Unusual: faster", "Compared"}, rows, out,
-                color);
+    std::vector<std::string> header = {"", "Geometric mean", "Unusual: slower", "Unusual: faster"};
+    if (counts_too_noisy) header.push_back("Too noisy");
+    header.push_back("Compared");
+    write_table(header, rows, out, color);
 }
 
 void write_head_results(const model::Comparison& comparison, std::ostream& out, bool color) {
@@ -180,12 +189,16 @@ void render_text(const model::Comparison& comparison, std::ostream& out, bool co
         out << "\n" << detail::explanation_paragraph(comparison) << "\n\n";
         if (anything_compared(comparison)) {
             write_summary_table(comparison, out, color);
+            if (const auto line = detail::detectable_sentence(comparison, detail::plain_text);
+                !line.empty())
+                out << "\n" << line << "\n";
+            const bool within_noise = detail::says_what_it_could_detect(comparison);
             if (const auto unusual = detail::unusual_rows(comparison); !unusual.empty()) {
                 out << "\n" << paint("Unusual changes", Tone::Bold, color) << "\n";
-                write_comparison_table(unusual, out, color);
+                write_comparison_table(unusual, within_noise, out, color);
             }
             out << "\n" << paint("All benchmarks", Tone::Bold, color) << "\n";
-            write_comparison_table(detail::all_rows(comparison), out, color);
+            write_comparison_table(detail::all_rows(comparison), within_noise, out, color);
         } else {
             out << "No benchmark ran in both the baseline and this PR.\n";
         }

@@ -325,7 +325,8 @@ TEST_F(GitHubTest, SummaryAppendsTheReport) {
 
 TEST_F(GitHubTest, StatusFollowsFailOnRegression) {
     // History on main: 1000, 1010, 1000, 1010 ns (typical change about 1%); the head at 2000 ns
-    // is unusually slower, "steady" stays unusual-free.
+    // is unusually slower; "steady", with too short a history to learn its noise from, is
+    // inconclusive and counted as such.
     const std::vector<double> history = {1000, 1010, 1000, 1010};
     for (std::size_t i = 0; i < history.size(); ++i) {
         const auto commit = std::string(39, 'c') + std::to_string(i);
@@ -342,7 +343,7 @@ TEST_F(GitHubTest, StatusFollowsFailOnRegression) {
                                          {"GITHUB_RUN_ID", "77"}});
     ASSERT_EQ(output.exit_code, 0) << output.err;
     EXPECT_EQ(output.out, "set benchwatch/p to success on o/r@" + head_sha +
-                              ": 1 slower, 0 faster of 2 benchmarks\n");
+                              ": 1 slower, 0 faster, 1 inconclusive of 2 benchmarks\n");
 
     arguments.push_back("--fail-on-regression");
     arguments.insert(arguments.end(), {"--target-url", "https://example.org/perf"});
@@ -353,7 +354,7 @@ TEST_F(GitHubTest, StatusFollowsFailOnRegression) {
     ASSERT_EQ(statuses.size(), 2u);
     EXPECT_EQ(statuses[0],
               (nlohmann::json{{"state", "success"},
-                              {"description", "1 slower, 0 faster of 2 benchmarks"},
+                              {"description", "1 slower, 0 faster, 1 inconclusive of 2 benchmarks"},
                               {"context", "benchwatch/p"},
                               {"target_url", "https://github.com/o/r/actions/runs/77"}}));
     EXPECT_EQ(statuses[1]["state"], "failure");
@@ -529,7 +530,7 @@ TEST_F(ForkFlowTest, BothWorkflowsInSequencePostTheReportAndStatus) {
                                  (artifact() / "event.json").string(), "--fail-on-regression"});
     ASSERT_EQ(output.exit_code, 0) << output.err;
     EXPECT_EQ(output.out, "set benchwatch/p to failure on o/r@" + pull_request_head_ +
-                              ": 1 slower, 0 faster of 2 benchmarks\n");
+                              ": 1 slower, 0 faster, 1 inconclusive of 2 benchmarks\n");
     ASSERT_EQ(github_.statuses("o/r", pull_request_head_).size(), 1u);
     EXPECT_EQ(calls(), (std::vector<std::string>{
                            "GET /repos/o/r/pulls/7",

@@ -1,5 +1,5 @@
 // What could break: the status's state not following --fail-on-regression, or its description
-// miscounting the verdicts.
+// miscounting the verdicts or saying "0 slower" without the benchmarks that could not be judged.
 #include "github/status.hpp"
 
 #include <gtest/gtest.h>
@@ -27,6 +27,16 @@ TEST(Status, CountsTheVerdicts) {
     EXPECT_EQ(status.description, "2 slower, 1 faster of 5 benchmarks");
     EXPECT_EQ(status.context, "benchwatch/perf");
     EXPECT_EQ(comparison_status(comparison, true).state, "failure");
+}
+
+TEST(Status, CountsWhatCouldNotBeJudged) {
+    using enum model::Verdict;
+    const auto comparison =
+        comparison_with({TooNoisy, Inconclusive, TooNoisy, Unchanged, TooNoisy});
+    EXPECT_EQ(comparison_status(comparison, false).description,
+              "0 slower, 0 faster, 3 too noisy, 1 inconclusive of 5 benchmarks");
+    EXPECT_EQ(comparison_status(comparison_with({Slower, TooNoisy}), true).description,
+              "1 slower, 0 faster, 1 too noisy of 2 benchmarks");
 }
 
 TEST(Status, FasterOnlyNeverFails) {

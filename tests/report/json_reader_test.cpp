@@ -1,10 +1,12 @@
 // What could break: a report read back from compare's JSON renders differently from the
-// comparison that wrote it (a field dropped, a number rounded, a category lost), or a damaged
-// file is accepted, or refused without saying where.
+// comparison that wrote it (a field dropped, a number rounded, a category lost), a report of an
+// older version without the too noisy counts is refused, or a damaged file is accepted, or
+// refused without saying where.
 
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "golden.hpp"
@@ -38,13 +40,13 @@ TEST_P(ReadBack, RendersTheApprovedFilesAgain) {
     testing::expect_golden(text.str(), name + ".txt");
 }
 
-INSTANTIATE_TEST_SUITE_P(ApprovedReports, ReadBack,
-                         ::testing::Values("unusual_in_two_categories", "nothing_unusual",
-                                           "environment_changes", "nearest_ancestor", "no_baseline",
-                                           "allocation_changes", "added_and_removed",
-                                           "hostile_names", "bigger_is_better",
-                                           "machine_and_warnings", "machine_changed",
-                                           "warnings_without_baseline", "level_with_suite_move"));
+INSTANTIATE_TEST_SUITE_P(
+    ApprovedReports, ReadBack,
+    ::testing::Values("unusual_in_two_categories", "nothing_unusual", "environment_changes",
+                      "nearest_ancestor", "no_baseline", "allocation_changes", "added_and_removed",
+                      "hostile_names", "bigger_is_better", "machine_and_warnings",
+                      "machine_changed", "warnings_without_baseline", "level_with_suite_move",
+                      "level_detectable_change", "level_too_noisy", "level_nothing_judged"));
 
 TEST(ReadBack, ShortenedRenderingOfAReadBackReportIsTheApprovedOne) {
     const auto comparison =
@@ -54,6 +56,27 @@ TEST(ReadBack, ShortenedRenderingOfAReadBackReportIsTheApprovedOne) {
     std::ostringstream limited;
     render_markdown_limited(comparison, limited, full.str().size() - 1);
     testing::expect_golden(limited.str(), "unusual_in_two_categories.limited.md");
+}
+
+// A level report written before the too noisy verdict (no per-category "too_noisy", no
+// "detectable") is read as one in which nothing was too noisy.
+TEST(ReadBack, ALevelReportOfAnOlderVersionStillRenders) {
+    auto document = nlohmann::json::parse(read_golden("level_with_suite_move.json"));
+    document.erase("detectable");
+    for (auto& category : document["categories"]) category.erase("too_noisy");
+    const auto comparison = read_json(document.dump(2), "older.json");
+    for (const auto& summary : comparison.summaries) EXPECT_EQ(summary.too_noisy, 0);
+    std::ostringstream markdown;
+    render_markdown(comparison, markdown);
+    testing::expect_golden(markdown.str(), "level_with_suite_move.md");
+}
+
+TEST(ReadBack, TooNoisyVerdictsAndCountsAreReadBack) {
+    const auto comparison = read_json(read_golden("level_too_noisy.json"), "level_too_noisy");
+    EXPECT_EQ(comparison.summaries[0].too_noisy, 2);
+    EXPECT_EQ(comparison.benchmarks[0].verdict, model::Verdict::TooNoisy);
+    EXPECT_EQ(comparison.benchmarks[3].verdict, model::Verdict::TooNoisy);
+    EXPECT_DOUBLE_EQ(comparison.benchmarks[3].detectable_change, 4.5);
 }
 
 std::string error_of(std::string_view text) {
@@ -106,7 +129,7 @@ TEST(ReadJsonErrors, WrongTypeNamesTheElement) {
 TEST(ReadJsonErrors, UnknownVerdict) {
     EXPECT_EQ(error_of(damaged("\"verdict\": \"slower\"", "\"verdict\": \"worse\"")),
               std::string("pr/report.json: benchmarks[0].verdict: expected \"unchanged\", "
-                          "\"slower\", \"faster\" or \"inconclusive\"") +
+                          "\"slower\", \"faster\", \"inconclusive\" or \"too_noisy\"") +
                   remedy);
 }
 

@@ -295,6 +295,79 @@ model::Comparison level_with_suite_move() {
     return comparison;
 }
 
+// A row as the level method leaves it: able to flag changes beyond `detectable`.
+model::BenchmarkComparison judged(model::BenchmarkComparison row, double detectable) {
+    row.detectable_change = detectable;
+    row.threshold = std::log1p(detectable);
+    return row;
+}
+
+model::Comparison level_comparison(std::vector<model::BenchmarkComparison> benchmarks,
+                                   std::vector<model::CategorySummary> summaries) {
+    auto comparison = comparison_with(std::move(benchmarks), std::move(summaries));
+    comparison.method.kind = model::MethodKind::Level;
+    return comparison;
+}
+
+// The line under the summary: the median of the detectable changes 3.5%, 4.2%, 5%, 9% and 28%
+// is 5.0%, and the noisiest is kernel/launch at 28%, just inside ten times its category's 3%.
+model::Comparison level_detectable_change() {
+    return level_comparison(
+        {
+            judged(benchmark("array/copy", kPerformance, 40'000, 40'400), 0.042),
+            judged(benchmark("array/fill", kPerformance, 1'000, 990), 0.035),
+            judged(benchmark("array/sort", kPerformance, 50'000, 60'000, Verdict::Slower), 0.09),
+            judged(benchmark("kernel/launch", kPerformance, 10'000, 11'500), 0.28),
+            judged(benchmark("latency/ttfp", kLatency, 1.69e9, 1.70e9), 0.05),
+        },
+        {
+            // 1.01 × 0.99 × 1.2 × 1.15 = 1.379862, ^(1/4) = 1.083824
+            {0.083824, 1, 0, 4},
+            // 1.70 / 1.69 = 1.005917
+            {0.005917, 0, 0, 1},
+        });
+}
+
+// A noisy machine: two benchmarks could flag only changes far beyond ten times 3% and were not
+// flagged, so they are too noisy to judge (+76.9% among them); one as noisy was flagged (+200%)
+// and stays flagged. The detectable changes 4%, 6%, 80%, 100% and 450% have the median 80%.
+model::Comparison level_too_noisy() {
+    return level_comparison(
+        {
+            judged(benchmark("flate/Compress", kPerformance, 3'000, 2'400, Verdict::TooNoisy), 0.8),
+            judged(benchmark("hash/Sum", kPerformance, 800, 792), 0.04),
+            judged(benchmark("json/Decode", kPerformance, 5'000, 15'000, Verdict::Slower), 1.0),
+            judged(benchmark("json/Encode", kPerformance, 2'000, 3'538, Verdict::TooNoisy), 4.5),
+            judged(benchmark("json/Parse", kPerformance, 1'000, 1'010), 0.06),
+        },
+        {
+            // 0.8 × 0.99 × 3 × 1.769 × 1.01 = 4.245175, ^(1/5) = 1.335301
+            {0.335301, 1, 0, 5, 2},
+        });
+}
+
+// Nothing could be judged: two benchmarks too noisy (100% and 450%), and one with a single run
+// of history, which gives it no threshold at all (+78.0% inconclusive).
+model::Comparison level_nothing_judged() {
+    auto parse = benchmark("json/Parse", kPerformance, 1'000, 1'780, Verdict::Inconclusive);
+    parse.typical_change = 0;
+    parse.history_pairs = 0;
+    parse.threshold = 0;
+    parse.detectable_change = 0;
+    auto comparison = level_comparison(
+        {
+            judged(benchmark("json/Decode", kPerformance, 5'000, 5'100, Verdict::TooNoisy), 1.0),
+            judged(benchmark("json/Encode", kPerformance, 2'000, 3'538, Verdict::TooNoisy), 4.5),
+            parse,
+        },
+        {
+            // 1.02 × 1.769 × 1.78 = 3.211796, ^(1/3) = 1.475421
+            {0.475421, 0, 0, 3, 2},
+        });
+    comparison.history_runs = 12;
+    return comparison;
+}
+
 struct Scenario {
     const char* name;
     model::Comparison (*make)();
@@ -340,7 +413,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Scenario{"machine_and_warnings", machine_and_warnings},
                       Scenario{"machine_changed", machine_changed},
                       Scenario{"warnings_without_baseline", warnings_without_baseline},
-                      Scenario{"level_with_suite_move", level_with_suite_move}),
+                      Scenario{"level_with_suite_move", level_with_suite_move},
+                      Scenario{"level_detectable_change", level_detectable_change},
+                      Scenario{"level_too_noisy", level_too_noisy},
+                      Scenario{"level_nothing_judged", level_nothing_judged}),
     [](const auto& scenario) { return std::string(scenario.param.name); });
 
 TEST(RenderText, ColoursVerdictsOnlyWhenAsked) {
