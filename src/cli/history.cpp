@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "compare/changes.hpp"
 #include "compare/compare.hpp"
+#include "compare/method.hpp"
 #include "report/report.hpp"
 #include "store/store.hpp"
 
@@ -39,9 +40,12 @@ int run_history(const HistoryFlags& flags) {
     const auto* repository = context.repository ? &*context.repository : nullptr;
     if (flags.changes) {
         // Steps are found in the whole history unless --limit says otherwise.
-        const auto changes =
-            compare::history_changes(*store, repository, source, flags.benchmark,
-                                     flags.limit_given ? flags.limit : 0, context.config.settings);
+        const auto method = compare::make_method(resolve_method("", context),
+                                                 context.config.settings,
+                                                 context.config.level_settings);
+        const auto changes = compare::history_changes(
+            *store, repository, source, flags.benchmark, flags.limit_given ? flags.limit : 0,
+            context.config.settings, *method, context.config.categories);
         if (changes.runs == 0) throw UsageError(no_history_message(flags, source));
         if (flags.format == "json")
             report::render_changes_json(changes, std::cout);

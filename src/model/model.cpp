@@ -4,6 +4,7 @@
 #include "model/category.hpp"
 #include "model/comparison.hpp"
 #include "model/environment_keys.hpp"
+#include "model/history.hpp"
 #include "model/result.hpp"
 
 namespace benchwatch::model {
@@ -30,6 +31,30 @@ const char* to_string(Verdict verdict) {
             break;
     }
     return "unchanged";
+}
+
+const char* to_string(Trend trend) {
+    switch (trend) {
+        case Trend::Regressed:
+            return "regressed";
+        case Trend::Improved:
+            return "improved";
+        case Trend::Stable:
+            break;
+    }
+    return "stable";
+}
+
+const char* to_string(TrendReason reason) {
+    switch (reason) {
+        case TrendReason::LatestRun:
+            return "latest run";
+        case TrendReason::RecentStep:
+            return "recent step";
+        case TrendReason::None:
+            break;
+    }
+    return "";
 }
 
 std::vector<Category> default_categories() {
