@@ -130,10 +130,17 @@ void group_suite_events(model::HistoryChanges& changes,
             count < rule.share * static_cast<double>(measured(best_position)))
             break;
 
+        // The event is placed where most of its benchmarks' new levels start (the earliest of
+        // equally many), which is a commit where some did.
+        std::map<std::size_t, std::size_t> starting_at;
+        for (const std::size_t i : best_members) ++starting_at[steps[i].position];
+        const auto mode = std::max_element(
+            starting_at.begin(), starting_at.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
         model::SuiteEvent event;
-        event.position = best_position;
-        event.before_commit = changes.commits[best_position - 1];
-        event.after_commit = changes.commits[best_position];
+        event.position = mode->first;
+        event.before_commit = changes.commits[event.position - 1];
+        event.after_commit = changes.commits[event.position];
         event.measured = measured(best_position);
         event.benchmarks = static_cast<int>(best_members.size());
         std::vector<double> ratios;

@@ -65,7 +65,9 @@ model::HistoryChanges find_changes(const model::History& history,
 // repeatedly, the commit position p at which the most benchmarks have a step whose new level
 // starts within `rule.slack` positions of p becomes an event when those benchmarks number at
 // least `rule.minimum` and at least `rule.share` of the benchmarks measured on both sides of p
-// (`measured(p)`); each benchmark gives it its step nearest p. Events end up oldest first.
+// (`measured(p)`); each benchmark gives it its step nearest p (of equally many at p, the p where
+// most stepped exactly). The event is placed where most of its steps' new levels start, the
+// earliest of equally many. Events end up oldest first.
 void group_suite_events(model::HistoryChanges& changes,
                         const std::function<int(std::size_t position)>& measured,
                         const SuiteEventRule& rule);
