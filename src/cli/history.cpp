@@ -40,9 +40,8 @@ int run_history(const HistoryFlags& flags) {
     const auto* repository = context.repository ? &*context.repository : nullptr;
     if (flags.changes) {
         // Steps are found in the whole history unless --limit says otherwise.
-        const auto method = compare::make_method(resolve_method("", context),
-                                                 context.config.settings,
-                                                 context.config.level_settings);
+        const auto method = compare::make_method(
+            resolve_method("", context), context.config.settings, context.config.level_settings);
         const auto changes = compare::history_changes(
             *store, repository, source, flags.benchmark, flags.limit_given ? flags.limit : 0,
             context.config.settings, *method, context.config.categories);

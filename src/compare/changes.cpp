@@ -100,8 +100,8 @@ void group_suite_events(model::HistoryChanges& changes,
             std::size_t best = steps.size();
             for (const std::size_t i : indices)
                 if (!taken[i] && distance(steps[i].position, position) <= rule.slack &&
-                    (best == steps.size() ||
-                     distance(steps[i].position, position) < distance(steps[best].position, position)))
+                    (best == steps.size() || distance(steps[i].position, position) <
+                                                 distance(steps[best].position, position)))
                     best = i;
             if (best < steps.size()) members.push_back(best);
         }
@@ -134,9 +134,9 @@ void group_suite_events(model::HistoryChanges& changes,
         // equally many), which is a commit where some did.
         std::map<std::size_t, std::size_t> starting_at;
         for (const std::size_t i : best_members) ++starting_at[steps[i].position];
-        const auto mode = std::max_element(
-            starting_at.begin(), starting_at.end(),
-            [](const auto& a, const auto& b) { return a.second < b.second; });
+        const auto mode =
+            std::max_element(starting_at.begin(), starting_at.end(),
+                             [](const auto& a, const auto& b) { return a.second < b.second; });
         model::SuiteEvent event;
         event.position = mode->first;
         event.before_commit = changes.commits[event.position - 1];
@@ -212,7 +212,8 @@ model::HistoryChanges find_changes(const model::History& history,
         for (auto& step : event.steps)
             step.environment_changes = environment_change(step.before_commit, step.after_commit);
     }
-    std::erase_if(changes.events, [](const model::SuiteEvent& event) { return event.steps.empty(); });
+    std::erase_if(changes.events,
+                  [](const model::SuiteEvent& event) { return event.steps.empty(); });
     std::erase_if(changes.steps, unselected);
     for (auto& step : changes.steps)
         step.environment_changes = environment_change(step.before_commit, step.after_commit);

@@ -58,8 +58,7 @@ using EnvironmentOf = std::function<model::Environment(const std::string& commit
 model::HistoryChanges find_changes(const model::History& history,
                                    const EnvironmentOf& environment_of, const Method& method,
                                    const std::vector<model::Category>& categories,
-                                   const std::string& benchmark = "",
-                                   const StepRules& rules = {});
+                                   const std::string& benchmark = "", const StepRules& rules = {});
 
 // Moves the steps shared by much of the suite out of `changes.steps` into `changes.events`:
 // repeatedly, the commit position p at which the most benchmarks have a step whose new level

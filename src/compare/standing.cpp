@@ -79,7 +79,8 @@ std::vector<model::BenchmarkStanding> standings(const model::History& history,
     }
     const auto now = method.judge(now_suite);
     for (std::size_t j = 0; j < now_judged.size(); ++j)
-        if (now[j].threshold > 0) result[now_judged[j]].detectable_change = now[j].detectable_change;
+        if (now[j].threshold > 0)
+            result[now_judged[j]].detectable_change = now[j].detectable_change;
     const auto latest = method.judge(latest_suite);
     for (std::size_t j = 0; j < latest_judged.size(); ++j) {
         auto& standing = result[latest_judged[j]];

@@ -27,7 +27,8 @@ struct History {
     std::string machine;
     std::string order;  // "git" or "recorded", as in Comparison::history_order
     int runs = 0;
-    std::vector<std::string> commits;  // the default branch's benchmarked commits shown, oldest first
+    std::vector<std::string>
+        commits;  // the default branch's benchmarked commits shown, oldest first
     std::vector<BenchmarkHistory> benchmarks;  // sorted with name_less
 };
 
@@ -71,8 +72,8 @@ struct SuiteEvent {
 struct HistoryChanges {
     std::string project;
     std::string machine;
-    std::string order;               // "git" or "recorded", as in History
-    int runs = 0;                    // default-branch commits looked at
+    std::string order;                 // "git" or "recorded", as in History
+    int runs = 0;                      // default-branch commits looked at
     std::vector<std::string> commits;  // those commits, oldest first
     std::vector<SuiteEvent> events;    // oldest first
     // The steps that are no part of an event: by benchmark (as History sorts them), then oldest

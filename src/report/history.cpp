@@ -107,9 +107,9 @@ void render_changes_text(const model::HistoryChanges& changes, std::ostream& out
                        detail::plain_text(changes.project), detail::plain_text(changes.machine),
                        changes.steps.size(), changes.runs, changes.runs == 1 ? "" : "s",
                        detail::plain_text(changes.order),
-                       events == 0 ? std::string()
-                                   : fmt::format(", and {} suite event{}", events,
-                                                 events == 1 ? "" : "s"));
+                       events == 0
+                           ? std::string()
+                           : fmt::format(", and {} suite event{}", events, events == 1 ? "" : "s"));
     if (changes.steps.empty() && changes.events.empty()) {
         out << "No steps found.\n";
         return;
@@ -119,11 +119,11 @@ void render_changes_text(const model::HistoryChanges& changes, std::ostream& out
         out << "Suite events, where much of the suite stepped at once (a machine, driver or "
                "toolchain change is likelier than a pull request):\n";
         for (const auto& event : changes.events) {
-            auto text = fmt::format(
-                "  {}..{}  {} of {} benchmarks stepped, median {:+.1f}%",
-                detail::plain_text(detail::short_commit(event.before_commit)),
-                detail::plain_text(detail::short_commit(event.after_commit)), event.benchmarks,
-                event.measured, (event.median_ratio - 1) * 100);
+            auto text =
+                fmt::format("  {}..{}  {} of {} benchmarks stepped, median {:+.1f}%",
+                            detail::plain_text(detail::short_commit(event.before_commit)),
+                            detail::plain_text(detail::short_commit(event.after_commit)),
+                            event.benchmarks, event.measured, (event.median_ratio - 1) * 100);
             const auto environment =
                 detail::change_list(event.environment_changes, detail::plain_text);
             text += environment.empty() ? "  environment: none recorded changed"
@@ -199,7 +199,7 @@ void render_changes_json(const model::HistoryChanges& changes, std::ostream& out
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
     for (const auto& step : changes.steps) steps.push_back(step_json(step));
     const nlohmann::ordered_json document = {
-        {"project", changes.project}, {"machine", changes.machine}, {"order", changes.order},
+        {"project", changes.project}, {"machine", changes.machine},  {"order", changes.order},
         {"runs", changes.runs},       {"events", std::move(events)}, {"steps", std::move(steps)},
     };
     out << document.dump(2) << "\n";

@@ -32,7 +32,8 @@ std::string machine_key(std::string_view project, std::string_view machine) {
 
 json key_changes_json(const std::vector<KeyChange>& changes) {
     json keys = json::array();
-    for (const auto& key : changes) keys.push_back({{"key", key.key}, {"from", key.from}, {"to", key.to}});
+    for (const auto& key : changes)
+        keys.push_back({{"key", key.key}, {"from", key.from}, {"to", key.to}});
     return keys;
 }
 

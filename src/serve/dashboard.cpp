@@ -148,9 +148,9 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
                                        key_changes(event.environment_changes)});
     std::map<std::pair<std::string_view, std::string_view>, std::vector<SeriesStep>> steps;
     for (const auto& step : changes.steps)
-        steps[{step.benchmark, step.metric}].push_back(
-            {static_cast<std::uint32_t>(step.position),
-             position.at(step.before_commit), step.ratio - 1});
+        steps[{step.benchmark, step.metric}].push_back({static_cast<std::uint32_t>(step.position),
+                                                        position.at(step.before_commit),
+                                                        step.ratio - 1});
 
     std::vector<std::pair<std::size_t, BenchmarkSeries>> sorted;
     for (std::size_t b = 0; b < history.benchmarks.size(); ++b) {

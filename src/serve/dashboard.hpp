@@ -149,7 +149,8 @@ struct DashboardOptions {
 // with each benchmark's category, typical change, retirement, its steps and suite events
 // (compare::find_changes()) and its badge and detectable change (compare::standings()) by the
 // configured method, the environment changes between consecutive runs that both recorded one,
-// and the pull requests' heads. `repository` may be null. Throws store::StoreError when the store cannot be read.
+// and the pull requests' heads. `repository` may be null. Throws store::StoreError when the store
+// cannot be read.
 Dashboard load_dashboard(store::Store& store, const vcs::Repository* repository,
                          const DashboardOptions& options);
 

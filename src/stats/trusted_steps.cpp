@@ -53,8 +53,7 @@ std::vector<TrustedStep> trusted_steps(std::span<const double> values,
         std::size_t weakest = starts.size();
         double weakest_size = std::numeric_limits<double>::infinity();
         for (std::size_t i = 0; i < starts.size(); ++i) {
-            if (doubt_about(values, starts, i, remembered, settings, trusted[i]) ==
-                StepDoubt::None)
+            if (doubt_about(values, starts, i, remembered, settings, trusted[i]) == StepDoubt::None)
                 continue;
             const double size = std::abs(std::log(trusted[i].step.ratio));
             if (size < weakest_size) {

@@ -93,8 +93,7 @@ TEST(FindChanges, SeriesAlternatingBetweenTwoLevelsHasNoStep) {
     // no step is shown.
     const auto values = two_levels("LLLHLLLHLLLHLLLHLLLHLLLHHHHLHHHLHHHLHHHLHHHLHHHL");
     ASSERT_EQ(stats::change_points(values), std::vector<std::size_t>{23});
-    const auto changes =
-        find_changes(history_of({{"copy", values}}), no_environment, *level(), {});
+    const auto changes = find_changes(history_of({{"copy", values}}), no_environment, *level(), {});
     EXPECT_TRUE(changes.steps.empty());
     EXPECT_TRUE(changes.events.empty());
 }
@@ -129,7 +128,10 @@ TEST(GroupSuiteEvents, TenOfTwelveWithinOneCommitAreOneEvent) {
     // does lone's at 2. The event is at 5, where most stepped exactly: 10 of 12 measured.
     auto changes = ten_commits();
     for (int i = 0; i < 10; ++i)
-        changes.steps.push_back(step_at(fmt::format("b{:02}", i), i == 0 ? 4 : i == 1 ? 6 : 5,
+        changes.steps.push_back(step_at(fmt::format("b{:02}", i),
+                                        i == 0   ? 4
+                                        : i == 1 ? 6
+                                                 : 5,
                                         1.1 + 0.01 * i));
     changes.steps.push_back(step_at("b09", 8, 0.9));
     changes.steps.push_back(step_at("lone", 2, 1.5));
@@ -158,8 +160,7 @@ TEST(GroupSuiteEvents, FewerThanTenOrUnderHalfIsNoEvent) {
     EXPECT_EQ(nine.steps.size(), 9u);
 
     auto under_half = ten_commits();
-    for (int i = 0; i < 10; ++i)
-        under_half.steps.push_back(step_at(fmt::format("b{}", i), 5, 1.2));
+    for (int i = 0; i < 10; ++i) under_half.steps.push_back(step_at(fmt::format("b{}", i), 5, 1.2));
     group_suite_events(under_half, [](std::size_t) { return 21; }, {});  // 10 < 21 / 2
     EXPECT_TRUE(under_half.events.empty());
     group_suite_events(under_half, [](std::size_t) { return 20; }, {});  // 10 ≥ 20 / 2
@@ -317,9 +318,9 @@ TEST(TrustedSteps, GeneratedStepsTheyPromiseToShowFoundWithF1AtLeast0_9WithinFiv
     const double f1 = 2 * precision * recall / (precision + recall);
     const double recall_all = ratio(matched, truth);
     std::cout << "trusted steps on 200 generated series: " << detected << " shown, " << truth
-              << " true steps of which " << promised
-              << " beat the detectable change; precision " << precision << ", recall of those "
-              << recall << ", F1 " << f1 << "; recall of all true steps " << recall_all << ", F1 "
+              << " true steps of which " << promised << " beat the detectable change; precision "
+              << precision << ", recall of those " << recall << ", F1 " << f1
+              << "; recall of all true steps " << recall_all << ", F1 "
               << 2 * precision * recall_all / (precision + recall_all) << "\n";
     EXPECT_GE(f1, 0.9);
     EXPECT_GE(precision, 0.95);
@@ -409,8 +410,9 @@ TEST(FindChanges, EveryStepShownOnMetalLastsBeatsItsDetectableChangeAndPassesThe
             evidence.minimum_change = model::minimum_change_of(series.name, categories);
             const double threshold = method->judge(std::vector{evidence})[0].threshold;
             EXPECT_GT(std::abs(std::log(step.ratio)), threshold) << what;
-            const auto p = stats::mann_whitney_p_value(before.last(std::min<std::size_t>(10, before.size())),
-                                                       after.first(std::min<std::size_t>(10, after.size())));
+            const auto p =
+                stats::mann_whitney_p_value(before.last(std::min<std::size_t>(10, before.size())),
+                                            after.first(std::min<std::size_t>(10, after.size())));
             EXPECT_LT(p, 0.01) << what;
         }
     }

@@ -1,9 +1,8 @@
 // What could break: `benchwatch history --changes` missing a step, listing a one-run spike,
 // naming the wrong commits on either side, not saying that the environment changed there, or
 // listing a step of the whole suite once per benchmark instead of once.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <functional>
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 // What could break: points attached to the wrong commit or time, a trend judged against the
-// metric's direction or by another rule than compare's, a retired benchmark shown as current, an environment change missed, or the
-// default machine chosen wrongly.
+// metric's direction or by another rule than compare's, a retired benchmark shown as current, an
+// environment change missed, or the default machine chosen wrongly.
 
 #include "serve/dashboard.hpp"
 
