@@ -108,12 +108,22 @@ void group_suite_events(model::HistoryChanges& changes,
         return members;
     };
 
+    // Only positions within the slack of some step can gather any.
+    std::set<std::size_t> candidates;
+    for (const auto& step : steps) {
+        const std::size_t first = step.position > rule.slack ? step.position - rule.slack : 1;
+        for (std::size_t position = std::max<std::size_t>(first, 1);
+             position <= step.position + rule.slack && position < changes.commits.size();
+             ++position)
+            candidates.insert(position);
+    }
+
     while (true) {
         // The most members wins; of equally many, the most that stepped exactly there.
         std::size_t best_position = 0;
         std::vector<std::size_t> best_members;
         std::size_t best_exact = 0;
-        for (std::size_t position = 1; position < changes.commits.size(); ++position) {
+        for (const std::size_t position : candidates) {
             auto members = members_at(position);
             const auto exact = static_cast<std::size_t>(
                 std::count_if(members.begin(), members.end(),
