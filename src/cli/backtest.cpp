@@ -46,28 +46,6 @@ std::string size_key(double size) {
     return fmt::format("{}", size);
 }
 
-// The default branch's history as a matrix: one row per benchmark and metric, one column per
-// run in History::commits order.
-compare::BacktestMatrix matrix_of(const model::History& history,
-                                  const std::vector<model::Category>& categories) {
-    std::map<std::string, std::size_t> column_of;
-    for (std::size_t column = 0; column < history.commits.size(); ++column)
-        column_of.emplace(history.commits[column], column);
-    compare::BacktestMatrix matrix;
-    matrix.runs = history.commits.size();
-    for (const auto& benchmark : history.benchmarks) {
-        compare::BacktestSeries series;
-        series.name = model::with_metric(benchmark.name, benchmark.metric);
-        series.smaller_is_better = benchmark.direction == model::Direction::SmallerIsBetter;
-        series.minimum_change = model::minimum_change_of(benchmark.name, categories);
-        series.values.resize(matrix.runs);
-        for (std::size_t i = 0; i < benchmark.commits.size(); ++i)
-            series.values[column_of.at(benchmark.commits[i])] = benchmark.values[i];
-        matrix.benchmarks.push_back(std::move(series));
-    }
-    return matrix;
-}
-
 // --method's names in the order given, each once; without any, seed and the default method.
 std::vector<std::string> chosen_methods(const BacktestFlags& flags,
                                         const std::string& default_name) {
@@ -261,7 +239,7 @@ int run_backtest(const BacktestFlags& flags) {
 
     const compare::BacktestOptions options{flags.injection_sizes, flags.budget, flags.seed};
     const auto report =
-        compare::backtest(matrix_of(history, context.config.categories), candidates, options);
+        compare::backtest(compare::matrix_of(history, context.config.categories), candidates, options);
     if (flags.format == "json")
         render_json(report, is_default, flags, std::cout);
     else

@@ -6,6 +6,8 @@
 #include "cli/commands.hpp"
 #include "compare/changes.hpp"
 #include "compare/compare.hpp"
+#include "compare/replay.hpp"
+#include "compare/method.hpp"
 #include "report/report.hpp"
 #include "store/store.hpp"
 
@@ -38,10 +40,15 @@ int run_history(const HistoryFlags& flags) {
     const auto store = store::open_store(resolve_store(flags.common, context));
     const auto* repository = context.repository ? &*context.repository : nullptr;
     if (flags.changes) {
-        // Steps are found in the whole history unless --limit says otherwise.
-        const auto changes =
-            compare::history_changes(*store, repository, source, flags.benchmark,
-                                     flags.limit_given ? flags.limit : 0, context.config.settings);
+        // Steps are found in the whole history unless --limit says otherwise. A step must exceed
+        // what the configured method would flag, calibrated as the next report would be.
+        const auto whole = compare::history(*store, repository, source, "", 0,
+                                            context.config.settings);
+        const auto method = compare::make_method(compare::calibrated_on(
+            whole, resolve_method("", context), context.config.categories));
+        const auto changes = compare::history_changes(
+            *store, repository, source, flags.benchmark, flags.limit_given ? flags.limit : 0,
+            context.config.settings, *method, context.config.categories);
         if (changes.runs == 0) throw UsageError(no_history_message(flags, source));
         if (flags.format == "json")
             report::render_changes_json(changes, std::cout);

@@ -12,13 +12,6 @@ using detail::CombinedResults;
 using detail::ResultKey;
 using detail::RunIndex;
 
-// True when `name` is `filter` or lies under it ("array" and "array/" both select "array/copy").
-bool selected(std::string_view name, std::string_view filter) {
-    if (filter.empty() || name == filter) return true;
-    if (filter.ends_with('/')) return name.starts_with(filter);
-    return name.size() > filter.size() && name.starts_with(filter) && name[filter.size()] == '/';
-}
-
 // The default branch's benchmarked commits, newest first, and the order they come in: git's
 // first-parent chain of the default branch when it holds any benchmarked commit, else the
 // recording order of runs on the default branch's name.
@@ -61,7 +54,7 @@ model::History history(store::Store& store, const vcs::Repository* repository,
     detail::visit_history(
         store, index, window, [&](std::size_t position, const CombinedResults& results) {
             for (const auto& [key, result] : results) {
-                if (!selected(key.benchmark, benchmark)) continue;
+                if (!detail::selected(key.benchmark, benchmark)) continue;
                 auto [entry, inserted] = found.try_emplace(key, result, std::vector<Point>{});
                 entry->second.second.push_back({position, result.value});
             }

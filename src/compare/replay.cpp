@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <map>
 
 #include "stats/stats.hpp"
 #include "stats/transient.hpp"
@@ -167,6 +168,32 @@ model::Calibration calibrate_choice(const BacktestMatrix& history,
     prepared.reserve(requests.size());
     for (const auto& request : requests) prepared.push_back(method->prepare(request.suite));
     return calibrate(*method, requests, prepared, *rule);
+}
+
+BacktestMatrix matrix_of(const model::History& history,
+                         const std::vector<model::Category>& categories) {
+    std::map<std::string, std::size_t> column_of;
+    for (std::size_t column = 0; column < history.commits.size(); ++column)
+        column_of.emplace(history.commits[column], column);
+    BacktestMatrix matrix;
+    matrix.runs = history.commits.size();
+    for (const auto& benchmark : history.benchmarks) {
+        BacktestSeries series;
+        series.name = model::with_metric(benchmark.name, benchmark.metric);
+        series.smaller_is_better = benchmark.direction == model::Direction::SmallerIsBetter;
+        series.minimum_change = model::minimum_change_of(benchmark.name, categories);
+        series.values.resize(matrix.runs);
+        for (std::size_t i = 0; i < benchmark.commits.size(); ++i)
+            series.values[column_of.at(benchmark.commits[i])] = benchmark.values[i];
+        matrix.benchmarks.push_back(std::move(series));
+    }
+    return matrix;
+}
+
+model::MethodChoice calibrated_on(const model::History& history, const model::MethodChoice& choice,
+                                  const std::vector<model::Category>& categories) {
+    if (calibration_runs(choice) == 0) return choice;
+    return calibrated(choice, calibrate_choice(matrix_of(history, categories), choice));
 }
 
 model::MethodChoice calibrated(model::MethodChoice choice, const model::Calibration& calibration) {

@@ -13,6 +13,7 @@
 
 #include "compare/method.hpp"
 #include "model/comparison.hpp"
+#include "model/history.hpp"
 
 namespace benchwatch::compare {
 
@@ -107,6 +108,16 @@ model::Calibration calibrate_choice(const BacktestMatrix& history,
 // window of pull requests, each with the history the method looks at before it and its
 // persistence window after; 0 when it calibrates nothing.
 std::size_t calibration_runs(const model::MethodChoice& choice);
+
+// The default branch's history as a matrix: one row per benchmark and metric (named
+// model::with_metric), one column per run in History::commits order.
+BacktestMatrix matrix_of(const model::History& history,
+                         const std::vector<model::Category>& categories);
+
+// `choice` as a report would judge the next pull request with it on `history` (the default
+// branch, all of it): a level method with a budget calibrated on history's latest runs.
+model::MethodChoice calibrated_on(const model::History& history, const model::MethodChoice& choice,
+                                  const std::vector<model::Category>& categories);
 
 // `choice` with a level method's sensitivity set to the one `calibration` chose.
 model::MethodChoice calibrated(model::MethodChoice choice, const model::Calibration& calibration);

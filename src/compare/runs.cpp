@@ -5,6 +5,12 @@
 
 namespace benchwatch::compare::detail {
 
+bool selected(std::string_view name, std::string_view filter) {
+    if (filter.empty() || name == filter) return true;
+    if (filter.ends_with('/')) return name.starts_with(filter);
+    return name.size() > filter.size() && name.starts_with(filter) && name[filter.size()] == '/';
+}
+
 namespace {
 
 // How many commits' results one store query asks for. Large enough that 31 history points

@@ -28,6 +28,10 @@ struct ResultKey {
     auto operator<=>(const ResultKey&) const = default;
 };
 
+// True when `name` is `filter` or lies under it ("array" and "array/" both select "array/copy");
+// every name is selected by an empty filter.
+bool selected(std::string_view name, std::string_view filter);
+
 // One result per benchmark and metric.
 using CombinedResults = std::map<ResultKey, model::Result>;
 

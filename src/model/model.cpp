@@ -4,6 +4,7 @@
 #include "model/category.hpp"
 #include "model/comparison.hpp"
 #include "model/environment_keys.hpp"
+#include "model/history.hpp"
 #include "model/result.hpp"
 
 namespace benchwatch::model {
@@ -54,6 +55,30 @@ const char* to_string(CalibrationSource source) {
             break;
     }
     return "fixed";
+}
+
+const char* to_string(Trend trend) {
+    switch (trend) {
+        case Trend::Regressed:
+            return "regressed";
+        case Trend::Improved:
+            return "improved";
+        case Trend::Stable:
+            break;
+    }
+    return "stable";
+}
+
+const char* to_string(TrendReason reason) {
+    switch (reason) {
+        case TrendReason::LatestRun:
+            return "latest run";
+        case TrendReason::RecentStep:
+            return "recent step";
+        case TrendReason::None:
+            break;
+    }
+    return "";
 }
 
 std::vector<Category> default_categories() {

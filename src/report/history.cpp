@@ -102,13 +102,36 @@ void render_history_json(const model::History& history, std::ostream& out) {
 }
 
 void render_changes_text(const model::HistoryChanges& changes, std::ostream& out) {
-    out << fmt::format("Steps in the history of {} on {}: {} in {} run{} ({} order)\n",
+    const auto events = changes.events.size();
+    out << fmt::format("Steps in the history of {} on {}: {} in {} run{} ({} order){}\n",
                        detail::plain_text(changes.project), detail::plain_text(changes.machine),
                        changes.steps.size(), changes.runs, changes.runs == 1 ? "" : "s",
-                       detail::plain_text(changes.order));
-    if (changes.steps.empty()) {
+                       detail::plain_text(changes.order),
+                       events == 0
+                           ? std::string()
+                           : fmt::format(", and {} suite event{}", events, events == 1 ? "" : "s"));
+    if (changes.steps.empty() && changes.events.empty()) {
         out << "No steps found.\n";
         return;
+    }
+
+    if (!changes.events.empty()) {
+        out << "Suite events, where much of the suite stepped at once (a machine, driver or "
+               "toolchain change is likelier than a pull request):\n";
+        for (const auto& event : changes.events) {
+            auto text =
+                fmt::format("  {}..{}  {} of {} benchmarks stepped, median {:+.1f}%",
+                            detail::plain_text(detail::short_commit(event.before_commit)),
+                            detail::plain_text(detail::short_commit(event.after_commit)),
+                            event.benchmarks, event.measured, (event.median_ratio - 1) * 100);
+            const auto environment =
+                detail::change_list(event.environment_changes, detail::plain_text);
+            text += environment.empty() ? "  environment: none recorded changed"
+                                        : "  environment: " + environment;
+            out << text << "\n";
+        }
+        if (changes.steps.empty()) return;
+        out << "Steps of single benchmarks:\n";
     }
 
     struct Line {
@@ -137,23 +160,47 @@ void render_changes_text(const model::HistoryChanges& changes, std::ostream& out
     }
 }
 
+namespace {
+
+nlohmann::ordered_json step_json(const model::HistoryStep& step) {
+    return {
+        {"benchmark", step.benchmark},
+        {"metric", step.metric},
+        {"unit", step.unit},
+        {"direction", model::to_string(step.direction)},
+        {"before_commit", step.before_commit},
+        {"after_commit", step.after_commit},
+        {"ratio", step.ratio},
+        {"runs_before", step.runs_before},
+        {"runs_after", step.runs_after},
+        {"detectable_change", step.detectable_change},
+        {"p_value", step.p_value},
+        {"environment_changes", detail::environment_changes_json(step.environment_changes)},
+    };
+}
+
+}  // namespace
+
 void render_changes_json(const model::HistoryChanges& changes, std::ostream& out) {
-    nlohmann::ordered_json steps = nlohmann::ordered_json::array();
-    for (const auto& step : changes.steps) {
-        steps.push_back({
-            {"benchmark", step.benchmark},
-            {"metric", step.metric},
-            {"unit", step.unit},
-            {"direction", model::to_string(step.direction)},
-            {"before_commit", step.before_commit},
-            {"after_commit", step.after_commit},
-            {"ratio", step.ratio},
-            {"environment_changes", detail::environment_changes_json(step.environment_changes)},
+    nlohmann::ordered_json events = nlohmann::ordered_json::array();
+    for (const auto& event : changes.events) {
+        nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+        for (const auto& step : event.steps) steps.push_back(step_json(step));
+        events.push_back({
+            {"before_commit", event.before_commit},
+            {"after_commit", event.after_commit},
+            {"benchmarks", event.benchmarks},
+            {"measured", event.measured},
+            {"median_ratio", event.median_ratio},
+            {"environment_changes", detail::environment_changes_json(event.environment_changes)},
+            {"steps", std::move(steps)},
         });
     }
+    nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+    for (const auto& step : changes.steps) steps.push_back(step_json(step));
     const nlohmann::ordered_json document = {
-        {"project", changes.project}, {"machine", changes.machine}, {"order", changes.order},
-        {"runs", changes.runs},       {"steps", std::move(steps)},
+        {"project", changes.project}, {"machine", changes.machine},  {"order", changes.order},
+        {"runs", changes.runs},       {"events", std::move(events)}, {"steps", std::move(steps)},
     };
     out << document.dump(2) << "\n";
 }

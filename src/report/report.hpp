@@ -71,9 +71,11 @@ void render_history_text(const model::History& history, std::ostream& out, bool 
 // `benchwatch history --format json`.
 void render_history_json(const model::History& history, std::ostream& out);
 
-// `benchwatch history --changes` as terminal text: a title, then per step the benchmark, the
-// commits on either side, the change of its level and whether that is worse or better, and the
-// environment keys that changed between those commits' runs.
+// `benchwatch history --changes` as terminal text: a title; the suite events, each once with its
+// commits, how many benchmarks stepped of how many measured, their median step and the
+// environment keys that changed; then per remaining step the benchmark, the commits on either
+// side, the change of its level and whether that is worse or better, and the environment keys
+// that changed between those commits' runs.
 void render_changes_text(const model::HistoryChanges& changes, std::ostream& out);
 
 // `benchwatch history --changes --format json`.

@@ -30,6 +30,28 @@ std::string machine_key(std::string_view project, std::string_view machine) {
     return key;
 }
 
+json key_changes_json(const std::vector<KeyChange>& changes) {
+    json keys = json::array();
+    for (const auto& key : changes)
+        keys.push_back({{"key", key.key}, {"from", key.from}, {"to", key.to}});
+    return keys;
+}
+
+json suite_events_json(const MachineHistory& machine) {
+    json events = json::array();
+    for (const auto& event : machine.suite_events) {
+        const CommitPoint& after = machine.commits[event.commit];
+        events.push_back({{"time", after.time_ms},
+                          {"commit", after.commit},
+                          {"before_commit", machine.commits[event.before_commit].commit},
+                          {"benchmarks", event.benchmarks},
+                          {"measured", event.measured},
+                          {"change", event.change},
+                          {"changes", key_changes_json(event.changes)}});
+    }
+    return events;
+}
+
 json benchmark_json(const MachineHistory& machine, const BenchmarkSeries& series) {
     const std::uint32_t last = series.commits.empty() ? 0 : series.commits.back();
     const CommitPoint* latest = series.commits.empty() ? nullptr : &machine.commits[last];
@@ -57,6 +79,7 @@ json benchmark_json(const MachineHistory& machine, const BenchmarkSeries& series
         {"detectable_change",
          series.detectable_change ? json(*series.detectable_change) : json(nullptr)},
         {"trend", to_string(series.trend)},
+        {"trend_reason", to_string(series.trend_reason)},
         {"trend_change", series.trend_change},
         {"retired", series.retired},
         {"steps", std::move(steps)},
@@ -131,12 +154,10 @@ std::string benchmarks_json(const Dashboard& dashboard, const ProjectHistory& pr
                             const MachineHistory& machine) {
     json changes = json::array();
     for (const auto& change : machine.environment_changes) {
-        json keys = json::array();
-        for (const auto& key : change.changes)
-            keys.push_back({{"key", key.key}, {"from", key.from}, {"to", key.to}});
         const CommitPoint& commit = machine.commits[change.commit];
-        changes.push_back(
-            {{"time", commit.time_ms}, {"commit", commit.commit}, {"changes", std::move(keys)}});
+        changes.push_back({{"time", commit.time_ms},
+                           {"commit", commit.commit},
+                           {"changes", key_changes_json(change.changes)}});
     }
     json benchmarks = json::array();
     for (const auto& series : machine.benchmarks)
@@ -149,6 +170,7 @@ std::string benchmarks_json(const Dashboard& dashboard, const ProjectHistory& pr
                  {"first_time", machine.commits.front().time_ms},
                  {"last_time", machine.commits.back().time_ms},
                  {"environment_changes", std::move(changes)},
+                 {"suite_events", suite_events_json(machine)},
                  {"benchmarks", std::move(benchmarks)}});
 }
 

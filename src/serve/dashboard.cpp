@@ -11,16 +11,11 @@
 #include "compare/compare.hpp"
 #include "compare/replay.hpp"
 #include "model/fnv.hpp"
-#include "stats/change_points.hpp"
-#include "stats/stats.hpp"
 
 namespace benchwatch::serve {
 
 namespace {
 
-// The trend rule's windows (docs/dashboard.md).
-constexpr std::size_t recent_values = 5;
-constexpr std::size_t earlier_values = 20;
 constexpr std::size_t max_pulls = 100;
 
 std::string first_line(std::string_view message) {
@@ -66,13 +61,11 @@ std::vector<CommitPoint> commit_points(
     return points;
 }
 
-// The keys whose values differ between two runs' environments, "" standing for an absent key.
-std::vector<KeyChange> differences(const model::Environment& before,
-                                   const model::Environment& after) {
+// The changed keys as the dashboard shows them, "" standing for an absent key.
+std::vector<KeyChange> key_changes(const std::vector<model::EnvironmentChange>& differences) {
     std::vector<KeyChange> changes;
-    for (auto& change : compare::environment_differences(before, after))
-        changes.push_back(
-            {std::move(change.key), change.before.value_or(""), change.after.value_or("")});
+    for (const auto& change : differences)
+        changes.push_back({change.key, change.before.value_or(""), change.after.value_or("")});
     return changes;
 }
 
@@ -86,7 +79,7 @@ std::vector<EnvironmentChange> environment_changes(
         if (found == runs.end() || found->second->environment.empty()) continue;
         const model::Environment& current = found->second->environment;
         if (previous != nullptr) {
-            auto keys = differences(*previous, current);
+            auto keys = key_changes(compare::environment_differences(*previous, current));
             if (!keys.empty()) changes.push_back({index, std::move(keys)});
         }
         previous = &current;
@@ -115,102 +108,6 @@ std::vector<PullRun> pull_runs(const std::vector<model::Run>& runs,
     return pulls;
 }
 
-// Trend, trend change and threshold of one series, per docs/dashboard.md.
-void judge_trend(BenchmarkSeries& series, double typical_log_change, double minimum_change,
-                 const model::SeedRuleSettings& settings) {
-    const double threshold =
-        stats::seed_threshold(typical_log_change, settings.factor, minimum_change);
-    series.threshold = std::expm1(threshold);
-    series.typical_change = std::expm1(typical_log_change);
-    std::vector<double> positive;
-    for (const double value : series.values)
-        if (value > 0) positive.push_back(value);
-    const auto shift = stats::recent_shift(positive, recent_values, earlier_values);
-    if (!shift || positive.size() < recent_values + 1) return;
-    series.trend_change = *shift - 1;
-    const bool smaller_is_better = series.direction == model::Direction::SmallerIsBetter;
-    switch (stats::judge(1.0, *shift, threshold, smaller_is_better)) {
-        case stats::Judgement::Worse:
-            series.trend = Trend::Regressed;
-            break;
-        case stats::Judgement::Better:
-            series.trend = Trend::Improved;
-            break;
-        case stats::Judgement::Unchanged:
-            series.trend = Trend::Stable;
-            break;
-    }
-}
-
-// The steps of a series, found among its positive values.
-std::vector<SeriesStep> series_steps(const BenchmarkSeries& series) {
-    std::vector<double> positive;
-    std::vector<std::uint32_t> commits;
-    for (std::size_t i = 0; i < series.values.size(); ++i) {
-        if (series.values[i] <= 0) continue;
-        positive.push_back(series.values[i]);
-        commits.push_back(series.commits[i]);
-    }
-    std::vector<SeriesStep> steps;
-    for (const auto& step : stats::detect_steps(positive))
-        steps.push_back({commits[step.index], commits[step.index - 1], step.ratio - 1});
-    return steps;
-}
-
-// Each series' detectable change: the smallest slowdown `method` would flag if a pull request's
-// head were judged against the series' history now (head and baseline its latest value).
-void add_detectable_changes(std::vector<BenchmarkSeries*>& series,
-                            const std::vector<double>& minimum_changes,
-                            const compare::Method& method) {
-    std::vector<std::vector<double>> histories;
-    histories.reserve(series.size());
-    std::vector<compare::BenchmarkEvidence> suite;
-    std::vector<BenchmarkSeries*> judged;
-    for (std::size_t i = 0; i < series.size(); ++i) {
-        auto& history = histories.emplace_back();
-        for (const double value : series[i]->values)
-            if (value > 0) history.push_back(value);
-        if (history.empty()) continue;
-        compare::BenchmarkEvidence evidence;
-        evidence.history = history;
-        evidence.base = evidence.head = history.back();
-        evidence.smaller_is_better = series[i]->direction == model::Direction::SmallerIsBetter;
-        evidence.minimum_change = minimum_changes[i];
-        suite.push_back(evidence);
-        judged.push_back(series[i]);
-    }
-    const auto assessments = method.judge(suite);
-    for (std::size_t i = 0; i < judged.size(); ++i)
-        if (assessments[i].threshold > 0)
-            judged[i]->detectable_change = assessments[i].detectable_change;
-}
-
-// `choice` as a pull request's report would judge with it on this history now: a level method
-// with a budget calibrated on the series' values, as compare calibrates on the default branch.
-model::MethodChoice calibrated_method(const std::vector<BenchmarkSeries*>& series,
-                                      const std::vector<double>& minimum_changes,
-                                      const model::MethodChoice& choice) {
-    const auto wanted = compare::calibration_runs(choice);
-    if (wanted == 0) return choice;
-    compare::BacktestMatrix matrix;
-    for (const auto* one : series)
-        if (!one->commits.empty())
-            matrix.runs = std::max<std::size_t>(matrix.runs, one->commits.back() + 1);
-    const std::size_t first = matrix.runs > wanted ? matrix.runs - wanted : 0;
-    for (std::size_t i = 0; i < series.size(); ++i) {
-        compare::BacktestSeries row;
-        row.smaller_is_better = series[i]->direction == model::Direction::SmallerIsBetter;
-        row.minimum_change = minimum_changes[i];
-        row.values.resize(matrix.runs - first);
-        for (std::size_t k = 0; k < series[i]->commits.size(); ++k)
-            if (series[i]->commits[k] >= first)
-                row.values[series[i]->commits[k] - first] = series[i]->values[k];
-        matrix.benchmarks.push_back(std::move(row));
-    }
-    matrix.runs -= first;
-    return compare::calibrated(choice, compare::calibrate_choice(matrix, choice));
-}
-
 MachineHistory load_machine(store::Store& store, const vcs::Repository* repository,
                             const std::string& project, const std::string& machine,
                             const std::vector<model::Run>& runs, const DashboardOptions& options) {
@@ -236,9 +133,29 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
         position.emplace(history.commits[i], static_cast<std::uint32_t>(i));
     const auto last_commit = static_cast<std::uint32_t>(history.commits.size()) - 1;
 
+    const auto method =
+        compare::make_method(compare::calibrated_on(history, options.method, options.categories));
+    const auto environment_of = [&first](const std::string& commit) -> model::Environment {
+        const auto found = first.find(commit);
+        return found == first.end() ? model::Environment{} : found->second->environment;
+    };
+    const auto changes =
+        compare::find_changes(history, environment_of, *method, options.categories);
+    const auto standings = compare::standings(history, changes, *method, options.categories);
+    for (const auto& event : changes.events)
+        result.suite_events.push_back({static_cast<std::uint32_t>(event.position),
+                                       static_cast<std::uint32_t>(event.position - 1),
+                                       event.benchmarks, event.measured, event.median_ratio - 1,
+                                       key_changes(event.environment_changes)});
+    std::map<std::pair<std::string_view, std::string_view>, std::vector<SeriesStep>> steps;
+    for (const auto& step : changes.steps)
+        steps[{step.benchmark, step.metric}].push_back({static_cast<std::uint32_t>(step.position),
+                                                        position.at(step.before_commit),
+                                                        step.ratio - 1});
+
     std::vector<std::pair<std::size_t, BenchmarkSeries>> sorted;
-    std::vector<double> minimum_changes;
-    for (const auto& benchmark : history.benchmarks) {
+    for (std::size_t b = 0; b < history.benchmarks.size(); ++b) {
+        const auto& benchmark = history.benchmarks[b];
         BenchmarkSeries series;
         series.name = benchmark.name;
         series.metric = benchmark.metric;
@@ -249,21 +166,21 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
         const std::size_t category = model::categorize(benchmark.name, options.categories);
         if (category < options.categories.size())
             series.category = options.categories[category].name;
-        const double minimum_change = model::minimum_change_of(benchmark.name, options.categories);
         series.values = benchmark.values;
         series.commits.reserve(benchmark.commits.size());
         for (const auto& commit : benchmark.commits) series.commits.push_back(position.at(commit));
         series.retired = series.commits.empty() || series.commits.back() != last_commit;
-        judge_trend(series, benchmark.typical_change, minimum_change, options.settings);
-        minimum_changes.push_back(minimum_change);
-        series.steps = series_steps(series);
+        series.typical_change = std::expm1(benchmark.typical_change);
+        const auto& standing = standings[b];
+        series.trend = standing.trend;
+        series.trend_reason = standing.reason;
+        series.trend_change = standing.change;
+        series.threshold = standing.threshold;
+        series.detectable_change = standing.detectable_change;
+        if (const auto found = steps.find({benchmark.name, benchmark.metric}); found != steps.end())
+            series.steps = found->second;
         sorted.emplace_back(category, std::move(series));
     }
-    std::vector<BenchmarkSeries*> all_series;
-    for (auto& [category, series] : sorted) all_series.push_back(&series);
-    add_detectable_changes(all_series, minimum_changes,
-                           *compare::make_method(calibrated_method(all_series, minimum_changes,
-                                                                   options.method)));
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& [category, series] : sorted) result.benchmarks.push_back(std::move(series));
@@ -274,18 +191,6 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
 
 std::string stable_id(std::string_view name) {
     return fmt::format("{:016x}", model::fnv1a(name));
-}
-
-const char* to_string(Trend trend) {
-    switch (trend) {
-        case Trend::Regressed:
-            return "regressed";
-        case Trend::Improved:
-            return "improved";
-        case Trend::Stable:
-            break;
-    }
-    return "stable";
 }
 
 const BenchmarkSeries* MachineHistory::find_benchmark(std::string_view benchmark_id) const {

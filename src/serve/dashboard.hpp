@@ -9,6 +9,7 @@
 #include "compare/method.hpp"
 #include "model/category.hpp"
 #include "model/comparison.hpp"
+#include "model/history.hpp"
 #include "model/result.hpp"
 #include "store/store.hpp"
 #include "vcs/git.hpp"
@@ -42,13 +43,12 @@ struct EnvironmentChange {
     std::vector<KeyChange> changes;  // sorted by key
 };
 
-// Where a benchmark has been heading lately (docs/dashboard.md, "The trend rule").
-enum class Trend { Stable, Regressed, Improved };
+// Where a benchmark stands, and why (docs/dashboard.md, "The badge").
+using model::Trend;
+using model::TrendReason;
 
-// "stable", "regressed" or "improved".
-const char* to_string(Trend trend);
-
-// A lasting change of a benchmark's level (stats::detect_steps over its values).
+// A trusted step of a benchmark's level that is no part of a suite event
+// (compare::find_changes()).
 struct SeriesStep {
     std::uint32_t commit = 0;         // the first commit of the new level (MachineHistory::commits)
     std::uint32_t before_commit = 0;  // the last commit of the old level
@@ -65,15 +65,27 @@ struct BenchmarkSeries {
     std::string category;
     std::vector<std::uint32_t> commits;  // indices into MachineHistory::commits, ascending
     std::vector<double> values;          // parallel to commits
-    double typical_change = 0;           // relative: 0.012 is 1.2%
-    double threshold = 0;                // relative change the seed rule needs (the trend's)
+    double typical_change = 0;           // the seed rule's: 0.012 is 1.2%
+    // The relative change the latest run had to exceed for the badge (0 when it was not judged).
+    double threshold = 0;
     // The smallest slowdown a pull request's report would flag now, by the configured method;
     // nullopt when the method cannot judge the benchmark at all (under two runs).
     std::optional<double> detectable_change;
     Trend trend = Trend::Stable;
-    double trend_change = 0;        // recent level / earlier level − 1
+    TrendReason trend_reason = TrendReason::None;
+    double trend_change = 0;        // model::BenchmarkStanding::change
     bool retired = false;           // the machine's latest commit has no value for it
     std::vector<SeriesStep> steps;  // oldest first
+};
+
+// A step shared by much of the suite at one commit (compare::find_changes()).
+struct SuiteEvent {
+    std::uint32_t commit = 0;         // the first commit after it (MachineHistory::commits)
+    std::uint32_t before_commit = 0;  // the last commit before it
+    int benchmarks = 0;               // that stepped there
+    int measured = 0;                 // with runs on both sides
+    double change = 0;                // the median of their steps' ratios − 1
+    std::vector<KeyChange> changes;   // environment keys that differ, sorted by key
 };
 
 // A commit recorded off the default branch: a pull request's head.
@@ -91,6 +103,7 @@ struct MachineHistory {
     std::string order;                 // "git" or "recorded", as in model::History
     std::vector<CommitPoint> commits;  // oldest first
     std::vector<EnvironmentChange> environment_changes;  // oldest first
+    std::vector<SuiteEvent> suite_events;                // oldest first
     std::vector<BenchmarkSeries> benchmarks;  // by category (configured order), name, metric
     std::vector<PullRun> pulls;               // newest first, at most 100
 
@@ -133,9 +146,11 @@ struct DashboardOptions {
 
 // Reads every project's default-branch history on every machine, in the order compare::history
 // gives (git's first-parent chain when `repository` knows the commits, else recording order),
-// with each benchmark's category, typical change, threshold, trend, retirement and steps, the
-// environment changes between consecutive runs that both recorded one, and the pull requests'
-// heads. `repository` may be null. Throws store::StoreError when the store cannot be read.
+// with each benchmark's category, typical change, retirement, its steps and suite events
+// (compare::find_changes()) and its badge and detectable change (compare::standings()) by the
+// configured method, the environment changes between consecutive runs that both recorded one,
+// and the pull requests' heads. `repository` may be null. Throws store::StoreError when the store
+// cannot be read.
 Dashboard load_dashboard(store::Store& store, const vcs::Repository* repository,
                          const DashboardOptions& options);
 

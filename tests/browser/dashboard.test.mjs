@@ -1,5 +1,6 @@
 // The dashboard could miss or misfile benchmarks, lose a search, window or open chart on reload,
-// run a benchmark's name as HTML, serve files outside the page, lose a step's marker, or behave
+// run a benchmark's name as HTML, serve files outside the page, lose a step's or a suite event's
+// marker, show a badge that disagrees with what `compare` and `history --changes` say, or behave
 // differently as a static site: this test drives the real benchwatch binary and headless Chromium through each.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -46,7 +47,8 @@ const XSS_SUBJECT = '<script>alert(3)</script> speed up';
 // In the xss project: run only by the first commit, so retired at the second.
 const RETIRED_NAME = 'old/gone';
 const SEARCH = 'CopyTo';
-// In the steps project: 10 ms for four commits, then 12 ms for four.
+// In the steps project: 10 ms for six commits, then 12 ms for six (a step needs five runs a
+// side, and six against six all tied passes the rank test: p = 0.0013).
 const STEP_NAME = 'sleep/step';
 
 function readHistory() {
@@ -60,6 +62,7 @@ function readHistory() {
     retired: [...names].filter((name) => !latest.has(name)).sort(),
     matching: (query) => [...names].filter((name) => name.toLowerCase().includes(query.toLowerCase())).sort(),
     runsOf,
+    commits: runs.map((run) => run.commit.id),
   };
 }
 
@@ -166,7 +169,37 @@ async function screenshot(page, name) {
 }
 
 // The checks both the served and the static dashboard must pass; `label` names screenshots.
-async function checkDashboard(browser, base, history, stepCommits, label) {
+// What the command line says about the Metal.jl history, which the cards must agree with: the
+// verdict of `benchwatch compare` on the latest commit (judged against the commit before it,
+// as a pull request would be) and the trusted steps and suite events of `history --changes`.
+function commandLineJudgement(folder, store, history) {
+  const latest = history.commits.at(-1);
+  const report = JSON.parse(benchwatch(folder, 'compare', '--store', store, '--project', 'metal',
+    '--machine', 'm1', '--head', latest, '--format', 'json'));
+  const verdicts = new Map(report.benchmarks.map((b) => [b.name, b.verdict]));
+  const changes = JSON.parse(benchwatch(folder, 'history', '--changes', '--format', 'json',
+    '--store', store, '--project', 'metal', '--machine', 'm1'));
+  const recent = new Set(history.commits.slice(-20));
+  // Each benchmark's latest own step (not a suite event's) when it began in the last 20 runs.
+  const recentSteps = new Map();
+  for (const step of changes.steps) {
+    if (recent.has(step.after_commit)) recentSteps.set(step.benchmark, step);
+  }
+  return { verdicts, recentSteps, events: changes.events };
+}
+
+// The badge the command line's judgement implies: a flag of the latest run first, else a recent
+// step by its direction (all of Metal.jl's benchmarks are times), else stable.
+function expectedBadge(judgement, name) {
+  const verdict = judgement.verdicts.get(name);
+  if (verdict === 'slower') return ['regressed', 'latest run'];
+  if (verdict === 'faster') return ['improved', 'latest run'];
+  const step = judgement.recentSteps.get(name);
+  if (step) return [step.ratio > 1 ? 'regressed' : 'improved', 'recent step'];
+  return ['stable', ''];
+}
+
+async function checkDashboard(browser, base, history, stepCommits, judgement, label) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const problems = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -184,9 +217,19 @@ async function checkDashboard(browser, base, history, stepCommits, label) {
   assert.equal(history.names.length, 79);
   assert.deepEqual(await page.$$eval('[data-benchmark-id].retired',
     (cards) => cards.map((card) => card.dataset.benchmarkName).sort()), history.retired);
-  for (const trend of await page.$$eval('[data-benchmark-id] .badge.trend', (badges) => badges.map((b) => b.textContent))) {
-    assert.match(trend, /^(regressed|stable|improved)$/);
+  // Every card's badge says what `compare` on the latest commit and `history --changes` say.
+  const badges = await page.$$eval('[data-benchmark-id]', (cards) => cards.map((card) => {
+    const badge = card.querySelector('.badge.trend');
+    return [card.dataset.benchmarkName, badge.textContent, badge.dataset.reason];
+  }));
+  assert.equal(badges.length, 79);
+  for (const [name, trend, reason] of badges) {
+    assert.deepEqual([trend, reason], expectedBadge(judgement, name), name);
   }
+  // Metal.jl's latest commit is flagged on one benchmark, and some steps are recent: both rules
+  // are exercised, not only "stable".
+  assert.ok(badges.some(([, , reason]) => reason === 'latest run'));
+  assert.ok(badges.some(([, , reason]) => reason === 'recent step'));
   // Each card says the smallest change the report would flag: at least its category's minimum
   // (3%, latency 5%).
   for (const meta of await page.$$eval('[data-benchmark-id] .card-meta', (metas) => metas.map((m) => m.textContent))) {
@@ -195,6 +238,17 @@ async function checkDashboard(browser, base, history, stepCommits, label) {
   }
   assert.equal(await page.locator('#project').inputValue(), 'metal');
   await page.locator('[data-benchmark-id] canvas').first().waitFor();
+  // The suite event is drawn once per chart as its own marker, saying what the command line says.
+  assert.equal(judgement.events.length, 1);
+  const [event] = judgement.events;
+  const diamond = page.locator('[data-benchmark-id]').first().locator('.suite-event-marker');
+  await diamond.waitFor();
+  assert.equal(await diamond.count(), 1);
+  assert.equal(await diamond.getAttribute('data-commit'), event.after_commit);
+  assert.equal(await diamond.getAttribute('title'),
+    `suite event: ${event.benchmarks} of ${event.measured} benchmarks stepped, median `
+    + `${((event.median_ratio - 1) * 100).toFixed(1)}%, from ${event.before_commit.slice(0, 7)} to `
+    + `${event.after_commit.slice(0, 7)}; environment: no recorded key changed`);
   await screenshot(page, `${label}-overview`);
 
   // Hovering the right end of a chart shows one of that benchmark's latest commits, with its
@@ -265,15 +319,19 @@ async function checkDashboard(browser, base, history, stepCommits, label) {
   assert.ok(xssTip.includes('environment changed: toolchain: 1.0 → 1.1'), xssTip);
   assert.equal(await page.locator('img').count(), 0);
   assert.equal(await page.locator('body script').count(), 0);
-  // The benchmark whose level rose 20% at its fifth commit has one step marker, saying so.
+  // The benchmark whose level rose 20% at its seventh commit has one step marker, saying so.
   await page.goto(`${base}?pkg=steps`);
   await eventually(() => shownNames(page), [STEP_NAME], 'the steps project');
   const marker = page.locator('[data-benchmark-id] .step-marker');
   await marker.waitFor();
   assert.equal(await marker.count(), 1);
   assert.equal(await marker.getAttribute('title'),
-    `step +20.0% (worse) from ${stepCommits[3].slice(0, 7)} to ${stepCommits[4].slice(0, 7)}`);
-  assert.equal(await marker.getAttribute('data-commit'), stepCommits[4]);
+    `step +20.0% (worse) from ${stepCommits[5].slice(0, 7)} to ${stepCommits[6].slice(0, 7)}`);
+  assert.equal(await marker.getAttribute('data-commit'), stepCommits[6]);
+  // It began within the last 20 runs: regressed, by that step.
+  const stepBadge = page.locator('[data-benchmark-id] .badge.trend');
+  assert.equal(await stepBadge.textContent(), 'regressed');
+  assert.equal(await stepBadge.getAttribute('data-reason'), 'recent step');
   await screenshot(page, `${label}-step`);
 
   await page.waitForTimeout(300);
@@ -290,6 +348,7 @@ describe('the history dashboard', { skip }, () => {
   let site;
   let browser;
   const stepCommits = [];
+  let judgement;
 
   before(async () => {
     folder = mkdtempSync(join(tmpdir(), 'benchwatch-dashboard-'));
@@ -317,11 +376,11 @@ describe('the history dashboard', { skip }, () => {
         '--env', `toolchain=1.${index}`, results);
     }
 
-    // Eight commits of one benchmark, the last four 20% slower: one step, before the fifth.
+    // Twelve commits of one benchmark, the last six 20% slower: one step, before the seventh.
     const steps = join(folder, 'steps');
     mkdirSync(steps);
     git(steps, 'init', '--quiet', '--initial-branch=main');
-    for (const [index, mean] of [0.01, 0.01, 0.01, 0.01, 0.012, 0.012, 0.012, 0.012].entries()) {
+    for (const [index, mean] of [...Array(6).fill(0.01), ...Array(6).fill(0.012)].entries()) {
       writeFileSync(join(steps, 'file.txt'), `${index}\n`);
       git(steps, 'add', 'file.txt');
       git(steps, '-c', 'user.name=A. Person', '-c', 'user.email=a@example.com',
@@ -334,6 +393,7 @@ describe('the history dashboard', { skip }, () => {
         '--repo', steps, '--commit', stepCommits.at(-1), '--branch', 'main', results);
     }
 
+    judgement = commandLineJudgement(folder, store, history);
     served = await startServe(folder, store);
     const out = join(folder, 'site');
     benchwatch(folder, 'site', '--store', store, out);
@@ -366,12 +426,12 @@ describe('the history dashboard', { skip }, () => {
   });
 
   it('shows, searches, links and escapes the history when served', async () => {
-    await checkDashboard(browser, served.address, history, stepCommits, 'served');
+    await checkDashboard(browser, served.address, history, stepCommits, judgement, 'served');
   });
 
   it('does the same as a static site under a sub-path', async () => {
     const page = readFileSync(join(folder, 'site', 'index.html'), 'utf8');
     assert.ok(page.includes('<meta name="benchwatch-data" content="static">'));
-    await checkDashboard(browser, site.address, history, stepCommits, 'static');
+    await checkDashboard(browser, site.address, history, stepCommits, judgement, 'static');
   });
 });

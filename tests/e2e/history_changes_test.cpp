@@ -1,7 +1,10 @@
 // What could break: `benchwatch history --changes` missing a step, listing a one-run spike,
-// naming the wrong commits on either side, or not saying that the environment changed there.
+// naming the wrong commits on either side, not saying that the environment changed there, or
+// listing a step of the whole suite once per benchmark instead of once.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "support/test_store.hpp"
@@ -14,23 +17,31 @@ namespace fs = std::filesystem;
 
 class HistoryChangesTest : public ::testing::Test {
   protected:
-    // Records commits c1…c8 on main, in that order, with benchmarks a and b (ns) and the
-    // toolchain 1.0 up to c4 and 1.1 from c5.
-    void record_history() {
-        // a: 100 ×4 then 120 ×4, a step of 120 / 100 = +20% (slower: worse) between c4 and c5.
-        // b: 50 with a one-run spike to 100 at c3, then 40 from c6: one step, 40 / 50 = −20%
-        // (faster: better), between c5 and c6; the spike is no step.
-        const double a[] = {100, 100, 100, 100, 120, 120, 120, 120};
-        const double b[] = {50, 50, 100, 50, 50, 40, 40, 40};
-        for (int i = 0; i < 8; ++i) {
+    // Records commits c1…c20 on main, in that order, with `values(i)` (i from 0) as the
+    // benchmarks' ns, and the toolchain 1.0 up to c10 and 1.1 from c11.
+    void record(const std::function<std::vector<std::pair<std::string, double>>(int)>& values) {
+        for (int i = 0; i < 20; ++i) {
             const auto file = directory_.path() / "results.json";
-            write_text(file, benchmark_file({{"a", a[i]}, {"b", b[i]}}));
+            write_text(file, benchmark_file(values(i)));
             const auto output =
                 benchwatch({"record", "--store", store_, "--project", "p", "--machine", "m",
                             "--commit", "c" + std::to_string(i + 1), "--branch", "main", "--env",
-                            i < 4 ? "toolchain=1.0" : "toolchain=1.1", file.string()});
+                            i < 10 ? "toolchain=1.0" : "toolchain=1.1", file.string()});
             ASSERT_EQ(output.exit_code, 0) << output.err;
         }
+    }
+
+    // a: 100 ×10 then 120 ×10, a step of 120 / 100 = +20% (slower: worse) between c10 and c11.
+    // b: 50 with a one-run spike to 100 at c3, then 40 from c13: one step, 40 / 50 = −20%
+    // (faster: better), between c12 and c13; the spike is no step.
+    // Both steps are trusted: each level lasts at least 8 runs; the runs before each hold five
+    // deviations or more from their level, all 0 (b's spike at c3 comes before the first one, at
+    // c6), so the level method's detectable change there is the category minimum, 3%; and the
+    // runs either side never overlap, so the rank test rejects.
+    void record_history() {
+        record([](int i) -> std::vector<std::pair<std::string, double>> {
+            return {{"a", i < 10 ? 100 : 120}, {"b", i == 2 ? 100 : i < 12 ? 50 : 40}};
+        });
     }
 
     vcs::ProcessOutput benchwatch(const std::vector<std::string>& arguments) {
@@ -67,38 +78,87 @@ TEST_F(HistoryChangesTest, TextListsEachStepWithItsCommitsSizeAndEnvironment) {
         {"history", "--changes", "--store", store(), "--project", "p", "--machine", "m"});
     ASSERT_EQ(output.exit_code, 0) << output.err;
     EXPECT_EQ(output.out,
-              "Steps in the history of p on m: 2 in 8 runs (recorded order)\n"
-              "a  c4..c5  +20.0% worse   environment: toolchain 1.0 → 1.1\n"
-              "b  c5..c6  -20.0% better\n");
+              "Steps in the history of p on m: 2 in 20 runs (recorded order)\n"
+              "a  c10..c11  +20.0% worse   environment: toolchain 1.0 → 1.1\n"
+              "b  c12..c13  -20.0% better\n");
 }
 
-TEST_F(HistoryChangesTest, JsonGivesBothCommitsTheRatioAndTheChangedKeys) {
+TEST_F(HistoryChangesTest, JsonGivesBothCommitsTheRatioTheEvidenceAndTheChangedKeys) {
     record_history();
     const auto output = benchwatch({"history", "--changes", "--format", "json", "--store", store(),
                                     "--project", "p", "--machine", "m", "a"});
     ASSERT_EQ(output.exit_code, 0) << output.err;
     const auto document = nlohmann::json::parse(output.out);
-    EXPECT_EQ(document["runs"], 8);
+    EXPECT_EQ(document["runs"], 20);
     EXPECT_EQ(document["order"], "recorded");
+    EXPECT_EQ(document["events"], nlohmann::json::array());
     ASSERT_EQ(document["steps"].size(), 1u);
     const auto& step = document["steps"][0];
     EXPECT_EQ(step["benchmark"], "a");
     EXPECT_EQ(step["direction"], "smaller");
-    EXPECT_EQ(step["before_commit"], "c4");
-    EXPECT_EQ(step["after_commit"], "c5");
+    EXPECT_EQ(step["before_commit"], "c10");
+    EXPECT_EQ(step["after_commit"], "c11");
     EXPECT_DOUBLE_EQ(step["ratio"].get<double>(), 1.2);  // 120 / 100
+    EXPECT_EQ(step["runs_before"], 10);
+    EXPECT_EQ(step["runs_after"], 10);
+    EXPECT_NEAR(step["detectable_change"].get<double>(), 0.03, 1e-12);
+    // Ten against ten, each side all tied: σ² = 100/12 × (21 − 2 × 990 / 380) = 131.58,
+    // z = (50 − ½) / 11.471 = 4.3153, p = erfc(z / √2) = 1.594e-5.
+    EXPECT_NEAR(step["p_value"].get<double>(), 1.594e-5, 0.001e-5);
     EXPECT_EQ(step["environment_changes"],
               nlohmann::json::parse(R"([{"key": "toolchain", "before": "1.0", "after": "1.1"}])"));
 }
 
 TEST_F(HistoryChangesTest, ShortHistoryHasNoSteps) {
-    // Five runs cannot hold two levels of three runs each.
+    // Nine runs cannot hold two levels of five runs each.
     record_history();
-    const auto output = benchwatch({"history", "--changes", "--limit", "5", "--store", store(),
+    const auto output = benchwatch({"history", "--changes", "--limit", "9", "--store", store(),
                                     "--project", "p", "--machine", "m"});
     ASSERT_EQ(output.exit_code, 0) << output.err;
     EXPECT_EQ(output.out,
-              "Steps in the history of p on m: 0 in 5 runs (recorded order)\nNo steps found.\n");
+              "Steps in the history of p on m: 0 in 9 runs (recorded order)\nNo steps found.\n");
+}
+
+TEST_F(HistoryChangesTest, StepOfTheWholeSuiteIsOneEventWithTheKeysThatChanged) {
+    // Twelve benchmarks, each 100 up to c10 and 100 × (1.2 + 0.02 k) from c11 (k = 0…11): each
+    // step is trusted as a's is above, and all twelve of the twelve measured stepped at c11, at
+    // least half and at least ten: one event, median (1.30 + 1.32) / 2 = 1.31. "lone" steps
+    // from c16 on its own (5 runs after, 15 before): a step of its own, not part of the event.
+    record([](int i) {
+        std::vector<std::pair<std::string, double>> values;
+        for (int k = 0; k < 12; ++k)
+            values.emplace_back(fmt::format("s{:02}", k), i < 10 ? 100 : 100 * (1.2 + 0.02 * k));
+        values.emplace_back("lone", i < 15 ? 10 : 15);
+        return values;
+    });
+    const auto output = benchwatch(
+        {"history", "--changes", "--store", store(), "--project", "p", "--machine", "m"});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out,
+              "Steps in the history of p on m: 1 in 20 runs (recorded order), and 1 suite event\n"
+              "Suite events, where much of the suite stepped at once (a machine, driver or "
+              "toolchain change is likelier than a pull request):\n"
+              "  c10..c11  12 of 13 benchmarks stepped, median +31.0%  environment: toolchain "
+              "1.0 → 1.1\n"
+              "Steps of single benchmarks:\n"
+              "lone  c15..c16  +50.0% worse\n");
+
+    const auto json = benchwatch({"history", "--changes", "--format", "json", "--store", store(),
+                                  "--project", "p", "--machine", "m", "s00"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const auto document = nlohmann::json::parse(json.out);
+    ASSERT_EQ(document["events"].size(), 1u);
+    const auto& event = document["events"][0];
+    EXPECT_EQ(event["before_commit"], "c10");
+    EXPECT_EQ(event["after_commit"], "c11");
+    EXPECT_EQ(event["benchmarks"], 12);
+    EXPECT_EQ(event["measured"], 13);
+    EXPECT_NEAR(event["median_ratio"].get<double>(), 1.31, 1e-12);
+    // With a filter the event keeps its counts but lists only the steps selected.
+    ASSERT_EQ(event["steps"].size(), 1u);
+    EXPECT_EQ(event["steps"][0]["benchmark"], "s00");
+    EXPECT_NEAR(event["steps"][0]["ratio"].get<double>(), 1.2, 1e-12);
+    EXPECT_EQ(document["steps"], nlohmann::json::array());
 }
 
 }  // namespace

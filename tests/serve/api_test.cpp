@@ -81,6 +81,8 @@ TEST_F(ApiTest, BenchmarksOfTheDefaultMachine) {
                          {"commit", "c06"},
                          {"changes", {{{"key", "julia"}, {"from", "1.10"}, {"to", "1.11"}}}}};
     EXPECT_EQ(body["environment_changes"], json::array({change}));
+    // Three benchmarks measured, under the ten a suite event needs.
+    EXPECT_EQ(body["suite_events"], json::array());
     ASSERT_EQ(body["benchmarks"].size(), 3u);
     const json expected_time = {{"id", stable_id("a")},
                                 {"name", "a"},
@@ -93,8 +95,11 @@ TEST_F(ApiTest, BenchmarksOfTheDefaultMachine) {
                                 {"latest_time", start_ms + 10 * hour_ms},
                                 {"latest_commit", "c10"},
                                 {"typical_change", 0.0},
-                                {"threshold", 0.03},
+                                // The latest run's threshold, and the recent step's change,
+                                // as DashboardTest.TrendFollowsTheMetricsDirection derives them.
+                                {"threshold", 1.2 * 1.2 - 1},
                                 {"trend", "regressed"},
+                                {"trend_reason", "recent step"},
                                 {"trend_change", 120.0 / 100.0 - 1},
                                 {"retired", false},
                                 // 100 up to c05, 120 from c06: one step of 120 / 100 − 1.
@@ -107,6 +112,8 @@ TEST_F(ApiTest, BenchmarksOfTheDefaultMachine) {
     // The level method's 1.2² − 1, as DashboardTest.TrendFollowsTheMetricsDirection derives it.
     EXPECT_NEAR(time["detectable_change"].get<double>(), 0.44, 1e-12);
     time.erase("detectable_change");
+    EXPECT_NEAR(time["threshold"].get<double>(), 0.44, 1e-12);
+    time["threshold"] = expected_time["threshold"];
     EXPECT_EQ(time, expected_time);
     EXPECT_EQ(body["benchmarks"][0]["direction"], "bigger");
     EXPECT_EQ(body["benchmarks"][0]["trend"], "improved");

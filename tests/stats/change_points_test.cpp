@@ -155,7 +155,7 @@ std::size_t matched_steps(const std::vector<std::size_t>& detected,
 }
 
 TEST(ChangePoints, NoiseModelStepsFoundWithF1AtLeast0_9WithinFiveRuns) {
-    // The acceptance figure of issue 8: 200 generated series (seeds 1–200), a detection counts
+    // The detector's own figure: 200 generated series (seeds 1–200), a detection counts
     // when it lies within 5 runs of a true step not matched yet.
     constexpr std::size_t margin = 5;
     std::size_t detected = 0, truth = 0, matched = 0, runs = 0;

@@ -207,13 +207,28 @@ function el(tag, className, ...children) {
   return node;
 }
 
+// What the badge was decided by, in words (docs/dashboard.md, "The badge").
+function describeTrend(benchmark) {
+  const change = typeof benchmark.trend_change === 'number' ? formatPercent(benchmark.trend_change) : '?';
+  const threshold = typeof benchmark.threshold === 'number' ? formatPercent(benchmark.threshold) : '?';
+  if (benchmark.trend_reason === 'latest run') {
+    return `the latest run is ${change} from its level, beyond the ${threshold} a report would flag`;
+  }
+  if (benchmark.trend_reason === 'recent step') {
+    return `a step of ${change} began in the last 20 runs`;
+  }
+  if (benchmark.threshold > 0) {
+    return `the latest run is ${change} from its level, within ${threshold}, and no step began in the last 20 runs`;
+  }
+  return 'no judgement of the latest run, and no step in the last 20 runs';
+}
+
 function trendBadge(benchmark) {
   const trend = ['regressed', 'improved', 'stable'].includes(benchmark.trend)
     ? benchmark.trend : 'stable';
   const badge = el('span', `badge trend ${trend}`, trend);
-  if (typeof benchmark.trend_change === 'number') {
-    badge.title = `median of the last 5 runs vs. the 20 before: ${formatPercent(benchmark.trend_change)}`;
-  }
+  badge.title = describeTrend(benchmark);
+  badge.dataset.reason = benchmark.trend_reason ?? '';
   return badge;
 }
 
@@ -305,6 +320,46 @@ function stepMarkers(benchmark) {
   };
 }
 
+// "suite event: 59 of 79 benchmarks stepped, median -36.6%, from abc1234 to def5678": what a
+// suite event marker's tooltip says, with the environment keys that changed there.
+function describeSuiteEvent(event) {
+  const keys = describeChange(event);
+  return `suite event: ${event.benchmarks} of ${event.measured} benchmarks stepped, median `
+    + `${formatPercent(event.change)}, from ${event.before_commit.slice(0, SHORT_SHA)} to `
+    + `${event.commit.slice(0, SHORT_SHA)}; environment: ${keys || 'no recorded key changed'}`;
+}
+
+// Marks each step of much of the suite at one commit (a machine, driver or toolchain change,
+// shown once for the machine instead of as a step of every benchmark) with a dash-dotted teal
+// line across every chart and a diamond whose tooltip says how many stepped and by how much.
+function suiteEventMarkers(view) {
+  let diamonds = [];
+  return {
+    hooks: {
+      draw: [(plot) => {
+        const { ctx } = plot;
+        for (const diamond of diamonds) diamond.remove();
+        diamonds = [];
+        ctx.save();
+        ctx.strokeStyle = '#0f766e';
+        ctx.lineWidth = Math.max(1.5, 1.5 * devicePixelRatio);
+        ctx.setLineDash([6 * devicePixelRatio, 2 * devicePixelRatio, 1 * devicePixelRatio, 2 * devicePixelRatio]);
+        for (const event of view.suiteEvents) {
+          const seconds = event.time / 1000;
+          if (!verticalLine(plot, seconds)) continue;
+          const diamond = el('span', 'suite-event-marker', '◆');
+          diamond.title = describeSuiteEvent(event);
+          diamond.dataset.commit = event.commit;
+          diamond.style.left = `${plot.valToPos(seconds, 'x')}px`;
+          plot.over.append(diamond);
+          diamonds.push(diamond);
+        }
+        ctx.restore();
+      }],
+    },
+  };
+}
+
 const tooltip = () => byId('tooltip');
 
 function fillPointDetails(target, view, series, index, withLink) {
@@ -385,7 +440,7 @@ function chartOptions(view, benchmark, series, width, height, large) {
         { stroke: '#2563eb', width: large ? 1.5 : 1.25,
           points: { show: series.time.length <= (large ? 300 : 60), size: 3, fill: '#2563eb' } },
       ],
-      plugins: [environmentMarkers(view), stepMarkers(benchmark), hoverTooltip(view, series)],
+      plugins: [environmentMarkers(view), suiteEventMarkers(view), stepMarkers(benchmark), hoverTooltip(view, series)],
     },
   };
 }
@@ -519,6 +574,7 @@ function buildView(project, machine, window, listing) {
     from: windowStart(listing.last_time ?? machine.last_time, window),
     timeRange: null,
     environmentChanges: listing.environment_changes ?? [],
+    suiteEvents: listing.suite_events ?? [],
     cards: [],
     cardsByElement: new Map(),
     groups: [],

@@ -1,0 +1,115 @@
+#include <cassert>
+#include <cmath>
+#include <map>
+
+#include "compare/changes.hpp"
+
+namespace benchwatch::compare {
+
+namespace {
+
+// One benchmark's positive values, oldest first, and whether the last two are the history's
+// latest two commits (so that `compare` of the latest commit would judge it).
+struct Values {
+    std::vector<double> positive;
+    bool at_latest_two = false;
+};
+
+Values values_of(const model::BenchmarkHistory& series, const model::History& history) {
+    Values values;
+    std::vector<std::string_view> commits;
+    for (std::size_t i = 0; i < series.values.size(); ++i) {
+        if (!(series.values[i] > 0)) continue;
+        values.positive.push_back(series.values[i]);
+        commits.push_back(series.commits[i]);
+    }
+    const auto count = history.commits.size();
+    values.at_latest_two = count >= 2 && commits.size() >= 2 &&
+                           commits.back() == history.commits[count - 1] &&
+                           commits[commits.size() - 2] == history.commits[count - 2];
+    return values;
+}
+
+model::Trend trend_of(model::Verdict verdict) {
+    if (verdict == model::Verdict::Slower) return model::Trend::Regressed;
+    if (verdict == model::Verdict::Faster) return model::Trend::Improved;
+    return model::Trend::Stable;
+}
+
+// Whether a step of `ratio` made a benchmark of that direction worse.
+bool worse(double ratio, model::Direction direction) {
+    return direction == model::Direction::SmallerIsBetter ? ratio > 1 : ratio < 1;
+}
+
+}  // namespace
+
+std::vector<model::BenchmarkStanding> standings(const model::History& history,
+                                                const model::HistoryChanges& changes,
+                                                const Method& method,
+                                                const std::vector<model::Category>& categories,
+                                                std::size_t recent_runs) {
+    const auto& benchmarks = history.benchmarks;
+    std::vector<model::BenchmarkStanding> result(benchmarks.size());
+    std::vector<Values> values;
+    values.reserve(benchmarks.size());
+    for (const auto& series : benchmarks) values.push_back(values_of(series, history));
+
+    // The latest run of the whole suite as a head, the runs before it as its history.
+    std::vector<BenchmarkEvidence> latest_suite;
+    std::vector<std::size_t> latest_judged;
+    // A head at the latest value against everything: what a pull request would be judged by.
+    std::vector<BenchmarkEvidence> now_suite;
+    std::vector<std::size_t> now_judged;
+    for (std::size_t i = 0; i < benchmarks.size(); ++i) {
+        const auto& positive = values[i].positive;
+        if (positive.empty()) continue;
+        BenchmarkEvidence evidence;
+        evidence.smaller_is_better = benchmarks[i].direction == model::Direction::SmallerIsBetter;
+        evidence.minimum_change = model::minimum_change_of(benchmarks[i].name, categories);
+        evidence.history = positive;
+        evidence.base = evidence.head = positive.back();
+        now_suite.push_back(evidence);
+        now_judged.push_back(i);
+        if (!values[i].at_latest_two) continue;
+        evidence.history = std::span<const double>(positive).first(positive.size() - 1);
+        evidence.base = evidence.history.back();
+        evidence.head = positive.back();
+        latest_suite.push_back(evidence);
+        latest_judged.push_back(i);
+    }
+    const auto now = method.judge(now_suite);
+    for (std::size_t j = 0; j < now_judged.size(); ++j)
+        if (now[j].threshold > 0)
+            result[now_judged[j]].detectable_change = now[j].detectable_change;
+    const auto latest = method.judge(latest_suite);
+    for (std::size_t j = 0; j < latest_judged.size(); ++j) {
+        auto& standing = result[latest_judged[j]];
+        const auto& assessment = latest[j];
+        if (assessment.reference > 0)
+            standing.change = latest_suite[j].head / assessment.reference - 1;
+        standing.threshold = std::expm1(assessment.threshold);
+        standing.trend = trend_of(assessment.verdict);
+        if (standing.trend != model::Trend::Stable) standing.reason = model::TrendReason::LatestRun;
+    }
+
+    // The latest step of each benchmark, when it began in the recent runs.
+    const auto count = history.commits.size();
+    const std::size_t recent_from = count > recent_runs ? count - recent_runs : 0;
+    std::map<std::pair<std::string_view, std::string_view>, const model::HistoryStep*> recent;
+    for (const auto& step : changes.steps)
+        if (step.position >= recent_from) recent[{step.benchmark, step.metric}] = &step;
+    for (std::size_t i = 0; i < benchmarks.size(); ++i) {
+        auto& standing = result[i];
+        if (standing.reason != model::TrendReason::None) continue;
+        const auto found = recent.find({benchmarks[i].name, benchmarks[i].metric});
+        if (found == recent.end()) continue;
+        const auto& step = *found->second;
+        standing.trend =
+            worse(step.ratio, step.direction) ? model::Trend::Regressed : model::Trend::Improved;
+        standing.reason = model::TrendReason::RecentStep;
+        standing.change = step.ratio - 1;
+    }
+    return result;
+}
+
+}  // namespace benchwatch::compare

@@ -1,0 +1,146 @@
+// What could break: a step trusted whose level does not last five runs, that is no bigger than
+// the detectable change before it, or that the rank test does not back; a doubted step left
+// standing instead of merged into its neighbours; a one-run spike shown as a step; or the
+// Mann–Whitney p-value computed with the wrong ranks, ties or variance. (A series alternating
+// between two levels is tested in tests/compare/changes_test.cpp, with the level method's
+// threshold that stops it.)
+#include "stats/trusted_steps.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "stats/rank_test.hpp"
+
+namespace benchwatch::stats {
+namespace {
+
+// The category minimum of 3% as the only threshold, so that these tests see the other rules.
+const DetectableLogChange three_percent = [](std::span<const double>) { return std::log(1.03); };
+
+TEST(MannWhitney, SeparatedSamplesByHand) {
+    // Ranks of {1, 2, 3} among {1…6}: 1 + 2 + 3 = 6, U = 6 − 3 × 4 / 2 = 0, mean 4.5,
+    // σ² = 9 / 12 × 7 = 5.25, z = (4.5 − 0.5) / 2.2913 = 1.7457, p = erfc(1.2344) = 0.080856.
+    const std::vector<double> low{1, 2, 3};
+    const std::vector<double> high{4, 5, 6};
+    EXPECT_NEAR(mann_whitney_p_value(low, high), 0.080856, 1e-6);
+    EXPECT_NEAR(mann_whitney_p_value(high, low), 0.080856, 1e-6);  // two-sided
+}
+
+TEST(MannWhitney, TiesTakeTheirAverageRankAndShrinkTheVariance) {
+    // Pooled 1, 2, 2, 2, 3, 4: the three 2s share rank (2 + 3 + 4) / 3 = 3. R = 1 + 3 + 3 = 7,
+    // U = 7 − 6 = 1; Σ(t³ − t) = 24, σ² = 9 / 12 × (7 − 24 / 30) = 4.65,
+    // z = (|1 − 4.5| − 0.5) / 2.1564 = 1.3912, p = 0.164160.
+    const std::vector<double> a{1, 2, 2};
+    const std::vector<double> b{2, 3, 4};
+    EXPECT_NEAR(mann_whitney_p_value(a, b), 0.164160, 1e-6);
+}
+
+TEST(MannWhitney, FiveAgainstFiveSeparatedDoesNotReachOnePercent) {
+    // U = 0, mean 12.5, σ² = 25 / 12 × 11 = 22.917, z = 12 / 4.7871 = 2.5067, p = 0.012186:
+    // two levels of five runs need some ties, or more runs, to be trusted at α = 0.01.
+    const std::vector<double> low{1, 2, 3, 4, 5};
+    const std::vector<double> high{11, 12, 13, 14, 15};
+    EXPECT_NEAR(mann_whitney_p_value(low, high), 0.012186, 1e-6);
+}
+
+TEST(MannWhitney, NothingToTellApart) {
+    const std::vector<double> same{5, 5, 5};
+    const std::vector<double> none;
+    EXPECT_EQ(mann_whitney_p_value(same, same), 1.0);  // every value equal: σ² = 0
+    EXPECT_EQ(mann_whitney_p_value(same, none), 1.0);
+    // Interleaved {1, 3, 5} and {2, 4, 6}: R = 9, U = 3, |U − 4.5| − ½ = 1, z = 0.4364,
+    // p = 0.662521.
+    const std::vector<double> odd{1, 3, 5};
+    const std::vector<double> even{2, 4, 6};
+    EXPECT_NEAR(mann_whitney_p_value(odd, even), 0.662521, 1e-6);
+}
+
+// `count` runs at `low`, then `count` at `high`.
+std::vector<double> two_levels(std::size_t count, double low, double high) {
+    std::vector<double> values(count, low);
+    values.insert(values.end(), count, high);
+    return values;
+}
+
+TEST(TrustedSteps, CleanStepWithItsEvidence) {
+    // The detector's step at 10, ratio 1.2; ten runs each side; detectable 3%; ten against ten
+    // all tied within: σ² = 100 / 12 × (21 − 2 × 990 / 380) = 131.58, z = 49.5 / 11.471 =
+    // 4.3153, p = 1.5938e-5.
+    const auto steps = trusted_steps(two_levels(10, 100, 120), three_percent);
+    ASSERT_EQ(steps.size(), 1u);
+    EXPECT_EQ(steps[0].step.index, 10u);
+    EXPECT_DOUBLE_EQ(steps[0].step.ratio, 1.2);
+    EXPECT_EQ(steps[0].runs_before, 10u);
+    EXPECT_EQ(steps[0].runs_after, 10u);
+    EXPECT_NEAR(steps[0].detectable_change, 0.03, 1e-12);
+    EXPECT_NEAR(steps[0].p_value, 1.5938e-5, 1e-9);
+}
+
+TEST(TrustedSteps, TheThresholdSeesOnlyTheRunsBeforeTheStep) {
+    std::vector<std::size_t> seen;
+    const DetectableLogChange recording = [&](std::span<const double> before) {
+        seen.push_back(before.size());
+        return std::log(1.03);
+    };
+    trusted_steps(two_levels(10, 100, 120), recording);
+    EXPECT_EQ(seen, std::vector<std::size_t>{10});
+}
+
+TEST(TrustedSteps, EachLevelMustLastFiveRuns) {
+    // The detector finds both steps of 100 ×8, 130 ×4, 100 ×8 (segments of 3 suffice for it);
+    // the four-run level is too short, so the smaller step (by the medians, 130/100 up and
+    // 100/130 down are equal in size: the first) is dropped, and with it merged the other moves
+    // the medians of 100 ×8 and (130 ×4, 100 ×8) = 100 not at all: too small, dropped too.
+    std::vector<double> values(8, 100);
+    values.insert(values.end(), 4, 130);
+    values.insert(values.end(), 8, 100);
+    ASSERT_EQ(change_points(values).size(), 2u);
+    EXPECT_TRUE(trusted_steps(values, three_percent).empty());
+    TrustedStep step;
+    const std::vector<std::size_t> starts{8, 12};
+    EXPECT_EQ(doubt_about(values, starts, 0, three_percent, {}, step), StepDoubt::TooShort);
+    EXPECT_EQ(step.runs_after, 4u);
+    // Five runs suffice: 100 ×8, 130 ×5, 100 ×8 keeps both.
+    values.insert(values.begin() + 12, 130);
+    EXPECT_EQ(trusted_steps(values, three_percent).size(), 2u);
+}
+
+TEST(TrustedSteps, NoBiggerThanTheDetectableChangeIsNoStep) {
+    // A clean 20% step against a threshold of ln 1.25: too small; against ln 1.19: trusted.
+    const auto values = two_levels(10, 100, 120);
+    const DetectableLogChange wide = [](std::span<const double>) { return std::log(1.25); };
+    const DetectableLogChange narrow = [](std::span<const double>) { return std::log(1.19); };
+    EXPECT_TRUE(trusted_steps(values, wide).empty());
+    EXPECT_EQ(trusted_steps(values, narrow).size(), 1u);
+    TrustedStep step;
+    const std::vector<std::size_t> starts{10};
+    EXPECT_EQ(doubt_about(values, starts, 0, wide, {}, step), StepDoubt::TooSmall);
+    EXPECT_NEAR(step.detectable_change, 0.25, 1e-12);
+}
+
+TEST(TrustedSteps, TheRankTestMustReject) {
+    // Five against five with no ties gives p = 0.012186 (above): not below α = 0.01, though
+    // below 0.05. Levels 100…104 then 120…124, and the detector's step between them.
+    const std::vector<double> values{100, 101, 102, 103, 104, 120, 121, 122, 123, 124};
+    const std::vector<std::size_t> starts{5};
+    TrustedStep step;
+    EXPECT_EQ(doubt_about(values, starts, 0, three_percent, {}, step), StepDoubt::NotSignificant);
+    EXPECT_NEAR(step.p_value, 0.012186, 1e-6);
+    StepTrustSettings lenient;
+    lenient.alpha = 0.05;
+    EXPECT_EQ(doubt_about(values, starts, 0, three_percent, lenient, step), StepDoubt::None);
+}
+
+TEST(TrustedSteps, OneRunSpikesAreNoSteps) {
+    // 100 and 101 alternating over 60 runs, every fifth run 60% slower: the spikes alone would
+    // make a level of their own only as segments of one run, which no rule lets through.
+    std::vector<double> values;
+    for (std::size_t i = 0; i < 60; ++i)
+        values.push_back((i % 2 == 0 ? 100 : 101) * (i % 5 == 4 ? 1.6 : 1.0));
+    EXPECT_TRUE(trusted_steps(values, three_percent).empty());
+}
+
+}  // namespace
+}  // namespace benchwatch::stats
