@@ -88,8 +88,8 @@ void render_json(const compare::BacktestReport& report, const std::vector<bool>&
         entry["caught"] = caught_json(flags.injection_sizes, method.score.caught);
         auto intervals = nlohmann::ordered_json::object();
         for (std::size_t i = 0; i < flags.injection_sizes.size(); ++i)
-            intervals[size_key(flags.injection_sizes[i])] = {
-                method.score.caught_intervals[i].low, method.score.caught_intervals[i].high};
+            intervals[size_key(flags.injection_sizes[i])] = {method.score.caught_intervals[i].low,
+                                                             method.score.caught_intervals[i].high};
         entry["caught_interval"] = std::move(intervals);
         if (method.at_budget) {
             nlohmann::ordered_json at_budget;
@@ -218,10 +218,9 @@ int run_backtest(const BacktestFlags& flags) {
     for (const auto& name : chosen_methods(flags, default_name)) {
         const auto choice = compare::with_method_named(default_choice, name);
         methods.push_back(compare::make_method(choice));
-        candidates.push_back({methods.back().get(),
-                              choice.kind == model::MethodKind::Level
-                                  ? compare::calibration_rule_of(choice.level)
-                                  : std::nullopt});
+        candidates.push_back({methods.back().get(), choice.kind == model::MethodKind::Level
+                                                        ? compare::calibration_rule_of(choice.level)
+                                                        : std::nullopt});
         is_default.push_back(name == default_name);
     }
 
@@ -238,8 +237,8 @@ int run_backtest(const BacktestFlags& flags) {
             history.commits.size(), source.default_branch));
 
     const compare::BacktestOptions options{flags.injection_sizes, flags.budget, flags.seed};
-    const auto report =
-        compare::backtest(compare::matrix_of(history, context.config.categories), candidates, options);
+    const auto report = compare::backtest(compare::matrix_of(history, context.config.categories),
+                                          candidates, options);
     if (flags.format == "json")
         render_json(report, is_default, flags, std::cout);
     else

@@ -6,8 +6,8 @@
 #include "cli/commands.hpp"
 #include "compare/changes.hpp"
 #include "compare/compare.hpp"
-#include "compare/replay.hpp"
 #include "compare/method.hpp"
+#include "compare/replay.hpp"
 #include "report/report.hpp"
 #include "store/store.hpp"
 
@@ -42,10 +42,10 @@ int run_history(const HistoryFlags& flags) {
     if (flags.changes) {
         // Steps are found in the whole history unless --limit says otherwise. A step must exceed
         // what the configured method would flag, calibrated as the next report would be.
-        const auto whole = compare::history(*store, repository, source, "", 0,
-                                            context.config.settings);
-        const auto method = compare::make_method(compare::calibrated_on(
-            whole, resolve_method("", context), context.config.categories));
+        const auto whole =
+            compare::history(*store, repository, source, "", 0, context.config.settings);
+        const auto method = compare::make_method(
+            compare::calibrated_on(whole, resolve_method("", context), context.config.categories));
         const auto changes = compare::history_changes(
             *store, repository, source, flags.benchmark, flags.limit_given ? flags.limit : 0,
             context.config.settings, *method, context.config.categories);

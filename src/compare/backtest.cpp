@@ -132,9 +132,9 @@ std::vector<double> calibrated_settings(const Method& method, std::span<const Pu
         while (available < requests.size() &&
                requests[available].run + persistence_window + 1 <= request.run)
             ++available;
-        settings.push_back(calibrate(method, requests.first(available),
-                                     std::span(prepared).first(available), rule)
-                               .sensitivity);
+        settings.push_back(
+            calibrate(method, requests.first(available), std::span(prepared).first(available), rule)
+                .sensitivity);
     }
     return settings;
 }
@@ -173,8 +173,7 @@ double budget_setting(const Method& method, std::span<const PullRequest> request
 
 }  // namespace
 
-BacktestReport backtest(const BacktestMatrix& matrix,
-                        std::span<const BacktestCandidate> candidates,
+BacktestReport backtest(const BacktestMatrix& matrix, std::span<const BacktestCandidate> candidates,
                         const BacktestOptions& options) {
     if (matrix.runs < backtest_minimum_runs)
         throw CompareError(fmt::format(

@@ -215,21 +215,20 @@ BacktestMatrix history_matrix(store::Store& store, const RunIndex& index,
                               const std::vector<model::Category>& categories) {
     const auto count = std::min(runs, history.size());
     std::map<ResultKey, BacktestSeries> series;
-    detail::visit_history(store, index, history.first(count),
-                          [&](std::size_t position, const CombinedResults& results) {
-                              for (const auto& [key, result] : results) {
-                                  auto& one = series[key];
-                                  if (one.values.empty()) {
-                                      one.values.resize(count);
-                                      one.smaller_is_better =
-                                          result.direction == model::Direction::SmallerIsBetter;
-                                      one.minimum_change =
-                                          model::minimum_change_of(key.benchmark, categories);
-                                  }
-                                  one.values[count - 1 - position] = result.value;
-                              }
-                              return true;
-                          });
+    detail::visit_history(
+        store, index, history.first(count),
+        [&](std::size_t position, const CombinedResults& results) {
+            for (const auto& [key, result] : results) {
+                auto& one = series[key];
+                if (one.values.empty()) {
+                    one.values.resize(count);
+                    one.smaller_is_better = result.direction == model::Direction::SmallerIsBetter;
+                    one.minimum_change = model::minimum_change_of(key.benchmark, categories);
+                }
+                one.values[count - 1 - position] = result.value;
+            }
+            return true;
+        });
     BacktestMatrix matrix;
     matrix.runs = count;
     for (auto& [key, one] : series) matrix.benchmarks.push_back(std::move(one));

@@ -65,8 +65,7 @@ Replay::Replay(const BacktestMatrix& matrix) {
     }
 }
 
-FlagCount count_flags(const ReplayedPullRequest& request,
-                      std::span<const Assessment> assessments) {
+FlagCount count_flags(const ReplayedPullRequest& request, std::span<const Assessment> assessments) {
     assert(assessments.size() == request.suite.size());
     FlagCount count;
     for (std::size_t i = 0; i < assessments.size(); ++i) {
@@ -197,8 +196,7 @@ model::MethodChoice calibrated_on(const model::History& history, const model::Me
 }
 
 model::MethodChoice calibrated(model::MethodChoice choice, const model::Calibration& calibration) {
-    if (choice.kind == model::MethodKind::Level)
-        choice.level.sensitivity = calibration.sensitivity;
+    if (choice.kind == model::MethodKind::Level) choice.level.sensitivity = calibration.sensitivity;
     return choice;
 }
 

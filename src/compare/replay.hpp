@@ -69,18 +69,17 @@ struct FlagCount {
     long flukes = 0;
     long persistent = 0;
 };
-FlagCount count_flags(const ReplayedPullRequest& request,
-                      std::span<const Assessment> assessments);
+FlagCount count_flags(const ReplayedPullRequest& request, std::span<const Assessment> assessments);
 
 // How a setting is calibrated to a budget of false alarms (flukes) per pull request.
 struct CalibrationRule {
     double budget = 1.0;  // flukes per pull request allowed
     // Only the latest this many replayable pull requests count, so that a history whose noise
     // changed is judged by its recent noise.
-    std::size_t window = 50;
+    std::size_t window = 75;
     // The replayed pull requests must stay within budget × margin, so that the next ones, which
     // the setting was not chosen on, stay within the budget.
-    double margin = 0.8;
+    double margin = 0.75;
     // With fewer replayable pull requests than this the calibration is not trusted:
     // the stricter of its answer and `conservative_setting` is used; with none, that setting.
     std::size_t minimum_pull_requests = 20;
@@ -92,8 +91,8 @@ std::optional<CalibrationRule> calibration_rule_of(const model::LevelRuleSetting
 
 // The most sensitive setting of `method` at which the replayed pull requests `prepared` (each
 // prepared by `method`, oldest first; only the last rule.window are used) make at most
-// rule.budget × rule.margin flukes per pull request, found on a log-spaced grid over method.setting_range()
-// refined by bisection; the strictest setting when none keeps the budget.
+// rule.budget × rule.margin flukes per pull request, found on a log-spaced grid over
+// method.setting_range() refined by bisection; the strictest setting when none keeps the budget.
 model::Calibration calibrate(const Method& method, std::span<const ReplayedPullRequest> requests,
                              std::span<const std::unique_ptr<PreparedSuite>> prepared,
                              const CalibrationRule& rule);

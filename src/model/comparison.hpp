@@ -116,8 +116,8 @@ struct LevelRuleSettings {
     // The calibration replays at most this many of the latest default-branch pull requests, so
     // that it follows noise that changed over time, and keeps them within budget × margin, so
     // that the pull requests after them stay within the budget.
-    std::size_t calibration_window = 50;
-    double calibration_margin = 0.8;
+    std::size_t calibration_window = 75;
+    double calibration_margin = 0.75;
     // With fewer pull requests to replay the calibration is not trusted: the sensitivity is at
     // least conservative_sensitivity (and that with none at all).
     std::size_t calibration_minimum = 20;
@@ -172,10 +172,10 @@ const char* to_string(CalibrationSource source);
 // What the calibration of the level method's sensitivity found on the history up to a baseline.
 struct Calibration {
     CalibrationSource source = CalibrationSource::Fixed;
-    double budget = 0;          // false alarms per pull request allowed (0 when Fixed)
-    double sensitivity = 0;     // the setting chosen
-    int pull_requests = 0;      // default-branch runs replayed as pull requests
-    double flukes_per_pr = 0;   // flukes per replayed pull request at that setting
+    double budget = 0;         // false alarms per pull request allowed (0 when Fixed)
+    double sensitivity = 0;    // the setting chosen
+    int pull_requests = 0;     // default-branch runs replayed as pull requests
+    double flukes_per_pr = 0;  // flukes per replayed pull request at that setting
 };
 
 // Everything a renderer needs to write the pull-request report.

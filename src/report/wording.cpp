@@ -197,8 +197,8 @@ double three_digits(double value) {
 // configuration fixed it.
 std::string calibration_sentence(const model::Calibration& calibration,
                                  const model::LevelRuleSettings& settings) {
-    const auto budget = fmt::format("{:g} false alarm{}", calibration.budget,
-                                    calibration.budget == 1 ? "" : "s");
+    const auto budget =
+        fmt::format("{:g} false alarm{}", calibration.budget, calibration.budget == 1 ? "" : "s");
     switch (calibration.source) {
         case model::CalibrationSource::Calibrated:
             return fmt::format(
