@@ -23,11 +23,19 @@ struct Judged {
     double noise = 0;          // the noise quantile of its deviations
     double floor = 0;          // ln(1 + its category minimum)
     bool smaller_is_better = true;
-    Assessment assessment;     // complete unless level_based
+    Assessment assessment;  // complete unless level_based
+};
+
+// The suite's moves from their levels, which do not depend on the sensitivity.
+struct SuiteMoves {
+    std::size_t count = 0;  // level-judged benchmarks
+    double shift = 0;       // their median move
+    double spread = 0;      // 1.4826 × the median absolute deviation of their moves
 };
 
 struct LevelPrepared final : PreparedSuite {
     std::vector<Judged> judged;
+    SuiteMoves moves;
 };
 
 model::Verdict verdict_of(double move, double threshold, bool smaller_is_better) {
@@ -48,11 +56,13 @@ class LevelMethod final : public Method {
         auto prepared = std::make_unique<LevelPrepared>();
         prepared->judged.reserve(suite.size());
         for (const auto& evidence : suite) prepared->judged.push_back(prepare_alone(evidence));
+        prepared->moves = suite_moves(prepared->judged);
         return prepared;
     }
 
     std::vector<Assessment> decide(const PreparedSuite& prepared, double setting) const override {
-        auto judged = dynamic_cast<const LevelPrepared&>(prepared).judged;
+        const auto& level_prepared = dynamic_cast<const LevelPrepared&>(prepared);
+        auto judged = level_prepared.judged;
         for (auto& one : judged) {
             if (!one.level_based) continue;
             auto& assessment = one.assessment;
@@ -60,7 +70,7 @@ class LevelMethod final : public Method {
             assessment.detectable_change = std::expm1(assessment.threshold);
             assessment.verdict = verdict_of(one.move, assessment.threshold, one.smaller_is_better);
         }
-        judge_suite_move(judged);
+        judge_suite_move(level_prepared.moves, judged);
 
         std::vector<Assessment> assessments;
         assessments.reserve(judged.size());
@@ -154,27 +164,34 @@ class LevelMethod final : public Method {
     // benchmark is then flagged only when it moved beyond its threshold both from its level and
     // from the suite's median move, the same way, with a threshold of at least the suite's
     // spread × suite_spread_factor.
-    void judge_suite_move(std::vector<Judged>& judged) const {
+    static SuiteMoves suite_moves(const std::vector<Judged>& judged) {
         std::vector<double> moves;
+        for (const auto& one : judged)
+            if (one.level_based) moves.push_back(one.move);
+        SuiteMoves result;
+        result.count = moves.size();
+        if (moves.empty()) return result;
+        result.shift = stats::median(moves);
+        for (double& move : moves) move = std::abs(move - result.shift);
+        result.spread = kMadToSigma * stats::median(moves);
+        return result;
+    }
+
+    void judge_suite_move(const SuiteMoves& suite, std::vector<Judged>& judged) const {
         int up = 0;
         int down = 0;
         for (const auto& one : judged) {
             if (!one.level_based) continue;
-            moves.push_back(one.move);
             if (one.move > one.assessment.threshold) ++up;
             if (one.move < -one.assessment.threshold) ++down;
         }
-        const auto count = moves.size();
-        if (count < settings_.suite_minimum) return;
+        if (suite.count < settings_.suite_minimum) return;
         if (static_cast<double>(std::max(up, down)) <
-            settings_.suite_share * static_cast<double>(count))
+            settings_.suite_share * static_cast<double>(suite.count))
             return;
 
-        const double shift = stats::median(moves);
-        std::vector<double> distances;
-        distances.reserve(count);
-        for (double move : moves) distances.push_back(std::abs(move - shift));
-        const double spread = kMadToSigma * stats::median(distances);
+        const double shift = suite.shift;
+        const double spread = suite.spread;
         for (auto& one : judged) {
             if (!one.level_based) continue;
             auto& assessment = one.assessment;

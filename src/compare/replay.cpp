@@ -1,6 +1,7 @@
 #include "compare/replay.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cmath>
 #include <map>
@@ -20,18 +21,20 @@ bool measured(const std::optional<double>& value) {
     return value && *value > 0;
 }
 
-// Median of the measured values of runs [first, last).
+// Median of the measured values of runs [first, last), a window of persistence_window runs.
 double window_median(const BacktestSeries& series, std::size_t first, std::size_t last) {
-    std::vector<double> values;
+    assert(last - first <= persistence_window);
+    std::array<double, persistence_window> values{};
+    std::size_t count = 0;
     for (std::size_t run = first; run < last; ++run)
-        if (measured(series.values[run])) values.push_back(*series.values[run]);
-    assert(!values.empty());
-    return stats::median(values);
+        if (measured(series.values[run])) values[count++] = *series.values[run];
+    assert(count > 0);
+    return stats::median(std::span<const double>(values.data(), count));
 }
 
 }  // namespace
 
-Replay::Replay(const BacktestMatrix& matrix) {
+Replay::Replay(const BacktestMatrix& matrix, std::size_t first_run) {
     const auto count = matrix.benchmarks.size();
     measured_.resize(count);
     // measured_before[b][t]: how many measured values of benchmark b precede run t.
@@ -45,7 +48,8 @@ Replay::Replay(const BacktestMatrix& matrix) {
             if (measured(value)) measured_[b].push_back(*value);
         }
     }
-    for (std::size_t t = first_pull_request; t + persistence_window + 1 <= matrix.runs; ++t) {
+    for (std::size_t t = std::max(first_pull_request, first_run);
+         t + persistence_window + 1 <= matrix.runs; ++t) {
         ReplayedPullRequest request{t, {}, {}};
         for (std::size_t b = 0; b < count; ++b) {
             const auto& series = matrix.benchmarks[b];
@@ -160,7 +164,11 @@ model::Calibration calibrate_choice(const BacktestMatrix& history,
     if (choice.kind != model::MethodKind::Level || !rule)
         return {model::CalibrationSource::Fixed, 0, choice.level.sensitivity, 0, 0};
     const auto method = make_method(choice);
-    const Replay replay(history);
+    // Only the latest rule->window pull requests are replayed: those from this run on.
+    const auto first_run = history.runs > rule->window + persistence_window + 1
+                               ? history.runs - persistence_window - rule->window
+                               : 0;
+    const Replay replay(history, first_run);
     auto requests = calibration_requests(replay, history.runs);
     requests = requests.last(std::min(rule->window, requests.size()));
     std::vector<std::unique_ptr<PreparedSuite>> prepared;

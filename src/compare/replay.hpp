@@ -46,12 +46,12 @@ struct ReplayedPullRequest {
     std::vector<double> later_shift;
 };
 
-// Every run t with first_pull_request <= t and t + persistence_window + 1 <= matrix.runs,
-// replayed as a pull request. Keeps pointers into its own copy of the values, so it must outlive
-// the evidence it hands out and cannot be copied.
+// Every run t with max(first_pull_request, first_run) <= t and t + persistence_window + 1 <=
+// matrix.runs, replayed as a pull request. Keeps pointers into its own copy of the values, so it
+// must outlive the evidence it hands out and cannot be copied.
 class Replay {
   public:
-    explicit Replay(const BacktestMatrix& matrix);
+    explicit Replay(const BacktestMatrix& matrix, std::size_t first_run = 0);
     Replay(const Replay&) = delete;
     Replay& operator=(const Replay&) = delete;
 

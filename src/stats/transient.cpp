@@ -12,12 +12,16 @@ double quantile(std::span<const double> values, double q) {
     assert(q >= 0 && q <= 1);
     if (values.empty()) return 0;
     std::vector<double> sorted(values.begin(), values.end());
-    std::sort(sorted.begin(), sorted.end());
     const double position = q * static_cast<double>(sorted.size() - 1);
     const auto below = static_cast<std::size_t>(std::floor(position));
     const auto above = std::min(below + 1, sorted.size() - 1);
     const double fraction = position - static_cast<double>(below);
-    return sorted[below] + fraction * (sorted[above] - sorted[below]);
+    // Only the two order statistics around the position are needed, not a full sort.
+    const auto at_below = sorted.begin() + static_cast<std::ptrdiff_t>(below);
+    std::nth_element(sorted.begin(), at_below, sorted.end());
+    const double low = *at_below;
+    const double high = above == below ? low : *std::min_element(at_below + 1, sorted.end());
+    return low + fraction * (high - low);
 }
 
 bool lasted(double change, double later_shift) {

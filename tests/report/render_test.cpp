@@ -290,7 +290,7 @@ model::Comparison level_with_suite_move() {
         });
     comparison.method.kind = model::MethodKind::Level;
     comparison.method.level.sensitivity = 1.73421;
-    comparison.calibration = {model::CalibrationSource::Calibrated, 1, 1.73421, 50, 0.74};
+    comparison.calibration = {model::CalibrationSource::Calibrated, 1, 1.73421, 75, 0.72};
     comparison.suite_move = -0.4;
     return comparison;
 }
