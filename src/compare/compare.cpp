@@ -307,7 +307,7 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
     const auto assessments = method.judge(suite);
     assert(assessments.size() == comparison.benchmarks.size());
     // The seed rule reproduces reference reports that have no such verdict.
-    const bool judges_noisiness = method.name() != "seed";
+    const bool judges_noisiness = comparison.method.kind != model::MethodKind::Seed;
     for (std::size_t i = 0; i < assessments.size(); ++i) {
         auto& benchmark = comparison.benchmarks[i];
         benchmark.typical_change = assessments[i].typical_change;
