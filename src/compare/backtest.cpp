@@ -16,8 +16,7 @@ namespace benchwatch::compare {
 
 namespace {
 
-// Log-spaced settings tried before bisecting, and bisection steps after.
-constexpr int budget_grid_points = 24;
+// Bisection steps of --budget's search for the best fixed setting.
 constexpr int budget_bisection_steps = 24;
 
 using PullRequest = ReplayedPullRequest;
@@ -139,36 +138,14 @@ std::vector<double> calibrated_settings(const Method& method, std::span<const Pu
     return settings;
 }
 
-// The smallest setting in the method's range whose flukes per pull request are at most `budget`:
-// the first of a log-spaced grid that keeps the budget, refined by bisection (in log space)
-// against the grid point before it. Flukes fall nearly monotonically as the setting grows, so
-// this finds the first crossing; the strictest setting when none keeps the budget.
+// The most sensitive fixed setting whose flukes per pull request are at most `budget`.
 double budget_setting(const Method& method, std::span<const PullRequest> requests,
                       const Prepared& prepared, double budget) {
-    const auto [smallest, largest] = method.setting_range();
-    assert(smallest > 0 && smallest <= largest);
-    const auto flukes_at = [&](double setting) {
-        const std::vector<double> settings(requests.size(), setting);
-        return flag_counts(method, requests, prepared, settings).flukes_per_pr;
-    };
-    if (flukes_at(smallest) <= budget) return smallest;
-    const double log_smallest = std::log(smallest);
-    const double log_step = (std::log(largest) - log_smallest) / (budget_grid_points - 1);
-    double too_loose = log_smallest;
-    for (int point = 1; point < budget_grid_points; ++point) {
-        double within =
-            point + 1 == budget_grid_points ? std::log(largest) : log_smallest + point * log_step;
-        if (flukes_at(std::exp(within)) > budget) {
-            too_loose = within;
-            continue;
-        }
-        for (int step = 0; step < budget_bisection_steps; ++step) {
-            const double middle = (too_loose + within) / 2;
-            (flukes_at(std::exp(middle)) <= budget ? within : too_loose) = middle;
-        }
-        return std::exp(within);
-    }
-    return largest;
+    return smallest_setting_within(
+        method.setting_range(), budget, budget_bisection_steps, [&](double setting) {
+            const std::vector<double> settings(requests.size(), setting);
+            return flag_counts(method, requests, prepared, settings).flukes_per_pr;
+        });
 }
 
 }  // namespace

@@ -13,8 +13,9 @@ namespace benchwatch::compare {
 
 namespace {
 
-// Log-spaced settings tried before bisecting, and bisection steps after.
-constexpr int calibration_grid_points = 24;
+// Log-spaced settings tried before bisecting.
+constexpr int grid_points = 24;
+// Bisection steps of the calibration: the setting to 1 part in 10,000 of a grid step.
 constexpr int calibration_bisection_steps = 14;
 
 bool measured(const std::optional<double>& value) {
@@ -85,6 +86,30 @@ FlagCount count_flags(const ReplayedPullRequest& request, std::span<const Assess
     return count;
 }
 
+double smallest_setting_within(std::pair<double, double> range, double target, int bisection_steps,
+                               const std::function<double(double)>& flukes_at) {
+    const auto [smallest, largest] = range;
+    assert(smallest > 0 && smallest <= largest);
+    if (flukes_at(smallest) <= target) return smallest;
+    const double log_smallest = std::log(smallest);
+    const double log_step = (std::log(largest) - log_smallest) / (grid_points - 1);
+    double too_loose = log_smallest;
+    for (int point = 1; point < grid_points; ++point) {
+        double within =
+            point + 1 == grid_points ? std::log(largest) : log_smallest + point * log_step;
+        if (flukes_at(std::exp(within)) > target) {
+            too_loose = within;
+            continue;
+        }
+        for (int step = 0; step < bisection_steps; ++step) {
+            const double middle = (too_loose + within) / 2;
+            (flukes_at(std::exp(middle)) <= target ? within : too_loose) = middle;
+        }
+        return std::exp(within);
+    }
+    return largest;
+}
+
 std::optional<CalibrationRule> calibration_rule_of(const model::LevelRuleSettings& settings) {
     if (!settings.false_alarms_per_pr) return std::nullopt;
     CalibrationRule rule;
@@ -127,29 +152,8 @@ model::Calibration calibrate(const Method& method, std::span<const ReplayedPullR
         return calibration;
     };
     if (used == 0) return finish(rule.conservative_setting);
-
-    const auto [smallest, largest] = method.setting_range();
-    assert(smallest > 0 && smallest <= largest);
-    if (flukes_at(smallest) <= target) return finish(smallest);
-    const double log_smallest = std::log(smallest);
-    const double log_step = (std::log(largest) - log_smallest) / (calibration_grid_points - 1);
-    double too_loose = log_smallest;
-    for (int point = 1; point < calibration_grid_points; ++point) {
-        const double within = point + 1 == calibration_grid_points
-                                  ? std::log(largest)
-                                  : log_smallest + point * log_step;
-        if (flukes_at(std::exp(within)) > target) {
-            too_loose = within;
-            continue;
-        }
-        double bound = within;
-        for (int step = 0; step < calibration_bisection_steps; ++step) {
-            const double middle = (too_loose + bound) / 2;
-            (flukes_at(std::exp(middle)) <= target ? bound : too_loose) = middle;
-        }
-        return finish(std::exp(bound));
-    }
-    return finish(largest);
+    return finish(smallest_setting_within(method.setting_range(), target,
+                                          calibration_bisection_steps, flukes_at));
 }
 
 std::size_t calibration_runs(const model::MethodChoice& choice) {

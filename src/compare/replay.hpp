@@ -5,10 +5,12 @@
 // compare both use it, so that what compare calibrates on is exactly what backtest measures.
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compare/method.hpp"
@@ -85,6 +87,13 @@ struct CalibrationRule {
     std::size_t minimum_pull_requests = 20;
     double conservative_setting = 3.0;
 };
+
+// The smallest setting in `range` (0 < first <= second) with flukes_at(setting) <= target: the
+// first point of a log-spaced grid of 24 that keeps it, refined by `bisection_steps` halvings
+// (in log space) against the grid point before it; range.second when none keeps it. Flukes fall
+// nearly monotonically as the setting grows, so this finds the first crossing.
+double smallest_setting_within(std::pair<double, double> range, double target, int bisection_steps,
+                               const std::function<double(double)>& flukes_at);
 
 // The level settings' calibration rule; std::nullopt when they fix the sensitivity instead.
 std::optional<CalibrationRule> calibration_rule_of(const model::LevelRuleSettings& settings);
