@@ -202,9 +202,15 @@ BacktestMatrix matrix_of(const model::History& history,
 }
 
 model::MethodChoice calibrated_on(const model::History& history, const model::MethodChoice& choice,
-                                  const std::vector<model::Category>& categories) {
+                                  const std::vector<model::Category>& categories,
+                                  bool leave_out_latest) {
     if (calibration_runs(choice) == 0) return choice;
-    return calibrated(choice, calibrate_choice(matrix_of(history, categories), choice));
+    auto matrix = matrix_of(history, categories);
+    if (leave_out_latest && matrix.runs > 0) {
+        --matrix.runs;
+        for (auto& series : matrix.benchmarks) series.values.pop_back();
+    }
+    return calibrated(choice, calibrate_choice(matrix, choice));
 }
 
 model::MethodChoice calibrated(model::MethodChoice choice, const model::Calibration& calibration) {

@@ -123,9 +123,12 @@ BacktestMatrix matrix_of(const model::History& history,
                          const std::vector<model::Category>& categories);
 
 // `choice` as a report would judge the next pull request with it on `history` (the default
-// branch, all of it): a level method with a budget calibrated on history's latest runs.
+// branch, all of it): a level method with a budget calibrated on history's latest runs. With
+// `leave_out_latest` set, the history's newest commit is left out, as compare leaves it out
+// when that commit is the head it judges.
 model::MethodChoice calibrated_on(const model::History& history, const model::MethodChoice& choice,
-                                  const std::vector<model::Category>& categories);
+                                  const std::vector<model::Category>& categories,
+                                  bool leave_out_latest = false);
 
 // `choice` with a level method's sensitivity set to the one `calibration` chose.
 model::MethodChoice calibrated(model::MethodChoice choice, const model::Calibration& calibration);

@@ -133,15 +133,20 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
         position.emplace(history.commits[i], static_cast<std::uint32_t>(i));
     const auto last_commit = static_cast<std::uint32_t>(history.commits.size()) - 1;
 
+    // Steps are judged as `history --changes` judges them, calibrated on the whole history; the
+    // badges judge the latest run as compare judges it as a head, calibrated on the runs before.
     const auto method =
         compare::make_method(compare::calibrated_on(history, options.method, options.categories));
+    const auto latest_run_method = compare::make_method(
+        compare::calibrated_on(history, options.method, options.categories, true));
     const auto environment_of = [&first](const std::string& commit) -> model::Environment {
         const auto found = first.find(commit);
         return found == first.end() ? model::Environment{} : found->second->environment;
     };
     const auto changes =
         compare::find_changes(history, environment_of, *method, options.categories);
-    const auto standings = compare::standings(history, changes, *method, options.categories);
+    const auto standings =
+        compare::standings(history, changes, *latest_run_method, options.categories);
     for (const auto& event : changes.events)
         result.suite_events.push_back({static_cast<std::uint32_t>(event.position),
                                        static_cast<std::uint32_t>(event.position - 1),
