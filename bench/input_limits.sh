@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Peak memory of benchwatch record on the inputs of issue 4's limits, for docs/PERFORMANCE.md:
+# Peak memory of benchwatch record on inputs at the input limits, for docs/PERFORMANCE.md:
 # a valid Google Benchmark file of about 100 MB (read in full), and the files refused by the
 # common checks of src/ingest/ingest.cpp — 1 GiB (sparse), 10,000-deep nesting, a 1 MB name,
 # invalid UTF-8 — which must be refused quickly and in little memory. Not a timed assertion.

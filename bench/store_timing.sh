@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times the stores against each other, for docs/PERFORMANCE.md (issue 7): SQLite beside a private
+# Times the stores against each other, for docs/PERFORMANCE.md: SQLite beside a private
 # PostgreSQL server (tests/support/postgres-cluster, Unix socket, started and stopped here).
 #   - record throughput: 1,000 runs × 1,000 benchmarks, one Store::record() each, from one
 #     process and from 4 processes at once (250 runs each, disjoint commits)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The history dashboard's performance goals end to end (issue 5), on a generated store:
+# The history dashboard's performance goals end to end (docs/PERFORMANCE.md), on a generated store:
 #   1. generate-history.mjs writes a github-action-benchmark data.js (500 benchmarks × 5,000 runs);
 #   2. `benchwatch import` stores it (wall time and peak memory from GNU time);
 #   3. `benchwatch serve` starts on a free port: time until it prints its address, and its

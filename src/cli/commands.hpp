@@ -81,25 +81,25 @@ Command add_serve_command(CLI::App& parent);
 // `benchwatch site`: the history dashboard as static files.
 Command add_site_command(CLI::App& parent);
 
-// `benchwatch github comment|summary|status`: the report on a pull request (issue 6).
+// `benchwatch github comment|summary|status`: the report on a pull request.
 Command add_github_command(CLI::App& parent);
 
-// `benchwatch gitlab comment`: the report as the merge request's note (issue 6).
+// `benchwatch gitlab comment`: the report as the merge request's note.
 Command add_gitlab_command(CLI::App& parent);
 
-// `benchwatch history-branch pull|push`: the run history kept in a git branch (issue 6).
+// `benchwatch history-branch pull|push`: the run history kept in a git branch.
 Command add_history_branch_command(CLI::App& parent);
 
-// `benchwatch migrate`: applies the store's schema migrations explicitly (issue 7).
+// `benchwatch migrate`: applies the store's schema migrations explicitly.
 Command add_migrate_command(CLI::App& parent);
 
-// `benchwatch copy`: copies a whole run history from one store to another (issue 7).
+// `benchwatch copy`: copies a whole run history from one store to another.
 Command add_copy_command(CLI::App& parent);
 
-// `benchwatch confirm`: re-measures flagged benchmarks, base and head interleaved (issue 8).
+// `benchwatch confirm`: re-measures flagged benchmarks, base and head interleaved.
 Command add_confirm_command(CLI::App& parent);
 
-// `benchwatch backtest`: replays the default branch as pull requests to measure methods (issue 8).
+// `benchwatch backtest`: replays the default branch as pull requests to measure methods.
 Command add_backtest_command(CLI::App& parent);
 
 // What the dashboard needs from flags and config: the default branch (--default-branch, config,

@@ -31,7 +31,7 @@ std::string escape_markdown(std::string_view name);
 // A terminal sparkline of the values, one block character (▁▂▃▄▅▆▇█) per value.
 std::string sparkline(std::span<const double> values);
 
-// The pull-request report in Markdown, exactly as DESIGN.md §5.
+// The pull-request report in Markdown, line for line as docs/report.md shows it.
 void render_markdown(const model::Comparison& comparison, std::ostream& out);
 
 // render_markdown(), at most `max_characters` bytes of UTF-8 (never fewer than GitHub counts as

@@ -1,5 +1,5 @@
 // What could break: `benchwatch backtest` reading the default branch out of order or with the
-// wrong categories, JSON that strays from issue 8's shape, figures that disagree with the
+// wrong categories, JSON that strays from the shape docs/JUDGEMENT.md gives, figures that disagree with the
 // definitions, or error lines that do not say what to fix.
 #include <gtest/gtest.h>
 
@@ -193,7 +193,7 @@ TEST_F(BacktestTest, ErrorsAreOneLine) {
               "for usage\n");
 }
 
-// Seed on the Metal.jl history, checked against an independent computation of issue 8's
+// Seed on the Metal.jl history, checked against an independent computation of docs/JUDGEMENT.md's
 // definitions (tests/data/backtest/seed_backtest.py, which reads the file without benchwatch): 201
 // pull requests (runs 10…210 of 216), 1427 flukes and 643 persistent flags at factor 3; at factor
 // 20, the end of seed's range, still 402 flukes (2 per pull request), so budget 2 is met within it.

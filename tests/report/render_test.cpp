@@ -1,4 +1,4 @@
-// What could break: the pull-request report drifting from DESIGN.md §5 (line order, blank lines,
+// What could break: the pull-request report drifting from docs/report.md (line order, blank lines,
 // tables, sentences, escaping) or the text and JSON outputs disagreeing with it. Each scenario
 // is rendered three ways and compared with approved files in tests/data/report/.
 #include <fmt/format.h>
