@@ -173,8 +173,7 @@ model::Calibration calibrate_choice(const BacktestMatrix& history,
                                ? history.runs - persistence_window - rule->window
                                : 0;
     const Replay replay(history, first_run);
-    auto requests = calibration_requests(replay, history.runs);
-    requests = requests.last(std::min(rule->window, requests.size()));
+    const auto requests = replay.pull_requests();
     std::vector<std::unique_ptr<PreparedSuite>> prepared;
     prepared.reserve(requests.size());
     for (const auto& request : requests) prepared.push_back(method->prepare(request.suite));
@@ -216,14 +215,6 @@ model::MethodChoice calibrated_on(const model::History& history, const model::Me
 model::MethodChoice calibrated(model::MethodChoice choice, const model::Calibration& calibration) {
     if (choice.kind == model::MethodKind::Level) choice.level.sensitivity = calibration.sensitivity;
     return choice;
-}
-
-std::span<const ReplayedPullRequest> calibration_requests(const Replay& replay, std::size_t runs) {
-    const auto all = replay.pull_requests();
-    const auto end = std::find_if(all.begin(), all.end(), [&](const ReplayedPullRequest& request) {
-        return request.run + persistence_window + 1 > runs;
-    });
-    return all.first(static_cast<std::size_t>(end - all.begin()));
 }
 
 }  // namespace benchwatch::compare

@@ -133,9 +133,4 @@ model::MethodChoice calibrated_on(const model::History& history, const model::Me
 // `choice` with a level method's sensitivity set to the one `calibration` chose.
 model::MethodChoice calibrated(model::MethodChoice choice, const model::Calibration& calibration);
 
-// The replayed pull requests of `replay` that a comparison whose history is runs 0…runs − 1 may
-// calibrate on: those whose persistence window ends before `runs` (t + persistence_window + 1 <=
-// runs), so no run after the baseline is read.
-std::span<const ReplayedPullRequest> calibration_requests(const Replay& replay, std::size_t runs);
-
 }  // namespace benchwatch::compare

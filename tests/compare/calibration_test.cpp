@@ -60,7 +60,7 @@ TEST(Calibration, KeepsTheReplayedPullRequestsWithinBudgetTimesMargin) {
     // Recount by hand at the setting chosen and a little below it: within the target at the
     // setting, over it just below (it is the most sensitive setting that keeps it).
     const Replay replay(matrix);
-    const auto requests = calibration_requests(replay, matrix.runs).last(75);
+    const auto requests = replay.pull_requests().last(75);
     const auto count_at = [&](double sensitivity) {
         auto settings = choice.level;
         settings.sensitivity = sensitivity;
