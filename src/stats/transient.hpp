@@ -12,8 +12,8 @@ namespace benchwatch::stats {
 double quantile(std::span<const double> values, double q);
 
 // Whether a move of `change` lasted, judged by the shift of the level it was followed by: the
-// shift has the move's sign and at least half its size (both in log space). Issue 8's test of a
-// persistent flag, and the test transient_deviations() leaves steps out by.
+// shift has the move's sign and at least half its size (both in log space). The backtest's test of
+// a persistent flag, and the test transient_deviations() leaves steps out by.
 // Example: lasted(0.2, 0.15) is true; lasted(0.2, 0.05) and lasted(0.2, -0.2) are false.
 bool lasted(double change, double later_shift);
 

@@ -1,4 +1,4 @@
-# Issue 8's backtest of the seed rule (flukes and persistent flags, no injections) computed from
+# The backtest of the seed rule (flukes and persistent flags, no injections) computed from
 # its definitions without benchwatch, for tests/e2e/backtest_test.cpp's Metal.jl figures.
 # Usage: python3 seed_backtest.py [FACTOR] [PATH-TO-metal-gh-pages-data.js]
 import json, math, statistics, sys
