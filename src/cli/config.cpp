@@ -169,7 +169,8 @@ Config load_config(const std::filesystem::path& path) {
     }
     reject_unknown_keys(path, root,
                         {"project", "machine", "store", "default_branch", "history_url",
-                         "dashboard_url", "repository_url", "compare", "category", "latency"},
+                         "dashboard_url", "repository_url", "compare", "category", "latency",
+                         "run"},
                         "");
     Config config;
     config.file = path;
@@ -201,6 +202,26 @@ Config load_config(const std::filesystem::path& path) {
             config.settings.pairs = static_cast<int>(*value);
         }
         read_level_settings(path, *compare, config.level_settings);
+    }
+    if (const auto* node = root.get("run")) {
+        const auto* run = node->as_table();
+        if (!run) fail_at(path, node->source(), "'run' must be a table");
+        reject_unknown_keys(path, *run, {"compilers"}, "run.");
+        if (const auto* compilers = run->get("compilers")) {
+            const auto* array = compilers->as_array();
+            if (!array)
+                fail_at(path, compilers->source(),
+                        "'run.compilers' must be an array of program names, e.g. [\"go\"]");
+            config.compilers.emplace();
+            for (const auto& compiler : *array) {
+                const auto* text = compiler.as_string();
+                if (!text || text->get().empty() ||
+                    text->get().find_first_of("/ \t\n") != std::string::npos)
+                    fail_at(path, compiler.source(),
+                            "'run.compilers' must hold program names found on PATH, e.g. \"g++\"");
+                config.compilers->push_back(text->get());
+            }
+        }
     }
     if (const auto* node = root.get("category")) {
         const auto* categories = node->as_array();

@@ -44,6 +44,9 @@ struct Config {
     model::LevelRuleSettings level_settings;
     std::vector<model::Category> categories = model::default_categories();
     std::vector<LatencyConfig> latency;
+    // The toolchains whose versions `run` records; std::nullopt: those of the harness
+    // (run::default_compilers).
+    std::optional<std::vector<std::string>> compilers;
 
     // The directory holding the file, or `fallback` when there is none.
     std::filesystem::path directory_or(const std::filesystem::path& fallback) const;

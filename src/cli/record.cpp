@@ -67,7 +67,7 @@ int run_record(const RecordFlags& flags) {
     model::Run run = ingest::assemble_run(std::move(files), metadata);
     if (!flags.server.empty()) return upload_run(flags, run, metadata);
     const auto store = store::open_store(resolve_store(flags.run.common, context));
-    print_record_outcome(run, store->record(run));
+    record_and_report(*store, run);
     return 0;
 }
 

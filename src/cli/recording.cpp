@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "report/report.hpp"
 #include "store/store.hpp"
 
 namespace benchwatch::cli {
@@ -50,10 +51,44 @@ void print_record_outcome(const model::Run& run, const store::RecordOutcome& out
                                  outcome.run_id, short_commit);
 }
 
+namespace {
+
+// What of `given` a run whose results were already stored as a run with `stored` did not keep:
+// one line for the terminal, or std::nullopt when nothing was lost.
+std::optional<std::string> environment_not_stored(const model::Environment& stored,
+                                                  const model::Environment& given) {
+    std::vector<std::string> parts;
+    for (const auto& [key, value] : given) {
+        const auto found = stored.find(key);
+        if (found == stored.end())
+            parts.push_back(fmt::format("{}={} (not recorded there)", key, value));
+        else if (found->second != value)
+            parts.push_back(fmt::format("{}={} (stored: {})", key, value, found->second));
+    }
+    if (parts.empty()) return std::nullopt;
+    return report::terminal_text(
+        fmt::format("the environment given differs from the stored run's, which is kept as it "
+                    "was recorded: {}; results identical to a stored run are not recorded twice",
+                    fmt::join(parts, ", ")));
+}
+
+}  // namespace
+
+void record_and_report(store::Store& store, const model::Run& run) {
+    const auto outcome = store.record(run);
+    print_record_outcome(run, outcome);
+    if (outcome.inserted) return;
+    for (const auto& stored : store.list_runs({run.project, run.machine, "", {run.commit}})) {
+        if (stored.id != outcome.run_id) continue;
+        if (const auto note = environment_not_stored(stored.environment, run.environment))
+            std::cerr << "note: " << *note << '\n';
+    }
+}
+
 int store_run(model::Run run, const RunFlags& flags, const Context& context) {
     ingest::apply_metadata(resolve_run_metadata(flags, context), run);
     const auto store = store::open_store(resolve_store(flags.common, context));
-    print_record_outcome(run, store->record(run));
+    record_and_report(*store, run);
     return 0;
 }
 

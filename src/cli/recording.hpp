@@ -35,6 +35,11 @@ ingest::RunMetadata resolve_run_metadata(const RunFlags& flags, const Context& c
 // attempt A, K results)" or "already recorded: run N of <commit> holds these results".
 void print_record_outcome(const model::Run& run, const store::RecordOutcome& outcome);
 
+// Records `run` in `store` and prints print_record_outcome()'s line; when the same results were
+// already stored, also a "note:" line on stderr naming the environment values given that the
+// stored run does not have, since they are not stored.
+void record_and_report(store::Store& store, const model::Run& run);
+
 // Completes `run` (its results, environment, format and content hash already set) with the
 // metadata of resolve_run_metadata() but its --env facts, stores it in the store the flags name,
 // and prints print_record_outcome()'s line. Returns the exit code.

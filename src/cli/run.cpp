@@ -219,7 +219,11 @@ int run_run(const RunCommandFlags& flags) {
 
     const auto directory =
         context.repository ? context.repository->top_level() : context.working_directory;
-    run.environment = run::capture_environment(directory);
+    std::vector<std::vector<std::string>> commands;
+    if (!flags.harness.empty()) commands.push_back(flags.harness);
+    for (const auto& latency : latencies) commands.push_back(latency.command.argv);
+    const auto compilers = context.config.compilers.value_or(run::default_compilers(commands));
+    run.environment = run::capture_environment(directory, compilers);
     for (auto& [key, value] : harness_context) run.environment[key] = value;
     if (!flags.env_command.empty())
         for (auto& [key, value] : run::environment_from_command(flags.env_command, directory))

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "compare/runs.hpp"
+#include "model/environment_keys.hpp"
 #include "stats/stats.hpp"
 #include "stats/trusted_steps.hpp"
 
@@ -13,16 +14,17 @@ namespace benchwatch::compare {
 
 std::vector<model::EnvironmentChange> environment_differences(const model::Environment& before,
                                                               const model::Environment& after) {
-    std::set<std::string> keys;
-    for (const auto& [key, value] : before) keys.insert(key);
-    for (const auto& [key, value] : after) keys.insert(key);
     std::vector<model::EnvironmentChange> changes;
-    for (const auto& key : keys) {
-        model::EnvironmentChange change{key, std::nullopt, std::nullopt};
-        if (const auto found = before.find(key); found != before.end())
-            change.before = found->second;
-        if (const auto found = after.find(key); found != after.end()) change.after = found->second;
-        if (change.before != change.after) changes.push_back(std::move(change));
+    for (const auto& [key, value_before] : before) {
+        const auto found = after.find(key);
+        if (found == after.end()) continue;
+        auto old_value = value_before;
+        auto new_value = found->second;
+        if (key.starts_with(model::compiler_key_prefix)) {
+            old_value = model::version_in(old_value).value_or(old_value);
+            new_value = model::version_in(new_value).value_or(new_value);
+        }
+        if (old_value != new_value) changes.push_back({key, old_value, new_value});
     }
     return changes;
 }

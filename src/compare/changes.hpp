@@ -18,8 +18,11 @@
 
 namespace benchwatch::compare {
 
-// The keys whose value differs between two environments, sorted by key: before is nullopt for
-// a key added, after for a key removed.
+// The keys recorded in both environments whose values differ, sorted by key. A key recorded on
+// one side only is no change: runs stored by `record` and by `run`, or by older and newer
+// versions, capture different keys. Toolchain keys ("compiler.<name>") differ only when the
+// versions their values name differ, and are given as those versions, so that a banner line
+// stored by an older version is not a change.
 std::vector<model::EnvironmentChange> environment_differences(const model::Environment& before,
                                                               const model::Environment& after);
 

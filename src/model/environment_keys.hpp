@@ -1,6 +1,8 @@
 #pragma once
 
 #include <array>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace benchwatch::model {
@@ -12,5 +14,14 @@ inline constexpr std::array<std::string_view, 8> machine_keys = {
 
 // True when `key` is one of machine_keys.
 bool is_machine_key(std::string_view key);
+
+// Where a toolchain's version is kept: "compiler.<name>".
+inline constexpr std::string_view compiler_key_prefix = "compiler.";
+
+// The version a tool's `--version` output names: the last run of digits with dots ("12.2.0",
+// "1.99") on the first line that holds one; std::nullopt when no line does. Banner lines such as
+// "nvcc: NVIDIA (R) Cuda compiler driver" are skipped, so nvcc's "release 12.2, V12.2.140" gives
+// "12.2.140". Example: version_in("g++ (Debian 12.2.0-14) 12.2.0") == "12.2.0".
+std::optional<std::string> version_in(std::string_view output);
 
 }  // namespace benchwatch::model

@@ -134,6 +134,35 @@ bool is_machine_key(std::string_view key) {
     return std::find(machine_keys.begin(), machine_keys.end(), key) != machine_keys.end();
 }
 
+std::optional<std::string> version_in(std::string_view output) {
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    while (!output.empty()) {
+        const auto end = std::min(output.find('\n'), output.size());
+        const auto line = output.substr(0, end);
+        std::optional<std::string> last;
+        for (std::size_t i = 0; i < line.size();) {
+            if (!digit(line[i])) {
+                ++i;
+                continue;
+            }
+            std::size_t j = i;
+            bool dotted = false;
+            while (j < line.size() && digit(line[j])) {
+                ++j;
+                if (j + 1 < line.size() && line[j] == '.' && digit(line[j + 1])) {
+                    dotted = true;
+                    ++j;
+                }
+            }
+            if (dotted) last = std::string(line.substr(i, j - i));
+            i = j;
+        }
+        if (last) return last;
+        output.remove_prefix(std::min(end + 1, output.size()));
+    }
+    return std::nullopt;
+}
+
 std::string with_metric(std::string_view name, std::string_view metric) {
     if (metric == "time") return std::string(name);
     std::string labelled;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "report/report.hpp"
+#include "report/wording.hpp"
 
 namespace benchwatch::report {
 
@@ -83,6 +84,8 @@ std::string format_change(double change) {
     if (std::isnan(change)) return "nan%";
     return fmt::format("{}{:.1f}%", sign, percent);
 }
+
+std::string terminal_text(std::string_view text) { return detail::plain_text(text); }
 
 std::string escape_markdown(std::string_view name) {
     auto is_word = [](char c) {

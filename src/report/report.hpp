@@ -28,6 +28,10 @@ std::string format_change(double change);
 // the table, inject HTML or mention anyone.
 std::string escape_markdown(std::string_view name);
 
+// Text from outside made safe for one terminal or CI log line: every control character
+// (newline, escape, DEL…) becomes a space.
+std::string terminal_text(std::string_view text);
+
 // A terminal sparkline of the values, one block character (▁▂▃▄▅▆▇█) per value.
 std::string sparkline(std::span<const double> values);
 

@@ -7,6 +7,8 @@
 #include <charconv>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "run/timed_process.hpp"
@@ -156,17 +158,39 @@ model::Environment machine_environment(const SystemPaths& paths) {
     return environment;
 }
 
-model::Environment compiler_environment(std::chrono::duration<double> timeout) {
-    static constexpr std::array<std::string_view, 9> compilers = {
-        "gcc", "g++", "clang", "clang++", "rustc", "go", "julia", "python3", "nvcc"};
+std::vector<std::string> default_compilers(std::span<const std::vector<std::string>> commands) {
+    static const std::map<std::string_view, std::string_view> toolchain_of = {
+        {"go", "go"},           {"cargo", "rustc"},     {"rustc", "rustc"},
+        {"python", "python3"},  {"python3", "python3"}, {"pytest", "python3"},
+        {"asv", "python3"},     {"julia", "julia"},     {"java", "java"},
+        {"mvn", "java"},        {"gradle", "java"},     {"gradlew", "java"},
+        {"dotnet", "dotnet"},
+    };
+    std::set<std::string> compilers;
+    for (const auto& argv : commands) {
+        if (argv.empty()) continue;
+        const auto program = std::filesystem::path(argv.front()).filename().string();
+        if (const auto found = toolchain_of.find(program); found != toolchain_of.end())
+            compilers.insert(std::string(found->second));
+        else
+            compilers.insert({"gcc", "g++", "clang", "clang++"});
+    }
+    return {compilers.begin(), compilers.end()};
+}
+
+model::Environment compiler_environment(std::span<const std::string> compilers,
+                                        std::chrono::duration<double> timeout) {
     model::Environment environment;
-    for (const auto compiler : compilers) {
-        const std::string name(compiler);
-        const std::vector<std::string> argv = name == "go"
-                                                  ? std::vector<std::string>{name, "version"}
-                                                  : std::vector<std::string>{name, "--version"};
-        if (auto version = first_output_line(argv, timeout)) {
-            environment["compiler." + name] = *version;
+    for (const auto& name : compilers) {
+        const std::string_view flag = name == "go" ? "version" : name == "java" ? "-version" : "--version";
+        try {
+            const auto result =
+                run_timed(Command{.argv = {name, std::string(flag)}, .timeout = timeout});
+            if (!result.succeeded()) continue;
+            if (auto version = model::version_in(result.out.empty() ? result.err : result.out))
+                environment[std::string(model::compiler_key_prefix) + name] = *version;
+        } catch (const StartError&) {
+            // not on PATH: no key
         }
     }
     return environment;
@@ -211,9 +235,10 @@ model::Environment git_environment(const std::filesystem::path& directory) {
 }
 
 model::Environment capture_environment(const std::filesystem::path& directory,
+                                       std::span<const std::string> compilers,
                                        const SystemPaths& paths) {
     auto environment = machine_environment(paths);
-    environment.merge(compiler_environment());
+    environment.merge(compiler_environment(compilers));
     environment.merge(gpu_environment());
     environment.merge(git_environment(directory));
     return environment;

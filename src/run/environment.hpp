@@ -3,6 +3,7 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -25,10 +26,19 @@ struct SystemPaths {
 // proc/meminfo as "23.4 GiB"). Keys whose source is missing are left out.
 model::Environment machine_environment(const SystemPaths& paths = {});
 
-// The first line of each compiler's version found on PATH, as "compiler.<name>": gcc, g++,
-// clang, clang++, rustc, go, julia, python3, nvcc. Missing or failing ones are left out; each
-// gets at most `timeout`.
+// The toolchains whose versions a run of `commands` (each an argv) records when the config names
+// none: the one each command's program belongs to ("go" for go, "rustc" for cargo, "python3" for
+// python, pytest or asv, "julia", "java" for java, mvn or gradle, "dotnet"), and the C and C++
+// compilers (gcc, g++, clang, clang++) for any other program, such as a built benchmark binary.
+// Sorted, without repeats.
+std::vector<std::string> default_compilers(std::span<const std::vector<std::string>> commands);
+
+// The version of each of `compilers` found on PATH, as "compiler.<name>" = the version its
+// `--version` output names (model::version_in; `go version` for go, `-version` for java).
+// Missing or failing ones, and ones whose output names no version, are left out; each gets at
+// most `timeout`.
 model::Environment compiler_environment(
+    std::span<const std::string> compilers,
     std::chrono::duration<double> timeout = std::chrono::seconds(5));
 
 // "gpu" and "gpu.driver" from nvidia-smi, or "gpu" from rocm-smi, when either is on PATH.
@@ -37,8 +47,9 @@ model::Environment gpu_environment(std::chrono::duration<double> timeout = std::
 // "git.dirty" = "yes" or "no" for the repository containing `directory`; empty outside one.
 model::Environment git_environment(const std::filesystem::path& directory);
 
-// Everything above, for a run started in `directory`.
+// Everything above, for a run started in `directory` that records `compilers`' versions.
 model::Environment capture_environment(const std::filesystem::path& directory,
+                                       std::span<const std::string> compilers,
                                        const SystemPaths& paths = {});
 
 // An --env-command that failed or printed a line that is not KEY=VALUE. what() is one line:

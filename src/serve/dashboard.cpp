@@ -73,16 +73,16 @@ std::vector<EnvironmentChange> environment_changes(
     const std::vector<std::string>& commits,
     const std::unordered_map<std::string, const model::Run*>& runs) {
     std::vector<EnvironmentChange> changes;
-    const model::Environment* previous = nullptr;
+    // Each key's latest recorded value: a run that did not capture a key neither changes it nor
+    // hides a change between the runs before and after it.
+    model::Environment known;
     for (std::size_t index = 0; index < commits.size(); ++index) {
         const auto found = runs.find(commits[index]);
         if (found == runs.end() || found->second->environment.empty()) continue;
         const model::Environment& current = found->second->environment;
-        if (previous != nullptr) {
-            auto keys = key_changes(compare::environment_differences(*previous, current));
-            if (!keys.empty()) changes.push_back({index, std::move(keys)});
-        }
-        previous = &current;
+        auto keys = key_changes(compare::environment_differences(known, current));
+        if (!keys.empty()) changes.push_back({index, std::move(keys)});
+        for (const auto& [key, value] : current) known[key] = value;
     }
     return changes;
 }

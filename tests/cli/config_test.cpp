@@ -136,7 +136,7 @@ TEST_F(ConfigTest, ErrorsNameTheLineAndWhatWasExpected) {
     EXPECT_EQ(error_of("project = 3\n"), ":1:11: 'project' must be a string");
     EXPECT_EQ(error_of("projcet = \"x\"\n"),
               ":1:1: unknown key 'projcet'; known keys here: category, compare, dashboard_url, "
-              "default_branch, history_url, latency, machine, project, repository_url, store");
+              "default_branch, history_url, latency, machine, project, repository_url, run, store");
     EXPECT_EQ(error_of("[compare]\npairs = 0\n"),
               ":2:9: 'compare.pairs' must be a whole number >= 1");
     EXPECT_EQ(error_of("[[category]]\nname = \"A\"\nminimum = 5\n"),
@@ -167,6 +167,20 @@ command = "./ttfp"
               ":1:1: a [[latency]] needs a non-empty 'name' and 'command'");
     EXPECT_EQ(error_of("[[latency]]\nname = \"x\"\ncommand = \"y\"\nruns = 0\n"),
               ":4:8: 'latency.runs' must be a whole number >= 1");
+}
+
+TEST_F(ConfigTest, CompilersUnderRun) {
+    EXPECT_EQ(load_config(write("")).compilers, std::nullopt);
+    EXPECT_EQ(load_config(write("[run]\ncompilers = [\"go\", \"nvcc\"]\n")).compilers,
+              (std::vector<std::string>{"go", "nvcc"}));
+    EXPECT_EQ(load_config(write("[run]\ncompilers = []\n")).compilers,
+              std::vector<std::string>{});  // none recorded
+    EXPECT_EQ(error_of("[run]\ncompilers = \"go\"\n"),
+              ":2:13: 'run.compilers' must be an array of program names, e.g. [\"go\"]");
+    EXPECT_EQ(error_of("[run]\ncompilers = [\"/usr/bin/go\"]\n"),
+              ":2:14: 'run.compilers' must hold program names found on PATH, e.g. \"g++\"");
+    EXPECT_EQ(error_of("[run]\ncompiler = [\"go\"]\n"),
+              ":2:1: unknown key 'run.compiler'; known keys here: compilers");
 }
 
 TEST_F(ConfigTest, FoundUpwardFromTheWorkingDirectory) {

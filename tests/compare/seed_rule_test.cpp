@@ -293,15 +293,30 @@ TEST(AddedAndRemoved, ListedByNameAndNotCompared) {
     EXPECT_EQ(comparison.summaries[0].compared, 1);
 }
 
-TEST(Environment, ChangedAddedAndRemovedKeysInKeyOrder) {
+TEST(Environment, ChangedKeysInKeyOrderAndAKeyOnOneSideOnlyIsNoChange) {
     Recorder recorder;
-    recorder.record("base", "main", {timed("a", 1)}, {{"A", "1"}, {"B", "2"}, {"C", "3"}});
-    recorder.record("pr", "feature", {timed("a", 1)}, {{"A", "1"}, {"B", "5"}, {"D", "4"}});
+    recorder.record("base", "main", {timed("a", 1)},
+                    {{"A", "1"}, {"B", "2"}, {"C", "3"}, {"Z", "old"}});
+    recorder.record("pr", "feature", {timed("a", 1)},
+                    {{"A", "1"}, {"B", "5"}, {"D", "4"}, {"Z", "new"}});
     const auto comparison = compare(recorder.store, nullptr, recorder.options("pr"));
     EXPECT_EQ(comparison.environment_changes, (std::vector<model::EnvironmentChange>{
                                                   {"B", "2", "5"},
-                                                  {"C", "3", std::nullopt},
-                                                  {"D", std::nullopt, "4"},
+                                                  {"Z", "old", "new"},
+                                              }));
+}
+
+TEST(Environment, ToolchainsDifferOnlyByTheVersionsTheyName) {
+    Recorder recorder;
+    // The base was stored with the banner line older versions kept; the head with the version.
+    recorder.record("base", "main", {timed("a", 1)},
+                    {{"compiler.g++", "g++ (Debian 12.2.0-14) 12.2.0"},
+                     {"compiler.go", "go version go1.19.8 linux/amd64"}});
+    recorder.record("pr", "feature", {timed("a", 1)},
+                    {{"compiler.g++", "12.2.0"}, {"compiler.go", "1.21.3"}});
+    const auto comparison = compare(recorder.store, nullptr, recorder.options("pr"));
+    EXPECT_EQ(comparison.environment_changes, (std::vector<model::EnvironmentChange>{
+                                                  {"compiler.go", "1.19.8", "1.21.3"},
                                               }));
 }
 

@@ -190,6 +190,28 @@ TEST_F(CliTest, SameFileTwiceIsStoredOnceAndARerunIsAnAttempt) {
     EXPECT_EQ(stored_runs(), 2u);
 }
 
+TEST_F(CliTest, RecordingTheSameResultsWithAnotherEnvironmentSaysWhatWasNotStored) {
+    const auto file = write("r.json", google_benchmark_file({{"a", 5}}));
+    auto arguments = record_arguments(file, "c1");
+    arguments.insert(arguments.end(), {"--env", "gpu.driver=535"});
+    auto output = benchwatch(arguments);
+    EXPECT_EQ(output.exit_code, 0);
+    EXPECT_EQ(output.err, "");
+    output = benchwatch(arguments);  // the same environment: nothing to say
+    EXPECT_EQ(output.err, "");
+    arguments = record_arguments(file, "c1");
+    arguments.insert(arguments.end(),
+                     {"--env", "gpu.driver=550\x1b[2J", "--env", "toolkit=12.2"});
+    output = benchwatch(arguments);
+    EXPECT_EQ(output.exit_code, 0);
+    EXPECT_EQ(output.out, "already recorded: run 1 of c1 holds these results\n");
+    EXPECT_EQ(output.err,
+              "note: the environment given differs from the stored run's, which is kept as it was "
+              "recorded: gpu.driver=550 [2J (stored: 535), toolkit=12.2 (not recorded there); "
+              "results identical to a stored run are not recorded twice\n");
+    EXPECT_EQ(stored_runs(), 1u);
+}
+
 TEST_F(CliTest, EightConcurrentRecordsStoreEightRunsOnce) {
     std::vector<fs::path> files;
     for (int i = 0; i < 8; ++i)

@@ -92,18 +92,40 @@ TEST(Environment, CpuListsAreCounted) {
     EXPECT_EQ(count_cpu_list("x"), std::nullopt);
 }
 
-TEST(Environment, CompilersOnPathGiveTheFirstLineOfTheirVersion) {
+TEST(Environment, CompilersOnPathGiveTheVersionTheyName) {
     ShimPath shims;
-    shims.add("g++", "echo 'g++ (Shim) 99.1.0'; echo 'Copyright'");
+    shims.add("g++", "echo 'g++ (Shim 12.2.0-14) 99.1.0'; echo 'Copyright 2024'");
     shims.add("go", "[ \"$1\" = version ] && echo 'go version go1.99 linux/amd64'");
     shims.add("julia", "echo 'julia version 1.10.4' >&2");  // stderr only
-    shims.add("clang", "exit 1");                           // fails: left out
-    shims.add("rustc", "exec /bin/sleep 30");               // hangs: left out after the timeout
-    EXPECT_EQ(compiler_environment(2s), (model::Environment{
-                                            {"compiler.g++", "g++ (Shim) 99.1.0"},
-                                            {"compiler.go", "go version go1.99 linux/amd64"},
-                                            {"compiler.julia", "julia version 1.10.4"},
-                                        }));
+    shims.add("nvcc",
+              "echo 'nvcc: NVIDIA (R) Cuda compiler driver'; echo 'Built on Tue_Aug_15_22:02:13'; "
+              "echo 'Cuda compilation tools, release 12.2, V12.2.140'");
+    shims.add("java", "[ \"$1\" = -version ] && echo 'openjdk version \"17.0.9\" 2023-10-17' >&2");
+    shims.add("banner", "echo 'Banner tool, no number here'");  // names no version: left out
+    shims.add("clang", "exit 1");                                // fails: left out
+    shims.add("rustc", "exec /bin/sleep 30");  // hangs: left out after the timeout
+    const std::vector<std::string> compilers = {"g++",  "go",    "julia", "nvcc",  "java",
+                                                "banner", "clang", "rustc", "absent"};
+    EXPECT_EQ(compiler_environment(compilers, 2s), (model::Environment{
+                                                       {"compiler.g++", "99.1.0"},
+                                                       {"compiler.go", "1.99"},
+                                                       {"compiler.java", "17.0.9"},
+                                                       {"compiler.julia", "1.10.4"},
+                                                       {"compiler.nvcc", "12.2.140"},
+                                                   }));
+}
+
+TEST(Environment, DefaultCompilersFollowTheHarnessProgram) {
+    using Commands = std::vector<std::vector<std::string>>;
+    EXPECT_EQ(default_compilers(Commands{{"go", "test", "-bench", "."}}),
+              (std::vector<std::string>{"go"}));
+    EXPECT_EQ(default_compilers(Commands{{"/usr/bin/cargo", "bench"}, {"pytest"}}),
+              (std::vector<std::string>{"python3", "rustc"}));
+    EXPECT_EQ(default_compilers(Commands{{"build/bench", "--benchmark_format=json"}}),
+              (std::vector<std::string>{"clang", "clang++", "g++", "gcc"}));
+    EXPECT_EQ(default_compilers(Commands{{"julia", "--project", "bench.jl"}, {"mvn", "verify"}}),
+              (std::vector<std::string>{"java", "julia"}));
+    EXPECT_TRUE(default_compilers(Commands{}).empty());
 }
 
 TEST(Environment, NvidiaGpuAndDriver) {

@@ -167,6 +167,30 @@ TEST_F(DashboardTest, PullRequestHeadsOffTheDefaultBranch) {
     EXPECT_EQ(pulls[0].time_ms, start_ms + 11 * hour_ms);
 }
 
+TEST(LoadDashboard, ARunThatDidNotCaptureAKeyNeitherChangesItNorHidesAChange) {
+    benchwatch::testing::TemporaryDirectory directory{"benchwatch-serve"};
+    auto store = store::open_store(benchwatch::testing::test_store_url(directory.path()));
+    const model::Environment environments[] = {
+        {{"arch", "x86_64"}, {"julia", "1.10"}},
+        {{"julia", "1.10"}},  // a `record` run: no machine keys
+        {{"arch", "aarch64"}, {"julia", "1.10"}},
+    };
+    for (int number = 1; number <= 3; ++number) {
+        model::Run run = testing::sample_run("m1", testing::commit_name(number), number);
+        run.results = {testing::result("a", 100)};
+        run.environment = environments[number - 1];
+        store->record(run);
+    }
+    const auto dashboard = load_dashboard(*store, nullptr, {});
+    const auto& changes = dashboard.projects.at(0).machines.at(0).environment_changes;
+    ASSERT_EQ(changes.size(), 1u);
+    EXPECT_EQ(changes[0].commit, 2u);
+    ASSERT_EQ(changes[0].changes.size(), 1u);
+    EXPECT_EQ(changes[0].changes[0].key, "arch");
+    EXPECT_EQ(changes[0].changes[0].from, "x86_64");
+    EXPECT_EQ(changes[0].changes[0].to, "aarch64");
+}
+
 TEST(LoadDashboard, StoreWithoutDefaultBranchRunsHasNoProjects) {
     benchwatch::testing::TemporaryDirectory directory{"benchwatch-serve"};
     auto store = store::open_store(benchwatch::testing::test_store_url(directory.path()));

@@ -249,7 +249,8 @@ function environmentChangeAt(view, time) {
 }
 
 function describeChange(change) {
-  return (change.changes ?? []).map((c) => `${c.key}: ${c.from} → ${c.to}`).join(', ');
+  const shown = (value) => (value === undefined || value === null || value === '' ? '(not recorded)' : value);
+  return (change.changes ?? []).map((c) => `${c.key}: ${shown(c.from)} → ${shown(c.to)}`).join(', ');
 }
 
 // Draws a vertical line across the plot at `seconds` in the current stroke style, when it lies
