@@ -69,22 +69,6 @@ int run_reporting_errors(const Command& command) {
 
 }  // namespace
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-    const auto temporary = path + ".tmp." + std::to_string(getpid());
-    std::FILE* file = std::fopen(temporary.c_str(), "wb");
-    const bool written = file != nullptr &&
-                         std::fwrite(text.data(), 1, text.size(), file) == text.size() &&
-                         std::fflush(file) == 0;
-    const bool closed = file != nullptr && std::fclose(file) == 0;
-    std::error_code error;
-    if (written && closed) std::filesystem::rename(temporary, path, error);
-    if (!written || !closed || error) {
-        std::filesystem::remove(temporary, error);
-        throw UsageError("cannot write " + path +
-                         "; check that its directory exists and is writable");
-    }
-}
-
 bool stdout_wants_color() {
     return isatty(STDOUT_FILENO) != 0 && !environment_variable("NO_COLOR");
 }

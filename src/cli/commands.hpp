@@ -107,8 +107,11 @@ Command add_backtest_command(CLI::App& parent);
 serve::DashboardOptions resolve_dashboard_options(const std::string& default_branch_flag,
                                                   const Context& context);
 
-// Writes `text` to `path` atomically (a temporary file beside it, then rename), so that readers
-// never see half a report. Throws UsageError naming the path when it cannot be written.
+// Writes `text` to `path`, the --output of a report. A regular file or a new path is replaced
+// atomically (a temporary file beside it, then rename, with the old file's permissions), so that
+// readers never see half a report; a symbolic link is followed and stays a link; anything else
+// (a device such as /dev/null or /dev/stdout, a FIFO) is written through, never replaced. Throws
+// UsageError naming the path and the reason when it cannot be written, or is a folder.
 void write_file_atomically(const std::string& path, const std::string& text);
 
 // Whether to colour output written to standard output: a terminal, and NO_COLOR unset.

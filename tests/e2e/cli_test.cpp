@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -381,6 +383,70 @@ TEST_F(GitCliTest, OutputFileAndHistory) {
     // Values 100, 110, 100 on main: both pairs have |ln| = ln 1.1.
     EXPECT_NEAR(history["benchmarks"][0]["typical_change"].get<double>(), std::log(1.1), 1e-12);
     EXPECT_EQ(history["benchmarks"][0]["values"].size(), 3u);
+}
+
+TEST_F(GitCliTest, OutputNeverReplacesADeviceAFifoOrALink) {
+    repository_.commit("m");
+    record_head({{"a", 100}});
+    repository_.git({"checkout", "-q", "-b", "pr"});
+    repository_.commit("pr change");
+    record_head({{"a", 100}});
+    const auto compare_to = [&](const fs::path& output) {
+        return benchwatch({"compare", "--store", store(), "--project", "p", "--machine", "m",
+                           "--repo", repository_.directory().string(), "--output",
+                           output.string()});
+    };
+    const std::string heading = "## Benchmark results\n";
+
+    // A link to a regular file stays a link; the file gets the report and keeps its mode.
+    const auto report = write("report.md", "old");
+    fs::permissions(report, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+    const auto link = directory_.path() / "link.md";
+    fs::create_symlink(report, link);
+    auto output = compare_to(link);
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_TRUE(fs::is_symlink(link));
+    EXPECT_TRUE(read_text(report).starts_with(heading));
+    EXPECT_EQ(fs::status(report).permissions(),
+              fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+
+    // A FIFO is written through: its reader gets the report, and it is still a FIFO.
+    const auto fifo = directory_.path() / "fifo";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::string received;
+    std::thread reader([&] { received = read_text(fifo); });
+    output = compare_to(fifo);
+    reader.join();
+    EXPECT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_TRUE(received.starts_with(heading)) << received;
+    EXPECT_TRUE(fs::is_fifo(fifo));
+
+    // A character device like /dev/null, made here (only root may), and a link to it.
+    const auto device = directory_.path() / "null";
+    if (::mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+        const auto device_link = directory_.path() / "null-link";
+        fs::create_symlink(device, device_link);
+        for (const auto& path : {device, device_link}) {
+            output = compare_to(path);
+            EXPECT_EQ(output.exit_code, 0) << output.err;
+            EXPECT_TRUE(fs::is_character_file(device)) << path;
+        }
+        EXPECT_TRUE(fs::is_symlink(device_link));
+    }
+
+    // A folder is refused with the reason.
+    output = compare_to(directory_.path());
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err, "error: cannot write " + directory_.path().string() +
+                              ": it is a folder; pass a file's path to --output\n");
+
+    // A folder that does not exist: the reason and the fix.
+    const auto nowhere = directory_.path() / "missing" / "report.md";
+    output = compare_to(nowhere);
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err, "error: cannot write " + nowhere.string() +
+                              ": No such file or directory; check that its directory exists and "
+                              "is writable, or pass another --output\n");
 }
 
 TEST_F(CliTest, UnknownSubcommandAndFlagAreUsageErrors) {
