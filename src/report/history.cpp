@@ -90,8 +90,7 @@ void render_history_text(const model::History& history, std::ostream& out, bool 
     }
     for (const auto& line : lines)
         out << pad_right(line.name, name_width) << "  " << pad_right(line.spark, spark_width)
-            << "  " << pad_right(line.typical, typical_width) << "  latest " << line.latest
-            << "\n";
+            << "  " << pad_right(line.typical, typical_width) << "  latest " << line.latest << "\n";
 }
 
 void render_history_json(const model::History& history, std::ostream& out) {

@@ -349,16 +349,18 @@ TEST_F(GitCliTest, HeadOnTheDefaultBranchIsComparedWithTheRunBeforeIt) {
     EXPECT_EQ(report["baseline"]["merge_base"], head);
     EXPECT_EQ(report["baseline"]["commit"], benchmarked);
     EXPECT_EQ(report["baseline"]["commits_earlier"], 2);
-    const std::string expected = "This commit is on the default branch, so it is compared with "
-                                 "the run before it: " +
-                                 benchmarked.substr(0, 9) + ", 2 commits earlier.";
+    const std::string expected =
+        "This commit is on the default branch, so it is compared with "
+        "the run before it: " +
+        benchmarked.substr(0, 9) + ", 2 commits earlier.";
     for (const std::string format : {"markdown", "text"}) {
-        const auto output = benchwatch({"compare", "--store", store(), "--project", "p",
-                                        "--machine", "m", "--repo",
-                                        repository_.directory().string(), "--format", format});
+        const auto output =
+            benchwatch({"compare", "--store", store(), "--project", "p", "--machine", "m", "--repo",
+                        repository_.directory().string(), "--format", format});
         ASSERT_EQ(output.exit_code, 0) << output.err;
         EXPECT_NE(output.out.find(expected), std::string::npos) << format << ":\n" << output.out;
-        EXPECT_EQ(output.out.find("merge base"), std::string::npos) << format << ":\n" << output.out;
+        EXPECT_EQ(output.out.find("merge base"), std::string::npos) << format << ":\n"
+                                                                    << output.out;
     }
 }
 

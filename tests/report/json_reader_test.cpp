@@ -81,9 +81,12 @@ TEST(ReadBack, AReportWithTheOldNamesOfTheLogSpaceFieldsStillRenders) {
         for (auto& benchmark : document["benchmarks"]) {
             nlohmann::ordered_json old;
             for (auto& [key, value] : benchmark.items()) {
-                if (key == "noise_log") old["typical_change"] = value;
-                else if (key == "threshold_log") old["threshold"] = value;
-                else old[key] = value;
+                if (key == "noise_log")
+                    old["typical_change"] = value;
+                else if (key == "threshold_log")
+                    old["threshold"] = value;
+                else
+                    old[key] = value;
             }
             benchmark = old;
         }
@@ -91,7 +94,8 @@ TEST(ReadBack, AReportWithTheOldNamesOfTheLogSpaceFieldsStillRenders) {
         const auto current = read_json(current_text, name);
         ASSERT_EQ(comparison.benchmarks.size(), current.benchmarks.size());
         for (std::size_t i = 0; i < current.benchmarks.size(); ++i) {
-            EXPECT_EQ(comparison.benchmarks[i].typical_change, current.benchmarks[i].typical_change);
+            EXPECT_EQ(comparison.benchmarks[i].typical_change,
+                      current.benchmarks[i].typical_change);
             EXPECT_EQ(comparison.benchmarks[i].threshold, current.benchmarks[i].threshold);
         }
         std::ostringstream json_again, markdown;
