@@ -80,6 +80,7 @@ model::History history(store::Store& store, const vcs::Repository* repository,
         series.unit = newest.unit;
         series.direction = newest.direction;
         series.typical_change = stats::typical_change(positive, settings.pairs);
+        series.typical_pairs = stats::pairs_used(positive.size(), settings.pairs);
         for (const auto& point : points) {
             if (point.position >= shown) continue;
             series.commits.push_back(commits[point.position]);

@@ -18,7 +18,8 @@ struct BenchmarkHistory {
     Direction direction = Direction::SmallerIsBetter;
     std::vector<std::string> commits;  // parallel to values
     std::vector<double> values;
-    double typical_change = 0;
+    double typical_change = 0;  // median |ln(x[i+1]/x[i])| of the last pairs (the seed rule's)
+    int typical_pairs = 0;      // how many pairs that median was taken over; 0: no history yet
 };
 
 // The default branch's history of a project on one machine.

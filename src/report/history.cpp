@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -16,9 +18,34 @@ namespace {
 // A terminal line holds this many of the most recent values; older ones are left out.
 constexpr std::size_t kSparklineLength = 60;
 
-// A typical change |ln ratio| as the relative change it stands for: 0.0119 → "±1.2%".
-std::string typical_percent(double typical_change) {
-    return fmt::format("±{:.1f}%", std::expm1(typical_change) * 100);
+// "typical ±1.2%" for a typical change |ln ratio| of 0.0119; "no history yet" for a benchmark
+// without two runs to compare, whose typical change says nothing.
+std::string typical_text(const model::BenchmarkHistory& benchmark) {
+    if (benchmark.typical_pairs == 0) return "no history yet";
+    return fmt::format("typical ±{:.1f}%", std::expm1(benchmark.typical_change) * 100);
+}
+
+// The benchmark's sparkline with one column per commit of the history's last kSparklineLength,
+// blank where the benchmark has no value, so that the columns of every line are the same commits
+// (a benchmark added later starts further right). Without the history's commits, its own last
+// kSparklineLength values.
+std::string aligned_sparkline(const model::History& history,
+                              const model::BenchmarkHistory& benchmark) {
+    std::span<const double> values(benchmark.values);
+    if (history.commits.empty() || benchmark.commits.size() != values.size()) {
+        if (values.size() > kSparklineLength) values = values.last(kSparklineLength);
+        return sparkline(values);
+    }
+    std::span<const std::string> commits(history.commits);
+    if (commits.size() > kSparklineLength) commits = commits.last(kSparklineLength);
+    std::map<std::string_view, std::size_t> column_of;
+    for (std::size_t column = 0; column < commits.size(); ++column)
+        column_of.emplace(commits[column], column);
+    std::vector<double> columns(commits.size(), std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (const auto found = column_of.find(benchmark.commits[i]); found != column_of.end())
+            columns[found->second] = values[i];
+    return sparkline(columns);
 }
 
 std::string pad_right(std::string_view text, std::size_t width) {
@@ -52,10 +79,8 @@ void render_history_text(const model::History& history, std::ostream& out, bool 
     std::vector<Line> lines;
     std::size_t name_width = 0, spark_width = 0, typical_width = 0;
     for (const auto& benchmark : history.benchmarks) {
-        std::span<const double> values(benchmark.values);
-        if (values.size() > kSparklineLength) values = values.last(kSparklineLength);
         Line line{detail::plain_text(model::with_metric(benchmark.name, benchmark.metric)),
-                  sparkline(values), typical_percent(benchmark.typical_change),
+                  aligned_sparkline(history, benchmark), typical_text(benchmark),
                   benchmark.values.empty() ? std::string("none")
                                            : format_value(benchmark.values.back(), benchmark.unit)};
         name_width = std::max(name_width, detail::display_width(line.name));
@@ -65,8 +90,7 @@ void render_history_text(const model::History& history, std::ostream& out, bool 
     }
     for (const auto& line : lines)
         out << pad_right(line.name, name_width) << "  " << pad_right(line.spark, spark_width)
-            << "  typical " << pad_right(line.typical, typical_width) << "  latest " << line.latest
-            << "\n";
+            << "  " << pad_right(line.typical, typical_width) << "  latest " << line.latest << "\n";
 }
 
 void render_history_json(const model::History& history, std::ostream& out) {
@@ -85,7 +109,9 @@ void render_history_json(const model::History& history, std::ostream& out) {
             {"metric", benchmark.metric},
             {"unit", benchmark.unit},
             {"direction", model::to_string(benchmark.direction)},
-            {"typical_change", benchmark.typical_change},
+            {"typical_change", benchmark.typical_pairs == 0
+                                   ? nlohmann::ordered_json(nullptr)
+                                   : nlohmann::ordered_json(std::expm1(benchmark.typical_change))},
             {"latest", benchmark.values.empty() ? nlohmann::ordered_json(nullptr)
                                                 : nlohmann::ordered_json(benchmark.values.back())},
             {"values", std::move(points)},

@@ -189,6 +189,13 @@ std::size_t read_category_index(const Field& field,
     field.fail("the name of a category in \"categories\"");
 }
 
+// The key a report has for one value: `current`, or `old` in a report of an older version that
+// has only that, so that a report with neither is told the current key is missing.
+std::string_view current_or_old(const Field& object, std::string_view current,
+                                std::string_view old) {
+    return !object.has(current) && object.has(old) ? old : current;
+}
+
 model::BenchmarkComparison read_benchmark(const Field& field,
                                           const std::vector<model::Category>& categories) {
     model::BenchmarkComparison benchmark;
@@ -200,9 +207,11 @@ model::BenchmarkComparison read_benchmark(const Field& field,
     benchmark.direction = read_direction(field["direction"]);
     benchmark.base = field["base"].number();
     benchmark.head = field["head"].number();
-    benchmark.typical_change = field["typical_change"].number();
+    // Reports written before the units were named call these "typical_change" and "threshold",
+    // with the same values (both in log space).
+    benchmark.typical_change = field[current_or_old(field, "noise_log", "typical_change")].number();
     benchmark.history_pairs = field["history_pairs"].integer();
-    benchmark.threshold = field["threshold"].number();
+    benchmark.threshold = field[current_or_old(field, "threshold_log", "threshold")].number();
     if (field.has("detectable_change"))
         benchmark.detectable_change = field["detectable_change"].number();
     benchmark.verdict = read_verdict(field["verdict"]);

@@ -145,7 +145,7 @@ void render(const model::Comparison& comparison, const Shortening* shortening, s
     assert(comparison.summaries.size() == comparison.categories.size() &&
            "Comparison::summaries must be parallel to Comparison::categories");
     out << "## Benchmark results\n\n";
-    out << detail::baseline_sentence(comparison.baseline, escape_markdown) << "\n";
+    out << detail::baseline_sentence(comparison, escape_markdown) << "\n";
     for (const auto& line : detail::context_lines(comparison, escape_markdown)) out << line << "\n";
 
     if (comparison.baseline.kind == model::BaselineKind::None) {

@@ -176,7 +176,7 @@ void render_text(const model::Comparison& comparison, std::ostream& out, bool co
     assert(comparison.summaries.size() == comparison.categories.size() &&
            "Comparison::summaries must be parallel to Comparison::categories");
     out << paint("Benchmark results", Tone::Bold, color) << "\n\n";
-    out << detail::baseline_sentence(comparison.baseline, detail::plain_text) << "\n";
+    out << detail::baseline_sentence(comparison, detail::plain_text) << "\n";
     for (const auto& line : detail::context_lines(comparison, detail::plain_text))
         out << line << "\n";
 

@@ -35,12 +35,19 @@ std::string short_commit(std::string_view commit) {
     return std::string(is_sha ? commit.substr(0, 9) : commit);
 }
 
-std::string baseline_sentence(const model::Baseline& baseline, Escape escape) {
+std::string baseline_sentence(const model::Comparison& comparison, Escape escape) {
+    const auto& baseline = comparison.baseline;
     const auto commit = escape(short_commit(baseline.commit));
     switch (baseline.kind) {
         case model::BaselineKind::MergeBase:
             return fmt::format("Compared with {}, the merge base.", commit);
         case model::BaselineKind::NearestAncestor:
+            // The head is its own merge base when it is on the default branch.
+            if (!baseline.merge_base.empty() && baseline.merge_base == comparison.head_commit)
+                return fmt::format(
+                    "This commit is on the default branch, so it is compared with the run before "
+                    "it: {}, {} commit{} earlier.",
+                    commit, baseline.commits_earlier, baseline.commits_earlier == 1 ? "" : "s");
             return fmt::format(
                 "Compared with {}, the nearest benchmarked ancestor of the merge base {} ({} "
                 "commit{} earlier).",
@@ -230,12 +237,13 @@ std::string level_explanation(const model::Comparison& comparison,
         "median of its last {} runs on the default branch up to the baseline (the Baseline "
         "column). A change is unusual when it exceeds both {} the benchmark's noise (the {} "
         "percentile of its recent one-run deviations that did not last) and a minimum per "
-        "category ({}). A benchmark with under {} runs of history is unusual only beyond {} its "
+        "category ({}). A benchmark with fewer than {} such deviations (each run after its "
+        "first {} gives one, unless it began a step that lasted) is unusual only beyond {} its "
         "largest change between consecutive runs, and inconclusive otherwise. A benchmark "
         "that starts or stops allocating is listed however few the allocations.",
         settings.level_runs, factor_words(three_digits(settings.sensitivity)),
         ordinal_percentile(settings.noise_quantile), join(minimums, ", "),
-        settings.level_runs + settings.minimum_deviations,
+        settings.minimum_deviations, settings.level_runs,
         factor_words(settings.short_history_factor));
     paragraph += calibration_sentence(comparison.calibration, settings);
     if (comparison.suite_move != 0)

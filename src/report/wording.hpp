@@ -24,8 +24,9 @@ std::size_t display_width(std::string_view text);
 // "6ecd201bb": the first 9 hex digits of a SHA; any other id is kept whole.
 std::string short_commit(std::string_view commit);
 
-// The sentence saying what the head is compared with ("Compared with 6ecd201bb, the merge base.").
-std::string baseline_sentence(const model::Baseline& baseline, Escape escape);
+// The sentence saying what the head is compared with ("Compared with 6ecd201bb, the merge base.";
+// for a head on the default branch, that it is compared with the run before it).
+std::string baseline_sentence(const model::Comparison& comparison, Escape escape);
 
 // "LLVM 15 → 16, CUDA added (12.2), GPU removed (was A100)": each change, joined by commas.
 std::string change_list(const std::vector<model::EnvironmentChange>& changes, Escape escape);

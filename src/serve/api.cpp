@@ -74,7 +74,7 @@ json benchmark_json(const MachineHistory& machine, const BenchmarkSeries& series
         {"latest", series.values.empty() ? json(nullptr) : json(series.values.back())},
         {"latest_time", latest ? json(latest->time_ms) : json(nullptr)},
         {"latest_commit", latest ? json(latest->commit) : json(nullptr)},
-        {"typical_change", series.typical_change},
+        {"typical_change", series.typical_change ? json(*series.typical_change) : json(nullptr)},
         {"threshold", series.threshold},
         {"detectable_change",
          series.detectable_change ? json(*series.detectable_change) : json(nullptr)},

@@ -175,7 +175,8 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
         series.commits.reserve(benchmark.commits.size());
         for (const auto& commit : benchmark.commits) series.commits.push_back(position.at(commit));
         series.retired = series.commits.empty() || series.commits.back() != last_commit;
-        series.typical_change = std::expm1(benchmark.typical_change);
+        if (benchmark.typical_pairs > 0)
+            series.typical_change = std::expm1(benchmark.typical_change);
         const auto& standing = standings[b];
         series.trend = standing.trend;
         series.trend_reason = standing.reason;

@@ -65,7 +65,8 @@ struct BenchmarkSeries {
     std::string category;
     std::vector<std::uint32_t> commits;  // indices into MachineHistory::commits, ascending
     std::vector<double> values;          // parallel to commits
-    double typical_change = 0;           // the seed rule's: 0.012 is 1.2%
+    // The seed rule's typical change as a fraction (0.012 is 1.2%); nullopt before a second run.
+    std::optional<double> typical_change;
     // The relative change the latest run had to exceed for the badge (0 when it was not judged).
     double threshold = 0;
     // The smallest slowdown a pull request's report would flag now, by the configured method;

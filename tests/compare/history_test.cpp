@@ -46,6 +46,7 @@ TEST(History, RecordedOrderOfDefaultBranchRunsOnly) {
     EXPECT_EQ(a.commits, (std::vector<std::string>{"c1", "c2", "c3"}));
     EXPECT_EQ(a.values, (std::vector<double>{100, 110, 121}));
     EXPECT_DOUBLE_EQ(a.typical_change, std::log(1.1));  // both pairs are ln 1.1
+    EXPECT_EQ(a.typical_pairs, 2);
 }
 
 TEST(History, LimitKeepsTheNewestRunsButLearnsFromMorePairs) {
@@ -62,6 +63,7 @@ TEST(History, LimitKeepsTheNewestRunsButLearnsFromMorePairs) {
     EXPECT_EQ(history.benchmarks[0].values, (std::vector<double>{200, 202}));
     // Median of (ln 2, ln 2, ln 2, ln 1.01) = ln 2, not ln 1.01 from the two values shown.
     EXPECT_DOUBLE_EQ(history.benchmarks[0].typical_change, std::log(2.0));
+    EXPECT_EQ(history.benchmarks[0].typical_pairs, 4);
 }
 
 TEST(History, FilterByExactNameOrPathPrefix) {

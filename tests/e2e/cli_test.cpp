@@ -358,6 +358,36 @@ TEST_F(GitCliTest, NearestBenchmarkedAncestorWhenTheMergeBaseHasNoRun) {
         << markdown.out;
 }
 
+// At the tip of the default branch the head is its own merge base: the report says so and counts
+// the commits back from the head to the run it is compared with.
+TEST_F(GitCliTest, HeadOnTheDefaultBranchIsComparedWithTheRunBeforeIt) {
+    repository_.commit("m0");
+    record_head({{"a", 100}});
+    const auto benchmarked = repository_.commit("m1");
+    record_head({{"a", 100}});
+    repository_.commit("m2");
+    const auto head = repository_.commit("m3");
+    record_head({{"a", 101}});
+
+    const auto report = compare_json();
+    EXPECT_EQ(report["baseline"]["merge_base"], head);
+    EXPECT_EQ(report["baseline"]["commit"], benchmarked);
+    EXPECT_EQ(report["baseline"]["commits_earlier"], 2);
+    const std::string expected =
+        "This commit is on the default branch, so it is compared with "
+        "the run before it: " +
+        benchmarked.substr(0, 9) + ", 2 commits earlier.";
+    for (const std::string format : {"markdown", "text"}) {
+        const auto output =
+            benchwatch({"compare", "--store", store(), "--project", "p", "--machine", "m", "--repo",
+                        repository_.directory().string(), "--format", format});
+        ASSERT_EQ(output.exit_code, 0) << output.err;
+        EXPECT_NE(output.out.find(expected), std::string::npos) << format << ":\n" << output.out;
+        EXPECT_EQ(output.out.find("merge base"), std::string::npos) << format << ":\n"
+                                                                    << output.out;
+    }
+}
+
 TEST_F(GitCliTest, OutputFileAndHistory) {
     for (const double value : {100.0, 110.0, 100.0}) {
         repository_.commit("m");
@@ -380,8 +410,8 @@ TEST_F(GitCliTest, OutputFileAndHistory) {
     ASSERT_EQ(output.exit_code, 0) << output.err;
     const auto history = nlohmann::json::parse(output.out);
     ASSERT_EQ(history["benchmarks"].size(), 1u);
-    // Values 100, 110, 100 on main: both pairs have |ln| = ln 1.1.
-    EXPECT_NEAR(history["benchmarks"][0]["typical_change"].get<double>(), std::log(1.1), 1e-12);
+    // Values 100, 110, 100 on main: both pairs have |ln| = ln 1.1, a typical change of 10%.
+    EXPECT_NEAR(history["benchmarks"][0]["typical_change"].get<double>(), 0.1, 1e-12);
     EXPECT_EQ(history["benchmarks"][0]["values"].size(), 3u);
 }
 

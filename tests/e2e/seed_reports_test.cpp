@@ -266,7 +266,7 @@ TEST_P(SeedReportTest, JsonMarksExactlyTheSeedsUnusualBenchmarks) {
         // the typical change, so the median of the 30 pairs is it up to rounding of ln and exp.
         EXPECT_DOUBLE_EQ(benchmark["base"].get<double>(), row->second.base_ns) << name;
         EXPECT_DOUBLE_EQ(benchmark["head"].get<double>(), row->second.head_ns) << name;
-        EXPECT_NEAR(benchmark["typical_change"].get<double>(), row->second.typical_change, 1e-12)
+        EXPECT_NEAR(benchmark["noise_log"].get<double>(), row->second.typical_change, 1e-12)
             << name;
         EXPECT_EQ(benchmark["history_pairs"], main_commits - 1) << name;
     }

@@ -1,10 +1,11 @@
 // What could break: a report read back from compare's JSON renders differently from the
 // comparison that wrote it (a field dropped, a number rounded, a category lost), a report of an
-// older version without the too noisy counts is refused, or a damaged file is accepted, or
-// refused without saying where.
+// older version without the too noisy counts or with the old names of the log-space fields is
+// refused, or a damaged file is accepted, or refused without saying where.
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -69,6 +70,52 @@ TEST(ReadBack, ALevelReportOfAnOlderVersionStillRenders) {
     std::ostringstream markdown;
     render_markdown(comparison, markdown);
     testing::expect_golden(markdown.str(), "level_with_suite_move.md");
+}
+
+// Before the units were in the names, "noise_log" was "typical_change" and "threshold_log" was
+// "threshold", with the same values.
+TEST(ReadBack, AReportWithTheOldNamesOfTheLogSpaceFieldsStillRenders) {
+    for (const std::string name : {"level_with_suite_move", "unusual_in_two_categories"}) {
+        const auto current_text = read_golden(name + ".json");
+        auto document = nlohmann::ordered_json::parse(current_text);
+        for (auto& benchmark : document["benchmarks"]) {
+            nlohmann::ordered_json old;
+            for (auto& [key, value] : benchmark.items()) {
+                if (key == "noise_log")
+                    old["typical_change"] = value;
+                else if (key == "threshold_log")
+                    old["threshold"] = value;
+                else
+                    old[key] = value;
+            }
+            benchmark = old;
+        }
+        const auto comparison = read_json(document.dump(2), "older.json");
+        const auto current = read_json(current_text, name);
+        ASSERT_EQ(comparison.benchmarks.size(), current.benchmarks.size());
+        for (std::size_t i = 0; i < current.benchmarks.size(); ++i) {
+            EXPECT_EQ(comparison.benchmarks[i].typical_change,
+                      current.benchmarks[i].typical_change);
+            EXPECT_EQ(comparison.benchmarks[i].threshold, current.benchmarks[i].threshold);
+        }
+        std::ostringstream json_again, markdown;
+        render_json(comparison, json_again);
+        render_markdown(comparison, markdown);
+        EXPECT_EQ(json_again.str(), current_text) << name;
+        testing::expect_golden(markdown.str(), name + ".md");
+    }
+}
+
+// Each log-space field says so in its name, beside the fraction of the same bound.
+TEST(ReadBack, LogSpaceFieldsAreNamedSo) {
+    const auto document = nlohmann::json::parse(read_golden("level_detectable_change.json"));
+    for (const auto& benchmark : document["benchmarks"]) {
+        EXPECT_FALSE(benchmark.contains("typical_change"));
+        EXPECT_FALSE(benchmark.contains("threshold"));
+        EXPECT_DOUBLE_EQ(std::expm1(benchmark["threshold_log"].get<double>()),
+                         benchmark["detectable_change"].get<double>());
+        EXPECT_TRUE(benchmark["noise_log"].is_number());
+    }
 }
 
 TEST(ReadBack, TooNoisyVerdictsAndCountsAreReadBack) {
@@ -144,6 +191,11 @@ TEST(ReadJsonErrors, CountTooLargeForItsField) {
     EXPECT_EQ(error_of(damaged("\"history_runs\": 30", "\"history_runs\": 4000000000")),
               std::string("pr/report.json: history_runs: expected an integer that fits 32 bits") +
                   remedy);
+}
+
+TEST(ReadJsonErrors, AReportWithNeitherNameOfAFieldIsToldTheCurrentOne) {
+    EXPECT_EQ(error_of(damaged("\"noise_log\"", "\"noise\"")),
+              std::string("pr/report.json: benchmarks[0].noise_log: missing") + remedy);
 }
 
 }  // namespace

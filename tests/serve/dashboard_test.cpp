@@ -115,7 +115,7 @@ TEST_F(DashboardTest, TrendFollowsTheMetricsDirection) {
     EXPECT_EQ(time.trend, Trend::Regressed);
     EXPECT_EQ(time.trend_reason, TrendReason::RecentStep);
     EXPECT_DOUBLE_EQ(time.trend_change, 120.0 / 100.0 - 1);
-    EXPECT_DOUBLE_EQ(time.typical_change, 0);
+    EXPECT_EQ(time.typical_change, 0.0);
     EXPECT_NEAR(time.threshold, 1.2 * 1.2 - 1, 1e-12);
     ASSERT_EQ(time.steps.size(), 1u);
     EXPECT_EQ(time.steps[0].commit, 5u);

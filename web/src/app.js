@@ -158,25 +158,59 @@ function windowStart(lastTime, window) {
 
 // ---------------------------------------------------------------- units and text
 
-const TIME_SCALES = [[1e9, 's'], [1e6, 'ms'], [1e3, 'µs'], [1, 'ns']];
-const SI_SCALES = [[1e9, 'G'], [1e6, 'M'], [1e3, 'k']];
+// Numbers follow the command line's rule (src/report/format.cpp): 3 significant digits, and the
+// unit (ns, µs, ms, s, or an SI prefix of the metric's own) chosen after rounding, so that 999.7 ns
+// reads "1.00 µs" and never "1,000 ns".
+const TIME_SCALES = [[1, 'ns'], [1e3, 'µs'], [1e6, 'ms'], [1e9, 's']];
+const SI_PREFIXES = ['', 'k', 'M', 'G', 'T', 'P'];
 
-// The divisor and unit label that show values up to `magnitude` with few digits.
+// The decimal exponent of a non-negative value once rounded to 3 significant digits.
+function roundedExponent(magnitude) {
+  if (magnitude === 0 || !Number.isFinite(magnitude)) return 0;
+  return Number(magnitude.toExponential(2).split('e')[1]);
+}
+
+// The divisor and unit label for a value of `magnitude` in `unit`, chosen after rounding.
 function scaleFor(unit, magnitude) {
   const size = Math.abs(magnitude);
   if (unit === 'ns') {
-    const [factor, label] = TIME_SCALES.find(([f]) => size >= f) ?? TIME_SCALES[3];
-    return { factor, label };
+    const found = TIME_SCALES.find(([factor], i) => i === TIME_SCALES.length - 1
+      || roundedExponent(size / factor) < 3);
+    return { factor: found[0], label: found[1] };
   }
-  const prefixed = SI_SCALES.find(([f]) => size >= f);
-  return prefixed ? { factor: prefixed[0], label: prefixed[1] + unit } : { factor: 1, label: unit };
+  let prefix = 0;
+  while (prefix + 1 < SI_PREFIXES.length && roundedExponent(size / 1000 ** prefix) >= 3) prefix++;
+  return { factor: 1000 ** prefix, label: SI_PREFIXES[prefix] + unit };
 }
 
-const numberFormat = new Intl.NumberFormat('en', { maximumSignificantDigits: 4 });
-
+// "121 µs", "30.0 ns", "1.25 GB/s": a value in its unit as the command line writes it.
 function formatValue(value, unit) {
+  if (!Number.isFinite(value)) return `${value} ${unit}`.trim();
   const { factor, label } = scaleFor(unit, value);
-  return `${numberFormat.format(value / factor)} ${label}`.trim();
+  const magnitude = Math.abs(value) / factor;
+  const decimals = magnitude === 0 ? 0 : Math.max(0, 2 - roundedExponent(magnitude));
+  const sign = value < 0 ? '-' : '';
+  return `${sign}${magnitude.toFixed(decimals)} ${label}`.trim();
+}
+
+// The decimals that tell ticks `increment` apart: 0.25 needs 2, 5 needs none.
+function decimalsOf(increment) {
+  for (let decimals = 0; decimals < 9; decimals++) {
+    const scaled = increment * 10 ** decimals;
+    if (Math.abs(scaled - Math.round(scaled)) < 1e-6 * Math.max(1, scaled)) return decimals;
+  }
+  return 9;
+}
+
+// A value axis's labels: one unit for the whole axis, chosen for its largest tick as
+// formatValue() chooses it (so ticks up to 1000 ns read "1.00 µs"), with 3 significant digits
+// of that tick, or more where the ticks are closer than that tells apart.
+function axisLabels(unit, splits, increment) {
+  const largest = splits.reduce((max, v) => Math.max(max, Math.abs(v)), 0);
+  const { factor, label } = scaleFor(unit, largest);
+  let decimals = largest === 0 ? 0 : Math.max(0, 2 - roundedExponent(largest / factor));
+  if (increment > 0) decimals = Math.max(decimals, decimalsOf(increment / factor));
+  return splits.map((v) => `${(v / factor).toFixed(decimals)} ${label}`.trim());
 }
 
 function formatPercent(fraction) {
@@ -414,12 +448,9 @@ function hoverTooltip(view, series) {
 }
 
 function chartOptions(view, benchmark, series, width, height, large) {
-  const magnitude = series.value.reduce((max, v) => Math.max(max, Math.abs(v)), 0);
-  const scale = scaleFor(series.unit, magnitude);
   const font = large ? '12px system-ui, sans-serif' : '10px system-ui, sans-serif';
   const grid = { stroke: '#e5e7eb', width: 1 };
   return {
-    scale,
     options: {
       width,
       height,
@@ -434,7 +465,7 @@ function chartOptions(view, benchmark, series, width, height, large) {
         { font, size: large ? 32 : 24, space: large ? 80 : 60, grid, ticks: { stroke: '#d1d5db', size: 3 },
           values: (_, splits, _axis, _space, increment) => splits.map((s) => dateTick(s, increment)) },
         { font, size: large ? 76 : 58, space: large ? 40 : 24, grid, ticks: { stroke: '#d1d5db', size: 3 },
-          values: (_, splits) => splits.map((v) => `${numberFormat.format(v)} ${scale.label}`) },
+          values: (_, splits, _axis, _space, increment) => axisLabels(series.unit, splits, increment) },
       ],
       series: [
         {},
@@ -457,15 +488,15 @@ function dateTick(seconds, increment) {
   return `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
 }
 
-function plotData(series, factor) {
-  return [series.time.map((t) => t / 1000), series.value.map((v) => v / factor)];
+function plotData(series) {
+  return [series.time.map((t) => t / 1000), series.value];
 }
 
 function drawChart(container, view, benchmark, series, height, large) {
   const width = Math.max(200, container.clientWidth);
-  const { options, scale } = chartOptions(view, benchmark, series, width, height, large);
+  const { options } = chartOptions(view, benchmark, series, width, height, large);
   container.replaceChildren();
-  return new uPlot(options, plotData(series, scale.factor), container);
+  return new uPlot(options, plotData(series), container);
 }
 
 // ---------------------------------------------------------------- the list of cards
@@ -510,8 +541,32 @@ async function loadCard(card) {
   }
 }
 
-function buildCard(view, benchmark) {
-  const name = el('a', 'name', benchmark.name);
+// Whether every name has a word boundary at `at`: after a separator ("array/|copy") or where a
+// capital follows a small letter or digit ("Benchmark|Get").
+function wordBoundaryAt(names, at) {
+  return names.every((name) => /[/._:\- ]/.test(name[at - 1])
+    || (/[a-z0-9]/.test(name[at - 1]) && /[A-Z]/.test(name[at])));
+}
+
+// The start that every one of `names` shares, cut back to a word boundary and never the whole of
+// a name ("Benchmark" of BenchmarkGet and BenchmarkGetAll); '' for fewer than two names.
+function sharedPrefix(names) {
+  if (names.length < 2) return '';
+  let end = Math.min(...names.map((name) => name.length)) - 1;
+  for (const name of names) {
+    let same = 0;
+    while (same < end && name[same] === names[0][same]) same++;
+    end = same;
+  }
+  while (end > 0 && !wordBoundaryAt(names, end)) end--;
+  return names[0].slice(0, end);
+}
+
+function buildCard(view, benchmark, prefix) {
+  // The title leaves out what every card of its group starts with; the full name is its tooltip,
+  // the large chart's title and what the search matches.
+  const name = el('a', 'name', benchmark.name.slice(prefix.length));
+  name.title = benchmark.name;
   name.addEventListener('click', (event) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
     event.preventDefault();
@@ -519,8 +574,12 @@ function buildCard(view, benchmark) {
   });
   const latest = `latest ${formatValue(benchmark.latest, benchmark.unit)}`;
   const metric = benchmark.metric && benchmark.metric !== 'time' ? ` · ${benchmark.metric}` : '';
-  const typical = typeof benchmark.typical_change === 'number'
-    ? ` · typical change ${(benchmark.typical_change * 100).toFixed(1)}%` : '';
+  let typical = '';
+  if (typeof benchmark.typical_change === 'number') {
+    typical = ` · typical change ${(benchmark.typical_change * 100).toFixed(1)}%`;
+  } else if (benchmark.points === 1) {
+    typical = ' · one run, no history yet';
+  }
   // The smallest change a pull request's report would flag on this benchmark now.
   const detectable = typeof benchmark.detectable_change === 'number'
     ? ` · flags changes beyond ${(benchmark.detectable_change * 100).toFixed(1)}%` : '';
@@ -584,22 +643,28 @@ function buildView(project, machine, window, listing) {
   const last = listing.last_time ?? machine.last_time;
   view.timeRange = [Math.max(first, view.from ?? first) / 1000, last / 1000];
   currentView = view;
-  const groups = new Map();
+  const byCategory = new Map();
   for (const benchmark of listing.benchmarks) {
-    let group = groups.get(benchmark.category);
-    if (!group) {
-      const count = el('span', 'count');
-      const cards = el('div', 'cards');
-      const section = el('section', 'group', el('h2', null, benchmark.category || 'Benchmarks', ' ', count), cards);
-      section.dataset.category = benchmark.category;
-      group = { section, cards, count, members: [] };
-      groups.set(benchmark.category, group);
-      view.groups.push(group);
+    if (!byCategory.has(benchmark.category)) byCategory.set(benchmark.category, []);
+    byCategory.get(benchmark.category).push(benchmark);
+  }
+  for (const [category, benchmarks] of byCategory) {
+    const prefix = sharedPrefix(benchmarks.map((benchmark) => benchmark.name));
+    const count = el('span', 'count');
+    const cards = el('div', 'cards');
+    const heading = el('h2', null, category || 'Benchmarks', ' ', count);
+    if (prefix) heading.append(' ', el('span', 'prefix', `all start with ${prefix}`));
+    const section = el('section', 'group', heading, cards);
+    section.dataset.category = category;
+    section.dataset.prefix = prefix;
+    const group = { section, cards, count, members: [] };
+    view.groups.push(group);
+    for (const benchmark of benchmarks) {
+      const card = buildCard(view, benchmark, prefix);
+      group.members.push(card);
+      group.cards.append(card.element);
+      view.cards.push(card);
     }
-    const card = buildCard(view, benchmark);
-    group.members.push(card);
-    group.cards.append(card.element);
-    view.cards.push(card);
   }
   byId('groups').replaceChildren(...view.groups.map((group) => group.section));
   for (const card of view.cards) observer.observe(card.element);
@@ -830,8 +895,18 @@ function fail(message) {
   setStatus(message);
 }
 
+// What a page opened from disk says: browsers refuse fetch() on file:// addresses, so a static
+// site must be served over HTTP.
+const FILE_MESSAGE = 'This page cannot read its data when opened as a file: browsers refuse to '
+  + 'fetch files for a page opened from disk. Serve the folder over HTTP instead, e.g. run '
+  + '`python3 -m http.server` in it and open http://localhost:8000/, or use `benchwatch serve`.';
+
 async function start() {
   bindControls();
+  if (location.protocol === 'file:') {
+    setStatus(FILE_MESSAGE);
+    return;
+  }
   try {
     projects = (await loadProjects()).projects ?? [];
   } catch (error) {
