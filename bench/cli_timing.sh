@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Times benchwatch as whole processes on generated data, for docs/PERFORMANCE.md:
 #   - record of a Google Benchmark file of 100,000 results (one row each, and 3 repetitions each)
-#   - compare on a store of 1,000 default-branch runs × 1,000 benchmarks
+#   - compare on a store of 1,000 default-branch runs × 1,000 benchmarks, its calibration
+#     computed (nothing cached: a fresh copy of the store each run) and taken from the cache
 # Each is run 5 times; the minimum wall time and the largest peak memory (from GNU time) are shown.
 #   bench/cli_timing.sh [BUILD_DIR]     (default build/release, built when missing)
 set -euo pipefail
@@ -20,10 +21,12 @@ trap 'rm -rf "$work"' EXIT
 "$make_data" history "$work/history.db" 1000 1000 >/dev/null
 head_commit="$(printf '%040x' 1001)"
 
-# Prints "seconds max_rss_kib" of the fastest of 5 runs of COMMAND... (peak memory of all 5).
+# Prints "seconds max_rss_kib" of the fastest of 5 runs of COMMAND... (peak memory of all 5),
+# running the shell command in $prepare (untimed) before each when it is set.
 measure() {
     local best="" peak=0 line seconds kib
     for _ in 1 2 3 4 5; do
+        if [[ -n "${prepare:-}" ]]; then bash -c "$prepare"; fi
         line="$(/usr/bin/time -f '%e %M' "$@" 2>&1 >/dev/null | tail -n 1)"
         seconds="${line% *}"
         kib="${line#* }"
@@ -42,5 +45,9 @@ read -r seconds kib < <(measure bash -c "rm -f '$work/r.db'*; exec '$benchwatch'
 printf '| record, 100,000 results (100,000 rows) | %s s | %d MB |\n' "$seconds" $((kib / 1024))
 read -r seconds kib < <(measure bash -c "rm -f '$work/r.db'*; exec '$benchwatch' record --store '$work/r.db' --project p --machine m --commit abc --branch main '$work/results-3x.json'")
 printf '| record, 100,000 results × 3 repetitions (300,000 rows) | %s s | %d MB |\n' "$seconds" $((kib / 1024))
+# The generated store holds no cached calibration: each uncached run gets a fresh copy of it.
+cp "$work/history.db" "$work/pristine.db"
+read -r seconds kib < <(prepare="cp '$work/pristine.db' '$work/history.db'; rm -f '$work/history.db-wal' '$work/history.db-shm'" measure "$benchwatch" compare --store "$work/history.db" --project synthetic --machine bench --head "$head_commit" --repo "$work" --format markdown)
+printf '| compare, 1,000 runs × 1,000 benchmarks, calibration computed | %s s | %d MB |\n' "$seconds" $((kib / 1024))
 read -r seconds kib < <(measure "$benchwatch" compare --store "$work/history.db" --project synthetic --machine bench --head "$head_commit" --repo "$work" --format markdown)
-printf '| compare, 1,000 runs × 1,000 benchmarks | %s s | %d MB |\n' "$seconds" $((kib / 1024))
+printf '| compare, 1,000 runs × 1,000 benchmarks, calibration cached | %s s | %d MB |\n' "$seconds" $((kib / 1024))

@@ -6,6 +6,7 @@
 #include <cassert>
 #include <set>
 
+#include "compare/calibration_cache.hpp"
 #include "compare/changes.hpp"
 #include "compare/method.hpp"
 #include "compare/replay.hpp"
@@ -235,6 +236,26 @@ BacktestMatrix history_matrix(store::Store& store, const RunIndex& index,
     return matrix;
 }
 
+// The calibration of `options.method` on the newest runs of `history` (newest first) that it
+// reads, from the store's cache when it holds the one for these runs and settings.
+model::Calibration calibration_of(store::Store& store, const RunIndex& index,
+                                  std::span<const std::string> history,
+                                  const CompareOptions& options,
+                                  const std::vector<model::Category>& categories) {
+    const auto runs = calibration_runs(options.method);
+    const auto calibrate = [&] {
+        return calibrate_choice(history_matrix(store, index, history, runs, categories),
+                                options.method);
+    };
+    if (runs == 0) return calibrate();
+    const store::CalibrationKey key{
+        options.source.project, options.source.machine,
+        detail::calibration_settings_fingerprint(options.method, categories),
+        detail::calibration_history_fingerprint(history.first(std::min(runs, history.size())),
+                                                index)};
+    return detail::cached_calibration(store, key, calibrate);
+}
+
 model::AllocationChange allocation_change(const model::Result& base, const model::Result& head) {
     if (!base.allocations || !head.allocations) return model::AllocationChange::None;
     if (*base.allocations == 0 && *head.allocations > 0) return model::AllocationChange::Starts;
@@ -401,10 +422,8 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
     std::set<ResultKey> compared_keys;
     for (const auto& [key, result] : head.results)
         if (base.results.contains(key)) compared_keys.insert(key);
-    const auto calibration_history = calibration_runs(options.method);
-    comparison.calibration = calibrate_choice(
-        history_matrix(store, index, choice.history, calibration_history, comparison.categories),
-        options.method);
+    comparison.calibration =
+        calibration_of(store, index, choice.history, options, comparison.categories);
     comparison.method = calibrated(options.method, comparison.calibration);
     const auto method = make_method(comparison.method);
     const auto wanted = method->history_wanted();

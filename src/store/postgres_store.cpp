@@ -27,7 +27,7 @@ namespace {
 // Schema migrations: step i takes a store from schema_version i to i + 1, with the same meaning
 // and numbering as the SQLite store's steps. Steps are only ever appended; a released step never
 // changes.
-constexpr std::array<std::string_view, 4> kMigrations = {
+constexpr std::array<std::string_view, 5> kMigrations = {
     // 1: runs, their environment, normalised benchmark names, and compact results.
     R"sql(
 CREATE TABLE runs (
@@ -103,6 +103,19 @@ CREATE TABLE commits (
     PRIMARY KEY (project, commit_id)
 );
 ALTER TABLE results ADD COLUMN gc_time DOUBLE PRECISION;
+)sql",
+    // 5: calibrations cached between compares, one per project, machine and settings; `written`
+    // orders them by when they were last written.
+    R"sql(
+CREATE TABLE cached_calibrations (
+    project TEXT NOT NULL,
+    machine TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    history TEXT NOT NULL,
+    value TEXT NOT NULL,
+    written BIGINT NOT NULL,
+    PRIMARY KEY (project, machine, settings)
+);
 )sql",
 };
 
@@ -433,6 +446,42 @@ class PostgresStore final : public Store {
     std::int64_t last_run_id() override {
         return guarded("reading the newest run", [&] {
             return connection_->query("SELECT coalesce(max(id), 0) FROM runs").integer(0, 0);
+        });
+    }
+
+    std::optional<std::string> cached_calibration(const CalibrationKey& key) override {
+        return guarded("reading a cached calibration", [&]() -> std::optional<std::string> {
+            const Rows rows = connection_->query(
+                "SELECT value FROM cached_calibrations WHERE project = $1 AND machine = $2 AND "
+                "settings = $3 AND history = $4",
+                {key.project, key.machine, key.settings, key.history});
+            if (rows.size() == 0) return std::nullopt;
+            return rows.text(0, 0);
+        });
+    }
+
+    void cache_calibration(const CalibrationKey& key, const std::string& value) override {
+        guarded("caching a calibration", [&] {
+            retrying("BEGIN", [&] {
+                connection_->execute(
+                    fmt::format("SET LOCAL lock_timeout = {}", kCacheWriteWait.count()));
+                connection_->query(
+                    "INSERT INTO cached_calibrations (project, machine, settings, history, "
+                    "value, written) VALUES ($1, $2, $3, $4, $5, "
+                    "(SELECT coalesce(max(written), 0) + 1 FROM cached_calibrations)) "
+                    "ON CONFLICT (project, machine, settings) DO UPDATE SET "
+                    "history = excluded.history, value = excluded.value, "
+                    "written = excluded.written",
+                    {key.project, key.machine, key.settings, key.history, value});
+                connection_->query(
+                    "DELETE FROM cached_calibrations WHERE project = $1 AND machine = $2 "
+                    "AND written <= (SELECT written FROM cached_calibrations "
+                    "WHERE project = $1 AND machine = $2 "
+                    "ORDER BY written DESC LIMIT 1 OFFSET $3)",
+                    {key.project, key.machine,
+                     text_of(std::int64_t{kCachedCalibrationsPerMachine})});
+                return 0;
+            });
         });
     }
 

@@ -20,7 +20,7 @@ namespace {
 
 // Schema migrations: step i takes a store from user_version i to i + 1. Steps are only ever
 // appended; a released step never changes.
-constexpr std::array<std::string_view, 4> kMigrations = {
+constexpr std::array<std::string_view, 5> kMigrations = {
     // 1: runs, their environment, normalised benchmark names, and compact results.
     R"sql(
 CREATE TABLE runs (
@@ -96,6 +96,19 @@ CREATE TABLE commits (
     PRIMARY KEY (project, commit_id)
 ) WITHOUT ROWID;
 ALTER TABLE results ADD COLUMN gc_time REAL;
+)sql",
+    // 5: calibrations cached between compares, one per project, machine and settings; `written`
+    // orders them by when they were last written.
+    R"sql(
+CREATE TABLE cached_calibrations (
+    project TEXT NOT NULL,
+    machine TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    history TEXT NOT NULL,
+    value TEXT NOT NULL,
+    written INTEGER NOT NULL,
+    PRIMARY KEY (project, machine, settings)
+) WITHOUT ROWID;
 )sql",
 };
 
@@ -335,7 +348,76 @@ class SqliteStore final : public Store {
         });
     }
 
+    std::optional<std::string> cached_calibration(const CalibrationKey& key) override {
+        return guarded("reading a cached calibration", [&]() -> std::optional<std::string> {
+            Statement select(*connection_,
+                             "SELECT value FROM cached_calibrations WHERE project = ?1 AND "
+                             "machine = ?2 AND settings = ?3 AND history = ?4");
+            select.bind_text(1, key.project);
+            select.bind_text(2, key.machine);
+            select.bind_text(3, key.settings);
+            select.bind_text(4, key.history);
+            if (!select.step()) return std::nullopt;
+            return select.text(0);
+        });
+    }
+
+    void cache_calibration(const CalibrationKey& key, const std::string& value) override {
+        const std::string_view operation = "caching a calibration";
+        const auto wait = std::min(busy_timeout_, kCacheWriteWait);
+        try {
+            const ShortBusyTimeout short_wait(*this, wait);
+            Transaction transaction(*connection_, Transaction::Kind::Write);
+            Statement upsert(
+                *connection_,
+                "INSERT INTO cached_calibrations (project, machine, settings, history, value, "
+                "written) VALUES (?1, ?2, ?3, ?4, ?5, "
+                "(SELECT coalesce(max(written), 0) + 1 FROM cached_calibrations)) "
+                "ON CONFLICT (project, machine, settings) DO UPDATE SET "
+                "history = excluded.history, value = excluded.value, written = excluded.written");
+            upsert.bind_text(1, key.project);
+            upsert.bind_text(2, key.machine);
+            upsert.bind_text(3, key.settings);
+            upsert.bind_text(4, key.history);
+            upsert.bind_text(5, value);
+            upsert.run();
+            Statement prune(*connection_,
+                            "DELETE FROM cached_calibrations WHERE project = ?1 AND machine = ?2 "
+                            "AND written <= (SELECT written FROM cached_calibrations "
+                            "WHERE project = ?1 AND machine = ?2 "
+                            "ORDER BY written DESC LIMIT 1 OFFSET ?3)");
+            prune.bind_text(1, key.project);
+            prune.bind_text(2, key.machine);
+            prune.bind_integer(3, kCachedCalibrationsPerMachine);
+            prune.run();
+            transaction.commit();
+        } catch (const SqliteFailure& failure) {
+            if (failure.primary_code() != SQLITE_BUSY)
+                throw StoreError(describe(operation, failure));
+            throw StoreError(
+                fmt::format("store {}: {}: database is locked by another process for over {:g} s",
+                            path_, operation, static_cast<double>(wait.count()) / 1000.0));
+        }
+    }
+
   private:
+    // Sets the connection's busy timeout to `wait` while it lives, then back to the store's.
+    class ShortBusyTimeout {
+      public:
+        ShortBusyTimeout(SqliteStore& store, std::chrono::milliseconds wait) : store_(store) {
+            sqlite3_busy_timeout(store_.connection_->handle(), static_cast<int>(wait.count()));
+        }
+        ~ShortBusyTimeout() {
+            sqlite3_busy_timeout(store_.connection_->handle(),
+                                 static_cast<int>(store_.busy_timeout_.count()));
+        }
+        ShortBusyTimeout(const ShortBusyTimeout&) = delete;
+        ShortBusyTimeout& operator=(const ShortBusyTimeout&) = delete;
+
+      private:
+        SqliteStore& store_;
+    };
+
     // Runs `body`, turning a SQLite failure into a one-line StoreError about `operation`.
     template <class Body>
     auto guarded(std::string_view operation, Body&& body) -> decltype(body()) {

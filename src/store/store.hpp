@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -36,6 +37,22 @@ struct RecordOutcome {
     int attempt = 1;
 };
 
+// What a cached calibration was computed from. The settings and history fingerprints are opaque
+// to the store: it only compares them for equality.
+struct CalibrationKey {
+    std::string project;
+    std::string machine;
+    std::string settings;  // the method settings and categories that shaped it
+    std::string history;   // the runs it read
+};
+
+// Cached calibrations kept per project and machine; writing one more drops the least recently
+// written.
+inline constexpr int kCachedCalibrationsPerMachine = 16;
+
+// The longest cache_calibration() waits for another process's write lock before giving up.
+inline constexpr std::chrono::milliseconds kCacheWriteWait{250};
+
 // Run history of any number of projects. Implementations are safe to use from several
 // processes at once; one object is used by one thread.
 class Store {
@@ -67,6 +84,16 @@ public:
     // The id of the newest stored run, 0 when there is none. It grows with every run stored, so
     // a reader can tell cheaply whether anything was recorded since it last looked.
     virtual std::int64_t last_run_id() = 0;
+
+    // The value cache_calibration() stored under exactly `key`; std::nullopt when there is none.
+    virtual std::optional<std::string> cached_calibration(const CalibrationKey& key) = 0;
+
+    // Stores `value` under `key`, replacing the entry of the same project, machine and settings
+    // (whatever its history), so that one entry is kept per settings and at most
+    // kCachedCalibrationsPerMachine per project and machine. Waits at most kCacheWriteWait for
+    // another writer; throws StoreError when the store cannot be written now (read-only,
+    // locked, no privilege), which a cache may ignore.
+    virtual void cache_calibration(const CalibrationKey& key, const std::string& value) = 0;
 };
 
 // Opens (creating if needed, and migrating to the current schema) the store at `url`: a path,

@@ -1,14 +1,18 @@
 #pragma once
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
+#include <string>
 
 #include "store/store.hpp"
 
 namespace benchwatch::testing {
 
 // A store::Store kept in memory, for tests of the layers above the store. It also counts how
-// many runs' results were asked for, so that tests can check that only recent history is read.
+// many runs' results were asked for, so that tests can check that only recent history is read,
+// and keeps one cached calibration per settings fingerprint.
 class MemoryStore : public store::Store {
   public:
     store::RecordOutcome record(const model::Run& run) override {
@@ -70,16 +74,59 @@ class MemoryStore : public store::Store {
         return runs_.empty() ? 0 : runs_.back().id;
     }
 
+    std::optional<std::string> cached_calibration(const store::CalibrationKey& key) override {
+        ++cache_reads_;
+        if (cache_fails)
+            throw store::StoreError("store memory: reading a cached calibration: refused");
+        const auto found = cache_.find(key.settings);
+        if (found == cache_.end() || found->second.project != key.project ||
+            found->second.machine != key.machine || found->second.history != key.history)
+            return std::nullopt;
+        return found->second.value;
+    }
+
+    void cache_calibration(const store::CalibrationKey& key, const std::string& value) override {
+        ++cache_writes_;
+        if (cache_fails || cache_read_only)
+            throw store::StoreError("store memory: caching a calibration: read-only");
+        cache_[key.settings] = {key.project, key.machine, key.history, value};
+    }
+
     // How many run ids results() has been given so far.
     int runs_read() const { return runs_read_; }
+
+    // How many times the calibration cache was read and written (failed calls included).
+    int cache_reads() const { return cache_reads_; }
+    int cache_writes() const { return cache_writes_; }
+
+    // Replaces the cached value of every entry, as a damaged or foreign one would be.
+    void overwrite_cached_values(const std::string& value) {
+        for (auto& [settings, entry] : cache_) entry.value = value;
+    }
+
+    // Makes every cache read and write throw StoreError, as an unreachable store would.
+    bool cache_fails = false;
+    // Makes every cache write throw StoreError, as a read-only store would.
+    bool cache_read_only = false;
 
   private:
     static bool same_commit(const model::Run& a, const model::Run& b) {
         return a.project == b.project && a.machine == b.machine && a.commit == b.commit;
     }
 
+    struct CacheEntry {
+        std::string project;
+        std::string machine;
+        std::string history;
+        std::string value;
+    };
+
     std::vector<model::Run> runs_;
     int runs_read_ = 0;
+    // By settings fingerprint: these tests use one project and machine.
+    std::map<std::string, CacheEntry> cache_;
+    int cache_reads_ = 0;
+    int cache_writes_ = 0;
 };
 
 }  // namespace benchwatch::testing

@@ -1,6 +1,7 @@
 // What could break: `benchwatch copy` losing or changing part of a run (results, environment,
 // warnings, commit information, attempt, recording time) between SQLite and PostgreSQL, storing a
-// run twice when run again, ignoring --project, or touching the target when it refuses.
+// run twice when run again, ignoring --project, touching the target when it refuses, or copying
+// cached calibrations, which are keyed by the source's run ids.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -318,6 +319,27 @@ TEST_F(CopyTest, UnreachableTargetIsNamed) {
               "and port are right\n");
 }
 
+TEST_F(CopyTest, CachedCalibrationsStayBehindAndTheTargetCalibratesTheSame) {
+    const std::string comparison = compare_json(source_);
+    const auto cached_in = [](const std::string& path) {
+        sqlite3* db = nullptr;
+        EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+        sqlite3_stmt* count = nullptr;
+        sqlite3_prepare_v2(db, "SELECT count(*) FROM cached_calibrations", -1, &count, nullptr);
+        const int rows = sqlite3_step(count) == SQLITE_ROW ? sqlite3_column_int(count, 0) : -1;
+        sqlite3_finalize(count);
+        sqlite3_close(db);
+        return rows;
+    };
+    ASSERT_EQ(cached_in(source_), 1);
+    const std::string target = (directory_.path() / "target.db").string();
+    const auto copied = copy(source_, target);
+    ASSERT_EQ(copied.exit_code, 0) << copied.err;
+    EXPECT_EQ(cached_in(target), 0);
+    EXPECT_EQ(unified_diff(comparison, compare_json(target)), "");
+    EXPECT_EQ(cached_in(target), 1);
+}
+
 TEST_F(CopyTest, TargetWithANewerSchemaIsRefusedUntouched) {
     const std::string target = (directory_.path() / "newer.db").string();
     sqlite3* db = nullptr;
@@ -328,9 +350,9 @@ TEST_F(CopyTest, TargetWithANewerSchemaIsRefusedUntouched) {
 
     const auto refused = copy(source_, target);
     EXPECT_EQ(refused.exit_code, 2);
-    // The current version is 4 (tests/e2e/migrate_test.cpp).
+    // The current version is 5 (tests/e2e/migrate_test.cpp).
     EXPECT_EQ(refused.err, fmt::format("error: store {} has schema version 9, newer than this "
-                                       "benchwatch (4); upgrade benchwatch\n",
+                                       "benchwatch (5); upgrade benchwatch\n",
                                        target));
     EXPECT_EQ(read_text(target), before);
     EXPECT_FALSE(fs::exists(target + "-wal"));

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "store/store.hpp"
 #include "store/store_url.hpp"
 #include "support/test_store.hpp"
 #include "support/test_support.hpp"
@@ -37,22 +38,65 @@ TEST(MigrateTest, CheckChangesNothingThenMigrateMigratesOnce) {
                            directory.path(), without_ci_variables());
     EXPECT_EQ(check.exit_code, 1);
     EXPECT_EQ(check.out, "store " + store +
-                             ": at schema version 0, migrations to version 4 pending; run "
+                             ": at schema version 0, migrations to version 5 pending; run "
                              "benchwatch migrate\n");
     EXPECT_TRUE(untouched(url));
 
     const auto first = run(benchwatch_command({"migrate", "--store", url}), directory.path(),
                            without_ci_variables());
     EXPECT_EQ(first.exit_code, 0) << first.err;
-    EXPECT_EQ(first.out, "store " + store + ": schema version 4 (migrated from 0)\n");
+    EXPECT_EQ(first.out, "store " + store + ": schema version 5 (migrated from 0)\n");
 
     const auto second = run(benchwatch_command({"migrate", "--store", url}), directory.path(),
                             without_ci_variables());
-    EXPECT_EQ(second.out, "store " + store + ": already at schema version 4\n");
+    EXPECT_EQ(second.out, "store " + store + ": already at schema version 5\n");
     const auto current = run(benchwatch_command({"migrate", "--check", "--store", url}),
                              directory.path(), without_ci_variables());
     EXPECT_EQ(current.exit_code, 0);
-    EXPECT_EQ(current.out, "store " + store + ": at schema version 4, nothing to migrate\n");
+    EXPECT_EQ(current.out, "store " + store + ": at schema version 5, nothing to migrate\n");
+}
+
+TEST(MigrateTest, VersionFourStoreIsMigratedToFiveKeepingItsRuns) {
+    const testing::TemporaryDirectory directory("benchwatch-migrate");
+    const std::string url = test_store_url(directory.path());
+    const std::string store = store::without_credentials(url);
+    const auto results = directory.path() / "results.json";
+    testing::write_text(results, R"({"context": {}, "benchmarks": [{"name": "a", )"
+                                 R"("run_type": "iteration", "iterations": 10, "real_time": 5, )"
+                                 R"("cpu_time": 5, "time_unit": "ns"}]})");
+    const auto recorded =
+        run(benchwatch_command({"record", "--store", url, "--project", "p", "--machine", "m",
+                                "--commit", "c1", "--branch", "main", results.string()}),
+            directory.path(), without_ci_variables());
+    ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+    // Version 4 is the first four steps, which never change: undo the fifth.
+    if (stores_on_postgres()) {
+        ASSERT_EQ(postgres_query_text(url,
+                                      "DROP TABLE cached_calibrations; "
+                                      "UPDATE schema_version SET version = 4"),
+                  "");
+    } else {
+        sqlite3* db = nullptr;
+        ASSERT_EQ(sqlite3_open(url.c_str(), &db), SQLITE_OK);
+        ASSERT_EQ(sqlite3_exec(db, "DROP TABLE cached_calibrations; PRAGMA user_version = 4",
+                               nullptr, nullptr, nullptr),
+                  SQLITE_OK);
+        sqlite3_close(db);
+    }
+
+    const auto check = run(benchwatch_command({"migrate", "--check", "--store", url}),
+                           directory.path(), without_ci_variables());
+    EXPECT_EQ(check.exit_code, 1);
+    EXPECT_EQ(check.out, "store " + store +
+                             ": at schema version 4, migrations to version 5 pending; run "
+                             "benchwatch migrate\n");
+    const auto migrated = run(benchwatch_command({"migrate", "--store", url}), directory.path(),
+                              without_ci_variables());
+    EXPECT_EQ(migrated.exit_code, 0) << migrated.err;
+    EXPECT_EQ(migrated.out, "store " + store + ": schema version 5 (migrated from 4)\n");
+    const auto runs = store::open_store(url)->list_runs({});
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].commit, "c1");
 }
 
 TEST(MigrateTest, NewerStoreIsRefused) {
@@ -76,7 +120,7 @@ TEST(MigrateTest, NewerStoreIsRefused) {
                              directory.path(), without_ci_variables());
     EXPECT_EQ(refused.exit_code, 2);
     EXPECT_EQ(refused.err, "error: store " + store +
-                               " has schema version 9, newer than this benchwatch (4); upgrade "
+                               " has schema version 9, newer than this benchwatch (5); upgrade "
                                "benchwatch\n");
 }
 

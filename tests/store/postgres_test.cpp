@@ -4,10 +4,13 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <fstream>
+#include <memory>
 
 #include "store/store.hpp"
 #include "store_fixture.hpp"
@@ -131,7 +134,7 @@ TEST_F(PostgresTest, UserWhoMayNotCreateTablesIsToldSo) {
         url_as("benchwatch_limited:limited") + "&options=-csearch_path%3D" + schema;
     EXPECT_EQ(store_error_of([&] { open_store(url); }),
               fmt::format("store postgresql:///benchwatch?host={}&options=-csearch_path%3D{}: "
-                          "migrating to schema version 4: permission denied for schema {}; run "
+                          "migrating to schema version 5: permission denied for schema {}; run "
                           "benchwatch migrate as the schema's owner, or grant this user CREATE on "
                           "the schema",
                           socket_directory_, schema, schema));
@@ -154,6 +157,54 @@ TEST_F(PostgresTest, ReadOnlyUserReadsACurrentStoreButCannotRecord) {
                           "recording the run of commit c2: permission denied for table runs; "
                           "grant this user the privilege on the store's tables",
                           socket_directory_, schema));
+}
+
+TEST_F(PostgresTest, ReadOnlyUserReadsTheCalibrationCacheButCannotWriteIt) {
+    const std::string schema = new_schema("cache_reader");
+    const std::string owner_url = server_url_ + "&options=-csearch_path%3D" + schema;
+    const CalibrationKey key{"cuda", "ci-1", "s", "h"};
+    open_store(owner_url)->cache_calibration(key, "cached");
+    postgres_query_text(
+        server_url_, fmt::format("GRANT USAGE ON SCHEMA {0} TO benchwatch_limited; "
+                                 "GRANT SELECT ON ALL TABLES IN SCHEMA {0} TO benchwatch_limited",
+                                 schema));
+    const std::string url =
+        url_as("benchwatch_limited:limited") + "&options=-csearch_path%3D" + schema;
+    auto store = open_store(url);
+    EXPECT_EQ(store->cached_calibration(key), "cached");
+    EXPECT_EQ(store_error_of([&] { store->cache_calibration(key, "new"); }),
+              fmt::format("store postgresql:///benchwatch?host={}&options=-csearch_path%3D{}: "
+                          "caching a calibration: permission denied for table "
+                          "cached_calibrations; grant this user the privilege on the store's "
+                          "tables",
+                          socket_directory_, schema));
+    EXPECT_EQ(store->cached_calibration(key), "cached");
+}
+
+TEST_F(PostgresTest, CalibrationCacheWriteGivesUpSoonWhileTheTableIsLocked) {
+    const std::string schema = new_schema("cache_locked");
+    const std::string url = server_url_ + "&options=-csearch_path%3D" + schema;
+    auto store = open_store(url);
+    const CalibrationKey key{"cuda", "ci-1", "s", "h"};
+    std::unique_ptr<PGconn, decltype(&PQfinish)> holder(PQconnectdb(url.c_str()), &PQfinish);
+    ASSERT_EQ(PQstatus(holder.get()), CONNECTION_OK);
+    for (const char* sql : {"BEGIN", "LOCK TABLE cached_calibrations IN ACCESS EXCLUSIVE MODE"}) {
+        std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(holder.get(), sql), &PQclear);
+        ASSERT_EQ(PQresultStatus(result.get()), PGRES_COMMAND_OK) << sql;
+    }
+
+    const auto start = std::chrono::steady_clock::now();
+    const std::string error = store_error_of([&] { store->cache_calibration(key, "value"); });
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+    EXPECT_NE(error.find("caching a calibration: canceling statement due to lock timeout"),
+              std::string::npos)
+        << error;
+
+    PQclear(PQexec(holder.get(), "ROLLBACK"));
+    // The lock timeout was the write's own: the store writes and records as before.
+    store->cache_calibration(key, "value");
+    EXPECT_EQ(store->cached_calibration(key), "value");
+    EXPECT_TRUE(store->record(make_run("c1", "h1")).inserted);
 }
 
 }  // namespace

@@ -1,0 +1,149 @@
+#include "compare/calibration_cache.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "model/fnv.hpp"
+
+namespace benchwatch::compare::detail {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::string_view kFormatName = "benchwatch-calibration";
+constexpr int kFormatVersion = 1;
+
+// Part of every settings fingerprint: raising it makes every cached calibration a miss. Raise it
+// whenever calibrate_choice() may answer differently for the same runs and settings.
+constexpr int kRulesVersion = 1;
+
+std::string hex(std::uint64_t hash) {
+    return fmt::format("{:016x}", hash);
+}
+
+// The string at `key`; empty when it is missing or not a string.
+std::string string_at(const Json& object, const char* key) {
+    const auto found = object.find(key);
+    if (found == object.end() || !found->is_string()) return "";
+    return found->get<std::string>();
+}
+
+// The number at `key` when it is finite and at least `minimum`.
+std::optional<double> number_at(const Json& object, const char* key, double minimum) {
+    const auto found = object.find(key);
+    if (found == object.end() || !found->is_number()) return std::nullopt;
+    const double value = found->get<double>();
+    if (!std::isfinite(value) || value < minimum) return std::nullopt;
+    return value;
+}
+
+}  // namespace
+
+std::string calibration_text(const model::Calibration& calibration) {
+    return Json{{"format", kFormatName},
+                {"version", kFormatVersion},
+                {"source", model::to_string(calibration.source)},
+                {"budget", calibration.budget},
+                {"sensitivity", calibration.sensitivity},
+                {"pull_requests", calibration.pull_requests},
+                {"flukes_per_pr", calibration.flukes_per_pr}}
+        .dump();
+}
+
+std::optional<model::Calibration> parse_calibration(std::string_view text) {
+    const Json json = Json::parse(text.begin(), text.end(), nullptr, false);
+    if (!json.is_object() || string_at(json, "format") != kFormatName) return std::nullopt;
+    const auto version = json.find("version");
+    if (version == json.end() || !version->is_number_integer() ||
+        version->get<std::int64_t>() != kFormatVersion)
+        return std::nullopt;
+
+    model::Calibration calibration;
+    const std::string source = string_at(json, "source");
+    if (source == model::to_string(model::CalibrationSource::Calibrated))
+        calibration.source = model::CalibrationSource::Calibrated;
+    else if (source == model::to_string(model::CalibrationSource::Conservative))
+        calibration.source = model::CalibrationSource::Conservative;
+    else
+        return std::nullopt;
+
+    const auto pull_requests = json.find("pull_requests");
+    if (pull_requests == json.end() || !pull_requests->is_number_integer()) return std::nullopt;
+    const auto count = pull_requests->get<std::int64_t>();
+    if (count < 0 || count > std::numeric_limits<int>::max()) return std::nullopt;
+    calibration.pull_requests = static_cast<int>(count);
+
+    const auto budget = number_at(json, "budget", 0);
+    const auto sensitivity = number_at(json, "sensitivity", 0);
+    const auto flukes = number_at(json, "flukes_per_pr", 0);
+    if (!budget || !sensitivity || !flukes || *sensitivity == 0) return std::nullopt;
+    calibration.budget = *budget;
+    calibration.sensitivity = *sensitivity;
+    calibration.flukes_per_pr = *flukes;
+    return calibration;
+}
+
+std::string calibration_settings_fingerprint(const model::MethodChoice& choice,
+                                             const std::vector<model::Category>& categories) {
+    const auto& level = choice.level;
+    Json settings{{"rules", kRulesVersion},
+                  {"method", model::to_string(choice.kind)},
+                  {"sensitivity", level.sensitivity},
+                  {"false_alarms_per_pr",
+                   level.false_alarms_per_pr ? Json(*level.false_alarms_per_pr) : Json(nullptr)},
+                  {"calibration_window", level.calibration_window},
+                  {"calibration_margin", level.calibration_margin},
+                  {"calibration_minimum", level.calibration_minimum},
+                  {"conservative_sensitivity", level.conservative_sensitivity},
+                  {"noise_quantile", level.noise_quantile},
+                  {"level_runs", level.level_runs},
+                  {"noise_runs", level.noise_runs},
+                  {"minimum_deviations", level.minimum_deviations},
+                  {"short_history_factor", level.short_history_factor},
+                  {"suite_share", level.suite_share},
+                  {"suite_minimum", level.suite_minimum},
+                  {"suite_spread_factor", level.suite_spread_factor}};
+    Json list = Json::array();
+    for (const auto& category : categories)
+        list.push_back(
+            {{"prefixes", category.prefixes}, {"minimum_change", category.minimum_change}});
+    settings["categories"] = std::move(list);
+    return "level-" + hex(model::fnv1a(settings.dump()));
+}
+
+std::string calibration_history_fingerprint(std::span<const std::string> commits,
+                                            const RunIndex& index) {
+    std::int64_t newest_run = 0;
+    std::uint64_t hash = model::fnv1a_basis;
+    for (const auto& commit : commits) {
+        for (const auto* run : index.runs_of(commit)) newest_run = std::max(newest_run, run->id);
+        hash = model::fnv1a("\n", model::fnv1a(commit, hash));
+    }
+    return fmt::format("{} {} {} {}", commits.empty() ? "-" : commits.front(), commits.size(),
+                       newest_run, hex(hash));
+}
+
+model::Calibration cached_calibration(store::Store& store, const store::CalibrationKey& key,
+                                      const std::function<model::Calibration()>& calibrate) {
+    try {
+        if (const auto text = store.cached_calibration(key))
+            if (const auto calibration = parse_calibration(*text)) return *calibration;
+    } catch (const store::StoreError&) {
+        // Unreadable: calibrated as if nothing were cached.
+    }
+    const auto calibration = calibrate();
+    try {
+        store.cache_calibration(key, calibration_text(calibration));
+    } catch (const store::StoreError&) {
+        // Unwritable now: the next compare calibrates again.
+    }
+    return calibration;
+}
+
+}  // namespace benchwatch::compare::detail
