@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/config.hpp"
 #include "cli/defaults.hpp"
@@ -78,7 +79,7 @@ int main(int argc, char** argv) {
         "benchwatch: continuous benchmarking. Records benchmark runs by commit and "
         "reports which benchmarks a pull request changed beyond their noise."};
     app.name("benchwatch");
-    app.set_version_flag("--version", "benchwatch 0.1.0");
+    app.set_version_flag("-v,--version", "benchwatch 0.1.0");
     app.require_subcommand(1);
     const std::vector<Command> commands = {
         add_record_command(app),
@@ -96,6 +97,7 @@ int main(int argc, char** argv) {
         add_confirm_command(app),
         add_backtest_command(app),
     };
+    const auto help_command = add_help_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& help) {
@@ -103,9 +105,10 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& version) {
         return app.exit(version);
     } catch (const CLI::ParseError& error) {
-        print_error(std::string(error.what()) + "; run with --help for usage");
+        print_error(describe_parse_error(app, error));
         return exit_bad_input;
     }
+    if (help_command->app->parsed()) return help_command->run(app);
     for (const auto& command : commands)
         if (command.app->parsed()) return run_reporting_errors(command);
     return exit_bad_input;

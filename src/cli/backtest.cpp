@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "compare/compare.hpp"
 #include "store/store.hpp"
@@ -255,7 +256,7 @@ Command add_backtest_command(CLI::App& parent) {
         "Replay the default branch's runs as pull requests: flukes per pull request and the "
         "share of injected regressions each method catches");
     add_common_flags(*command, flags->common);
-    command->add_option("--default-branch", flags->default_branch, "The default branch");
+    add_default_branch_flag(*command, flags->default_branch);
     command->add_option("--method", flags->methods,
                         "A method to measure, repeatable (default: seed and the default method)");
     command
@@ -275,7 +276,7 @@ Command add_backtest_command(CLI::App& parent) {
         ->check(false_alarm_budget);
     command->add_option("--seed", flags->seed,
                         "Seed of the injected benchmarks' choice (default: 1)");
-    command->add_option("--format", flags->format, "Output format")
+    command->add_option("--format", flags->format, "Output format (default: text)")
         ->check(CLI::IsMember({"text", "json"}));
     return {command, [flags] { return run_backtest(*flags); }};
 }

@@ -1,6 +1,7 @@
 #include "compare/compare.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "report/report.hpp"
 #include "store/store.hpp"
@@ -19,7 +21,7 @@ namespace {
 struct CompareFlags {
     ComparisonFlags comparison;
     std::string head;
-    std::string format = "markdown";
+    std::string format;  // empty: text on a terminal, else markdown
     std::string output;
     bool fail_on_regression = false;
 };
@@ -47,9 +49,12 @@ int run_compare(const CompareFlags& flags) {
     const auto comparison =
         compare_head(flags.comparison, resolve_head(flags.head, context), context);
 
-    const bool to_terminal = flags.output.empty();
-    const auto text = render(comparison, flags.format, to_terminal && stdout_wants_color());
-    if (to_terminal)
+    const bool to_stdout = flags.output.empty();
+    const bool to_terminal = to_stdout && isatty(STDOUT_FILENO) != 0;
+    const std::string format =
+        !flags.format.empty() ? flags.format : (to_terminal ? "text" : "markdown");
+    const auto text = render(comparison, format, to_stdout && stdout_wants_color());
+    if (to_stdout)
         std::cout << text << std::flush;
     else
         write_file_atomically(flags.output, text);
@@ -80,8 +85,7 @@ const CLI::Validator false_alarm_budget(
 void add_comparison_flags(CLI::App& command, ComparisonFlags& flags) {
     add_common_flags(command, flags.common);
     command.add_option("--base", flags.base, "Compare with this commit, not the merge base");
-    command.add_option("--default-branch", flags.default_branch,
-                       "The default branch (default: config, origin/HEAD, main)");
+    add_default_branch_flag(command, flags.default_branch);
     command.add_option("--history-url", flags.history_url, "Link to the history dashboard");
     command.add_option(
         "--method", flags.method,
@@ -116,9 +120,12 @@ Command add_compare_command(CLI::App& parent) {
         parent.add_subcommand("compare", "Compare a pull request's run with its baseline");
     add_comparison_flags(*command, flags->comparison);
     command->add_option("--head", flags->head, "Head commit (default: HEAD, or GITHUB_SHA)");
-    command->add_option("--format", flags->format, "Report format")
+    command
+        ->add_option("--format", flags->format,
+                     "Report format (default: text on a terminal, markdown to a file or pipe)")
         ->check(CLI::IsMember({"markdown", "text", "json"}));
-    command->add_option("--output", flags->output, "Write the report to this file");
+    command->add_option("-o,--output", flags->output,
+                        "Write the report to this file (default: standard output)");
     command->add_flag("--fail-on-regression", flags->fail_on_regression,
                       "Exit 1 when a benchmark is unusually slower");
     return {command, [flags] { return run_compare(*flags); }};

@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "ingest/ingest.hpp"
 #include "report/confirmation.hpp"
@@ -175,13 +176,15 @@ Command add_confirm_command(CLI::App& parent) {
     command->add_option("--results", flags->results_file,
                         "File the commands write their results to (default: their stdout)");
     command
-        ->add_option("--results-format", flags->results_format,
-                     "Format of the results: auto or a reader's name")
+        ->add_option("--input-format", flags->results_format,
+                     "Format of the results: auto (detected) or a format name (default: auto)")
         ->check(CLI::IsMember([] {
             auto names = ingest::format_names();
             names.insert(names.begin(), "auto");
             return names;
         }()));
+    add_deprecated_spelling(*command, "--results-format", "--input-format",
+                            flags->results_format);
     command
         ->add_option("--time-budget", flags->time_budget_seconds,
                      "Seconds to spend at most; no round starts that would end later")
@@ -196,9 +199,10 @@ Command add_confirm_command(CLI::App& parent) {
         ->add_option("--timeout", flags->timeout_seconds,
                      "Seconds after which a command is killed (default: none)")
         ->check(CLI::PositiveNumber);
-    command->add_option("--format", flags->format, "Report format")
+    command->add_option("--format", flags->format, "Report format (default: text)")
         ->check(CLI::IsMember({"text", "markdown", "json"}));
-    command->add_option("--output", flags->output, "Write the report to this file");
+    command->add_option("-o,--output", flags->output,
+                        "Write the report to this file (default: standard output)");
     command->add_option("--repo", flags->repo,
                         "Repository whose benchwatch.toml gives the categories' minimum changes");
     command->add_flag("--fail-on-regression", flags->fail_on_regression,

@@ -207,7 +207,8 @@ Command add_copy_command(CLI::App& parent) {
     command->add_option("--to", flags->to, "Store URL to write (created when missing)")->required();
     command->add_option("--project", flags->project, "Copy only this project's runs");
     command->add_option("--machine", flags->machine, "Copy only this machine's runs");
-    command->add_flag("--no-progress", flags->no_progress, "No progress line, even on a terminal");
+    command->add_flag("-q,--quiet,--no-progress", flags->no_progress,
+                      "No progress line, even on a terminal");
     return {command, [flags] { return run_copy(*flags); }};
 }
 

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "compare/changes.hpp"
 #include "compare/compare.hpp"
@@ -73,12 +74,12 @@ Command add_history_command(CLI::App& parent) {
     auto* command = parent.add_subcommand(
         "history", "Show each benchmark's recent values on the default branch");
     add_common_flags(*command, flags->common);
-    command->add_option("--default-branch", flags->default_branch, "The default branch");
+    add_default_branch_flag(*command, flags->default_branch);
     command
         ->add_option("--limit", flags->limit,
                      "Most recent runs to show (0: all; with --changes, all unless given)")
         ->each([flags](const std::string&) { flags->limit_given = true; });
-    command->add_option("--format", flags->format, "Output format")
+    command->add_option("--format", flags->format, "Output format (default: text)")
         ->check(CLI::IsMember({"text", "json"}));
     command->add_flag("--changes", flags->changes,
                       "List the lasting steps in each benchmark's history instead");

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "report/report.hpp"
 #include "store/store.hpp"
@@ -17,7 +18,9 @@ void add_run_flags(CLI::App& command, RunFlags& flags) {
     command.add_option("--branch", flags.branch, "Branch of the commit (default: current)");
     command.add_option("--pull-request", flags.pull_request, "Pull-request number");
     command.add_option("--env", flags.environment, "Environment fact KEY=VALUE (repeatable)");
-    command.add_option("--format", flags.format, "Input format: auto or a format name");
+    command.add_option("--input-format", flags.format,
+                       "Format of the results: auto (detected) or a format name (default: auto)");
+    add_deprecated_spelling(command, "--format", "--input-format", flags.format);
 }
 
 ingest::RunMetadata resolve_run_metadata(const RunFlags& flags, const Context& context) {

@@ -23,7 +23,7 @@ struct RunFlags {
     std::string format = "auto";
 };
 
-// Adds the common flags and --commit, --branch, --pull-request, --env and --format.
+// Adds the common flags and --commit, --branch, --pull-request, --env and --input-format.
 void add_run_flags(CLI::App& command, RunFlags& flags);
 
 // What the run is of: project, machine, commit, branch, pull request and --env facts from the

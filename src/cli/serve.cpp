@@ -1,11 +1,13 @@
 #include <fmt/format.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <thread>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "compare/compare.hpp"
 #include "report/report.hpp"
@@ -62,6 +64,28 @@ std::shared_ptr<serve::UploadReceiver> upload_receiver(const ServeFlags& flags,
     return std::make_shared<serve::UploadReceiver>(std::move(settings));
 }
 
+// Refuses a --project the store has no runs of and uploads may not create, naming those it has.
+void check_project(store::Store& store, const ServeFlags& flags, const std::string& store_url) {
+    const std::string& project = flags.common.project;
+    if (project.empty()) return;
+    const auto projects = store.projects();
+    if (std::find(projects.begin(), projects.end(), project) != projects.end()) return;
+    if (std::find(flags.upload_projects.begin(), flags.upload_projects.end(), project) !=
+        flags.upload_projects.end())
+        return;
+    std::vector<std::string> shown;
+    for (const auto& name : projects) shown.push_back(terminal_safe(name));
+    const std::string where = store::without_credentials(store_url);
+    if (shown.empty())
+        throw UsageError(fmt::format(
+            "--project '{}': the store {} holds no runs yet; record runs first, or leave "
+            "--project out",
+            terminal_safe(project), where));
+    throw UsageError(
+        fmt::format("--project '{}': no such project in the store {}; its projects are: {}",
+                    terminal_safe(project), where, fmt::join(shown, ", ")));
+}
+
 // Answers /pulls/COMMIT with the comparison `compare --format json` would print.
 serve::Response compare_pull(store::Store& store, const vcs::Repository* repository,
                              const Context& context, const serve::DashboardOptions& options,
@@ -105,6 +129,7 @@ int run_serve(const ServeFlags& flags) {
         resolve_dashboard_options(flags.default_branch, context);
     const std::string store_url = resolve_store(flags.common, context);
     const auto store = store::open_store(store_url);
+    check_project(*store, flags, store_url);
     const auto uploads = upload_receiver(flags, store_url);
     const auto* repository = context.repository ? &*context.repository : nullptr;
 
@@ -165,8 +190,7 @@ Command add_serve_command(CLI::App& parent) {
         "serve",
         "Serve the history dashboard and its JSON API, and accept uploads with --allow-upload");
     add_common_flags(*command, flags->common);
-    command->add_option("--default-branch", flags->default_branch,
-                        "The default branch (default: config, origin/HEAD, main)");
+    add_default_branch_flag(*command, flags->default_branch);
     command->add_option("--listen", flags->listen,
                         "HOST:PORT to answer on (default 127.0.0.1:8080; port 0: any free port)");
     command

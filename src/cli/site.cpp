@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "store/store.hpp"
 
@@ -51,8 +52,7 @@ Command add_site_command(CLI::App& parent) {
     auto* command = parent.add_subcommand(
         "site", "Write the history dashboard with its data as static files (GitHub Pages)");
     add_common_flags(*command, flags->common);
-    command->add_option("--default-branch", flags->default_branch,
-                        "The default branch (default: config, origin/HEAD, main)");
+    add_default_branch_flag(*command, flags->default_branch);
     command->add_option("OUT", flags->folder, "Folder to write the site into")->required();
     return {command, [flags] { return run_site(*flags); }};
 }

@@ -1,6 +1,9 @@
+#include "ingest/gotest.hpp"
+
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -8,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "ingest/readers.hpp"
+#include "ingest/ingest.hpp"
 #include "ingest/text_input.hpp"
 
 namespace benchwatch::ingest::detail {
@@ -85,17 +88,28 @@ struct Benchmark {
 
 class GoTestReader {
   public:
-    GoTestReader(std::string_view text, std::string_view source) : input_(text, source) {}
+    GoTestReader(std::string_view source, std::string_view format) : source_(source) {
+        parsed_.format = std::string(format);
+    }
 
-    ParsedResults read() {
-        parsed_.format = "go";
-        std::string_view line;
-        while (input_.next_line(line)) read_line(line);
+    ParsedResults read(const NextGoLine& next) {
+        GoOutputLine line;
+        while (next(line)) {
+            file_line_ = line.file_line;
+            read_line(line.text);
+        }
         for (const Benchmark& benchmark : group_by_name()) add(benchmark);
         return std::move(parsed_);
     }
 
   private:
+    // "source:LINE: message" for the line being read.
+    std::string located(std::string_view message) const {
+        return fmt::format("{}:{}: {}", source_, file_line_, message);
+    }
+
+    [[noreturn]] void fail(std::string_view message) const { throw InputError(located(message)); }
+
     void read_line(std::string_view line) {
         if (auto fields = result_fields(line)) {
             lines_.push_back(read_result(*fields));
@@ -113,8 +127,8 @@ class GoTestReader {
             set_context("go.cpu", line.substr(5));
         } else if (trimmed.starts_with("--- FAIL: ")) {
             const auto fields = split_fields(trimmed);
-            parsed_.warnings.push_back(input_.located(
-                fmt::format("benchmark '{}' failed", fields.size() > 2 ? fields[2] : "")));
+            parsed_.warnings.push_back(
+                located(fmt::format("benchmark '{}' failed", fields.size() > 2 ? fields[2] : "")));
         } else if (trimmed == "FAIL" || line.starts_with("FAIL\t")) {
             warn_failed_package(line);
         }
@@ -130,21 +144,23 @@ class GoTestReader {
         const std::string package = fields.size() > 1 ? std::string(fields[1]) : package_;
         if (!failed_packages_.insert(package).second) return;
         parsed_.warnings.push_back(
-            input_.located(package.empty() ? std::string("the run failed (FAIL)")
-                                           : fmt::format("package '{}' failed (FAIL)", package)));
+            located(package.empty() ? std::string("the run failed (FAIL)")
+                                    : fmt::format("package '{}' failed (FAIL)", package)));
     }
 
     ResultLine read_result(const std::vector<std::string_view>& fields) {
         ResultLine result{fields[0], package_, {}};
         for (std::size_t at = 2; at < fields.size(); at += 2) {
             if (at + 1 == fields.size())
-                input_.fail(fmt::format("benchmark '{}': expected a unit after '{}'", fields[0],
-                                        fields[at]));
+                fail(fmt::format("benchmark '{}': expected a unit after '{}'", fields[0],
+                                 fields[at]));
             const auto value = parse_number(fields[at]);
             if (!value)
-                input_.fail(fmt::format("benchmark '{}': expected a number before '{}', got '{}'",
-                                        fields[0], fields[at + 1], fields[at]));
-            if (fields[at + 1] == "ns/op") check_positive_time(input_, fields[0], *value);
+                fail(fmt::format("benchmark '{}': expected a number before '{}', got '{}'",
+                                 fields[0], fields[at + 1], fields[at]));
+            if (fields[at + 1] == "ns/op" && !(std::isfinite(*value) && *value > 0))
+                fail(fmt::format("benchmark '{}': time must be a positive number, got {}",
+                                 fields[0], *value));
             result.measurements.push_back({*value, fields[at + 1]});
         }
         return result;
@@ -231,7 +247,8 @@ class GoTestReader {
         return result;
     }
 
-    TextInput input_;
+    std::string source_;
+    std::size_t file_line_ = 0;
     ParsedResults parsed_;
     std::vector<ResultLine> lines_;
     std::string package_;
@@ -239,23 +256,85 @@ class GoTestReader {
     std::set<std::string> failed_packages_;
 };
 
+// Whether `line` is a result line with a "<number> ns/op" pair.
+bool is_time_line(std::string_view line) {
+    const auto fields = result_fields(line);
+    if (!fields) return false;
+    for (std::size_t at = 3; at < fields->size(); at += 2)
+        if ((*fields)[at] == "ns/op" && parse_number((*fields)[at - 1])) return true;
+    return false;
+}
+
+// Lines go test prints for every package, benchmarks run or not: a package's verdict ("PASS",
+// "ok  \tpkg\t0.1s", "?   \tpkg\t[no test files]", "FAIL") and -v's test lines.
+bool is_go_test_line(std::string_view line) {
+    return line == "PASS" || line == "FAIL" || line.starts_with("ok  \t") ||
+           line.starts_with("?   \t") || line.starts_with("FAIL\t") ||
+           line.starts_with("=== RUN ") || line.starts_with("--- PASS: ") ||
+           line.starts_with("--- FAIL: ") || line.starts_with("--- SKIP: ");
+}
+
+// benchstat's tables: a header of "│" columns (since 2023: "│ old.txt │" over "│ sec/op │"),
+// or the older "name  old time/op  new time/op  delta" header.
+bool is_benchstat_line(std::string_view line) {
+    const auto fields = split_fields(line);
+    if (!fields.empty() && fields.front() == "│" && fields.back() == "│") return true;
+    return fields.size() >= 2 && fields[0] == "name" &&
+           (fields[1] == "old" || fields[1] == "speed" || fields[1].ends_with("/op"));
+}
+
+}  // namespace
+
+ParsedResults read_go_output(const NextGoLine& next, std::string_view source,
+                             std::string_view format) {
+    return GoTestReader(source, format).read(next);
+}
+
+Claim claim_go_output(const NextGoLine& next, std::string_view command) {
+    bool go_test = false;
+    bool benchstat = false;
+    GoOutputLine line;
+    while (next(line)) {
+        if (is_time_line(line.text)) return {true, {}, {}};
+        go_test = go_test || is_go_test_line(line.text);
+        benchstat = benchstat || is_benchstat_line(line.text);
+    }
+    if (benchstat)
+        return {false,
+                {},
+                "benchstat's summary of go test -bench runs, not the runs' results; record the "
+                "go test -bench output that benchstat read instead"};
+    if (go_test)
+        return {false,
+                {},
+                fmt::format("{} output without benchmark results (go test runs benchmarks only "
+                            "with -bench); run {} -bench . and record its output",
+                            command, command)};
+    return {};
+}
+
+namespace {
+
+// Each line of `text`, numbered from 1.
+NextGoLine text_lines(TextInput& input) {
+    return [&input](GoOutputLine& line) {
+        if (!input.next_line(line.text)) return false;
+        line.file_line = input.line_number();
+        return true;
+    };
+}
+
 // go test -bench prints result lines "BenchmarkName-8  1000  12.5 ns/op …": the file is ours
 // when one line is a benchmark name, an iteration count and a time per operation.
 Claim detect_gotest(const Probe& probe) {
     if (probe.json != nullptr) return {};
     TextInput input(probe.text, "");
-    std::string_view line;
-    while (input.next_line(line)) {
-        const auto fields = result_fields(line);
-        if (!fields) continue;
-        for (std::size_t at = 3; at < fields->size(); at += 2)
-            if ((*fields)[at] == "ns/op" && parse_number((*fields)[at - 1])) return {true, {}};
-    }
-    return {};
+    return claim_go_output(text_lines(input), "go test");
 }
 
 ParsedResults read_gotest(std::string_view text, std::string_view source) {
-    return GoTestReader(text, source).read();
+    TextInput input(text, source);
+    return read_go_output(text_lines(input), source, "go");
 }
 
 }  // namespace

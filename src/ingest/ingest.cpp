@@ -23,13 +23,14 @@ namespace {
 
 // Every format, in detection order. A new format is one file defining its Reader and one line
 // here.
-constexpr std::array<const detail::Reader*, 15> readers = {&detail::benchmarktools_reader,
+constexpr std::array<const detail::Reader*, 16> readers = {&detail::benchmarktools_reader,
                                                            &detail::googlebenchmark_reader,
                                                            &detail::hyperfine_reader,
                                                            &detail::pytestbenchmark_reader,
                                                            &detail::criterion_reader,
                                                            &detail::cargocriterion_reader,
                                                            &detail::gotest_reader,
+                                                           &detail::gotestjson_reader,
                                                            &detail::libtest_reader,
                                                            &detail::catch2_reader,
                                                            &detail::nanobench_reader,
@@ -86,14 +87,14 @@ class OpenedFile {
     [[noreturn]] void fail_unknown(const std::string& looked_like) {
         const auto unknown = [&](const std::string& description) {
             return InputError(fmt::format(
-                "{}: unknown results format (looked like: {}); pass --format with one of: {}",
+                "{}: unknown results format (looked like: {}); pass --input-format with one of: {}",
                 source_, description, known_formats()));
         };
         if (!looked_like.empty()) throw unknown(looked_like);
         const std::size_t first = content_.find_first_not_of(" \t\r\n");
         const bool meant_as_json =
             first != std::string_view::npos && (content_[first] == '{' || content_[first] == '[');
-        if ((json_error_ || root_error_ != simdjson::SUCCESS) && !meant_as_json)
+        if (!meant_as_json && !whole_json_scalar())
             throw unknown("text that is neither JSON nor the output of a harness benchwatch reads");
         auto& input = json();
         if (root_error_ != simdjson::SUCCESS) input.fail_json(root_error_);
@@ -102,6 +103,27 @@ class OpenedFile {
     }
 
   private:
+    // Whether the text is one JSON number, string, boolean or null and nothing else ("42"), as
+    // opposed to text that only starts like one ("name  old time/op", "2024/01/02 log line").
+    bool whole_json_scalar() {
+        if (!json_ || root_error_ != simdjson::SUCCESS) return false;
+        auto& document = json_->document();
+        switch (root_type_) {
+            case ondemand::json_type::number:
+                return document.get_double().error() == simdjson::SUCCESS;
+            case ondemand::json_type::string:
+                return document.get_string().error() == simdjson::SUCCESS;
+            case ondemand::json_type::boolean:
+                return document.get_bool().error() == simdjson::SUCCESS;
+            case ondemand::json_type::null: {
+                bool is_null = false;
+                return document.is_null().get(is_null) == simdjson::SUCCESS && is_null;
+            }
+            default:
+                return false;
+        }
+    }
+
     std::string_view content_;
     std::string source_;
     std::optional<detail::JsonInput> json_;
@@ -115,23 +137,28 @@ const detail::Reader& detect(OpenedFile& file) {
     const detail::Probe probe = file.probe();
     std::vector<const detail::Reader*> claimants;
     std::string looked_like;
+    std::string refusal;
     for (const detail::Reader* reader : readers) {
         if (reader->parse_directory != nullptr) continue;
         if (reader->parse_json != nullptr && probe.json == nullptr) continue;
         const detail::Claim claim = reader->detect(probe);
         if (probe.json != nullptr) probe.json->rewind();
-        if (claim.matches)
+        if (claim.matches) {
             claimants.push_back(reader);
-        else if (looked_like.empty())
-            looked_like = claim.looked_like;
+            continue;
+        }
+        if (looked_like.empty()) looked_like = claim.looked_like;
+        if (refusal.empty()) refusal = claim.refusal;
     }
+    if (claimants.empty() && !refusal.empty())
+        throw InputError(fmt::format("{}: {}", file.source(), refusal));
     if (claimants.empty()) file.fail_unknown(looked_like);
     if (claimants.size() > 1) {
         std::vector<std::string_view> names;
         for (const detail::Reader* reader : claimants) names.push_back(reader->name);
         throw InputError(fmt::format(
-            "{}: ambiguous results format (looked like {} alike); pass --format {}", file.source(),
-            fmt::join(names, " and "), fmt::join(names, " or --format ")));
+            "{}: ambiguous results format (looked like {} alike); pass --input-format {}",
+            file.source(), fmt::join(names, " and "), fmt::join(names, " or --input-format ")));
     }
     return *claimants.front();
 }
@@ -242,9 +269,10 @@ void check_reads_files(std::string_view format, std::string_view source) {
     for (const detail::Reader* reader : readers)
         if (reader->name == format && reader->parse_json == nullptr &&
             reader->parse_text == nullptr)
-            throw InputError(fmt::format(
-                "{}: --format {} reads a folder, not a file; pass the folder it wrote instead",
-                source, format));
+            throw InputError(
+                fmt::format("{}: --input-format {} reads a folder, not a file; pass the folder it "
+                            "wrote instead",
+                            source, format));
 }
 
 ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::string_view source,

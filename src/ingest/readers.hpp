@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ingest/ingest.hpp"
@@ -122,11 +123,19 @@ struct Probe {
 
 // A reader's answer to "is this file yours?".
 struct Claim {
+    Claim() = default;
+    Claim(bool claims, std::string looks_like = {}, std::string refuses = {})
+        : matches(claims), looked_like(std::move(looks_like)), refusal(std::move(refuses)) {}
+
     bool matches = false;
     // When not matching: what the file looked like to this reader ("a JSON object without a
     // "benchmarks" array"), or empty when the file is not even of this reader's shape. The
     // unknown-format message shows the first non-empty one in table order.
     std::string looked_like;
+    // When not matching though the file is recognisably a tool's output that holds no results
+    // (go test run without -bench, benchstat's summary): what it is and what to give instead,
+    // the whole message in place of "unknown results format".
+    std::string refusal;
 };
 
 // One results format. A JSON reader sets parse_json and is asked to detect only when the file is
@@ -164,6 +173,9 @@ extern const Reader cargocriterion_reader;
 
 // `go test -bench` text output.
 extern const Reader gotest_reader;
+
+// `go test -json -bench` output: test2json's events, one JSON object per line.
+extern const Reader gotestjson_reader;
 
 // libtest's `cargo bench` text output.
 extern const Reader libtest_reader;

@@ -1,6 +1,6 @@
 // What could break: `benchwatch backtest` reading the default branch out of order or with the
-// wrong categories, JSON that strays from the shape docs/JUDGEMENT.md gives, figures that disagree with the
-// definitions, or error lines that do not say what to fix.
+// wrong categories, JSON that strays from the shape docs/JUDGEMENT.md gives, figures that disagree
+// with the definitions, or error lines that do not say what to fix.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -183,14 +183,14 @@ TEST_F(BacktestTest, ErrorsAreOneLine) {
     EXPECT_EQ(not_a_number.exit_code, 2);
     EXPECT_EQ(not_a_number.err,
               "error: --inject: 'x' is not a regression size; give positive fractions separated by "
-              "commas, e.g. 0.1,0.2 for +10% and +20%; run with --help for usage\n");
+              "commas, e.g. 0.1,0.2 for +10% and +20%; run benchwatch backtest --help for usage\n");
 
     const auto no_budget = benchwatch({"backtest", "--false-alarms-per-pr", "0"});
     EXPECT_EQ(no_budget.exit_code, 2);
     EXPECT_EQ(no_budget.err,
               "error: --false-alarms-per-pr: '0' is not a false-alarm budget; give the flukes per "
-              "pull request allowed, a number above 0 and at most 1000, e.g. 1; run with --help "
-              "for usage\n");
+              "pull request allowed, a number above 0 and at most 1000, e.g. 1; run benchwatch "
+              "backtest --help for usage\n");
 }
 
 // Seed on the Metal.jl history, checked against an independent computation of docs/JUDGEMENT.md's

@@ -111,8 +111,8 @@ TEST_F(CliTest, BadInputIsOneLineExitTwoAndLeavesTheStoreUnchanged) {
          R"({"results": []})",
          {},
          "error: {file}: unknown results format (looked like: a JSON object without a "
-         "\"benchmarks\" array); pass --format with one of: benchmarktools, googlebenchmark, "
-         "hyperfine, pytest-benchmark, criterion, cargo-criterion, go, libtest, catch2, "
+         "\"benchmarks\" array); pass --input-format with one of: benchmarktools, googlebenchmark, "
+         "hyperfine, pytest-benchmark, criterion, cargo-criterion, go, go-json, libtest, catch2, "
          "nanobench, jmh, benchmarkdotnet, nvbench, github-action-benchmark, bencher\n"},
         {"empty.json", "", {}, "error: {file}: empty file; expected benchmark results\n"},
         {"negative.json",
@@ -125,7 +125,7 @@ TEST_F(CliTest, BadInputIsOneLineExitTwoAndLeavesTheStoreUnchanged) {
          "error: {file}:1:44: invalid JSON value\n"},
         {"forced.json",
          google_benchmark_file({{"a", 5}}),
-         {"--format", "benchmarktools"},
+         {"--input-format", "benchmarktools"},
          "error: {file}: expected a JSON array [versions, values], as BenchmarkTools.save "
          "writes\n"},
     };

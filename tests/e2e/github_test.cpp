@@ -600,13 +600,17 @@ TEST_F(ForkFlowTest, EventNeedsAReportAndExcludesOtherPullRequests) {
     auto output =
         trusted_benchwatch({"github", "comment", "--event", (artifact() / "event.json").string()});
     EXPECT_EQ(output.exit_code, 2);
-    EXPECT_EQ(output.err,
-              "error: --event: needs --report: the JSON report (compare --format json) the pull "
-              "request's workflow uploaded with the event; run with --help for usage\n");
+    EXPECT_EQ(
+        output.err,
+        "error: --event: needs --report: the JSON report (compare --format json) the pull "
+        "request's workflow uploaded with the event; run benchwatch github comment --help for "
+        "usage\n");
     output = trusted_benchwatch({"github", "comment", "--event", "event.json", "--report",
                                  "report.json", "--pull-request", "8"});
     EXPECT_EQ(output.exit_code, 2);
-    EXPECT_EQ(output.err, "error: --pull-request excludes --event; run with --help for usage\n");
+    EXPECT_EQ(output.err,
+              "error: --pull-request excludes --event; run benchwatch github comment --help "
+              "for usage\n");
     EXPECT_TRUE(github_.requests().empty());
 }
 

@@ -151,9 +151,9 @@ TEST_F(RunTest, BrokenHarnessIsOneLineExitTwoAndNothingRecorded) {
          "printf 'Benchmark  Time  CPU\\nBM_a  5 ns  5 ns\\n'\n",
          {},
          "error: output of '{h}': unknown results format (looked like: text that is neither "
-         "JSON nor the output of a harness benchwatch reads); pass --format with one of: "
+         "JSON nor the output of a harness benchwatch reads); pass --input-format with one of: "
          "benchmarktools, googlebenchmark, hyperfine, pytest-benchmark, criterion, "
-         "cargo-criterion, go, libtest, catch2, nanobench, jmh, benchmarkdotnet, nvbench, "
+         "cargo-criterion, go, go-json, libtest, catch2, nanobench, jmh, benchmarkdotnet, nvbench, "
          "github-action-benchmark, bencher\n"},
         {"silent.sh",
          "true\n",

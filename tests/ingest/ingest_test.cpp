@@ -44,15 +44,16 @@ class TemporaryFile {
 
 const std::string all_format_names =
     "benchmarktools, googlebenchmark, hyperfine, pytest-benchmark, criterion, cargo-criterion, "
-    "go, libtest, catch2, nanobench, jmh, benchmarkdotnet, nvbench, github-action-benchmark, "
+    "go, go-json, libtest, catch2, nanobench, jmh, benchmarkdotnet, nvbench, "
+    "github-action-benchmark, "
     "bencher";
 
 TEST(Ingest, FormatNamesInDetectionOrder) {
     EXPECT_EQ(format_names(),
-              (std::vector<std::string>{"benchmarktools", "googlebenchmark", "hyperfine",
-                                        "pytest-benchmark", "criterion", "cargo-criterion", "go",
-                                        "libtest", "catch2", "nanobench", "jmh", "benchmarkdotnet",
-                                        "nvbench", "github-action-benchmark", "bencher"}));
+              (std::vector<std::string>{
+                  "benchmarktools", "googlebenchmark", "hyperfine", "pytest-benchmark", "criterion",
+                  "cargo-criterion", "go", "go-json", "libtest", "catch2", "nanobench", "jmh",
+                  "benchmarkdotnet", "nvbench", "github-action-benchmark", "bencher"}));
 }
 
 TEST(Ingest, DetectsEachFormatByContent) {
@@ -68,7 +69,7 @@ TEST(Ingest, FileTwoReadersClaimIsAmbiguous) {
         R"({"benchmarks":[{"name":"a","real_time":1}],"results":[{"command":"sleep 1","times":[1.0]}]})";
     EXPECT_EQ(parse_error(both),
               "results.json: ambiguous results format (looked like googlebenchmark and hyperfine "
-              "alike); pass --format googlebenchmark or --format hyperfine");
+              "alike); pass --input-format googlebenchmark or --input-format hyperfine");
     // 1.0 s
     EXPECT_EQ(parse(both, "results.json", "hyperfine").results.at(0).value, 1e9);
 }
@@ -101,14 +102,14 @@ TEST(Ingest, UnknownFormatNameIsAnError) {
 TEST(Ingest, ObjectWithoutBenchmarksIsAnUnknownFormat) {
     EXPECT_EQ(parse_error(R"({"results":[{"name":"a"}]})"),
               "results.json: unknown results format (looked like: a JSON object without a "
-              "\"benchmarks\" array); pass --format with one of: " +
+              "\"benchmarks\" array); pass --input-format with one of: " +
                   all_format_names);
 }
 
 TEST(Ingest, OtherArrayIsAnUnknownFormat) {
     EXPECT_EQ(parse_error("[1, 2, 3]"),
               "results.json: unknown results format (looked like: a JSON array that is not a "
-              "versions object followed by an array of saved values); pass --format with one "
+              "versions object followed by an array of saved values); pass --input-format with one "
               "of: " +
                   all_format_names);
 }
@@ -116,7 +117,7 @@ TEST(Ingest, OtherArrayIsAnUnknownFormat) {
 TEST(Ingest, ScalarIsAnUnknownFormat) {
     EXPECT_EQ(parse_error(R"("fast")"),
               "results.json: unknown results format (looked like: a string rather than an "
-              "object or array); pass --format with one of: " +
+              "object or array); pass --input-format with one of: " +
                   all_format_names);
 }
 
@@ -191,7 +192,7 @@ TEST(Ingest, InvalidUtf8IsAnError) {
 TEST(Ingest, TextOfNoHarnessIsAnUnknownFormat) {
     EXPECT_EQ(parse_error("hello\nworld\n"),
               "results.json: unknown results format (looked like: text that is neither JSON nor "
-              "the output of a harness benchwatch reads); pass --format with one of: " +
+              "the output of a harness benchwatch reads); pass --input-format with one of: " +
                   all_format_names);
 }
 
@@ -209,7 +210,7 @@ TEST(Ingest, DeepNestingIsAnErrorNotACrash) {
     const std::string deep = std::string(100000, '[') + std::string(100000, ']');
     EXPECT_EQ(parse_error(deep),
               "results.json: unknown results format (looked like: a JSON array that is not a "
-              "versions object followed by an array of saved values); pass --format with one "
+              "versions object followed by an array of saved values); pass --input-format with one "
               "of: " +
                   all_format_names);
     EXPECT_EQ(parse_error(deep, "benchmarktools"),

@@ -196,9 +196,10 @@ TEST(Limits, TenThousandDeepXmlIsRefusedByCatch2) {
 }
 
 TEST(Limits, FolderFormatGivenTextIsRefused) {
-    EXPECT_EQ(parse_error(R"({"mean":{"point_estimate":1}})", "criterion"),
-              "results.json: --format criterion reads a folder, not a file; pass the folder it "
-              "wrote instead");
+    EXPECT_EQ(
+        parse_error(R"({"mean":{"point_estimate":1}})", "criterion"),
+        "results.json: --input-format criterion reads a folder, not a file; pass the folder it "
+        "wrote instead");
 }
 
 }  // namespace
