@@ -288,6 +288,7 @@ ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::
     } catch (const simdjson::simdjson_error& error) {
         file.json().fail_json(error.error());
     }
+    for (auto& warning : parsed.warnings) warning = printable_line(warning);
     if (parsed.results.empty() && parsed.warnings.empty()) fail("no benchmark results in the file");
     if (parsed.results.empty()) {
         // Warnings start "source: " or, from text readers, "source:LINE: ".
@@ -316,6 +317,7 @@ ParsedResults parse_directory(const std::filesystem::path& path, std::string_vie
             path.string(), fmt::join(names, " or ")));
     }
     ParsedResults parsed = (*folder_reader)->parse_directory(path);
+    for (auto& warning : parsed.warnings) warning = printable_line(warning);
     if (parsed.results.empty())
         throw InputError(fmt::format("{}: no benchmark results in the folder", path.string()));
     return parsed;

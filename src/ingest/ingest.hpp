@@ -26,7 +26,9 @@ struct ParsedResults {
     std::string format;                  // the reader's name, e.g. "benchmarktools"
     std::vector<model::Result> results;  // one per benchmark and metric, names unique
     model::Environment context;          // what the file says of its environment (versions…)
-    std::vector<std::string> warnings;   // one line each, e.g. skipped or errored benchmarks
+    // One line each, e.g. skipped or errored benchmarks; control characters written out as in
+    // InputError's messages.
+    std::vector<std::string> warnings;
     std::uint64_t content_hash = 0;      // of the file's bytes: equal files, equal hashes
 };
 

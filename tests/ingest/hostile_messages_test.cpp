@@ -72,5 +72,17 @@ TEST(HostileMessages, BytesThatAreNotUtf8AreWrittenOut) {
     EXPECT_EQ(InputError("µs é").what(), std::string("µs é"));
 }
 
+TEST(HostileMessages, AWarningQuotingASkipMessageIsOnePrintableLine) {
+    const auto parsed = parse(
+        R"({"context":{},"benchmarks":[{"name":"a","run_type":"iteration","real_time":3,)"
+        R"("time_unit":"ns"},{"name":"b","run_type":"iteration","skipped":true,)"
+        R"("skip_message":"x\n::error::pwned\u001b[2J","real_time":0,"time_unit":"ns"}]})",
+        "results.json", "auto");
+    ASSERT_EQ(parsed.warnings.size(), 1u);
+    EXPECT_FALSE(has_control_character(parsed.warnings[0])) << parsed.warnings[0];
+    EXPECT_NE(parsed.warnings[0].find("x\\u{a}::error::pwned\\u{1b}[2J"), std::string::npos)
+        << parsed.warnings[0];
+}
+
 }  // namespace
 }  // namespace benchwatch::ingest
