@@ -14,9 +14,11 @@ namespace benchwatch::ingest {
 
 // A file that cannot be read as benchmark results. what() is one line that names the file and,
 // where known, the line and column: "results.json:3:17: expected ',' or '}' after a value".
+// Control characters and bytes that are not UTF-8 in the message are shown as \u{1b} and \x{ff},
+// so a quoted name cannot drive a terminal or start a CI workflow command on a line of its own.
 class InputError : public std::runtime_error {
   public:
-    using std::runtime_error::runtime_error;
+    explicit InputError(std::string_view message);
 };
 
 // What one results file holds.
@@ -24,7 +26,9 @@ struct ParsedResults {
     std::string format;                  // the reader's name, e.g. "benchmarktools"
     std::vector<model::Result> results;  // one per benchmark and metric, names unique
     model::Environment context;          // what the file says of its environment (versions…)
-    std::vector<std::string> warnings;   // one line each, e.g. skipped or errored benchmarks
+    // One line each, e.g. skipped or errored benchmarks; control characters written out as in
+    // InputError's messages.
+    std::vector<std::string> warnings;
     std::uint64_t content_hash = 0;      // of the file's bytes: equal files, equal hashes
 };
 

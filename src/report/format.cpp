@@ -134,7 +134,13 @@ std::string escape_markdown(std::string_view name) {
                 break;
             default:
                 const auto byte = static_cast<unsigned char>(c);
-                out += byte < 0x20 || byte == 0x7f ? ' ' : c;
+                const auto next = static_cast<unsigned char>(after);
+                if (byte == 0xC2 && next >= 0x80 && next <= 0x9F) {
+                    out += ' ';  // a C1 control character, U+0080 to U+009F
+                    ++i;
+                } else {
+                    out += byte < 0x20 || byte == 0x7f ? ' ' : c;
+                }
         }
     }
     return out;

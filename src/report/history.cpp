@@ -82,7 +82,8 @@ void render_history_text(const model::History& history, std::ostream& out, bool 
         Line line{detail::plain_text(model::with_metric(benchmark.name, benchmark.metric)),
                   aligned_sparkline(history, benchmark), typical_text(benchmark),
                   benchmark.values.empty() ? std::string("none")
-                                           : format_value(benchmark.values.back(), benchmark.unit)};
+                                           : detail::plain_text(
+                                                 format_value(benchmark.values.back(), benchmark.unit))};
         name_width = std::max(name_width, detail::display_width(line.name));
         spark_width = std::max(spark_width, detail::display_width(line.spark));
         typical_width = std::max(typical_width, detail::display_width(line.typical));

@@ -48,8 +48,8 @@ std::string category_row(const detail::CategoryRows& group) {
 
 std::string benchmark_row(const model::BenchmarkComparison& benchmark, bool within_noise) {
     return fmt::format("| {} | {} | {} | {} |\n", escape_markdown(benchmark.display_name),
-                       format_value(benchmark.base, benchmark.unit),
-                       format_value(benchmark.head, benchmark.unit),
+                       escape_markdown(format_value(benchmark.base, benchmark.unit)),
+                       escape_markdown(format_value(benchmark.head, benchmark.unit)),
                        change_cell(benchmark, within_noise));
 }
 
@@ -92,7 +92,7 @@ void write_head_results(const model::Comparison& comparison, std::ostream& out) 
         out << fmt::format("| **{}** | |\n", escape_markdown(group.category_name));
         for (const auto& row : group.rows)
             out << fmt::format("| {} | {} |\n", escape_markdown(row.display_name),
-                               format_value(row.result->value, row.result->unit));
+                               escape_markdown(format_value(row.result->value, row.result->unit)));
     }
 }
 
@@ -137,7 +137,7 @@ std::string left_out_note(std::size_t left_out, std::size_t total, std::string_v
         "\n_{} of {} {} are left out of this table to keep the report under {} characters: "
         "those that changed least. `benchwatch compare --format text` lists them all",
         left_out, total, which, limit);
-    if (!history_url.empty()) note += ", as does the history linked below";
+    if (!detail::web_url(history_url).empty()) note += ", as does the history linked below";
     return note + "._\n";
 }
 
@@ -154,7 +154,7 @@ void render(const model::Comparison& comparison, const Shortening* shortening, s
             write_head_results(comparison, out);
         }
     } else {
-        out << "\n" << detail::explanation_paragraph(comparison) << "\n\n";
+        out << "\n" << detail::explanation_paragraph(comparison, escape_markdown) << "\n\n";
         if (anything_compared(comparison)) {
             write_summary_table(comparison, out);
             if (const auto line = detail::detectable_sentence(comparison, escape_markdown);
@@ -187,8 +187,8 @@ void render(const model::Comparison& comparison, const Shortening* shortening, s
         write_added_and_removed(comparison, out);
     }
 
-    if (!comparison.history_url.empty())
-        out << "\nHistory: " << detail::plain_text(comparison.history_url) << "\n";
+    if (const auto url = detail::web_url(comparison.history_url); !url.empty())
+        out << "\nHistory: " << url << "\n";
 }
 
 std::string rendered(const model::Comparison& comparison, const Shortening& shortening) {

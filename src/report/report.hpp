@@ -24,12 +24,14 @@ std::string format_value(double value, std::string_view unit);
 // rounds to zero: format_change(-0.0001) == "−0.0%", format_change(0.0123) == "+1.2%".
 std::string format_change(double change);
 
-// A benchmark name made safe for a Markdown table cell: '|', '<', '>', '`' and '@' cannot break
-// the table, inject HTML or mention anyone.
+// Text from outside (a name, unit, category, environment value…) made safe for a Markdown table
+// cell or sentence: control characters become spaces, so it stays on its line; '|', '<', '>',
+// '&', '`', '*', '_', '~', '$', '[', ']' and '\' cannot break the table, inject HTML, start a
+// link or image, or emphasise; '@' cannot mention anyone.
 std::string escape_markdown(std::string_view name);
 
-// Text from outside made safe for one terminal or CI log line: every control character
-// (newline, escape, DEL…) becomes a space.
+// Text from outside made safe for one terminal or CI log line: every C0 or C1 control character
+// (newline, escape, DEL, U+009B…) becomes a space, and bytes that are not UTF-8 become U+FFFD.
 std::string terminal_text(std::string_view text);
 
 // A terminal sparkline of the values, one block character (▁▂▃▄▅▆▇█) per value.

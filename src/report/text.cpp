@@ -88,8 +88,9 @@ void write_table(const std::vector<std::string>& header, const std::vector<TextR
 TextRow benchmark_row(const model::BenchmarkComparison& benchmark, bool within_noise) {
     TextRow row;
     row.cells = {"  " + detail::plain_text(benchmark.display_name),
-                 format_value(benchmark.base, benchmark.unit),
-                 format_value(benchmark.head, benchmark.unit), format_change(benchmark.change())};
+                 detail::plain_text(format_value(benchmark.base, benchmark.unit)),
+                 detail::plain_text(format_value(benchmark.head, benchmark.unit)),
+                 format_change(benchmark.change())};
     std::vector<std::string> notes;
     if (benchmark.verdict == model::Verdict::Slower) {
         notes.push_back("slower");
@@ -152,7 +153,7 @@ void write_head_results(const model::Comparison& comparison, std::ostream& out, 
         for (const auto& head : group.rows) {
             TextRow row;
             row.cells = {"  " + detail::plain_text(head.display_name),
-                         format_value(head.result->value, head.result->unit)};
+                         detail::plain_text(format_value(head.result->value, head.result->unit))};
             rows.push_back(std::move(row));
         }
     }
@@ -186,7 +187,7 @@ void render_text(const model::Comparison& comparison, std::ostream& out, bool co
             write_head_results(comparison, out, color);
         }
     } else {
-        out << "\n" << detail::explanation_paragraph(comparison) << "\n\n";
+        out << "\n" << detail::explanation_paragraph(comparison, detail::plain_text) << "\n\n";
         if (anything_compared(comparison)) {
             write_summary_table(comparison, out, color);
             if (const auto line = detail::detectable_sentence(comparison, detail::plain_text);
@@ -209,8 +210,8 @@ void render_text(const model::Comparison& comparison, std::ostream& out, bool co
             out << "Removed benchmarks, not compared: " << plain_names(comparison.removed) << ".\n";
     }
 
-    if (!comparison.history_url.empty())
-        out << "\nHistory: " << detail::plain_text(comparison.history_url) << "\n";
+    if (const auto url = detail::web_url(comparison.history_url); !url.empty())
+        out << "\nHistory: " << url << "\n";
 }
 
 }  // namespace benchwatch::report

@@ -9,15 +9,69 @@
 
 #include "model/category.hpp"
 #include "model/environment_keys.hpp"
+#include "model/utf8.hpp"
 #include "report/report.hpp"
 
 namespace benchwatch::report::detail {
 
 std::string plain_text(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) {
+    std::string out;
+    out.reserve(text.size());
+    while (!text.empty()) {
+        const std::size_t length = model::utf8_sequence_length(text);
+        const auto lead = static_cast<unsigned char>(text[0]);
+        if (length == 0) {
+            // A lone byte 0x80-0x9F is a C1 control to a terminal that is not in UTF-8 mode.
+            out += "\ufffd";
+            text.remove_prefix(1);
+            continue;
+        }
+        const bool c0_or_delete = length == 1 && (lead < 0x20 || lead == 0x7f);
+        const bool c1 = length == 2 && lead == 0xC2 && static_cast<unsigned char>(text[1]) < 0xA0;
+        if (c0_or_delete || c1)
+            out += ' ';
+        else
+            out += text.substr(0, length);
+        text.remove_prefix(length);
+    }
+    return out;
+}
+
+std::string web_url(std::string_view url) {
+    const auto starts_with_ignoring_case = [&](std::string_view prefix) {
+        return url.size() >= prefix.size() &&
+               std::equal(prefix.begin(), prefix.end(), url.begin(), [](char a, char b) {
+                   return a == std::tolower(static_cast<unsigned char>(b));
+               });
+    };
+    std::size_t host_start = 0;
+    if (starts_with_ignoring_case("https://"))
+        host_start = 8;
+    else if (starts_with_ignoring_case("http://"))
+        host_start = 7;
+    else
+        return "";
+    const auto is_host_character = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '.' ||
+               c == ':';
+    };
+    const auto host_end = std::find_if(url.begin() + static_cast<std::ptrdiff_t>(host_start),
+                                       url.end(), [&](char c) { return !is_host_character(c); });
+    const auto host = url.substr(host_start, static_cast<std::size_t>(host_end - url.begin()) -
+                                                 host_start);
+    if (host.empty() || std::isalnum(static_cast<unsigned char>(host.front())) == 0) return "";
+    if (host_end != url.end() && *host_end != '/' && *host_end != '?' && *host_end != '#')
+        return "";
+    // Characters Markdown, HTML or a mention could read are percent-encoded, so the URL is shown
+    // and linked as a whole and nothing in it is read as markup.
+    static constexpr std::string_view kKept = "-._~:/?#%=&+,;";
+    std::string out;
+    for (const char c : url) {
         const auto byte = static_cast<unsigned char>(c);
-        if (byte < 0x20 || byte == 0x7f) c = ' ';
+        if (std::isalnum(byte) != 0 || kKept.find(c) != std::string_view::npos)
+            out += c;
+        else
+            out += fmt::format("%{:02X}", byte);
     }
     return out;
 }
@@ -256,10 +310,10 @@ std::string level_explanation(const model::Comparison& comparison,
 
 }  // namespace
 
-std::string explanation_paragraph(const model::Comparison& comparison) {
+std::string explanation_paragraph(const model::Comparison& comparison, Escape escape) {
     std::vector<std::string> minimums;
     for (const auto& category : comparison.categories)
-        minimums.push_back(fmt::format("{} {}", lower_ascii(category.name),
+        minimums.push_back(fmt::format("{} {}", escape(lower_ascii(category.name)),
                                        percent_without_trailing_zeros(category.minimum_change)));
     if (comparison.method.kind == model::MethodKind::Level)
         return level_explanation(comparison, minimums);

@@ -14,9 +14,15 @@ namespace benchwatch::report::detail {
 // Makes a name or value safe for one output (escape_markdown, or plain_text for terminals).
 using Escape = std::string (*)(std::string_view);
 
-// The text with every control character (newline, escape, DEL…) replaced by a space, so that a
-// name cannot break a line or send terminal escape sequences.
+// The text with every C0 or C1 control character (newline, escape, DEL, U+009B…) replaced by a
+// space and every byte that is not well-formed UTF-8 by U+FFFD, so that a name cannot break a
+// line or send terminal escape sequences.
 std::string plain_text(std::string_view text);
+
+// `url` when it is an http or https URL with a host, characters outside letters, digits and
+// "-._~:/?#%=&+,;" percent-encoded ("https://x.org/a b" → "https://x.org/a%20b"); "" for any
+// other scheme or a missing host, so that a link from outside can only lead to a web page.
+std::string web_url(std::string_view url);
 
 // Columns a UTF-8 string takes in a terminal, counting one per code point.
 std::size_t display_width(std::string_view text);
@@ -56,8 +62,9 @@ std::string warnings_sentence(std::string_view whose, const std::vector<model::W
 // baseline's warnings.
 std::vector<std::string> context_lines(const model::Comparison& comparison, Escape escape);
 
-// The paragraph explaining the rule, with the configured factor and category minimums.
-std::string explanation_paragraph(const model::Comparison& comparison);
+// The paragraph explaining the rule, with the configured factor and category minimums; category
+// names pass through `escape`.
+std::string explanation_paragraph(const model::Comparison& comparison, Escape escape);
 
 // Whether the report says what the comparison could detect, counts too noisy benchmarks and
 // calls an unflagged row "within noise": every method but seed, whose reference reports do not.

@@ -6,7 +6,10 @@
 // artifact does not belong to, or for a head the pull request has moved on from.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
 
 #include "support/fake_github.hpp"
 #include "support/test_store.hpp"
@@ -594,6 +597,110 @@ TEST_F(ForkFlowTest, AMarkdownArtifactIsNotPostedAsItIs) {
                   "- invalid literal; last read: '#'); write the report with `benchwatch compare "
                   "--format json`\n");
     EXPECT_TRUE(github_.comments("o/r", 7).empty());
+}
+
+// Text a fork could put in every string of its report: a heading on a line of its own, HTML that
+// closes the <details> block, a mention, a link, an image, a table cell break and an escape.
+const std::string kHostileText =
+    "\n## Injected\n<img src=x></details>@octocat [Click to approve](https://evil.example/a) "
+    "![i](https://evil.example/i.png) a|b \033[2J";
+
+// Every line of `markdown` that breaks a table (a row with more or fewer cells than its header)
+// or carries markup the report does not write itself: HTML beyond its own <details> block, a
+// mention, a link or image, a heading, a control character.
+std::vector<std::string> injected_lines(const std::string& markdown) {
+    std::vector<std::string> found;
+    std::istringstream lines(markdown);
+    std::size_t table_cells = 0;
+    const std::regex mention("@[A-Za-z0-9_-]");
+    const std::regex link_or_image(R"((^|[^\\])\[|(^|[^\\])\]\()");
+    for (std::string line; std::getline(lines, line);) {
+        std::string rest = line;
+        for (const std::string own :
+             {"<!-- benchwatch:p -->", "<details><summary>All benchmarks</summary>", "</details>"})
+            if (rest == own || rest.starts_with(own)) rest.erase(0, own.size());
+        const bool control = std::any_of(line.begin(), line.end(), [](char c) {
+            return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+        });
+        const bool heading = line.starts_with("#") && line != "## Benchmark results";
+        if (rest.find('<') != std::string::npos || std::regex_search(line, mention) ||
+            std::regex_search(line, link_or_image) || heading || control)
+            found.push_back(line);
+        if (!line.starts_with("|")) {
+            table_cells = 0;
+            continue;
+        }
+        std::size_t separators = 0;
+        for (std::size_t i = 0; i < line.size(); ++i) {
+            if (line[i] == '\\')
+                ++i;
+            else if (line[i] == '|')
+                ++separators;
+        }
+        if (table_cells == 0) table_cells = separators;
+        if (separators != table_cells) found.push_back(line);
+    }
+    return found;
+}
+
+TEST_F(ForkFlowTest, AHostileReportIsPostedWithEveryStringEscaped) {
+    run_pull_request_workflow();
+    auto report = nlohmann::json::parse(read_text(artifact() / "report.json"));
+    for (auto& category : report["categories"]) {
+        const std::string old_name = category["name"];
+        category["name"] = old_name + kHostileText;
+        for (auto& benchmark : report["benchmarks"])
+            if (benchmark["category"] == old_name) benchmark["category"] = category["name"];
+    }
+    for (auto& benchmark : report["benchmarks"]) {
+        benchmark["name"] = benchmark["name"].get<std::string>() + kHostileText;
+        benchmark["display_name"] = benchmark["display_name"].get<std::string>() + kHostileText;
+        benchmark["unit"] = "ns/op" + kHostileText;
+    }
+    report["baseline"]["commit"] = "c" + kHostileText;
+    report["environment_changes"] = {
+        {{"key", "k" + kHostileText}, {"before", "b" + kHostileText}, {"after", "a" + kHostileText}}};
+    report["machine_environment"]["cpu"] = "cpu" + kHostileText;
+    report["head_warnings"] = {{{"kind", "high-load"}, {"message", "load" + kHostileText}}};
+    report["history_url"] = "https://history.example/?p=1" + kHostileText;
+    write_text(artifact() / "report.json", report.dump());
+
+    const auto output = post_comment();
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    const auto comments = github_.comments("o/r", 7);
+    ASSERT_EQ(comments.size(), 1u);
+    const auto& body = comments[0].body;
+    EXPECT_EQ(injected_lines(body), std::vector<std::string>{}) << body;
+    EXPECT_NE(body.find("\nHistory: https://history.example/?p=1%0A##%20Injected%0A%3Cimg"),
+              std::string::npos)
+        << body;
+    EXPECT_NE(body.find("2.00 kns/op ## Injected &lt;img src=x&gt;&lt;/details&gt;@\u200boctocat "
+                        "\\[Click to approve\\](https://evil.example/a) !\\[i\\]"),
+              std::string::npos)
+        << body;
+
+    // The summary of the same report is the same Markdown.
+    auto variables = environment();
+    variables["GITHUB_STEP_SUMMARY"] = (directory_.path() / "hostile_summary.md").string();
+    const auto summary = run(
+        benchwatch_command({"github", "summary", "--report", (artifact() / "report.json").string()}),
+        directory_.path(), variables);
+    ASSERT_EQ(summary.exit_code, 0) << summary.err;
+    EXPECT_EQ("<!-- benchwatch:p -->\n" + read_text(directory_.path() / "hostile_summary.md"),
+              body);
+}
+
+TEST_F(ForkFlowTest, AHistoryUrlThatIsNotAWebPageIsDropped) {
+    run_pull_request_workflow();
+    auto report = nlohmann::json::parse(read_text(artifact() / "report.json"));
+    report["history_url"] = "javascript:alert(document.cookie)";
+    write_text(artifact() / "report.json", report.dump());
+    const auto output = post_comment();
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    const auto comments = github_.comments("o/r", 7);
+    ASSERT_EQ(comments.size(), 1u);
+    EXPECT_EQ(comments[0].body.find("History:"), std::string::npos) << comments[0].body;
+    EXPECT_EQ(comments[0].body.find("javascript"), std::string::npos) << comments[0].body;
 }
 
 TEST_F(ForkFlowTest, EventNeedsAReportAndExcludesOtherPullRequests) {

@@ -140,5 +140,16 @@ TEST(RenderHistory, EmptyHistorySaysSo) {
               "No benchmarks recorded on the default branch.\n");
 }
 
+TEST(RenderHistory, AUnitCannotSendTerminalEscapes) {
+    auto history = small_history();
+    history.benchmarks[1].unit = "B/s\033]0;TITLE\007\033[2J\xc2\x9b" "31m\nx";
+    std::ostringstream out;
+    render_history_text(history, out, false);
+    EXPECT_EQ(out.str().find('\033'), std::string::npos) << out.str();
+    EXPECT_EQ(out.str().find('\007'), std::string::npos) << out.str();
+    EXPECT_EQ(out.str().find("\xc2\x9b"), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find("1.25 GB/s ]0;TITLE  [2J 31m x\n"), std::string::npos) << out.str();
+}
+
 }  // namespace
 }  // namespace benchwatch::report
