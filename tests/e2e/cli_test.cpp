@@ -58,8 +58,9 @@ class CliTest : public ::testing::Test {
 
     std::vector<std::string> record_arguments(const fs::path& file, const std::string& commit,
                                               const std::string& branch = "main") {
-        return {"record", "--store",  store(), "--project", "p",    "--machine",
-                "m",      "--commit", commit,  "--branch",  branch, file.string()};
+        return {"record",    "--store",    store(),    "--project",         "p",
+                "--machine", "m",          "--commit", fake_commit(commit), "--branch",
+                branch,      file.string()};
     }
 
     std::size_t stored_runs() {
@@ -163,8 +164,9 @@ TEST_F(CliTest, MissingFileAndMissingCommitOutsideGit) {
 TEST_F(CliTest, UnwritableStoreIsOneLineAndExitTwo) {
     const auto file = write("r.json", google_benchmark_file({{"a", 5}}));
     const auto blocker = write("not-a-directory", "");
-    const auto output = benchwatch({"record", "--store", (blocker / "h.db").string(), "--project",
-                                    "p", "--commit", "c1", "--branch", "main", file.string()});
+    const auto output =
+        benchwatch({"record", "--store", (blocker / "h.db").string(), "--project", "p", "--commit",
+                    fake_commit("c1"), "--branch", "main", file.string()});
     EXPECT_EQ(output.exit_code, 2);
     EXPECT_EQ(output.err, "error: store " + (blocker / "h.db").string() + ": creating directory " +
                               blocker.string() +
@@ -177,15 +179,15 @@ TEST_F(CliTest, SameFileTwiceIsStoredOnceAndARerunIsAnAttempt) {
     const auto file = write("r.json", google_benchmark_file({{"a", 5}, {"b", 7}}));
     auto output = benchwatch(record_arguments(file, "c1"));
     EXPECT_EQ(output.out,
-              "recorded run 1 of c1 (project p, machine m, branch main, attempt 1, 2 "
+              "recorded run 1 of 633100000 (project p, machine m, branch main, attempt 1, 2 "
               "results)\n");
     output = benchwatch(record_arguments(file, "c1"));
     EXPECT_EQ(output.exit_code, 0);
-    EXPECT_EQ(output.out, "already recorded: run 1 of c1 holds these results\n");
+    EXPECT_EQ(output.out, "already recorded: run 1 of 633100000 holds these results\n");
     const auto rerun = write("rerun.json", google_benchmark_file({{"a", 6}, {"b", 7}}));
     output = benchwatch(record_arguments(rerun, "c1"));
     EXPECT_EQ(output.out,
-              "recorded run 2 of c1 (project p, machine m, branch main, attempt 2, 2 "
+              "recorded run 2 of 633100000 (project p, machine m, branch main, attempt 2, 2 "
               "results)\n");
     EXPECT_EQ(stored_runs(), 2u);
 }

@@ -44,9 +44,9 @@ class RunTest : public ::testing::Test {
 
     std::vector<std::string> run_arguments(const std::string& commit,
                                            std::vector<std::string> extra) {
-        std::vector<std::string> arguments = {"run",  "--store",   store(), "--project",
-                                              "p",    "--machine", "m",     "--commit",
-                                              commit, "--branch",  "main"};
+        std::vector<std::string> arguments = {
+            "run",      "--store",           store(),    "--project", "p", "--machine", "m",
+            "--commit", fake_commit(commit), "--branch", "main"};
         arguments.insert(arguments.end(), extra.begin(), extra.end());
         return arguments;
     }
