@@ -275,7 +275,8 @@ TEST_F(UploadTest, MalformedFieldsAreRefused) {
     fact.push_back({"env", "=x", "", ""});
     expect_refused(post(fact), 400, "--env '=x': expected KEY=VALUE");
 
-    for (const std::string commit : {"abc1234", "hello-world", std::string(40, 'g')})
+    for (const std::string& commit :
+         {std::string("abc1234"), std::string("hello-world"), std::string(40, 'g')})
         expect_refused(post(upload_items(hyperfine_file({"sort"}), commit)), 400,
                        "the upload's 'commit' is '" + commit +
                            "', not a full commit SHA (40 or 64 hex digits); send the full SHA, "
@@ -342,8 +343,8 @@ TEST_F(UploadTest, ParallelUploadsAreAllStoredOnce) {
         uploaders.emplace_back([&, thread] {
             for (int commit = 0; commit < 10; ++commit)
                 for (int repeat = 0; repeat < 2; ++repeat) {
-                    const auto result = post(upload_items(hyperfine_file({"sort"}),
-                                                          fmt::format("c{}-{}", thread, commit)));
+                    const auto id = fmt::format("{:040}", thread * 100 + commit);
+                    const auto result = post(upload_items(hyperfine_file({"sort"}), id));
                     std::lock_guard lock(statuses_mutex);
                     ++statuses[result ? result->status : -1];
                 }
