@@ -20,9 +20,8 @@ std::optional<std::int64_t> commit_time(const RunIndex& index, const std::string
 }
 
 // The default branch's benchmarked commits, newest first, and the order they come in: git's
-// first-parent chain of the default branch when it holds any benchmarked commit, else the runs
-// on the default branch's name by their commits' committer dates when every one carries its date,
-// else by recording order.
+// first-parent chain of the default branch when it holds any benchmarked commit, else the
+// recording order of runs on the default branch's name.
 std::pair<std::vector<std::string>, std::string> default_branch_commits(
     const vcs::Repository* repository, const RunIndex& index, const HistorySource& source) {
     if (repository != nullptr) {
@@ -35,17 +34,7 @@ std::pair<std::vector<std::string>, std::string> default_branch_commits(
             if (!commits.empty()) return {std::move(commits), "git"};
         }
     }
-    auto commits = detail::recorded_commits(index, source.default_branch, "", "");
-    std::vector<std::pair<std::int64_t, std::string>> dated;
-    for (const auto& commit : commits) {
-        const auto time = commit_time(index, commit);
-        if (!time) return {std::move(commits), "recorded"};
-        dated.emplace_back(*time, commit);
-    }
-    std::stable_sort(dated.begin(), dated.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (std::size_t i = 0; i < dated.size(); ++i) commits[i] = std::move(dated[i].second);
-    return {std::move(commits), "commit date"};
+    return {detail::recorded_commits(index, source.default_branch, "", ""), "recorded"};
 }
 
 // When a history point is: its commit's committer date, else its first run's recording time.

@@ -26,9 +26,7 @@ struct BenchmarkHistory {
 struct History {
     std::string project;
     std::string machine;
-    // "git" (first-parent chain), "commit date" (no chain: by committer date) or "recorded"
-    // (no chain, and some commit's date unknown: recording order).
-    std::string order;
+    std::string order;  // "git" or "recorded", as in Comparison::history_order
     int runs = 0;
     std::vector<std::string>
         commits;  // the default branch's benchmarked commits shown, oldest first

@@ -147,8 +147,8 @@ struct DashboardOptions {
 };
 
 // Reads every project's default-branch history on every machine, in the order compare::history
-// gives (git's first-parent chain when `repository` knows the commits, else committer dates, else
-// recording order), each commit placed at its committer date, without dirty runs,
+// gives (git's first-parent chain when `repository` knows the commits, else recording order),
+// each commit placed at its committer date, without dirty runs,
 // with each benchmark's category, typical change, retirement, its steps and suite events
 // (compare::find_changes()) and its badge and detectable change (compare::standings()) by the
 // configured method, the environment changes between consecutive runs that both recorded one,

@@ -285,8 +285,8 @@ TEST_F(HistoryIntegrityTest, HistoryPointsAreAtTheirCommitTimes) {
     EXPECT_EQ(projects["projects"][0]["machines"][0]["last_time"], january_2024 * 1000);
 }
 
-TEST_F(HistoryIntegrityTest, WithoutGitImportedHistoryIsInCommitDateOrder) {
-    // Entries stored newest commit first, as a backfill might: drawn by their commits' dates.
+TEST_F(HistoryIntegrityTest, WithoutGitImportedPointsSitAtTheirCommitTimes) {
+    // Entries stored by the action long after their commits, within three seconds.
     const auto entry = [](char digit, const std::string& timestamp, double value,
                           std::int64_t date_ms) {
         return R"({"commit": {"id": ")" + std::string(40, digit) +
@@ -298,9 +298,9 @@ TEST_F(HistoryIntegrityTest, WithoutGitImportedHistoryIsInCommitDateOrder) {
     write_text(file,
                "window.BENCHMARK_DATA = {\"lastUpdate\": 1, \"repoUrl\": \"\", "
                "\"entries\": {\"Go\": [" +
-                   entry('3', "2024-01-10T13:00:00+01:00", 30, 1800000000000) + ", " +
-                   entry('1', "2016-03-01T12:00:00Z", 10, 1800000001000) + ", " +
-                   entry('2', "2020-06-15T12:00:00Z", 20, 1800000002000) + "]}}\n");
+                   entry('1', "2016-03-01T12:00:00Z", 10, 1800000000000) + ", " +
+                   entry('2', "2020-06-15T12:00:00Z", 20, 1800000001000) + ", " +
+                   entry('3', "2024-01-10T13:00:00+01:00", 30, 1800000002000) + "]}}\n");
     const auto outside_dir = directory_.path() / "outside";
     fs::create_directories(outside_dir);
     const auto imported =
@@ -310,13 +310,18 @@ TEST_F(HistoryIntegrityTest, WithoutGitImportedHistoryIsInCommitDateOrder) {
     const auto output = benchwatch({"history", "--format", "json"}, outside_dir);
     ASSERT_EQ(output.exit_code, 0) << output.err;
     const auto history = json::parse(output.out);
-    EXPECT_EQ(history["order"], "commit date");
+    EXPECT_EQ(history["order"], "recorded");
     const auto& points = history["benchmarks"][0]["values"];
     ASSERT_EQ(points.size(), 3u);
     EXPECT_EQ(points[0]["value"], 10.0);
     EXPECT_EQ(points[1]["value"], 20.0);
     EXPECT_EQ(points[2]["value"], 30.0);
+    EXPECT_EQ(points[0]["time"], "2016-03-01T12:00:00Z");
     EXPECT_EQ(points[2]["time"], "2024-01-10T12:00:00Z");
+    const auto text = benchwatch({"history"}, outside_dir);
+    EXPECT_TRUE(text.out.starts_with(
+        "History of p on m: 3 runs from 2016-03-01 to 2024-01-10 (recorded order)\n"))
+        << text.out;
 }
 
 }  // namespace

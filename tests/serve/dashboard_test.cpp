@@ -67,13 +67,13 @@ TEST_F(DashboardTest, CommitsInRecordedOrderWithTimesThatNeverGoBack) {
     EXPECT_EQ(machine.commits[4].time_ms, start_ms + 5 * hour_ms);
 }
 
-TEST(DashboardDates, PointsSitAtCommitDatesInCommitDateOrderAndDirtyRunsAreNoPoints) {
+TEST(DashboardDates, PointsSitAtCommitDatesAndDirtyRunsAreNoPoints) {
     benchwatch::testing::TemporaryDirectory directory{"benchwatch-serve"};
     const auto store = store::open_store(benchwatch::testing::test_store_url(directory.path()));
-    // Recorded newest commit first, an hour apart; committed years apart.
-    const std::pair<const char*, const char*> commits[] = {
-        {"c3", "2024-01-10T13:00:00+01:00"}, {"c1", "2016-03-01T12:00:00Z"},
-        {"c2", "2020-06-15T12:00:00Z"}};
+    // Recorded an hour apart; committed years apart.
+    const std::pair<const char*, const char*> commits[] = {{"c1", "2016-03-01T12:00:00Z"},
+                                                           {"c2", "2020-06-15T12:00:00Z"},
+                                                           {"c3", "2024-01-10T13:00:00+01:00"}};
     int number = 0;
     for (const auto& [commit, time] : commits) {
         model::Run run = testing::sample_run("m1", commit, ++number);
@@ -95,7 +95,7 @@ TEST(DashboardDates, PointsSitAtCommitDatesInCommitDateOrderAndDirtyRunsAreNoPoi
 
     const auto dashboard = load_dashboard(*store, nullptr, {});
     const MachineHistory& machine = *dashboard.find_project("p")->find_machine("m1");
-    EXPECT_EQ(machine.order, "commit date");
+    EXPECT_EQ(machine.order, "recorded");
     ASSERT_EQ(machine.commits.size(), 3u);
     EXPECT_EQ(machine.commits[0].commit, "c1");
     EXPECT_EQ(machine.commits[0].time_ms, 1456833600000);
