@@ -228,8 +228,15 @@ TEST_F(CliTest, RecordKilledMidWriteLeavesTheWholeRunOrNone) {
         std::vector<char*> pointers;
         for (auto& argument : argv) pointers.push_back(argument.data());
         pointers.push_back(nullptr);
+        // In the temporary folder, outside any repository, as benchwatch() runs it.
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addchdir_np(&actions, directory_.path().c_str());
         pid_t pid = 0;
-        ASSERT_EQ(posix_spawn(&pid, pointers[0], nullptr, nullptr, pointers.data(), environ), 0);
+        const int spawned =
+            posix_spawn(&pid, pointers[0], &actions, nullptr, pointers.data(), environ);
+        posix_spawn_file_actions_destroy(&actions);
+        ASSERT_EQ(spawned, 0);
         std::this_thread::sleep_for(duration * (attempt + 1) / 10);
         ::kill(pid, SIGKILL);
         int status = 0;
