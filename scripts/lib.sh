@@ -14,10 +14,10 @@ BENCHWATCH_BUILD_DEPENDENCIES=(
 )
 
 # Debian 12 packages the tests need beyond the build: the dashboard's browser test drives Chromium,
-# the test of the docs' workflows reads their YAML with yaml-cpp, and the store tests start a
-# private PostgreSQL server.
+# the test of the docs' workflows reads their YAML with yaml-cpp, the store tests start a
+# private PostgreSQL server, and the Go trial benchmarks a Go module with `go test -bench`.
 # shellcheck disable=SC2034  # used by the scripts that source this file
-BENCHWATCH_TEST_DEPENDENCIES=(chromium libyaml-cpp-dev postgresql)
+BENCHWATCH_TEST_DEPENDENCIES=(chromium libyaml-cpp-dev postgresql golang-go)
 
 # Parallel compile jobs: BENCHWATCH_JOBS when set, otherwise the number of processors.
 BENCHWATCH_JOBS="${BENCHWATCH_JOBS:-$(nproc 2>/dev/null || echo 2)}"

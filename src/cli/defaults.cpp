@@ -3,10 +3,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+
+#include "model/run.hpp"
 
 namespace benchwatch::cli {
 
@@ -81,12 +84,51 @@ std::optional<std::string> default_commit(const Context& context) {
     return std::nullopt;
 }
 
-std::string resolve_commit(const std::string& flag, const Context& context) {
-    if (!flag.empty()) {
-        if (context.repository)
-            if (auto sha = context.repository->resolve(flag)) return *sha;
-        return flag;
+std::string shown_input(std::string_view text) {
+    constexpr std::size_t longest = 80;
+    std::string shown;
+    for (const char c : text.substr(0, longest)) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte >= 0x20 && byte < 0x7f && c != '\'')
+            shown += c;
+        else
+            shown += fmt::format("\\x{:02x}", byte);
     }
+    if (text.size() > longest) shown += "…";
+    return shown;
+}
+
+namespace {
+
+// The full SHA of `given` (named `origin` in messages): git's answer inside a repository, which
+// must know the commit, and outside one the id itself when it is a full hex SHA.
+std::string checked_commit(const std::string& given, std::string_view origin,
+                           const Context& context) {
+    if (context.repository) {
+        if (auto sha = context.repository->resolve(given)) return *sha;
+        throw UsageError(fmt::format(
+            "{} '{}': the repository in {} has no such commit; give a commit it has (a SHA, "
+            "prefix, branch or tag), fetch it first, or pass --repo with a clone that has it",
+            origin, shown_input(given), context.repository->top_level().string()));
+    }
+    if (model::is_full_commit_id(given)) {
+        std::string sha = given;
+        std::transform(sha.begin(), sha.end(), sha.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return sha;
+    }
+    throw UsageError(fmt::format(
+        "{} '{}': outside a git repository a commit must be a full SHA (40 or 64 hex digits); "
+        "give the full SHA, or run inside the repository or pass --repo with a clone of it",
+        origin, shown_input(given)));
+}
+
+}  // namespace
+
+std::string resolve_commit(const std::string& flag, const Context& context) {
+    if (!flag.empty()) return checked_commit(flag, "--commit", context);
+    if (auto sha = environment_variable("GITHUB_SHA"))
+        return checked_commit(*sha, "GITHUB_SHA", context);
     if (auto sha = default_commit(context)) return *sha;
     throw UsageError(
         "no commit given and " + context.working_directory.string() +

@@ -55,7 +55,14 @@ std::string resolve_machine(const CommonFlags& flags, const Context& context);
 // HEAD (full SHA); nullopt when neither exists.
 std::optional<std::string> default_commit(const Context& context);
 
-// --commit, else default_commit(). Throws UsageError when none.
+// `text` from outside (a flag, a variable, git) as it can be shown inside a one-line message:
+// printable ASCII kept, the single quote and every other byte as \xNN, at most 80 bytes then "…".
+std::string shown_input(std::string_view text);
+
+// The commit a run is recorded as: --commit, else GITHUB_SHA, else HEAD, as a full SHA. Inside
+// a repository git must know the commit (a SHA, prefix, branch or tag); outside one it must be a
+// full hex SHA (40 or 64 digits, stored in lowercase). Throws UsageError for a commit that is
+// neither, naming it and the fix, and when there is none.
 std::string resolve_commit(const std::string& flag, const Context& context);
 
 // --branch, else GITHUB_HEAD_REF (pull requests), else GITHUB_REF_NAME, else the checked-out

@@ -63,7 +63,8 @@ int run_record(const RecordFlags& flags) {
         files.push_back({file, std::move(parsed)});
     }
     const Context context = Context::discover(flags.run.common.repo);
-    const ingest::RunMetadata metadata = resolve_run_metadata(flags.run, context);
+    const ingest::RunMetadata metadata =
+        resolve_run_metadata(flags.run, context, ResultsSource::Files);
     model::Run run = ingest::assemble_run(std::move(files), metadata);
     if (!flags.server.empty()) return upload_run(flags, run, metadata);
     const auto store = store::open_store(resolve_store(flags.run.common, context));

@@ -21,9 +21,45 @@ void add_run_flags(CLI::App& command, RunFlags& flags) {
     command.add_option("--input-format", flags.format,
                        "Format of the results: auto (detected) or a format name (default: auto)");
     add_deprecated_spelling(command, "--format", "--input-format", flags.format);
+    command.add_flag("--allow-dirty", flags.allow_dirty,
+                     "Record the default branch from a work tree with uncommitted changes, as a "
+                     "dirty run kept out of the history");
 }
 
-ingest::RunMetadata resolve_run_metadata(const RunFlags& flags, const Context& context) {
+namespace {
+
+// Whether the results may come from uncommitted changes rather than the commit.
+bool measures_changes(const vcs::Repository& repository, const ingest::RunMetadata& metadata,
+                      ResultsSource source) {
+    if (source == ResultsSource::Files && repository.resolve("HEAD") != metadata.commit)
+        return false;
+    return repository.dirty();
+}
+
+// Refuses a dirty run of the default branch unless --allow-dirty, and warns of any other.
+void check_dirty_run(const RunFlags& flags, const ingest::RunMetadata& metadata,
+                     const Context& context) {
+    const auto& top_level = context.repository->top_level().string();
+    const auto short_commit = metadata.commit.substr(0, 9);
+    const auto default_branch = resolve_default_branch_name("", context);
+    if (metadata.branch == default_branch && !flags.allow_dirty)
+        throw UsageError(fmt::format(
+            "the work tree {} has uncommitted changes to tracked files, so this run of {} on the "
+            "default branch '{}' would not measure that commit and would change its history; "
+            "commit or stash them, or pass --allow-dirty to record a dirty run that is kept out "
+            "of the history",
+            top_level, short_commit, shown_input(default_branch)));
+    std::cerr << fmt::format(
+        "warning: the work tree {} has uncommitted changes to tracked files; the run is recorded "
+        "as dirty ({}=yes): it never becomes default-branch history, and compare uses it only "
+        "while {} has no clean run\n",
+        top_level, model::dirty_key, short_commit);
+}
+
+}  // namespace
+
+ingest::RunMetadata resolve_run_metadata(const RunFlags& flags, const Context& context,
+                                         ResultsSource source) {
     ingest::RunMetadata metadata;
     metadata.project = resolve_project(flags.common, context);
     metadata.machine = resolve_machine(flags.common, context);
@@ -32,6 +68,10 @@ ingest::RunMetadata resolve_run_metadata(const RunFlags& flags, const Context& c
     metadata.pull_request = resolve_pull_request(flags.pull_request);
     metadata.environment = flags.environment;
     if (context.repository) {
+        const bool dirty = measures_changes(*context.repository, metadata, source);
+        if (dirty) check_dirty_run(flags, metadata, context);
+        metadata.environment.push_back(
+            fmt::format("{}={}", model::dirty_key, dirty ? "yes" : "no"));
         if (const auto info = context.repository->commit_info(metadata.commit))
             metadata.commit_info =
                 model::CommitInfo{info->message, info->author, info->timestamp, ""};
@@ -88,9 +128,9 @@ void record_and_report(store::Store& store, const model::Run& run) {
     }
 }
 
-int store_run(model::Run run, const RunFlags& flags, const Context& context) {
-    ingest::apply_metadata(resolve_run_metadata(flags, context), run);
-    const auto store = store::open_store(resolve_store(flags.common, context));
+int store_run(model::Run run, const ingest::RunMetadata& metadata, const std::string& store_url) {
+    ingest::apply_metadata(metadata, run);
+    const auto store = store::open_store(store_url);
     record_and_report(*store, run);
     return 0;
 }

@@ -21,15 +21,28 @@ struct RunFlags {
     std::optional<std::int64_t> pull_request;
     std::vector<std::string> environment;  // KEY=VALUE
     std::string format = "auto";
+    bool allow_dirty = false;  // record a dirty work tree on the default branch
 };
 
-// Adds the common flags and --commit, --branch, --pull-request, --env and --input-format.
+// Adds the common flags and --commit, --branch, --pull-request, --env, --input-format and
+// --allow-dirty.
 void add_run_flags(CLI::App& command, RunFlags& flags);
 
+// Where a run's results come from, which says whether the work tree's changes matter.
+enum class ResultsSource {
+    WorkTree,  // `run`: the harness measures the work tree as it is
+    Files,     // `record`: files measured at the recorded commit, the work tree's if it is HEAD
+};
+
 // What the run is of: project, machine, commit, branch, pull request and --env facts from the
-// flags, CI variables, config and git, the commit's message, author and time from the
-// repository when it has the commit, and the time now. Throws UsageError when one is missing.
-ingest::RunMetadata resolve_run_metadata(const RunFlags& flags, const Context& context);
+// flags, CI variables, config and git, the commit's message, author and committer date from the
+// repository when it has the commit, and the time now. Inside a repository the facts end with
+// "git.dirty=yes" when the results may come from uncommitted changes (the work tree differs
+// from HEAD, and for Files the commit is HEAD), else "git.dirty=no". A dirty run of the default
+// branch is refused without --allow-dirty; any other dirty run gets a warning on standard error.
+// Throws UsageError when something is missing or refused (resolve_commit()'s rules).
+ingest::RunMetadata resolve_run_metadata(const RunFlags& flags, const Context& context,
+                                         ResultsSource source);
 
 // Prints what recording `run` did: "recorded run N of <commit> (project P, machine M, branch B,
 // attempt A, K results)" or "already recorded: run N of <commit> holds these results".
@@ -40,9 +53,9 @@ void print_record_outcome(const model::Run& run, const store::RecordOutcome& out
 // stored run does not have, since they are not stored.
 void record_and_report(store::Store& store, const model::Run& run);
 
-// Completes `run` (its results, environment, format and content hash already set) with the
-// metadata of resolve_run_metadata() but its --env facts, stores it in the store the flags name,
-// and prints print_record_outcome()'s line. Returns the exit code.
-int store_run(model::Run run, const RunFlags& flags, const Context& context);
+// Completes `run` (its results, environment, format and content hash already set) with
+// `metadata` but its environment facts, stores it in the store at `store_url`, and prints
+// print_record_outcome()'s line. Returns the exit code.
+int store_run(model::Run run, const ingest::RunMetadata& metadata, const std::string& store_url);
 
 }  // namespace benchwatch::cli

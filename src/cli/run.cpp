@@ -173,6 +173,15 @@ int run_run(const RunCommandFlags& flags) {
     if (flags.harness.empty() && !flags.results_file.empty())
         throw UsageError("--results names the file a harness writes; give the harness after '--'");
 
+    // Everything taken from the flags, the config and git is settled before anything runs, so
+    // that a missing branch or an unknown commit costs no benchmarking time.
+    auto metadata = resolve_run_metadata(flags.run, context, ResultsSource::WorkTree);
+    {
+        model::Environment checked;
+        ingest::apply_environment_facts(metadata.environment, checked);
+    }
+    const auto store_url = resolve_store(flags.run.common, context);
+
     // Taken before anything runs, so that the load of the benchmarks themselves does not count.
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     std::vector<run::StabilityWarning> warnings = run::machine_warnings(cores);
@@ -228,7 +237,9 @@ int run_run(const RunCommandFlags& flags) {
     if (!flags.env_command.empty())
         for (auto& [key, value] : run::environment_from_command(flags.env_command, directory))
             run.environment[key] = value;
-    ingest::apply_environment_facts(flags.run.environment, run.environment);
+    // The work tree as it was before the harness ran, which may itself change tracked files.
+    run.environment.erase(std::string(model::dirty_key));
+    ingest::apply_environment_facts(metadata.environment, run.environment);
 
     if (auto warning = run::harness_warning(harness_context)) warnings.push_back(*warning);
     if (auto warning = run::sample_warning(run.results)) warnings.push_back(*warning);
@@ -239,7 +250,10 @@ int run_run(const RunCommandFlags& flags) {
 
     run.format = format.empty() ? "latency" : format;
     run.content_hash = fmt::format("{:016x}", fmt::join(hashes, "-"));
-    return store_run(std::move(run), flags.run, context);
+    metadata.recorded_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+    return store_run(std::move(run), metadata, store_url);
 }
 
 }  // namespace

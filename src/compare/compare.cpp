@@ -114,8 +114,8 @@ void fill_history(BaselineChoice& choice, const vcs::Repository* repository, con
     }
 }
 
-// The merge base with the default branch, or its nearest benchmarked
-// first-parent ancestor. The head's own commit is never its baseline.
+// The merge base with the default branch, or its nearest first-parent ancestor with a clean run.
+// The head's own commit is never its baseline.
 std::optional<BaselineChoice> choose_with_git(const vcs::Repository& repository,
                                               const RunIndex& index, const HistorySource& source,
                                               const std::string& head) {
@@ -130,7 +130,7 @@ std::optional<BaselineChoice> choose_with_git(const vcs::Repository& repository,
 
     const auto chain = repository.first_parent_chain(*merge_base, 0);
     for (std::size_t steps = 0; steps < chain.size(); ++steps) {
-        if (chain[steps] == head || !index.has(chain[steps])) continue;
+        if (chain[steps] == head || !index.has_clean(chain[steps])) continue;
         choice.baseline.kind =
             steps == 0 ? model::BaselineKind::MergeBase : model::BaselineKind::NearestAncestor;
         choice.baseline.commit = chain[steps];
@@ -141,13 +141,13 @@ std::optional<BaselineChoice> choose_with_git(const vcs::Repository& repository,
     return choice;
 }
 
-// Without git: the latest run recorded on the default branch's name that is not the head's.
+// Without git: the latest clean run recorded on the default branch's name that is not the head's.
 BaselineChoice choose_recorded(const RunIndex& index, const HistorySource& source,
                                const std::string& head) {
     BaselineChoice choice;
     const auto& runs = index.runs();
     const auto latest = std::find_if(runs.rbegin(), runs.rend(), [&](const model::Run& run) {
-        return run.branch == source.default_branch && run.commit != head;
+        return run.branch == source.default_branch && run.commit != head && !model::is_dirty(run);
     });
     if (latest == runs.rend()) return choice;
     choice.baseline.kind = model::BaselineKind::LatestOnDefaultBranch;

@@ -12,6 +12,13 @@ using detail::CombinedResults;
 using detail::ResultKey;
 using detail::RunIndex;
 
+// The committer date of `commit` as its runs carry it, std::nullopt when none does.
+std::optional<std::int64_t> commit_time(const RunIndex& index, const std::string& commit) {
+    for (const auto* run : index.runs_of(commit))
+        if (const auto time = model::commit_time_ms(*run)) return time;
+    return std::nullopt;
+}
+
 // The default branch's benchmarked commits, newest first, and the order they come in: git's
 // first-parent chain of the default branch when it holds any benchmarked commit, else the
 // recording order of runs on the default branch's name.
@@ -28,6 +35,13 @@ std::pair<std::vector<std::string>, std::string> default_branch_commits(
         }
     }
     return {detail::recorded_commits(index, source.default_branch, "", ""), "recorded"};
+}
+
+// When a history point is: its commit's committer date, else its first run's recording time.
+std::int64_t point_time(const RunIndex& index, const std::string& commit) {
+    if (const auto time = commit_time(index, commit)) return *time;
+    const auto runs = index.runs_of(commit);
+    return runs.empty() ? 0 : runs.front()->recorded_at_ms;
 }
 
 }  // namespace
@@ -67,6 +81,8 @@ model::History history(store::Store& store, const vcs::Repository* repository,
     history.order = order;
     history.runs = static_cast<int>(shown);
     history.commits.assign(commits.rend() - static_cast<std::ptrdiff_t>(shown), commits.rend());
+    for (const auto& commit : history.commits)
+        history.times_ms.push_back(point_time(index, commit));
     for (auto& [key, entry] : found) {
         auto& [newest, points] = entry;
         std::reverse(points.begin(), points.end());

@@ -33,13 +33,19 @@ bool better(const model::Result& candidate, const model::Result& current) {
 }
 
 RunIndex::RunIndex(std::vector<model::Run> runs) : runs_(std::move(runs)) {
-    for (std::size_t i = 0; i < runs_.size(); ++i) by_commit_[runs_[i].commit].push_back(i);
+    for (std::size_t i = 0; i < runs_.size(); ++i) {
+        by_commit_[runs_[i].commit].push_back(i);
+        if (!model::is_dirty(runs_[i])) clean_.insert(runs_[i].commit);
+    }
 }
 
 std::vector<const model::Run*> RunIndex::runs_of(const std::string& commit) const {
     std::vector<const model::Run*> found;
-    if (const auto position = by_commit_.find(commit); position != by_commit_.end())
-        for (const auto i : position->second) found.push_back(&runs_[i]);
+    const auto position = by_commit_.find(commit);
+    if (position == by_commit_.end()) return found;
+    const bool clean = has_clean(commit);
+    for (const auto i : position->second)
+        if (model::is_dirty(runs_[i]) != clean) found.push_back(&runs_[i]);
     return found;
 }
 
@@ -92,7 +98,7 @@ std::vector<std::string> benchmarked_commits(std::span<const std::string> chain,
                                              const RunIndex& index, const std::string& excluded) {
     std::vector<std::string> kept;
     for (const auto& commit : chain)
-        if (commit != excluded && index.has(commit)) kept.push_back(commit);
+        if (commit != excluded && index.has_clean(commit)) kept.push_back(commit);
     return kept;
 }
 
@@ -110,7 +116,9 @@ std::vector<std::string> recorded_commits(const RunIndex& index, const std::stri
     std::unordered_set<std::string_view> seen;
     for (std::size_t i = 0; i < end; ++i) {
         const auto& commit = runs[i].commit;
-        if (runs[i].branch != branch || commit == excluded || commit == up_to) continue;
+        if (runs[i].branch != branch || commit == excluded || commit == up_to ||
+            model::is_dirty(runs[i]))
+            continue;
         if (seen.insert(commit).second) oldest_first.push_back(commit);
     }
     if (!up_to.empty()) oldest_first.push_back(up_to);

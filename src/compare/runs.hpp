@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "model/result.hpp"
@@ -45,9 +46,16 @@ class RunIndex {
     explicit RunIndex(std::vector<model::Run> runs);
 
     const std::vector<model::Run>& runs() const { return runs_; }
+
+    // True when the commit has any run, a dirty one included (what a head needs).
     bool has(const std::string& commit) const { return by_commit_.contains(commit); }
 
-    // The commit's runs (attempts) in recording order; empty for an unknown commit.
+    // True when the commit has a run measured on a clean work tree: only those are history.
+    bool has_clean(const std::string& commit) const { return clean_.contains(commit); }
+
+    // The commit's runs (attempts) in recording order: its clean runs when it has any, else its
+    // dirty ones, so that a dirty run is never combined with a clean one. Empty for an unknown
+    // commit.
     std::vector<const model::Run*> runs_of(const std::string& commit) const;
 
     // Recorded commits that start with `prefix`.
@@ -56,6 +64,7 @@ class RunIndex {
   private:
     std::vector<model::Run> runs_;
     std::unordered_map<std::string, std::vector<std::size_t>> by_commit_;
+    std::unordered_set<std::string> clean_;
 };
 
 // Every run of `project` on `machine`, indexed.
@@ -71,11 +80,12 @@ CombinedResults load_combined(store::Store& store, const RunIndex& index,
 void visit_history(store::Store& store, const RunIndex& index, std::span<const std::string> commits,
                    const std::function<bool(std::size_t, const CombinedResults&)>& visit);
 
-// The commits of `chain` (a first-parent chain, newest first) that have runs, except `excluded`.
+// The commits of `chain` (a first-parent chain, newest first) that have clean runs, except
+// `excluded`.
 std::vector<std::string> benchmarked_commits(std::span<const std::string> chain,
                                              const RunIndex& index, const std::string& excluded);
 
-// Commits of runs recorded on `branch`, newest first by their first recording, except
+// Commits of clean runs recorded on `branch`, newest first by their first recording, except
 // `excluded`. A non-empty `up_to` keeps only commits first recorded no later than `up_to`'s last
 // run, and puts `up_to` first even when it was recorded on another branch.
 std::vector<std::string> recorded_commits(const RunIndex& index, const std::string& branch,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ struct History {
     int runs = 0;
     std::vector<std::string>
         commits;  // the default branch's benchmarked commits shown, oldest first
+    // Parallel to commits: each commit's committer date, or its first run's recording time when
+    // no run carries the date, Unix milliseconds.
+    std::vector<std::int64_t> times_ms;
     std::vector<BenchmarkHistory> benchmarks;  // sorted with name_less
 };
 
@@ -73,7 +77,7 @@ struct SuiteEvent {
 struct HistoryChanges {
     std::string project;
     std::string machine;
-    std::string order;                 // "git" or "recorded", as in History
+    std::string order;                 // as in History
     int runs = 0;                      // default-branch commits looked at
     std::vector<std::string> commits;  // those commits, oldest first
     std::vector<SuiteEvent> events;    // oldest first

@@ -6,6 +6,7 @@
 #include "model/environment_keys.hpp"
 #include "model/history.hpp"
 #include "model/result.hpp"
+#include "model/run.hpp"
 
 namespace benchwatch::model {
 
@@ -169,6 +170,101 @@ std::string with_metric(std::string_view name, std::string_view metric) {
     labelled.reserve(name.size() + metric.size() + 3);
     labelled.append(name).append(" (").append(metric).append(")");
     return labelled;
+}
+
+bool is_full_commit_id(std::string_view id) {
+    if (id.size() != 40 && id.size() != 64) return false;
+    return std::all_of(id.begin(), id.end(),
+                       [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+namespace {
+
+// The unsigned number of exactly `digits` decimal digits at `at`, advancing `at`.
+std::optional<int> fixed_digits(std::string_view text, std::size_t& at, std::size_t digits) {
+    if (text.size() < at + digits) return std::nullopt;
+    int value = 0;
+    for (std::size_t i = at; i < at + digits; ++i) {
+        if (text[i] < '0' || text[i] > '9') return std::nullopt;
+        value = value * 10 + (text[i] - '0');
+    }
+    at += digits;
+    return value;
+}
+
+bool expect(std::string_view text, std::size_t& at, std::string_view choices) {
+    if (at >= text.size() || choices.find(text[at]) == std::string_view::npos) return false;
+    ++at;
+    return true;
+}
+
+// Days from 1970-01-01 to the given civil date (proleptic Gregorian).
+std::int64_t days_from_civil(int year, int month, int day) {
+    year -= month <= 2 ? 1 : 0;
+    const int era = (year >= 0 ? year : year - 399) / 400;
+    const int year_of_era = year - era * 400;
+    const int day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+    const int day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    return static_cast<std::int64_t>(era) * 146097 + day_of_era - 719468;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> timestamp_ms(std::string_view text) {
+    std::size_t at = 0;
+    const auto year = fixed_digits(text, at, 4);
+    if (!year || !expect(text, at, "-")) return std::nullopt;
+    const auto month = fixed_digits(text, at, 2);
+    if (!month || !expect(text, at, "-")) return std::nullopt;
+    const auto day = fixed_digits(text, at, 2);
+    if (!day || !expect(text, at, "T ")) return std::nullopt;
+    const auto hour = fixed_digits(text, at, 2);
+    if (!hour || !expect(text, at, ":")) return std::nullopt;
+    const auto minute = fixed_digits(text, at, 2);
+    if (!minute || !expect(text, at, ":")) return std::nullopt;
+    const auto second = fixed_digits(text, at, 2);
+    if (!second) return std::nullopt;
+    int millisecond = 0;
+    if (at < text.size() && text[at] == '.') {
+        ++at;
+        const auto start = at;
+        for (int scale = 100; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at) {
+            millisecond += (text[at] - '0') * scale;
+            scale /= 10;
+        }
+        if (at == start) return std::nullopt;
+    }
+    static constexpr int month_days[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (*month < 1 || *month > 12 || *day < 1 || *day > month_days[*month - 1] || *hour > 23 ||
+        *minute > 59 || *second > 60)
+        return std::nullopt;
+    int offset_minutes = 0;
+    if (at < text.size() && (text[at] == 'Z' || text[at] == 'z')) {
+        ++at;
+    } else {
+        if (at >= text.size() || (text[at] != '+' && text[at] != '-')) return std::nullopt;
+        const int sign = text[at++] == '-' ? -1 : 1;
+        const auto offset_hours = fixed_digits(text, at, 2);
+        if (!offset_hours) return std::nullopt;
+        if (at < text.size() && text[at] == ':') ++at;
+        const auto offset_rest = fixed_digits(text, at, 2);
+        if (!offset_rest || *offset_hours > 23 || *offset_rest > 59) return std::nullopt;
+        offset_minutes = sign * (*offset_hours * 60 + *offset_rest);
+    }
+    if (at != text.size()) return std::nullopt;
+    const std::int64_t seconds = days_from_civil(*year, *month, *day) * 86400 + *hour * 3600 +
+                                 *minute * 60 + *second - offset_minutes * 60;
+    return seconds * 1000 + millisecond;
+}
+
+bool is_dirty(const Run& run) {
+    const auto found = run.environment.find(std::string(dirty_key));
+    return found != run.environment.end() && found->second == "yes";
+}
+
+std::optional<std::int64_t> commit_time_ms(const Run& run) {
+    if (!run.commit_info) return std::nullopt;
+    return timestamp_ms(run.commit_info->timestamp);
 }
 
 }  // namespace benchwatch::model

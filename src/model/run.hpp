@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/result.hpp"
@@ -32,6 +33,17 @@ struct CommitInfo {
     friend bool operator==(const CommitInfo&, const CommitInfo&) = default;
 };
 
+// True when `id` is a full commit id: 40 (SHA-1) or 64 (SHA-256) hex digits, in either case.
+bool is_full_commit_id(std::string_view id);
+
+// The Unix time in milliseconds of an ISO 8601 timestamp with a date, a time to the second and
+// an offset: "2016-03-01T12:00:00+01:00", "2016-03-01 11:00:00Z", fractions of a second allowed;
+// std::nullopt for anything else.
+std::optional<std::int64_t> timestamp_ms(std::string_view timestamp);
+
+// The environment key saying whether the tracked files differed from the commit: "yes" or "no".
+inline constexpr std::string_view dirty_key = "git.dirty";
+
 // One recorded benchmark run of a project at a commit on a machine.
 struct Run {
     std::int64_t id = 0;  // assigned by the store; 0 before it is stored
@@ -50,5 +62,12 @@ struct Run {
     // Kept once per project and commit: the first run that brings it stores it.
     std::optional<CommitInfo> commit_info;
 };
+
+// True when `run` was measured on a work tree whose tracked files differed from its commit.
+bool is_dirty(const Run& run);
+
+// When `run`'s commit was committed (its committer date) in Unix milliseconds, std::nullopt when
+// the run carries no readable commit time.
+std::optional<std::int64_t> commit_time_ms(const Run& run);
 
 }  // namespace benchwatch::model

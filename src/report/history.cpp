@@ -1,8 +1,10 @@
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -60,13 +62,29 @@ std::string step_change(const model::HistoryStep& step) {
     return fmt::format("{:+.1f}% {}", (step.ratio - 1) * 100, worse ? "worse" : "better");
 }
 
+// A Unix time in milliseconds as its UTC date, "2016-03-01", or as "2016-03-01T11:00:00Z".
+std::string utc_date(std::int64_t time_ms, bool with_time = false) {
+    const auto seconds =
+        static_cast<std::time_t>(time_ms >= 0 ? time_ms / 1000 : (time_ms - 999) / 1000);
+    return with_time ? fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(seconds))
+                     : fmt::format("{:%Y-%m-%d}", fmt::gmtime(seconds));
+}
+
+// " from 2016-03-01 to 2024-05-02": the dates of the first and last points shown, "" for none.
+std::string date_span(const model::History& history) {
+    if (history.times_ms.empty()) return {};
+    const auto first = utc_date(history.times_ms.front());
+    const auto last = utc_date(history.times_ms.back());
+    return first == last ? " on " + first : fmt::format(" from {} to {}", first, last);
+}
+
 }  // namespace
 
 void render_history_text(const model::History& history, std::ostream& out, bool color) {
-    const auto title =
-        fmt::format("History of {} on {}: {} run{} ({} order)", detail::plain_text(history.project),
-                    detail::plain_text(history.machine), history.runs, history.runs == 1 ? "" : "s",
-                    detail::plain_text(history.order));
+    const auto title = fmt::format(
+        "History of {} on {}: {} run{}{} ({} order)", detail::plain_text(history.project),
+        detail::plain_text(history.machine), history.runs, history.runs == 1 ? "" : "s",
+        date_span(history), detail::plain_text(history.order));
     out << (color ? fmt::format("\033[1m{}\033[0m", title) : title) << "\n";
     if (history.benchmarks.empty()) {
         out << "No benchmarks recorded on the default branch.\n";
@@ -95,16 +113,25 @@ void render_history_text(const model::History& history, std::ostream& out, bool 
 }
 
 void render_history_json(const model::History& history, std::ostream& out) {
+    std::map<std::string_view, std::int64_t> time_of;
+    for (std::size_t i = 0; i < history.commits.size() && i < history.times_ms.size(); ++i)
+        time_of.emplace(history.commits[i], history.times_ms[i]);
     nlohmann::ordered_json benchmarks = nlohmann::ordered_json::array();
     for (const auto& benchmark : history.benchmarks) {
         nlohmann::ordered_json points = nlohmann::ordered_json::array();
-        for (std::size_t i = 0; i < benchmark.values.size(); ++i)
+        for (std::size_t i = 0; i < benchmark.values.size(); ++i) {
+            const auto time =
+                i < benchmark.commits.size() ? time_of.find(benchmark.commits[i]) : time_of.end();
             points.push_back({
                 {"commit", i < benchmark.commits.size()
                                ? nlohmann::ordered_json(benchmark.commits[i])
                                : nlohmann::ordered_json(nullptr)},
+                {"time", time == time_of.end()
+                             ? nlohmann::ordered_json(nullptr)
+                             : nlohmann::ordered_json(utc_date(time->second, true))},
                 {"value", benchmark.values[i]},
             });
+        }
         benchmarks.push_back({
             {"name", benchmark.name},
             {"metric", benchmark.metric},

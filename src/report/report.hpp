@@ -71,10 +71,12 @@ class ReportError : public std::runtime_error {
 // `benchwatch compare --format json`".
 model::Comparison read_json(std::string_view text, std::string_view source);
 
-// `benchwatch history` as terminal text: per benchmark a sparkline, typical change, latest value.
+// `benchwatch history` as terminal text: a title with the UTC dates of the first and last points,
+// then per benchmark a sparkline, typical change, latest value.
 void render_history_text(const model::History& history, std::ostream& out, bool color);
 
-// `benchwatch history --format json`.
+// `benchwatch history --format json`: each point with its commit, its time (History::times_ms
+// as "2016-03-01T11:00:00Z") and its value.
 void render_history_json(const model::History& history, std::ostream& out);
 
 // `benchwatch history --changes` as terminal text: a title; the suite events, each once with its

@@ -25,27 +25,32 @@ std::string first_line(std::string_view message) {
     return std::string(line);
 }
 
-// The first run of each commit, by commit.
+// The first clean run of each commit, by commit; a commit with dirty runs only keeps its first.
 std::unordered_map<std::string, const model::Run*> first_runs(const std::vector<model::Run>& runs) {
     std::unordered_map<std::string, const model::Run*> first;
-    for (const auto& run : runs) first.try_emplace(run.commit, &run);
+    for (const auto& run : runs) {
+        const auto [position, inserted] = first.try_emplace(run.commit, &run);
+        if (!inserted && model::is_dirty(*position->second) && !model::is_dirty(run))
+            position->second = &run;
+    }
     return first;
 }
 
 std::vector<CommitPoint> commit_points(
-    const std::vector<std::string>& commits,
-    const std::unordered_map<std::string, const model::Run*>& runs,
+    const model::History& history, const std::unordered_map<std::string, const model::Run*>& runs,
     const DashboardOptions& options) {
+    const auto& commits = history.commits;
     std::vector<CommitPoint> points;
     points.reserve(commits.size());
     std::int64_t previous_time = 0;
-    for (const auto& commit : commits) {
+    for (std::size_t i = 0; i < commits.size(); ++i) {
+        const auto& commit = commits[i];
         CommitPoint point;
         point.commit = commit;
+        if (i < history.times_ms.size()) point.time_ms = history.times_ms[i];
         const auto found = runs.find(commit);
         if (found != runs.end()) {
             const model::Run& run = *found->second;
-            point.time_ms = run.recorded_at_ms;
             if (run.commit_info) {
                 point.subject = first_line(run.commit_info->message);
                 point.author = run.commit_info->author;
@@ -54,7 +59,7 @@ std::vector<CommitPoint> commit_points(
         }
         if (point.url.empty() && !options.repository_url.empty())
             point.url = options.repository_url + "/commit/" + commit;
-        point.time_ms = std::max(point.time_ms, previous_time);
+        if (i > 0) point.time_ms = std::max(point.time_ms, previous_time);
         previous_time = point.time_ms;
         points.push_back(std::move(point));
     }
@@ -124,7 +129,7 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
     result.name = machine;
     result.id = stable_id(machine);
     result.order = history.order;
-    result.commits = commit_points(history.commits, first, options);
+    result.commits = commit_points(history, first, options);
     result.environment_changes = environment_changes(history.commits, first);
     result.pulls = pull_runs(runs, options.default_branch);
 

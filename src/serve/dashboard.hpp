@@ -23,7 +23,9 @@ std::string stable_id(std::string_view name);
 // A default-branch commit with runs on one machine, as the dashboard shows it.
 struct CommitPoint {
     std::string commit;
-    std::int64_t time_ms = 0;  // its first run's time, never before the previous commit's
+    // Its committer date (else its first run's recording time), never before the previous
+    // commit's.
+    std::int64_t time_ms = 0;
     std::string subject;       // the first line of its message; "" when unknown
     std::string author;        // "" when unknown
     std::string url;           // its page on the forge; "" when unknown
@@ -101,7 +103,7 @@ struct PullRun {
 struct MachineHistory {
     std::string name;
     std::string id;
-    std::string order;                 // "git" or "recorded", as in model::History
+    std::string order;                 // as in model::History
     std::vector<CommitPoint> commits;  // oldest first
     std::vector<EnvironmentChange> environment_changes;  // oldest first
     std::vector<SuiteEvent> suite_events;                // oldest first
@@ -147,6 +149,7 @@ struct DashboardOptions {
 
 // Reads every project's default-branch history on every machine, in the order compare::history
 // gives (git's first-parent chain when `repository` knows the commits, else recording order),
+// each commit placed at its committer date, without dirty runs,
 // with each benchmark's category, typical change, retirement, its steps and suite events
 // (compare::find_changes()) and its badge and detectable change (compare::standings()) by the
 // configured method, the environment changes between consecutive runs that both recorded one,

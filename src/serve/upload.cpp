@@ -282,6 +282,17 @@ Response UploadReceiver::receive(std::string_view authorization,
     metadata.project = field("project");
     metadata.machine = field("machine");
     metadata.commit = field("commit");
+    if (!model::is_full_commit_id(metadata.commit))
+        return refuse(400, fmt::format("the upload's 'commit' is '{}', not a full commit SHA (40 "
+                                       "or 64 hex digits); send the full SHA, as benchwatch "
+                                       "record --server does",
+                                       metadata.commit.substr(0, 60)));
+    std::transform(metadata.commit.begin(), metadata.commit.end(), metadata.commit.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (const std::string time = field("commit_time"); !time.empty() && !model::timestamp_ms(time))
+        return refuse(400, fmt::format("the upload's 'commit_time' is '{}', not an ISO 8601 time "
+                                       "with its offset such as 2016-03-01T12:00:00+01:00",
+                                       time.substr(0, 60)));
     metadata.branch = field("branch");
     if (const std::string number = field("pull_request"); !number.empty()) {
         metadata.pull_request = forge::parse_integer(number);

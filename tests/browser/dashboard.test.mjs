@@ -50,6 +50,8 @@ const SEARCH = 'CopyTo';
 // In the steps project: 10 ms for six commits, then 12 ms for six (a step needs five runs a
 // side, and six against six all tied passes the rank test: p = 0.0013).
 const STEP_NAME = 'sleep/step';
+// The committer dates of the dated project's commits.
+const DATED_COMMITS = ['2016-03-01T12:00:00Z', '2020-06-15T12:00:00Z', '2024-01-10T12:00:00Z'];
 
 function readHistory() {
   const text = readFileSync(historyFile, 'utf8');
@@ -339,6 +341,31 @@ async function checkDashboard(browser, base, history, stepCommits, judgement, la
   await page.close();
 }
 
+// The dated project's chart: its status gives the commits' first and last dates, and its time
+// axis is labelled in months of years, as a span of eight years is, not in the hours and minutes
+// of the one afternoon the commits were recorded in.
+async function checkCommitDates(browser, base) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.addInitScript(() => {
+    window.drawnTexts = [];
+    const fillText = CanvasRenderingContext2D.prototype.fillText;
+    CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+      window.drawnTexts.push(String(text));
+      return fillText.call(this, text, ...rest);
+    };
+  });
+  await page.goto(`${base}?pkg=dated`);
+  await page.locator('[data-benchmark-id] canvas').first().waitFor();
+  await eventually(async () => (await page.locator('#status').textContent()).split('. ')[0],
+    'dated on m1: 3 runs from 2016-03-01 to 2024-01-10', 'the status names the commits\' dates');
+  const ticks = () => page.evaluate(() => window.drawnTexts.filter((text) => /^[A-Z][a-z]{2} \d{4}$|^\d\d:\d\d$|^[A-Z][a-z]{2} \d{1,2}$/.test(text)));
+  await eventually(async () => (await ticks()).length > 0, true, 'the time axis is drawn');
+  const labels = await ticks();
+  assert.ok(labels.every((label) => /^[A-Z][a-z]{2} (201[6-9]|202[0-4])$/.test(label)), labels.join(', '));
+  await screenshot(page, 'dated-axis');
+  await page.close();
+}
+
 // ------------------------------------------------------------ the test
 
 describe('the history dashboard', { skip }, () => {
@@ -393,6 +420,23 @@ describe('the history dashboard', { skip }, () => {
         '--repo', steps, '--commit', stepCommits.at(-1), '--branch', 'main', results);
     }
 
+    // Three commits eight years apart, all recorded within a second: drawn at their commits' dates.
+    const dated = join(folder, 'dated');
+    mkdirSync(dated);
+    git(dated, 'init', '--quiet', '--initial-branch=main');
+    for (const [index, date] of DATED_COMMITS.entries()) {
+      writeFileSync(join(dated, 'file.txt'), `${index}\n`);
+      git(dated, 'add', 'file.txt');
+      execFileSync('git', ['-c', 'user.name=A. Person', '-c', 'user.email=a@example.com',
+        'commit', '--quiet', '-m', `dated ${index}`], {
+        cwd: dated, env: { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+      writeFileSync(results, JSON.stringify({ results: [{
+        command: 'dated', mean: 0.01, stddev: 0, median: 0.01, user: 0.01, system: 0,
+        min: 0.01, max: 0.01, times: [0.01, 0.01, 0.01] }] }));
+      benchwatch(folder, 'record', '--store', store, '--project', 'dated', '--machine', 'm1',
+        '--repo', dated, '--branch', 'main', results);
+    }
+
     judgement = commandLineJudgement(folder, store, history);
     served = await startServe(folder, store);
     const out = join(folder, 'site');
@@ -427,6 +471,11 @@ describe('the history dashboard', { skip }, () => {
 
   it('shows, searches, links and escapes the history when served', async () => {
     await checkDashboard(browser, served.address, history, stepCommits, judgement, 'served');
+  });
+
+  it('places each point at its commit\'s date, served and static', async () => {
+    await checkCommitDates(browser, served.address);
+    await checkCommitDates(browser, site.address);
   });
 
   it('does the same as a static site under a sub-path', async () => {

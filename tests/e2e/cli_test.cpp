@@ -60,8 +60,9 @@ class CliTest : public ::testing::Test {
 
     std::vector<std::string> record_arguments(const fs::path& file, const std::string& commit,
                                               const std::string& branch = "main") {
-        return {"record", "--store",  store(), "--project", "p",    "--machine",
-                "m",      "--commit", commit,  "--branch",  branch, file.string()};
+        return {"record",    "--store",    store(),    "--project",         "p",
+                "--machine", "m",          "--commit", fake_commit(commit), "--branch",
+                branch,      file.string()};
     }
 
     std::size_t stored_runs() {
@@ -165,8 +166,9 @@ TEST_F(CliTest, MissingFileAndMissingCommitOutsideGit) {
 TEST_F(CliTest, UnwritableStoreIsOneLineAndExitTwo) {
     const auto file = write("r.json", google_benchmark_file({{"a", 5}}));
     const auto blocker = write("not-a-directory", "");
-    const auto output = benchwatch({"record", "--store", (blocker / "h.db").string(), "--project",
-                                    "p", "--commit", "c1", "--branch", "main", file.string()});
+    const auto output =
+        benchwatch({"record", "--store", (blocker / "h.db").string(), "--project", "p", "--commit",
+                    fake_commit("c1"), "--branch", "main", file.string()});
     EXPECT_EQ(output.exit_code, 2);
     EXPECT_EQ(output.err, "error: store " + (blocker / "h.db").string() + ": creating directory " +
                               blocker.string() +
@@ -179,15 +181,15 @@ TEST_F(CliTest, SameFileTwiceIsStoredOnceAndARerunIsAnAttempt) {
     const auto file = write("r.json", google_benchmark_file({{"a", 5}, {"b", 7}}));
     auto output = benchwatch(record_arguments(file, "c1"));
     EXPECT_EQ(output.out,
-              "recorded run 1 of c1 (project p, machine m, branch main, attempt 1, 2 "
+              "recorded run 1 of 633100000 (project p, machine m, branch main, attempt 1, 2 "
               "results)\n");
     output = benchwatch(record_arguments(file, "c1"));
     EXPECT_EQ(output.exit_code, 0);
-    EXPECT_EQ(output.out, "already recorded: run 1 of c1 holds these results\n");
+    EXPECT_EQ(output.out, "already recorded: run 1 of 633100000 holds these results\n");
     const auto rerun = write("rerun.json", google_benchmark_file({{"a", 6}, {"b", 7}}));
     output = benchwatch(record_arguments(rerun, "c1"));
     EXPECT_EQ(output.out,
-              "recorded run 2 of c1 (project p, machine m, branch main, attempt 2, 2 "
+              "recorded run 2 of 633100000 (project p, machine m, branch main, attempt 2, 2 "
               "results)\n");
     EXPECT_EQ(stored_runs(), 2u);
 }
@@ -206,7 +208,7 @@ TEST_F(CliTest, RecordingTheSameResultsWithAnotherEnvironmentSaysWhatWasNotStore
                      {"--env", "gpu.driver=550\x1b[2J", "--env", "toolkit=12.2"});
     output = benchwatch(arguments);
     EXPECT_EQ(output.exit_code, 0);
-    EXPECT_EQ(output.out, "already recorded: run 1 of c1 holds these results\n");
+    EXPECT_EQ(output.out, "already recorded: run 1 of 633100000 holds these results\n");
     EXPECT_EQ(output.err,
               "note: the environment given differs from the stored run's, which is kept as it was "
               "recorded: gpu.driver=550 [2J (stored: 535), toolkit=12.2 (not recorded there); "
@@ -250,8 +252,15 @@ TEST_F(CliTest, RecordKilledMidWriteLeavesTheWholeRunOrNone) {
         std::vector<char*> pointers;
         for (auto& argument : argv) pointers.push_back(argument.data());
         pointers.push_back(nullptr);
+        // In the temporary folder, outside any repository, as benchwatch() runs it.
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_addchdir_np(&actions, directory_.path().c_str());
         pid_t pid = 0;
-        ASSERT_EQ(posix_spawn(&pid, pointers[0], nullptr, nullptr, pointers.data(), environ), 0);
+        const int spawned =
+            posix_spawn(&pid, pointers[0], &actions, nullptr, pointers.data(), environ);
+        posix_spawn_file_actions_destroy(&actions);
+        ASSERT_EQ(spawned, 0);
         std::this_thread::sleep_for(duration * (attempt + 1) / 10);
         ::kill(pid, SIGKILL);
         int status = 0;

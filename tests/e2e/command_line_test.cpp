@@ -45,7 +45,7 @@ class CommandLineTest : public ::testing::Test {
                               std::vector<std::string> extra = {}) {
         std::vector<std::string> arguments = {"record", "--store",   store_, "--project",
                                               "p",      "--machine", "m",    "--commit",
-                                              commit,   "--branch",  branch};
+                                              fake_commit(commit), "--branch", branch};
         arguments.insert(arguments.end(), extra.begin(), extra.end());
         arguments.push_back(write(commit + ".json", google_benchmark_file(5)).string());
         return benchwatch(arguments);
@@ -250,7 +250,7 @@ TEST_F(CommandLineTest, ShortFlags) {
     ASSERT_EQ(record("c1", "pr").exit_code, 0);
     const auto report = directory_.path() / "report.md";
     output = benchwatch({"compare", "--store", store_, "--project", "p", "--machine", "m", "--head",
-                         "c1", "--base", "c0", "-o", report.string()});
+                         fake_commit("c1"), "--base", fake_commit("c0"), "-o", report.string()});
     EXPECT_EQ(output.exit_code, 0) << output.err;
     EXPECT_EQ(output.out, "");
     EXPECT_TRUE(read_text(report).starts_with("## Benchmark results\n")) << read_text(report);
@@ -281,7 +281,7 @@ TEST_F(CommandLineTest, CompareWritesTextOnATerminalAndMarkdownElsewhere) {
     ASSERT_EQ(record("c1", "pr").exit_code, 0);
     const std::vector<std::string> compare = {"compare", "--store",   store_, "--project",
                                               "p",       "--machine", "m",    "--head",
-                                              "c1",      "--base",    "c0"};
+                                              fake_commit("c1"), "--base", fake_commit("c0")};
     const auto piped = benchwatch(compare);
     EXPECT_EQ(piped.exit_code, 0) << piped.err;
     EXPECT_TRUE(piped.out.starts_with("## Benchmark results\n")) << piped.out;

@@ -19,7 +19,7 @@ class GoResultsTest : public ::testing::Test {
   protected:
     vcs::ProcessOutput benchwatch(std::vector<std::string> arguments) {
         const std::vector<std::string> where = {"--store",   store_, "--project", "p",
-                                                "--machine", "m",    "--commit",  "c1",
+                                                "--machine", "m",    "--commit",  fake_commit("c1"),
                                                 "--branch",  "main"};
         arguments.insert(arguments.begin() + 1, where.begin(), where.end());
         return run(benchwatch_command(arguments), directory_.path(), without_ci_variables());
@@ -79,7 +79,8 @@ TEST_F(GoResultsTest, GoTestJsonBenchIsRecorded) {
     const auto output = benchwatch({"record", (go_json_data / "two_packages.json").string()});
     EXPECT_EQ(output.exit_code, 0) << output.err;
     EXPECT_EQ(output.out,
-              "recorded run 1 of c1 (project p, machine m, branch main, attempt 1, 4 results)\n");
+              "recorded run 1 of 633100000 (project p, machine m, branch main, attempt 1, 4 "
+              "results)\n");
     const auto runs = store::open_store(store_)->list_runs({});
     ASSERT_EQ(runs.size(), 1u);
     EXPECT_EQ(runs[0].format, "go-json");

@@ -188,6 +188,7 @@ TEST_F(HistoryBranchTest, PullingTwiceStoresEachRunOnceWithEveryField) {
 }
 
 TEST_F(HistoryBranchTest, PushLeavesTheWorkTreeAndIndexAlone) {
+    record(a_, "a", 100);
     a_.write_file("code.txt", "staged change\n");
     write_text(a_.directory() / "code.txt", "unstaged change\n");
     const auto state = [this] {
@@ -195,7 +196,6 @@ TEST_F(HistoryBranchTest, PushLeavesTheWorkTreeAndIndexAlone) {
                a_.git({"diff", "--cached"}) + "|" + a_.git({"diff"}) + "|" +
                a_.git({"rev-parse", "HEAD"}) + "|" + a_.git({"ls-files", "--stage"});
     };
-    record(a_, "a", 100);
     const auto before = state();
     const auto pushed = history_branch(a_, "push", "a");
     ASSERT_EQ(pushed.exit_code, 0) << pushed.err;

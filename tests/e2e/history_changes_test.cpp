@@ -23,10 +23,10 @@ class HistoryChangesTest : public ::testing::Test {
         for (int i = 0; i < 20; ++i) {
             const auto file = directory_.path() / "results.json";
             write_text(file, benchmark_file(values(i)));
-            const auto output =
-                benchwatch({"record", "--store", store_, "--project", "p", "--machine", "m",
-                            "--commit", "c" + std::to_string(i + 1), "--branch", "main", "--env",
-                            i < 10 ? "toolchain=1.0" : "toolchain=1.1", file.string()});
+            const auto output = benchwatch(
+                {"record", "--store", store_, "--project", "p", "--machine", "m", "--commit",
+                 fake_commit("c" + std::to_string(i + 1)), "--branch", "main", "--env",
+                 i < 10 ? "toolchain=1.0" : "toolchain=1.1", file.string()});
             ASSERT_EQ(output.exit_code, 0) << output.err;
         }
     }
@@ -79,8 +79,8 @@ TEST_F(HistoryChangesTest, TextListsEachStepWithItsCommitsSizeAndEnvironment) {
     ASSERT_EQ(output.exit_code, 0) << output.err;
     EXPECT_EQ(output.out,
               "Steps in the history of p on m: 2 in 20 runs (recorded order)\n"
-              "a  c10..c11  +20.0% worse   environment: toolchain 1.0 → 1.1\n"
-              "b  c12..c13  -20.0% better\n");
+              "a  633130000..633131000  +20.0% worse   environment: toolchain 1.0 → 1.1\n"
+              "b  633132000..633133000  -20.0% better\n");
 }
 
 TEST_F(HistoryChangesTest, JsonGivesBothCommitsTheRatioTheEvidenceAndTheChangedKeys) {
@@ -96,8 +96,8 @@ TEST_F(HistoryChangesTest, JsonGivesBothCommitsTheRatioTheEvidenceAndTheChangedK
     const auto& step = document["steps"][0];
     EXPECT_EQ(step["benchmark"], "a");
     EXPECT_EQ(step["direction"], "smaller");
-    EXPECT_EQ(step["before_commit"], "c10");
-    EXPECT_EQ(step["after_commit"], "c11");
+    EXPECT_EQ(step["before_commit"], fake_commit("c10"));
+    EXPECT_EQ(step["after_commit"], fake_commit("c11"));
     EXPECT_DOUBLE_EQ(step["ratio"].get<double>(), 1.2);  // 120 / 100
     EXPECT_EQ(step["runs_before"], 10);
     EXPECT_EQ(step["runs_after"], 10);
@@ -138,10 +138,11 @@ TEST_F(HistoryChangesTest, StepOfTheWholeSuiteIsOneEventWithTheKeysThatChanged) 
               "Steps in the history of p on m: 1 in 20 runs (recorded order), and 1 suite event\n"
               "Suite events, where much of the suite stepped at once (a machine, driver or "
               "toolchain change is likelier than a pull request):\n"
-              "  c10..c11  12 of 13 benchmarks stepped, median +31.0%  environment: toolchain "
+              "  633130000..633131000  12 of 13 benchmarks stepped, median +31.0%  environment: "
+              "toolchain "
               "1.0 → 1.1\n"
               "Steps of single benchmarks:\n"
-              "lone  c15..c16  +50.0% worse\n");
+              "lone  633135000..633136000  +50.0% worse\n");
 
     const auto json = benchwatch({"history", "--changes", "--format", "json", "--store", store(),
                                   "--project", "p", "--machine", "m", "s00"});
@@ -149,8 +150,8 @@ TEST_F(HistoryChangesTest, StepOfTheWholeSuiteIsOneEventWithTheKeysThatChanged) 
     const auto document = nlohmann::json::parse(json.out);
     ASSERT_EQ(document["events"].size(), 1u);
     const auto& event = document["events"][0];
-    EXPECT_EQ(event["before_commit"], "c10");
-    EXPECT_EQ(event["after_commit"], "c11");
+    EXPECT_EQ(event["before_commit"], fake_commit("c10"));
+    EXPECT_EQ(event["after_commit"], fake_commit("c11"));
     EXPECT_EQ(event["benchmarks"], 12);
     EXPECT_EQ(event["measured"], 13);
     EXPECT_NEAR(event["median_ratio"].get<double>(), 1.31, 1e-12);

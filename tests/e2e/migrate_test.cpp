@@ -66,7 +66,8 @@ TEST(MigrateTest, VersionFourStoreIsMigratedToFiveKeepingItsRuns) {
                                  R"("cpu_time": 5, "time_unit": "ns"}]})");
     const auto recorded =
         run(benchwatch_command({"record", "--store", url, "--project", "p", "--machine", "m",
-                                "--commit", "c1", "--branch", "main", results.string()}),
+                                "--commit", testing::fake_commit("c1"), "--branch", "main",
+                                results.string()}),
             directory.path(), without_ci_variables());
     ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
     // Version 4 is the first four steps, which never change: undo the fifth.
@@ -96,7 +97,7 @@ TEST(MigrateTest, VersionFourStoreIsMigratedToFiveKeepingItsRuns) {
     EXPECT_EQ(migrated.out, "store " + store + ": schema version 5 (migrated from 4)\n");
     const auto runs = store::open_store(url)->list_runs({});
     ASSERT_EQ(runs.size(), 1u);
-    EXPECT_EQ(runs[0].commit, "c1");
+    EXPECT_EQ(runs[0].commit, testing::fake_commit("c1"));
 }
 
 TEST(MigrateTest, NewerStoreIsRefused) {

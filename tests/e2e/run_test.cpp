@@ -44,9 +44,9 @@ class RunTest : public ::testing::Test {
 
     std::vector<std::string> run_arguments(const std::string& commit,
                                            std::vector<std::string> extra) {
-        std::vector<std::string> arguments = {"run",  "--store",   store(), "--project",
-                                              "p",    "--machine", "m",     "--commit",
-                                              commit, "--branch",  "main"};
+        std::vector<std::string> arguments = {
+            "run",      "--store",           store(),    "--project", "p", "--machine", "m",
+            "--commit", fake_commit(commit), "--branch", "main"};
         arguments.insert(arguments.end(), extra.begin(), extra.end());
         return arguments;
     }
@@ -91,7 +91,7 @@ TEST_F(RunTest, RepetitionsKeepEachBenchmarksMinimumAndWarmupsAreNotRecorded) {
     ASSERT_EQ(results.size(), 1u);
     EXPECT_EQ(results[0].benchmark, "a");
     EXPECT_DOUBLE_EQ(results[0].value, 20);
-    EXPECT_NE(output.out.find("recorded run 1 of c1"), std::string::npos) << output.out;
+    EXPECT_NE(output.out.find("recorded run 1 of 633100000"), std::string::npos) << output.out;
 }
 
 TEST_F(RunTest, ResultsFileIsReadAfterEachRun) {

@@ -116,9 +116,9 @@ class ServeTest : public ::testing::Test {
                 const std::vector<std::string>& extra = {}) {
         const fs::path file = directory_.path() / (commit + ".json");
         write_text(file, hyperfine_file(seconds));
-        std::vector<std::string> arguments = {"record", "--store",   store(), "--project",
-                                              "p",      "--machine", "m",     "--commit",
-                                              commit,   "--branch",  branch};
+        std::vector<std::string> arguments = {
+            "record",   "--store",           store(),    "--project", "p", "--machine", "m",
+            "--commit", fake_commit(commit), "--branch", branch};
         arguments.insert(arguments.end(), extra.begin(), extra.end());
         arguments.push_back(file.string());
         const auto output = benchwatch(arguments);
@@ -148,15 +148,15 @@ TEST_F(ServeTest, PullRequestComparisonIsCompareJsonAndSigtermStopsCleanly) {
     ASSERT_EQ(pulls->status, 200) << pulls->body;
     const json listed = json::parse(pulls->body)["pulls"];
     ASSERT_EQ(listed.size(), 1u);
-    EXPECT_EQ(listed[0]["head"], "f1");
+    EXPECT_EQ(listed[0]["head"], fake_commit("f1"));
     EXPECT_EQ(listed[0]["branch"], "feature");
     EXPECT_EQ(listed[0]["pull_request"], 12);
 
-    const auto served = client.Get("/api/v1/projects/p/pulls/f1");
+    const auto served = client.Get("/api/v1/projects/p/pulls/" + fake_commit("f1"));
     ASSERT_TRUE(served);
     ASSERT_EQ(served->status, 200) << served->body;
     const auto compared = benchwatch({"compare", "--store", store(), "--project", "p", "--machine",
-                                      "m", "--head", "f1", "--format", "json"});
+                                      "m", "--head", fake_commit("f1"), "--format", "json"});
     ASSERT_EQ(compared.exit_code, 0) << compared.err;
     EXPECT_EQ(json::parse(served->body), json::parse(compared.out));
     EXPECT_EQ(json::parse(served->body)["benchmarks"][0]["verdict"], "slower");  // 1.01 s → 1.5 s

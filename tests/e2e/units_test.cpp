@@ -33,8 +33,8 @@ class UnitsTest : public ::testing::Test {
     void record(const std::string& commit, const std::string& branch, const std::string& text) {
         const fs::path file = directory_.path() / (commit + ".txt");
         write_text(file, text);
-        const auto output =
-            benchwatch({"record", "--commit", commit, "--branch", branch, file.string()});
+        const auto output = benchwatch(
+            {"record", "--commit", fake_commit(commit), "--branch", branch, file.string()});
         ASSERT_EQ(output.exit_code, 0) << output.err;
     }
 
@@ -48,7 +48,8 @@ TEST_F(UnitsTest, ThroughputThatDropsIsSlowerAndKeepsItsUnit) {
     record("before", "main", go_output(1000, 1000));
     record("base", "main", go_output(1000, 1000));
     record("head", "feature", go_output(1250, 800));
-    const auto markdown = benchwatch({"compare", "--head", "head", "--base", "base"});
+    const auto markdown =
+        benchwatch({"compare", "--head", fake_commit("head"), "--base", fake_commit("base")});
     ASSERT_EQ(markdown.exit_code, 0) << markdown.err;
     // Both rows are 25% worse (1250/1000 and 1000/800), so the mean does not cancel them out;
     // neither is too noisy.
@@ -63,8 +64,10 @@ TEST_F(UnitsTest, ThroughputThatDropsIsSlowerAndKeepsItsUnit) {
               std::string::npos)
         << markdown.out;
 
-    const auto json = nlohmann::json::parse(
-        benchwatch({"compare", "--head", "head", "--base", "base", "--format", "json"}).out);
+    const auto json =
+        nlohmann::json::parse(benchwatch({"compare", "--head", fake_commit("head"), "--base",
+                                          fake_commit("base"), "--format", "json"})
+                                  .out);
     bool saw_throughput = false;
     for (const auto& benchmark : json.at("benchmarks")) {
         if (benchmark.at("metric") != "throughput") continue;

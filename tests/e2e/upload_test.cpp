@@ -148,13 +148,15 @@ class UploadTest : public ::testing::Test {
     }
 
     // Starts `count` shell loops at once, loop i uploading `runs` runs on machine m<i> (commits
-    // k001…), each writing one line per upload to log-<i>: the exit code, then record's output.
+    // 0…001, 0…002…), each writing one line per upload to log-<i>: the exit code, then record's
+    // output.
     void start_uploaders(int port, int count, int runs, const std::string& file) {
         for (int i = 0; i < count; ++i) {
             const std::string script = fmt::format(
                 R"(for j in $(seq -f %03g 1 {runs}); do
                      out=$("$BW" record --server http://127.0.0.1:{port} --token-file "$TOKEN" \
-                           --project p --machine m{i} --commit k$j --branch main "$FILE" 2>&1)
+                           --project p --machine m{i} --branch main "$FILE" \
+                           --commit 0000000000000000000000000000000000000$j 2>&1)
                      echo "$? $out"
                    done > "$LOGS/log-{i}")",
                 fmt::arg("runs", runs), fmt::arg("port", port), fmt::arg("i", i));
@@ -199,12 +201,13 @@ TEST_F(UploadTest, RecordServerPrintsRecordsLinesAndRepeatsStoreNothing) {
     const std::string file = (directory_.path() / "results.json").string();
     write_text(file, hyperfine_file(3, 0.25));
 
-    const auto first = upload(port, file, "c0ffee1234567");
+    const std::string commit = "c0ffee1234567" + std::string(27, '0');
+    const auto first = upload(port, file, commit);
     EXPECT_EQ(first.exit_code, 0) << first.err;
     EXPECT_EQ(first.out,
               "recorded run 1 of c0ffee123 (project p, machine m, branch main, "
               "attempt 1, 3 results)\n");
-    const auto again = upload(port, file, "c0ffee1234567");
+    const auto again = upload(port, file, commit);
     EXPECT_EQ(again.exit_code, 0) << again.err;
     EXPECT_EQ(again.out, "already recorded: run 1 of c0ffee123 holds these results\n");
 
@@ -213,13 +216,13 @@ TEST_F(UploadTest, RecordServerPrintsRecordsLinesAndRepeatsStoreNothing) {
     fs::permissions(wrong_token, fs::perms::owner_read | fs::perms::owner_write);
     const auto wrong = benchwatch({"record", "--server", fmt::format("http://127.0.0.1:{}", port),
                                    "--token-file", wrong_token, "--project", "p", "--machine", "m",
-                                   "--commit", "c2", "--branch", "main", file});
+                                   "--commit", fake_commit("c2"), "--branch", "main", file});
     EXPECT_EQ(wrong.exit_code, 2);
     EXPECT_EQ(wrong.err, fmt::format("error: http://127.0.0.1:{} refused the upload (401 "
                                      "Unauthorized): wrong token: the bearer token is not the "
                                      "one in the server's --token-file\n",
                                      port));
-    const auto unknown = upload(port, file, "c3", "m", "q");
+    const auto unknown = upload(port, file, fake_commit("c3"), "m", "q");
     EXPECT_EQ(unknown.exit_code, 2);
     EXPECT_EQ(unknown.err, fmt::format("error: http://127.0.0.1:{} refused the upload (422 "
                                        "Unprocessable Entity): project 'q' is not accepted here: "
@@ -232,14 +235,14 @@ TEST_F(UploadTest, RecordServerPrintsRecordsLinesAndRepeatsStoreNothing) {
 
     const auto runs = store::open_store(store)->list_runs({});
     ASSERT_EQ(runs.size(), 1u);
-    EXPECT_EQ(runs[0].commit, "c0ffee1234567");
+    EXPECT_EQ(runs[0].commit, commit);
 }
 
 TEST_F(UploadTest, UnreachableServerIsOneLineAfterTheRetries) {
     const std::string file = (directory_.path() / "results.json").string();
     write_text(file, hyperfine_file(1, 0.25));
     // Port 9 (discard) on loopback has no listener here; four attempts wait 0.5 + 1 + 2 s.
-    const auto result = upload(9, file, "c1");
+    const auto result = upload(9, file, fake_commit("c1"));
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_EQ(result.err,
               "error: cannot reach benchwatch serve at http://127.0.0.1:9 for POST /api/v1/runs "

@@ -1,7 +1,7 @@
 // What could break: `benchwatch history` lines losing their alignment, the sparkline covering the
 // wrong values or columns that are not the same commits on every line, the typical change shown
-// as a log instead of a percentage or as ±0.0% for a benchmark with one run, or JSON dropping
-// points.
+// as a log instead of a percentage or as ±0.0% for a benchmark with one run, JSON dropping
+// points, or the dates of the commits shown wrongly or not at all.
 #include "model/history.hpp"
 
 #include <gtest/gtest.h>
@@ -23,6 +23,9 @@ model::History small_history() {
     history.order = "git";
     history.runs = 5;
     history.commits = {"a1", "b2", "c3", "d4", "e5"};
+    // Committed a day apart from 2016-03-01 12:00 UTC.
+    for (std::int64_t day = 0; day < 5; ++day)
+        history.times_ms.push_back(1456833600000 + day * 86400000);
     model::BenchmarkHistory import_time;
     import_time.name = "latency/import";
     import_time.commits = {"a1", "b2", "c3", "d4", "e5"};
@@ -126,6 +129,20 @@ TEST(RenderHistory, JsonTypicalChangeIsAFractionAndNullWithoutHistory) {
     const auto& benchmarks = document["benchmarks"];
     EXPECT_NEAR(benchmarks[2]["typical_change"].get<double>(), 0.012, 1e-12);
     EXPECT_TRUE(benchmarks[1]["typical_change"].is_null());
+}
+
+TEST(RenderHistory, TitleGivesTheFirstAndLastCommitDates) {
+    std::ostringstream out;
+    render_history_text(small_history(), out, false);
+    EXPECT_TRUE(out.str().starts_with(
+        "History of cuda on ci-gpu-1: 5 runs from 2016-03-01 to 2016-03-05 (git order)\n"))
+        << out.str();
+    auto one_day = small_history();
+    one_day.times_ms = {1456833600000, 1456833600000, 1456833600000, 1456833600000, 1456833600000};
+    std::ostringstream same;
+    render_history_text(one_day, same, false);
+    EXPECT_TRUE(same.str().starts_with("History of cuda on ci-gpu-1: 5 runs on 2016-03-01 (git"))
+        << same.str();
 }
 
 TEST(RenderHistory, EmptyHistorySaysSo) {

@@ -67,6 +67,47 @@ TEST_F(DashboardTest, CommitsInRecordedOrderWithTimesThatNeverGoBack) {
     EXPECT_EQ(machine.commits[4].time_ms, start_ms + 5 * hour_ms);
 }
 
+TEST(DashboardDates, PointsSitAtCommitDatesAndDirtyRunsAreNoPoints) {
+    benchwatch::testing::TemporaryDirectory directory{"benchwatch-serve"};
+    const auto store = store::open_store(benchwatch::testing::test_store_url(directory.path()));
+    // Recorded an hour apart; committed years apart.
+    const std::pair<const char*, const char*> commits[] = {{"c1", "2016-03-01T12:00:00Z"},
+                                                           {"c2", "2020-06-15T12:00:00Z"},
+                                                           {"c3", "2024-01-10T13:00:00+01:00"}};
+    int number = 0;
+    for (const auto& [commit, time] : commits) {
+        model::Run run = testing::sample_run("m1", commit, ++number);
+        run.results = {testing::result("a", 100)};
+        run.environment = {{"git.dirty", "no"}};
+        run.commit_info = model::CommitInfo{"m", "a", time, ""};
+        store->record(run);
+    }
+    model::Run dirty = testing::sample_run("m1", "c2", ++number);
+    dirty.content_hash = "dirty";
+    dirty.results = {testing::result("a", 10)};
+    dirty.environment = {{"git.dirty", "yes"}};
+    store->record(dirty);
+    model::Run dirty_only = testing::sample_run("m1", "c4", ++number);
+    dirty_only.results = {testing::result("a", 10)};
+    dirty_only.environment = {{"git.dirty", "yes"}};
+    dirty_only.commit_info = model::CommitInfo{"m", "a", "2025-01-01T00:00:00Z", ""};
+    store->record(dirty_only);
+
+    const auto dashboard = load_dashboard(*store, nullptr, {});
+    const MachineHistory& machine = *dashboard.find_project("p")->find_machine("m1");
+    EXPECT_EQ(machine.order, "recorded");
+    ASSERT_EQ(machine.commits.size(), 3u);
+    EXPECT_EQ(machine.commits[0].commit, "c1");
+    EXPECT_EQ(machine.commits[0].time_ms, 1456833600000);
+    EXPECT_EQ(machine.commits[1].commit, "c2");
+    EXPECT_EQ(machine.commits[1].time_ms, 1592222400000);
+    EXPECT_EQ(machine.commits[2].commit, "c3");
+    EXPECT_EQ(machine.commits[2].time_ms, 1704888000000);
+    ASSERT_EQ(machine.benchmarks.size(), 1u);
+    EXPECT_EQ(machine.benchmarks[0].values, (std::vector<double>{100, 100, 100}));
+    EXPECT_TRUE(machine.pulls.empty());
+}
+
 TEST_F(DashboardTest, SubjectAuthorAndForgeLinks) {
     const CommitPoint& first = m1().commits[0];
     EXPECT_EQ(first.subject, "Fix it");  // the message's first line only

@@ -42,8 +42,9 @@ std::string hyperfine_file(const std::vector<std::string>& names, double seconds
 }
 
 // The form of a complete upload of project "cuda", with `file` as its one file.
-httplib::MultipartFormDataItems upload_items(const std::string& file,
-                                             const std::string& commit = "abc1234567") {
+httplib::MultipartFormDataItems upload_items(
+    const std::string& file,
+    const std::string& commit = "abc1234567000000000000000000000000000000") {
     return {{"file", file, "results.json", "application/json"},
             {"project", "cuda", "", ""},
             {"machine", "gpu-1", "", ""},
@@ -153,7 +154,8 @@ TEST_F(UploadTest, NewRunIsCreatedAndTheSameUploadAgainIsTheSameRun) {
     EXPECT_EQ(json::parse(again->body)["inserted"], false);
     EXPECT_EQ(json::parse(again->body)["run_id"], 2);
 
-    const auto runs = store_->list_runs({"cuda", "", "", {"abc1234567"}});
+    const auto runs =
+        store_->list_runs({"cuda", "", "", {"abc1234567000000000000000000000000000000"}});
     ASSERT_EQ(runs.size(), 1u);
     EXPECT_EQ(runs[0].machine, "gpu-1");
     EXPECT_EQ(runs[0].branch, "main");
@@ -273,6 +275,19 @@ TEST_F(UploadTest, MalformedFieldsAreRefused) {
     fact.push_back({"env", "=x", "", ""});
     expect_refused(post(fact), 400, "--env '=x': expected KEY=VALUE");
 
+    for (const std::string& commit :
+         {std::string("abc1234"), std::string("hello-world"), std::string(40, 'g')})
+        expect_refused(post(upload_items(hyperfine_file({"sort"}), commit)), 400,
+                       "the upload's 'commit' is '" + commit +
+                           "', not a full commit SHA (40 or 64 hex digits); send the full SHA, "
+                           "as benchwatch record --server does");
+
+    auto time = upload_items(hyperfine_file({"sort"}));
+    time.push_back({"commit_time", "last tuesday", "", ""});
+    expect_refused(post(time), 400,
+                   "the upload's 'commit_time' is 'last tuesday', not an ISO 8601 time with its "
+                   "offset such as 2016-03-01T12:00:00+01:00");
+
     auto format = upload_items(hyperfine_file({"sort"}));
     format.push_back({"format", "googlebenchmark", "", ""});
     const auto result = post(format);
@@ -328,8 +343,8 @@ TEST_F(UploadTest, ParallelUploadsAreAllStoredOnce) {
         uploaders.emplace_back([&, thread] {
             for (int commit = 0; commit < 10; ++commit)
                 for (int repeat = 0; repeat < 2; ++repeat) {
-                    const auto result = post(upload_items(hyperfine_file({"sort"}),
-                                                          fmt::format("c{}-{}", thread, commit)));
+                    const auto id = fmt::format("{:040}", thread * 100 + commit);
+                    const auto result = post(upload_items(hyperfine_file({"sort"}), id));
                     std::lock_guard lock(statuses_mutex);
                     ++statuses[result ? result->status : -1];
                 }

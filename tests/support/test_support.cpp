@@ -114,6 +114,17 @@ std::string GitRepository::commit(const std::string& subject) {
     return git({"rev-parse", "HEAD"});
 }
 
+std::string GitRepository::commit_at(const std::string& subject, std::int64_t unix_seconds) {
+    ++commits_made_;
+    auto environment = git_environment(commits_made_);
+    const auto date = "@" + std::to_string(unix_seconds) + " +0000";
+    environment["GIT_AUTHOR_DATE"] = date;
+    environment["GIT_COMMITTER_DATE"] = date;
+    run_checked({"git", "commit", "--quiet", "--allow-empty", "-m", subject}, directory_,
+                environment);
+    return git({"rev-parse", "HEAD"});
+}
+
 void GitRepository::write_file(const std::string& name, std::string_view text) const {
     write_text(directory_ / name, text);
     git({"add", name});
@@ -240,6 +251,19 @@ std::string unified_diff(std::string_view expected, std::string_view actual) {
         position = end;
     }
     return diff;
+}
+
+std::string fake_commit(std::string_view name) {
+    if (name.size() > 20) throw std::invalid_argument("fake_commit: name longer than 20 bytes");
+    std::string id;
+    constexpr char digits[] = "0123456789abcdef";
+    for (const char c : name) {
+        const auto byte = static_cast<unsigned char>(c);
+        id += digits[byte >> 4];
+        id += digits[byte & 0xf];
+    }
+    id.resize(40, '0');
+    return id;
 }
 
 }  // namespace benchwatch::testing

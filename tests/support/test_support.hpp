@@ -78,6 +78,9 @@ class GitRepository {
     // new commit's full SHA.
     std::string commit(const std::string& subject);
 
+    // commit(), but authored and committed at `unix_seconds` (UTC) instead of the next date.
+    std::string commit_at(const std::string& subject, std::int64_t unix_seconds);
+
     // Writes `text` to `name` in the work tree and stages it.
     void write_file(const std::string& name, std::string_view text) const;
 
@@ -97,6 +100,11 @@ class ScratchRepository : private TemporaryDirectory, public GitRepository {
   public:
     ScratchRepository() : TemporaryDirectory("benchwatch-git"), GitRepository(path()) {}
 };
+
+// A full 40-digit hex commit id standing for `name` (at most 20 bytes), the same on every run,
+// for runs recorded outside git: the hex of its bytes, then zeros. fake_commit("c1") ==
+// "6331000000000000000000000000000000000000".
+std::string fake_commit(std::string_view name);
 
 // The whole content of a file; throws std::runtime_error naming the file when it cannot be read.
 std::string read_text(const std::filesystem::path& path);
