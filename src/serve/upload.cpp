@@ -14,6 +14,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "report/report.hpp"
+
 namespace benchwatch::serve {
 
 namespace {
@@ -212,7 +214,7 @@ bool UploadReceiver::accepts_project(store::Store& writer, const std::string& pr
 }
 
 void UploadReceiver::log(const std::string& line) {
-    const std::string one_line = forge::one_line(line);
+    const std::string one_line = report::terminal_text(line);
     if (settings_.log) {
         settings_.log(one_line);
         return;

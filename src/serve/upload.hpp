@@ -123,7 +123,8 @@ class UploadReceiver {
     // The largest body accepted, in bytes.
     std::size_t max_bytes() const { return settings_.max_bytes; }
 
-    // Writes one line to the upload log (newlines made spaces).
+    // Writes one line to the upload log, made one terminal line: control characters (newlines,
+    // escape sequences) from the request become spaces.
     void log(const std::string& line);
 
   private:

@@ -275,8 +275,8 @@ TEST_F(UploadTest, MalformedFieldsAreRefused) {
     fact.push_back({"env", "=x", "", ""});
     expect_refused(post(fact), 400, "--env '=x': expected KEY=VALUE");
 
-    for (const std::string& commit :
-         {std::string("abc1234"), std::string("hello-world"), std::string(40, 'g')})
+    for (const std::string& commit : {std::string("abc1234"), std::string("hello-world"),
+                                      std::string(40, 'g'), std::string("zz not a sha\u202e")})
         expect_refused(post(upload_items(hyperfine_file({"sort"}), commit)), 400,
                        "the upload's 'commit' is '" + commit +
                            "', not a full commit SHA (40 or 64 hex digits); send the full SHA, "
@@ -332,6 +332,23 @@ TEST_F(UploadTest, LogNamesEveryRefusalAndNeverTheToken) {
         << text;
     EXPECT_EQ(text.find(token), std::string::npos) << text;
     EXPECT_EQ(text.find("wrong\n"), std::string::npos) << "the sent token was logged: " << text;
+}
+
+TEST_F(UploadTest, LogWritesTheRequestsStringsWithoutTheirControlCharacters) {
+    auto items = without(without(upload_items(hyperfine_file({"sort"})), "machine"), "branch");
+    items.push_back({"machine", "gpu\x1b]0;owned\x07-1", "", ""});
+    items.push_back({"branch", "main\x1b[2J", "", ""});
+    post(items);
+    auto broken = without(upload_items("{"), "file");
+    broken.push_back({"file", "{", "res\x1b[31mults.json", "application/json"});
+    post(broken);
+    const std::string text = log();
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+    EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+    EXPECT_NE(text.find("machine gpu ]0;owned -1, branch main [2J,"), std::string::npos) << text;
+    EXPECT_NE(text.find("refused (400 Bad Request): res\\u{1b}[31mults.json:1:2:"),
+              std::string::npos)
+        << text;
 }
 
 TEST_F(UploadTest, ParallelUploadsAreAllStoredOnce) {
