@@ -29,6 +29,7 @@ struct ServeFlags {
     std::vector<std::string> upload_projects;
     std::size_t max_upload_bytes = serve::default_max_upload_bytes;
     std::size_t upload_writers = 0;  // 0: 8 on PostgreSQL, 1 on SQLite
+    std::vector<std::string> allowed_hosts;
 };
 
 // How many store connections uploads may write through at once: PostgreSQL stores runs of
@@ -142,6 +143,7 @@ int run_serve(const ServeFlags& flags) {
     };
     serve::DashboardServer server(std::move(source), std::chrono::milliseconds(flags.refresh_ms));
     if (uploads) server.accept_uploads(uploads);
+    server.allow_hosts(flags.allowed_hosts);
     std::thread signal_watcher = stop_on_signal(server);
     int port = 0;
     try {
@@ -203,6 +205,9 @@ Command add_serve_command(CLI::App& parent) {
                         "File holding the bearer token uploads must send (with --allow-upload)");
     command->add_option("--upload-project", flags->upload_projects,
                         "A project uploads may create, beside those in the store (repeatable)");
+    command->add_option("--allowed-host", flags->allowed_hosts,
+                        "A Host name to answer to beside localhost, 127.0.0.1 and [::1], such as "
+                        "a reverse proxy's public name (repeatable)");
     command
         ->add_option("--max-upload-bytes", flags->max_upload_bytes,
                      "Largest upload accepted, in bytes (default 64 MiB)")

@@ -6,8 +6,10 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "serve/api.hpp"
 #include "serve/dashboard.hpp"
@@ -41,6 +43,22 @@ struct ListenAddress {
     int port = 0;  // 0: any free port
 };
 
+// What one client may take of the server: the deadlines that end a request arriving too slowly
+// (whatever the pace of its bytes: a byte a second keeps no deadline open) and the connections
+// one address may have answered at once, so that slow or many connections cannot hold every
+// worker.
+struct ConnectionLimits {
+    // The request line and headers, counted from the request's first byte.
+    std::chrono::milliseconds headers_within{10'000};
+    // Each `body_chunk_bytes` of a body, counted from the headers' end or the chunk before.
+    std::size_t body_chunk_bytes = 64 * 1024;
+    std::chrono::milliseconds body_chunk_within{10'000};
+    // Connections answered at once from one client address; more wait for a turn without
+    // holding a worker, up to `waiting_per_client`, and any beyond are answered 503 and closed.
+    std::size_t per_client = 32;
+    std::size_t waiting_per_client = 256;
+};
+
 // Parses "HOST:PORT", "[IPV6]:PORT" or ":PORT" (loopback). Throws ServeError naming `text` for
 // anything else or a port outside 0–65535. Example: parse_listen("127.0.0.1:8080").
 ListenAddress parse_listen(const std::string& text);
@@ -60,6 +78,15 @@ class DashboardServer {
     // its max_bytes(); call before bind().
     void accept_uploads(std::shared_ptr<UploadReceiver> receiver);
 
+    // Replaces the default ConnectionLimits; call before bind().
+    void limit_connections(const ConnectionLimits& limits);
+
+    // Host header names answered beside the loopback names (localhost, 127.0.0.1, [::1]), any
+    // port; case does not matter. A server bound to a loopback address, or given names here,
+    // answers other Host values 421 and reads nothing more of them, so that a web page whose
+    // name was rebound to 127.0.0.1 cannot read the API. Call before bind().
+    void allow_hosts(std::vector<std::string> names);
+
     // Loads the data and binds `address`; returns the port bound. Throws ServeError when the
     // address cannot be bound, store::StoreError when the store cannot be read.
     int bind(const ListenAddress& address);
@@ -75,10 +102,14 @@ class DashboardServer {
     void refresh_until_stopped();
     void handle(const std::string& target, const Parameters& parameters, Response& response) const;
     Response answer_upload(const httplib::Request& request) const;
+    std::optional<Response> refusal_before_body(const httplib::Request& request) const;
 
+    class Http;
     DashboardSource source_;
     std::chrono::milliseconds refresh_;
-    std::unique_ptr<httplib::Server> http_;
+    std::unique_ptr<Http> http_;
+    std::vector<std::string> allowed_hosts_;  // lowercase
+    bool check_hosts_ = false;
     std::shared_ptr<UploadReceiver> uploads_;  // null: read-only
     mutable std::mutex source_mutex_;    // one store, one caller at a time
     mutable std::mutex snapshot_mutex_;  // guards snapshot_ (the pointer, not the data)

@@ -223,6 +223,25 @@ void UploadReceiver::log(const std::string& line) {
     std::cerr << one_line << std::endl;
 }
 
+std::optional<Response> UploadReceiver::refusal_of_authorization(std::string_view authorization,
+                                                                 std::string_view peer) {
+    const auto refuse = [&](const std::string& reason) {
+        log(fmt::format("upload from {} refused ({}): {}", peer, http_status_name(401), reason));
+        return error_response(401, reason);
+    };
+    authorization = trimmed(authorization);
+    constexpr std::string_view scheme = "Bearer ";
+    if (authorization.size() < scheme.size() ||
+        !std::equal(scheme.begin(), scheme.end(), authorization.begin(),
+                    [](char a, char b) { return std::tolower(a) == std::tolower(b); }))
+        return refuse(
+            "no bearer token: send the header 'Authorization: Bearer TOKEN' with the token in "
+            "the server's --token-file");
+    if (!same_token(trimmed(authorization.substr(scheme.size())), settings_.token))
+        return refuse("wrong token: the bearer token is not the one in the server's --token-file");
+    return std::nullopt;
+}
+
 Response UploadReceiver::receive(std::string_view authorization,
                                  std::optional<std::span<const ReceivedPart>> form,
                                  std::string_view peer) {
@@ -230,18 +249,7 @@ Response UploadReceiver::receive(std::string_view authorization,
         log(fmt::format("upload from {} refused ({}): {}", peer, http_status_name(status), reason));
         return error_response(status, reason);
     };
-    authorization = trimmed(authorization);
-    constexpr std::string_view scheme = "Bearer ";
-    if (authorization.size() < scheme.size() ||
-        !std::equal(scheme.begin(), scheme.end(), authorization.begin(),
-                    [](char a, char b) { return std::tolower(a) == std::tolower(b); }))
-        return refuse(401,
-                      "no bearer token: send the header 'Authorization: Bearer TOKEN' with the "
-                      "token in the server's --token-file");
-    if (!same_token(trimmed(authorization.substr(scheme.size())), settings_.token))
-        return refuse(401,
-                      "wrong token: the bearer token is not the one in the server's "
-                      "--token-file");
+    if (auto refusal = refusal_of_authorization(authorization, peer)) return std::move(*refusal);
     if (!form)
         return refuse(400,
                       "the upload is not multipart/form-data; send the files and fields "

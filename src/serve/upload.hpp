@@ -120,6 +120,11 @@ class UploadReceiver {
     Response receive(std::string_view authorization,
                      std::optional<std::span<const ReceivedPart>> form, std::string_view peer);
 
+    // The 401 answer for this Authorization header from `peer`, logged, or nullopt when it
+    // carries the token. The server calls it with the headers alone, before reading any body.
+    std::optional<Response> refusal_of_authorization(std::string_view authorization,
+                                                     std::string_view peer);
+
     // The largest body accepted, in bytes.
     std::size_t max_bytes() const { return settings_.max_bytes; }
 

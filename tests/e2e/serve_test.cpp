@@ -1,17 +1,29 @@
 // What could break: `benchwatch serve` and `benchwatch site` as a user runs them: the ready line
 // missing or wrong, a pull request's comparison differing from `compare`'s, a signal not
-// stopping the server cleanly, or bad flags and folders not refused with one line and exit 2.
+// stopping the server cleanly, bad flags and folders not refused with one line and exit 2, slow
+// clients making everyone else wait, or uploads without the token held in memory whole.
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <thread>
 
 #include "store/store_url.hpp"
 #include "support/test_store.hpp"
@@ -72,10 +84,55 @@ class ServeProcess {
         return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     }
 
+    pid_t pid() const { return pid_; }
+
   private:
     pid_t pid_ = 0;
     int output_ = -1;
 };
+
+// A TCP connection to 127.0.0.1:`port` from `source`, an address of 127.0.0.0/8; -1 on failure.
+int connect_from(const char* source, int port) {
+    const int socket = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    inet_pton(AF_INET, source, &local.sin_addr);
+    sockaddr_in server{};
+    server.sin_family = AF_INET;
+    server.sin_port = htons(static_cast<std::uint16_t>(port));
+    inet_pton(AF_INET, "127.0.0.1", &server.sin_addr);
+    if (::bind(socket, reinterpret_cast<sockaddr*>(&local), sizeof(local)) != 0 ||
+        ::connect(socket, reinterpret_cast<sockaddr*>(&server), sizeof(server)) != 0) {
+        ::close(socket);
+        return -1;
+    }
+    return socket;
+}
+
+// The first line the server sent on `socket`, waiting up to `wait`.
+std::string status_line(int socket, std::chrono::milliseconds wait) {
+    std::string reply;
+    char buffer[4096];
+    pollfd ready{socket, POLLIN, 0};
+    const auto until = std::chrono::steady_clock::now() + wait;
+    while (reply.find("\r\n") == std::string::npos && std::chrono::steady_clock::now() < until &&
+           poll(&ready, 1, 100) >= 0) {
+        if ((ready.revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+        const ssize_t got = recv(socket, buffer, sizeof(buffer), 0);
+        if (got <= 0) break;
+        reply.append(buffer, static_cast<std::size_t>(got));
+    }
+    return reply.substr(0, reply.find("\r\n"));
+}
+
+// The peak resident memory of process `pid` (VmHWM), in MB.
+double peak_memory_mb(pid_t pid) {
+    std::ifstream status(fmt::format("/proc/{}/status", pid));
+    std::string line;
+    while (std::getline(status, line))
+        if (line.starts_with("VmHWM:")) return std::stod(line.substr(6)) / 1024.0;
+    return -1;
+}
 
 // The port of a ready line "serving http://127.0.0.1:PORT/ from STORE"; 0 when it is not one.
 int port_of(const std::string& line) {
@@ -186,6 +243,111 @@ TEST_F(ServeTest, MalformedListenAddressAndPortInUseAreOneLineAndExitTwo) {
                               " (in use, or not an address of this machine); pass --listen with "
                               "another host or port\n");
     EXPECT_EQ(first.stop(), 0);
+}
+
+TEST_F(ServeTest, TwoHundredSlowClientsLeaveOtherRequestsAnsweredQuickly) {
+    record("c1", "main", 1.0);
+    ServeProcess server({"--store", store(), "--listen", "127.0.0.1:0"});
+    const int port = port_of(server.first_line());
+    ASSERT_NE(port, 0);
+    // 200 connections from 127.0.0.2, each sending one header line a second for 6 s: each line
+    // well inside any read timeout, the headers never finished.
+    std::vector<int> slow;
+    for (int i = 0; i < 200; ++i) {
+        const int socket = connect_from("127.0.0.2", port);
+        ASSERT_GE(socket, 0) << i;
+        const std::string start = "GET /api/v1/projects HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+        send(socket, start.data(), start.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        slow.push_back(socket);
+    }
+    std::atomic<bool> trickling = true;
+    std::thread trickler([&] {
+        for (int second = 0; second < 6; ++second) {
+            std::this_thread::sleep_for(std::chrono::seconds(1));
+            const std::string line = fmt::format("X-Slow-{}: 1\r\n", second);
+            for (const int socket : slow)
+                send(socket, line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        }
+        trickling = false;
+    });
+    // Meanwhile requests from 127.0.0.1, one after another, each on a new connection.
+    std::vector<double> latencies_ms;
+    int failed = 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    while (trickling) {
+        httplib::Client client("127.0.0.1", port);
+        client.set_connection_timeout(2);
+        client.set_read_timeout(2);
+        const auto start = std::chrono::steady_clock::now();
+        const auto result = client.Get("/api/v1/projects");
+        latencies_ms.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
+        if (!result || result->status != 200) ++failed;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    trickler.join();
+    for (const int socket : slow) close(socket);
+    ASSERT_FALSE(latencies_ms.empty());
+    std::sort(latencies_ms.begin(), latencies_ms.end());
+    const auto at = [&](double share) {
+        const auto rank = static_cast<std::size_t>(std::ceil(share * latencies_ms.size()));
+        return latencies_ms[std::max<std::size_t>(rank, 1) - 1];
+    };
+    const std::string summary =
+        fmt::format("{} requests, {} failed; p50 {:.1f} ms, p99 {:.1f} ms, max {:.1f} ms",
+                    latencies_ms.size(), failed, at(0.5), at(0.99), latencies_ms.back());
+    std::cout << summary << '\n';
+    EXPECT_GE(latencies_ms.size(), 20u) << summary;
+    EXPECT_EQ(failed, 0) << summary;
+    // Under 100 ms when the machine is quiet; the bound leaves room for a busy one, and a server
+    // whose workers the slow clients hold answers nothing for the 6 s.
+    EXPECT_LT(at(0.99), 500.0) << summary;
+    EXPECT_EQ(server.stop(), 0);
+}
+
+TEST_F(ServeTest, WrongTokenUploadsAreRefusedWithoutTheServerHoldingTheirBodies) {
+    record("c1", "main", 1.0);
+    const fs::path token = directory_.path() / "token";
+    write_text(token, "right-token-93b1\n");
+    fs::permissions(token, fs::perms::owner_read | fs::perms::owner_write);
+    ServeProcess server({"--store", store(), "--listen", "127.0.0.1:0", "--allow-upload",
+                         "--token-file", token.string()});
+    const int port = port_of(server.first_line());
+    ASSERT_NE(port, 0);
+    // 32 uploads at once of a 60 MiB results file with a wrong token, each sent whole before
+    // its answer is read, as clients without "Expect: 100-continue" send.
+    const std::string part_head =
+        "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"results.json\"\r\n"
+        "Content-Type: application/json\r\n\r\n";
+    const std::string part_tail = "\r\n--b--\r\n";
+    const std::size_t file_size = 60 * 1024 * 1024;
+    const std::string chunk(1024 * 1024, ' ');
+    const std::string head = fmt::format(
+        "POST /api/v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer wrong-token\r\n"
+        "Content-Type: multipart/form-data; boundary=b\r\nContent-Length: {}\r\n\r\n{}",
+        part_head.size() + file_size + part_tail.size(), part_head);
+    std::vector<std::string> statuses(32);
+    std::vector<std::thread> uploaders;
+    for (std::size_t i = 0; i < statuses.size(); ++i)
+        uploaders.emplace_back([&, i] {
+            const int socket = connect_from("127.0.0.1", port);
+            if (socket < 0) return;
+            bool sent = send(socket, head.data(), head.size(), MSG_NOSIGNAL) > 0;
+            for (std::size_t done = 0; sent && done < file_size; done += chunk.size())
+                sent = send(socket, chunk.data(), chunk.size(), MSG_NOSIGNAL) ==
+                       static_cast<ssize_t>(chunk.size());
+            if (sent) send(socket, part_tail.data(), part_tail.size(), MSG_NOSIGNAL);
+            statuses[i] = status_line(socket, std::chrono::seconds(30));
+            close(socket);
+        });
+    for (auto& uploader : uploaders) uploader.join();
+    const double peak_mb = peak_memory_mb(server.pid());
+    std::cout << fmt::format("server's peak resident memory: {:.0f} MB\n", peak_mb);
+    EXPECT_EQ(statuses, std::vector<std::string>(32, "HTTP/1.1 401 Unauthorized"));
+    EXPECT_GT(peak_mb, 0);
+    EXPECT_LT(peak_mb, 200) << "the bodies were held in memory";
+    EXPECT_EQ(server.stop(), 0);
 }
 
 TEST_F(ServeTest, SiteWritesTheDashboardAndRefusesAForeignFolder) {
