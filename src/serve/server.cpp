@@ -420,7 +420,7 @@ class DashboardServer::Http final : public httplib::Server {
         }
         bool answered = true;
         for (std::optional<socket_t> next = socket; next; next = next_turn(client)) {
-            answered = answer_connection(*next);
+            answered = answer_connection(*next, client);
             close_socket(*next);
         }
         return answered;
@@ -431,7 +431,9 @@ class DashboardServer::Http final : public httplib::Server {
         ::close(socket);
     }
 
-    bool answer_connection(socket_t socket) {
+    // Answers requests on the connection while it stays open, closing it after a reply when
+    // another connection of `client` waits for its turn, so that the turn is not held idle.
+    bool answer_connection(socket_t socket, const std::string& client) {
         DeadlineStream stream(socket, limits, std::chrono::seconds(read_timeout_sec_),
                               std::chrono::seconds(write_timeout_sec_),
                               [this] { return svr_sock_.load() == INVALID_SOCKET; });
@@ -441,8 +443,9 @@ class DashboardServer::Http final : public httplib::Server {
             current_request = &state;
             stream.begin_request(state);
             bool closed = false;
+            const bool last = left == 1 || others_wait(client);
             const bool answered = process_request(
-                stream, left == 1, closed, [&](httplib::Request&) { stream.headers_done(); });
+                stream, last, closed, [&](httplib::Request&) { stream.headers_done(); });
             current_request = nullptr;
             if (state.late && !stream.wrote()) {
                 const std::string reply = closing_reply(408, late_reason(limits, state.in_body));
@@ -451,7 +454,7 @@ class DashboardServer::Http final : public httplib::Server {
             // A body over the largest accepted is not worth reading even to drop it.
             if (state.drain_body && state.body_bytes <= payload_max_length_)
                 stream.discard(state.body_bytes > 0 ? state.body_bytes : payload_max_length_);
-            if (!answered || closed || state.late || state.close || state.drain_body)
+            if (last || !answered || closed || state.late || state.close || state.drain_body)
                 return answered;
         }
         return true;
@@ -473,6 +476,12 @@ class DashboardServer::Http final : public httplib::Server {
             return Admission::waiting;
         }
         return Admission::refused;
+    }
+
+    bool others_wait(const std::string& client) {
+        std::lock_guard lock(clients_mutex_);
+        const auto found = clients_.find(client);
+        return found != clients_.end() && !found->second.waiting.empty();
     }
 
     // The connection of `client` whose turn is next, now holding the turn of the one that ended;

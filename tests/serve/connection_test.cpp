@@ -230,9 +230,16 @@ TEST_F(ConnectionTest, OneAddressHoldsAtMostItsShareOfConnections) {
     limits.per_client = 4;
     limits.waiting_per_client = 1;
     start(limits);
-    // Four connections from 127.0.0.2 that send half a request and wait.
+    // Three connections from 127.0.0.2 that send half a request and wait, and one kept alive
+    // after its first reply.
     std::vector<int> held;
-    for (int i = 0; i < 4; ++i) {
+    const int kept_alive = connect_from("127.0.0.2", port_);
+    ASSERT_GE(kept_alive, 0);
+    send_text(kept_alive, "GET /api/v1/projects HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    const std::string first_reply = read_all(kept_alive, std::chrono::milliseconds(300));
+    EXPECT_EQ(status_and_body(first_reply).first, "HTTP/1.1 200 OK");
+    EXPECT_EQ(first_reply.find("Connection: close"), std::string::npos) << first_reply;
+    for (int i = 0; i < 3; ++i) {
         held.push_back(connect_from("127.0.0.2", port_));
         ASSERT_GE(held.back(), 0);
         send_text(held.back(), "GET /api/v1/projects HTTP/1.1\r\n");
@@ -261,6 +268,20 @@ TEST_F(ConnectionTest, OneAddressHoldsAtMostItsShareOfConnections) {
     held.pop_back();
     EXPECT_EQ(status_and_body(read_all(fifth, std::chrono::seconds(3))).first, "HTTP/1.1 200 OK");
     ::close(fifth);
+    // While another waits, the kept-alive connection's next reply closes it and frees its turn.
+    held.push_back(connect_from("127.0.0.2", port_));
+    send_text(held.back(), "GET /api/v1/projects HTTP/1.1\r\n");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const int waiting = connect_from("127.0.0.2", port_);
+    ASSERT_GE(waiting, 0);
+    send_text(waiting, get_request("127.0.0.1"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    send_text(kept_alive, "GET /api/v1/projects HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    const std::string second_reply = read_all(kept_alive, std::chrono::seconds(3));
+    EXPECT_NE(second_reply.find("Connection: close"), std::string::npos) << second_reply;
+    EXPECT_EQ(status_and_body(read_all(waiting, std::chrono::seconds(3))).first, "HTTP/1.1 200 OK");
+    ::close(waiting);
+    ::close(kept_alive);
     for (const int socket : held) ::close(socket);
 }
 
