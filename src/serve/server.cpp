@@ -380,11 +380,11 @@ std::uint64_t content_length(const httplib::Request& request) {
 
 }  // namespace
 
-// httplib's server with the connection layer of its own: each connection is answered by
-// httplib's request parsing and routing (process_request) over a DeadlineStream, at most
+// httplib's server with a connection layer of its own: each connection is answered by httplib's
+// request parsing and routing (process_request) over a DeadlineStream, at most
 // `limits.per_client` connections at once per client address (the others of that address wait
-// for their turn, holding no worker), and the listen backlog widened
-// so that a burst of uploads waits to be accepted instead of being reset.
+// for their turn, holding no worker), and the listen backlog widened so that a burst of uploads
+// waits to be accepted instead of being reset.
 class DashboardServer::Http final : public httplib::Server {
   public:
     ConnectionLimits limits;
