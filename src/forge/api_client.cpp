@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 namespace benchwatch::forge {
 
 ApiClient::ApiClient(ApiAddress address, ApiFlavour flavour, RetryPolicy policy)
@@ -11,13 +13,15 @@ ApiClient::ApiClient(ApiAddress address, ApiFlavour flavour, RetryPolicy policy)
       session_(address_.origin, policy_) {}
 
 void ApiClient::fail(const std::string& message) const {
-    if (flavour_.raise) flavour_.raise(message);
-    throw ForgeError(message);
+    // Refusals quote the forge's own words, which may echo what was sent, the token included.
+    const auto redacted = redact(message, flavour_.secret);
+    if (flavour_.raise) flavour_.raise(redacted);
+    throw ForgeError(redacted);
 }
 
 HttpAnswer ApiClient::exchange(const std::string& method, const std::string& path_and_query,
                                const std::optional<nlohmann::json>& body, const std::string& call,
-                               const RefusalMessage& refusal) {
+                               const RefusalMessage& refusal, const AcceptedRefusal& accepted) {
     auto answer = session_.exchange(
         {method, path_and_query, flavour_.headers, body ? body->dump() : std::string(), {}});
     if (answer.succeeded()) return answer;
@@ -25,14 +29,11 @@ HttpAnswer ApiClient::exchange(const std::string& method, const std::string& pat
         fail(unreachable_message(flavour_.forge, flavour_.url_variable, address_.origin, call,
                                  answer));
     if (answer.refused_wait) fail(wait_refused_message(flavour_.forge, call, answer, policy_));
+    if (accepted && accepted(answer)) return answer;
     fail(refusal(answer));
 }
 
-nlohmann::json ApiClient::send(const std::string& method, const std::string& path,
-                               const std::optional<nlohmann::json>& body,
-                               const RefusalMessage& refusal) {
-    const auto call = method_and_path(method, path);
-    const auto answer = exchange(method, address_.path_prefix + path, body, call, refusal);
+nlohmann::json ApiClient::parse_body(const HttpAnswer& answer, const std::string& call) const {
     if (answer.body.empty()) return nullptr;
     auto json = nlohmann::json::parse(answer.body, nullptr, false);
     if (json.is_discarded())
@@ -43,13 +44,41 @@ nlohmann::json ApiClient::send(const std::string& method, const std::string& pat
     return json;
 }
 
+nlohmann::json ApiClient::send(const std::string& method, const std::string& path,
+                               const std::optional<nlohmann::json>& body,
+                               const RefusalMessage& refusal) {
+    const auto call = method_and_path(method, path);
+    return parse_body(exchange(method, address_.path_prefix + path, body, call, refusal), call);
+}
+
+std::optional<nlohmann::json> ApiClient::get_unless(const std::string& path,
+                                                    const RefusalMessage& refusal,
+                                                    const AcceptedRefusal& accepted) {
+    const auto call = method_and_path("GET", path);
+    const auto answer =
+        exchange("GET", address_.path_prefix + path, std::nullopt, call, refusal, accepted);
+    if (!answer.succeeded()) return std::nullopt;
+    return parse_body(answer, call);
+}
+
 std::vector<nlohmann::json> ApiClient::get_all_pages(const std::string& path,
                                                      const RefusalMessage& refusal) {
     const auto call = method_and_path("GET", path);
     const auto first_page = address_.path_prefix + path;
     std::vector<nlohmann::json> items;
     auto path_and_query = first_page;
-    for (;;) {
+    std::set<std::string> read;
+    for (int pages = 1;; ++pages) {
+        if (pages > max_listing_pages)
+            fail(fmt::format(
+                "{} answered {} with more than {} pages; stopped there rather than read on "
+                "without end; retry later",
+                flavour_.forge, call, max_listing_pages));
+        if (!read.insert(path_and_query).second)
+            fail(fmt::format(
+                "{} answered {} with a next page it had sent before ({}); stopped after {} pages "
+                "rather than read the same pages forever; retry later",
+                flavour_.forge, call, path_and_query, pages - 1));
         const auto answer = exchange("GET", path_and_query, std::nullopt, call, refusal);
         auto page = nlohmann::json::parse(answer.body, nullptr, false);
         if (!page.is_array())

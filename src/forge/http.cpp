@@ -117,6 +117,15 @@ std::string one_line(std::string text) {
     return text;
 }
 
+std::string redact(std::string text, std::string_view secret) {
+    if (secret.empty()) return text;
+    constexpr std::string_view shown = "[token]";
+    for (auto at = text.find(secret); at != std::string::npos;
+         at = text.find(secret, at + shown.size()))
+        text.replace(at, secret.size(), shown);
+    return text;
+}
+
 std::optional<std::int64_t> parse_integer(std::string_view text) {
     std::int64_t value = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);

@@ -56,6 +56,11 @@ std::optional<std::chrono::seconds> parse_retry_after(std::string_view value);
 // nullopt on the last page.
 std::optional<std::string> next_page_link(std::string_view link_header);
 
+// The most pages a listing is read to. At 100 items a page that is 100,000 comments, far more
+// than any pull or merge request holds, while a forge (or a proxy before it) whose next page
+// never ends stops within minutes instead of never.
+inline constexpr int max_listing_pages = 1000;
+
 // The path and query of `url` when it is on `address`'s origin, else nullopt: a token goes only
 // to the configured origin, wherever a Link header points.
 std::optional<std::string> path_on_origin(const ApiAddress& address, std::string_view url);
@@ -65,6 +70,10 @@ std::string status_name(int status);
 
 // `text` with newlines and tabs made spaces, so that a forge's words keep a message on one line.
 std::string one_line(std::string text);
+
+// `text` with every occurrence of `secret` (a token) replaced by "[token]", so that a forge's or
+// server's answer that echoes the token cannot print it; `text` as it is when `secret` is empty.
+std::string redact(std::string text, std::string_view secret);
 
 // A whole decimal number, or nullopt.
 std::optional<std::int64_t> parse_integer(std::string_view text);

@@ -66,11 +66,27 @@ std::string sticky_comment_body(std::string_view project, std::string_view repor
     return body.append(report.substr(0, kept)).append(cut_note(kept, report.size(), limit));
 }
 
-StickyPlan plan_sticky_comment(const std::vector<nlohmann::json>& listed,
-                               std::string_view project) {
+bool same_user(const nlohmann::json& author, const nlohmann::json& identity,
+               std::string_view name_key) {
+    if (!author.is_object() || !identity.is_object()) return false;
+    const auto integer = [](const nlohmann::json& user) -> std::optional<std::int64_t> {
+        if (!user.contains("id") || !user["id"].is_number_integer()) return std::nullopt;
+        return user["id"].get<std::int64_t>();
+    };
+    if (integer(author) && integer(identity)) return *integer(author) == *integer(identity);
+    const std::string key(name_key);
+    const auto name = [&key](const nlohmann::json& user) {
+        return user.contains(key) && user[key].is_string() ? user[key].get<std::string>() : "";
+    };
+    return !name(author).empty() && name(author) == name(identity);
+}
+
+StickyPlan plan_sticky_comment(const std::vector<nlohmann::json>& listed, std::string_view project,
+                               const WrittenByBenchwatch& ours) {
     std::vector<std::int64_t> marked;
     for (const auto& item : listed)
-        if (is_marked_item(item, project)) marked.push_back(item["id"].get<std::int64_t>());
+        if (is_marked_item(item, project) && ours(item))
+            marked.push_back(item["id"].get<std::int64_t>());
     std::sort(marked.begin(), marked.end());
     StickyPlan plan;
     if (marked.empty()) return plan;
@@ -82,7 +98,7 @@ StickyPlan plan_sticky_comment(const std::vector<nlohmann::json>& listed,
 
 StickyOutcome post_sticky_comment(const StickyCalls& calls, std::string_view project,
                                   const std::string& body) {
-    const auto plan = plan_sticky_comment(calls.list_all(), project);
+    const auto plan = plan_sticky_comment(calls.list_all(), project, calls.ours);
     const nlohmann::json payload = {{"body", body}};
     StickyOutcome outcome;
     outcome.created = !plan.edit;

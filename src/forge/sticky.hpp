@@ -41,10 +41,22 @@ struct StickyPlan {
     std::vector<std::int64_t> remove;  // older marked comments, oldest first
 };
 
+// Whether a listed comment is one benchwatch wrote, from its author; asked only of comments
+// that carry the project's marker.
+using WrittenByBenchwatch = std::function<bool(const nlohmann::json& item)>;
+
 // Plans the sticky comment from a listing's items (JSON objects with an integer "id" and a
 // string "body"): ids grow with time on both forges, so the largest marked id is kept. Items
-// with "system": true (GitLab's notes of events) and items without the marker are left out.
-StickyPlan plan_sticky_comment(const std::vector<nlohmann::json>& listed, std::string_view project);
+// with "system": true (GitLab's notes of events), items without the marker and marked items
+// `ours` does not claim (anyone may paste the marker) are left out, never edited or deleted.
+StickyPlan plan_sticky_comment(const std::vector<nlohmann::json>& listed, std::string_view project,
+                               const WrittenByBenchwatch& ours);
+
+// Whether `author` (a comment's user, GitHub's "user" or GitLab's "author") is `identity` (the
+// token's user from GET /user): the same integer "id" when both have one, else the same
+// non-empty string under `name_key` ("login" on GitHub, "username" on GitLab).
+bool same_user(const nlohmann::json& author, const nlohmann::json& identity,
+               std::string_view name_key);
 
 // The forge's calls that post a sticky comment; each throws the forge's error when refused.
 struct StickyCalls {
@@ -52,6 +64,7 @@ struct StickyCalls {
     std::function<nlohmann::json(const nlohmann::json& payload)> create;
     std::function<nlohmann::json(std::int64_t id, const nlohmann::json& payload)> edit;
     std::function<void(std::int64_t id)> remove;
+    WrittenByBenchwatch ours;  // may call the forge (GET /user), only when a marked comment exists
 };
 
 // What posting the sticky comment did.
@@ -63,7 +76,8 @@ struct StickyOutcome {
 };
 
 // Posts `body` as the comment for `project`: lists the comments, edits the newest marked one
-// (plan_sticky_comment()) with {"body": body} or creates one, then deletes the older marked ones.
+// benchwatch wrote (plan_sticky_comment()) with {"body": body} or creates one, then deletes the
+// older ones it wrote.
 StickyOutcome post_sticky_comment(const StickyCalls& calls, std::string_view project,
                                   const std::string& body);
 

@@ -112,7 +112,8 @@ Client::Client(ClientOptions options)
                 {"X-GitHub-Api-Version", "2022-11-28"},
                 {"User-Agent", user_agent},
             },
-            [](const std::string& message) { throw GitHubError(message); }},
+            [](const std::string& message) { throw GitHubError(message); },
+            options.token},
            options.retry) {}
 
 forge::RefusalMessage Client::refusal_of(const Request& request) const {
@@ -128,6 +129,16 @@ nlohmann::json Client::send(const Request& request) {
     assert(request.method == "GET" || request.method == "POST" || request.method == "PATCH" ||
            request.method == "DELETE");
     return api_.send(request.method, request.path, request.body, refusal_of(request));
+}
+
+std::optional<nlohmann::json> Client::get_if_allowed(const Request& request) {
+    assert(request.method == "GET");
+    // A 403 that is not the rate limit: the token may not read this (GET /user with the
+    // installation token of GitHub Actions: "Resource not accessible by integration").
+    const auto not_allowed = [](const forge::HttpAnswer& answer) {
+        return answer.status == 403 && answer.header("x-ratelimit-remaining") != "0";
+    };
+    return api_.get_unless(request.path, refusal_of(request), not_allowed);
 }
 
 std::vector<nlohmann::json> Client::get_all_pages(const Request& request) {

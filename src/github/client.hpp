@@ -75,8 +75,13 @@ class Client {
     // Throws GitHubError with failure_message() for any other answer.
     nlohmann::json send(const Request& request);
 
+    // The JSON body of a GET, or nullopt when GitHub answers 403 without the rate limit being
+    // used up (the token may not read it); every other failure as send().
+    std::optional<nlohmann::json> get_if_allowed(const Request& request);
+
     // Every page of a GET answering with a JSON array, following Link rel="next" on the same
-    // origin, concatenated.
+    // origin, concatenated; a next page read before, or more than forge::max_listing_pages
+    // pages, throws GitHubError.
     std::vector<nlohmann::json> get_all_pages(const Request& request);
 
   private:

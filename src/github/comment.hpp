@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -35,9 +36,12 @@ struct StickyCommentOutcome {
 };
 
 // Posts `body` (from sticky_comment_body()) as the pull request's comment for `project`: lists
-// the comments (every page), edits the newest marked one in place and deletes the older marked
-// ones, or creates one when none is marked. Comments without the project's marker, whoever
-// wrote them, are never touched. Throws GitHubError when GitHub refuses.
+// the comments (every page), edits the newest marked one benchwatch wrote in place and deletes
+// the older ones it wrote, or creates one when there is none. benchwatch wrote a marked comment
+// when its author is a bot (user.type "Bot") or the token's own user (GET /user, asked only when
+// a person's comment is marked; a 403, as installation tokens get, leaves only bots). Comments
+// without the project's marker, and marked comments by anyone else, are never touched. Throws
+// GitHubError when GitHub refuses.
 StickyCommentOutcome post_sticky_comment(Client& client, const PullRequest& pull_request,
                                          std::string_view project, const std::string& body);
 

@@ -105,7 +105,8 @@ Client::Client(ClientOptions options)
             {{"PRIVATE-TOKEN", options.token},
              {"Accept", "application/json"},
              {"User-Agent", user_agent}},
-            [](const std::string& message) { throw GitLabError(message); }},
+            [](const std::string& message) { throw GitLabError(message); },
+            options.token},
            options.retry) {}
 
 forge::RefusalMessage Client::refusal_of(const Request& request) const {

@@ -66,7 +66,8 @@ class Client {
     nlohmann::json send(const Request& request);
 
     // Every page of a GET answering with a JSON array, following Link rel="next" on the same
-    // origin, else X-Next-Page, concatenated.
+    // origin, else X-Next-Page, concatenated; a next page read before, or more than
+    // forge::max_listing_pages pages, throws GitLabError.
     std::vector<nlohmann::json> get_all_pages(const Request& request);
 
   private:

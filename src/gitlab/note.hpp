@@ -30,9 +30,10 @@ struct StickyNoteOutcome {
 };
 
 // Posts `body` (from sticky_note_body()) as the merge request's note for `project`: lists the
-// notes (every page), edits the newest marked one in place and deletes the older marked ones,
-// or creates one when none is marked. System notes and notes without the project's marker,
-// whoever wrote them, are never touched. Throws GitLabError when GitLab refuses.
+// notes (every page), edits the newest marked one the token's user wrote (GET /user, asked only
+// when a note is marked) in place and deletes the older ones it wrote, or creates one when there
+// is none. System notes, notes without the project's marker and marked notes by anyone else are
+// never touched. Throws GitLabError when GitLab refuses.
 StickyNoteOutcome post_sticky_note(Client& client, const MergeRequest& merge_request,
                                    std::string_view project, const std::string& body);
 

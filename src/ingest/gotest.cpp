@@ -161,6 +161,12 @@ class GoTestReader {
             if (fields[at + 1] == "ns/op" && !(std::isfinite(*value) && *value > 0))
                 fail(fmt::format("benchmark '{}': time must be a positive number, got {}",
                                  fields[0], *value));
+            if (!std::isfinite(*value))
+                fail(fmt::format("benchmark '{}': {} {} is not a finite number", fields[0],
+                                 fields[at], fields[at + 1]));
+            if (fields[at + 1] == "MB/s" && !std::isfinite(*value * bytes_per_megabyte))
+                fail(fmt::format("benchmark '{}': {} MB/s is too large to store in B/s", fields[0],
+                                 fields[at]));
             result.measurements.push_back({*value, fields[at + 1]});
         }
         return result;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -326,6 +327,7 @@ ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::
                          reason == std::string::npos ? first : first.substr(reason + 2)));
     }
     detail::check_names(parsed.results, source);
+    detail::check_values(parsed.results, source);
     parsed.content_hash = content_hash(content);
     return parsed;
 }
@@ -348,6 +350,7 @@ ParsedResults parse_directory(const std::filesystem::path& path, std::string_vie
     for (auto& warning : parsed.warnings) warning = printable_line(warning);
     if (parsed.results.empty())
         throw InputError(fmt::format("{}: no benchmark results in the folder", path.string()));
+    detail::check_values(parsed.results, path.string());
     return parsed;
 }
 
@@ -384,6 +387,30 @@ void check_names(const std::vector<model::Result>& results, std::string_view sou
     for (const model::Result& result : results) {
         check_name(result.benchmark, "benchmark name", source);
         check_name(result.metric, "metric name", source);
+    }
+}
+
+void check_values(const std::vector<model::Result>& results, std::string_view source) {
+    for (const model::Result& result : results) {
+        const auto check = [&](std::string_view field, double value, bool in_unit) {
+            if (std::isfinite(value)) return;
+            throw InputError(fmt::format(
+                "{}: benchmark '{}', metric '{}': the {}{} is {}, not a finite number; results "
+                "must hold finite values",
+                source, result.benchmark, result.metric, field,
+                in_unit ? fmt::format(" in {}", result.unit) : "", value));
+        };
+        check("value", result.value, true);
+        if (result.samples) {
+            check("median", result.samples->median, true);
+            check("mean", result.samples->mean, true);
+            check("standard deviation", result.samples->stddev, true);
+        }
+        if (result.allocations) check("allocation count", *result.allocations, false);
+        if (result.memory) check("memory in bytes", *result.memory, false);
+        if (result.user_time) check("user time in ns", *result.user_time, false);
+        if (result.system_time) check("system time in ns", *result.system_time, false);
+        if (result.gc_time) check("GC time in ns", *result.gc_time, false);
     }
 }
 

@@ -110,6 +110,13 @@ std::string read_results_file(const std::filesystem::path& path);
 // in any result's benchmark or metric name.
 void check_names(const std::vector<model::Result>& results, std::string_view source);
 
+// Fails "source: benchmark 'b', metric 'm': the value in B/s is inf, not a finite number …" for
+// any result whose value, samples' median, mean or standard deviation, allocations, memory or
+// CPU or GC time is infinite or NaN: a number a reader converted to the stored unit can
+// overflow (1e308 MB/s is inf B/s), and an infinite value cannot be compared, written to JSON
+// or read back.
+void check_values(const std::vector<model::Result>& results, std::string_view source);
+
 // Count, median, mean and sample standard deviation of a benchmark's sample times.
 model::SampleSummary summarize(std::span<const double> times);
 

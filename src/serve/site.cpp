@@ -45,9 +45,12 @@ class SiteWriter {
     SiteSummary summary_;
 };
 
+// Whether `folder` is a site benchwatch wrote: it holds the marker file write_site() leaves.
+// An index.html and a data/projects.json are not enough: they could be the user's own, beside
+// files the replacement would delete.
 bool is_site(const fs::path& folder) {
-    return fs::is_regular_file(folder / "index.html") &&
-           fs::is_regular_file(folder / "data" / "projects.json");
+    std::error_code error;
+    return fs::is_regular_file(folder / site_marker_file, error);
 }
 
 void write_everything(const Dashboard& dashboard, SiteWriter& writer) {
@@ -66,6 +69,9 @@ void write_everything(const Dashboard& dashboard, SiteWriter& writer) {
         writer.write("index.html", page);
     }
     writer.write("data/projects.json", projects_json(dashboard));
+    writer.write(site_marker_file,
+                 "This folder was written by `benchwatch site`, which replaces it whole when it "
+                 "writes the site again.\n");
     for (const auto& project : dashboard.projects) {
         for (const auto& machine : project.machines) {
             const fs::path folder = fs::path("data") / project.id / machine.id;
@@ -88,9 +94,9 @@ SiteSummary write_site(const Dashboard& dashboard, const fs::path& folder) {
             fmt::format("{} is a file, not a folder; pass a folder for the site", folder.string()));
     if (exists && !fs::is_empty(folder, error) && !is_site(folder))
         throw SiteError(
-            fmt::format("{} is not empty and holds no benchwatch site (index.html and "
-                        "data/projects.json); pass a new or empty folder",
-                        folder.string()));
+            fmt::format("{} is not empty and was not written by benchwatch site (it has no {} "
+                        "file); pass a new or empty folder, or empty this one first",
+                        folder.string(), site_marker_file));
 
     const fs::path absolute = fs::absolute(folder).lexically_normal();
     const fs::path parent =

@@ -13,6 +13,9 @@ class SiteError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// The file write_site() puts into every site it writes; only a folder holding it is replaced.
+inline constexpr const char* site_marker_file = ".benchwatch-site";
+
 // What write_site() wrote.
 struct SiteSummary {
     std::size_t files = 0;
@@ -23,7 +26,8 @@ struct SiteSummary {
 // files"): the page with its data source set to "static", and the data of every project and
 // machine with whole series. The site is built beside `folder` and moved into place, so that a
 // failure leaves an existing site as it was. `folder` must be absent, empty, or a site written
-// before (it holds index.html and data/projects.json); anything else is refused with SiteError.
+// before (it holds site_marker_file); anything else is refused with SiteError, so that no file of
+// the user's is deleted.
 SiteSummary write_site(const Dashboard& dashboard, const std::filesystem::path& folder);
 
 }  // namespace benchwatch::serve

@@ -129,7 +129,8 @@ UploadReceipt send_upload(const std::string& server_url, const std::string& toke
         throw UploadError(forge::unreachable_message("benchwatch serve", "--server",
                                                      address->origin, call_name, answer));
     if (!answer.succeeded()) {
-        const std::string reason = refusal_reason(answer.body);
+        // What answered may not be benchwatch serve, and may echo what it was sent.
+        const std::string reason = forge::redact(refusal_reason(answer.body), token);
         if (answer.status >= 500)
             throw UploadError(fmt::format("{} answered {} to {} {} times: {}; retry later",
                                           address->origin, http_status_name(answer.status),

@@ -1,8 +1,10 @@
 // What could break: `benchwatch github` as a workflow runs it against GitHub's API (a local fake
 // that records every request): the sticky comment duplicated, another bot's or project's comment
-// touched, a long report over GitHub's limit, an API refusal without its one-line message and
-// exit code 2, a transient 502 failing the job, or the token appearing anywhere but the
-// Authorization header; and in the fork flow, a report posted for a pull request the
+// touched, a person's comment carrying the marker edited or kept instead of the bot's, a long
+// report over GitHub's limit, an API refusal without its one-line message and exit code 2, a
+// transient 502 failing the job, a listing whose next page is itself read forever, or the token
+// appearing anywhere but the Authorization header (an error body echoing it included); and in
+// the fork flow, a report posted for a pull request the
 // artifact does not belong to, or for a head the pull request has moved on from.
 #include <gtest/gtest.h>
 
@@ -279,6 +281,58 @@ INSTANTIATE_TEST_SUITE_P(
                     "/repos/o/r/issues/5/comments): it resets at 2026-09-21 14:13:20 UTC; retry "
                     "after that"}),
     [](const ::testing::TestParamInfo<RefusalCase>& refusal) { return refusal.param.name; });
+
+TEST_F(GitHubTest, APersonsCommentWithTheMarkerIsLeftAlone) {
+    const auto bots =
+        github_.add_comment("o/r", 5, "github-actions[bot]", "<!-- benchwatch:p -->\nrun 1");
+    const auto persons =
+        github_.add_comment("o/r", 5, "mallory", "<!-- benchwatch:p -->\n[Approve](https://x)");
+    const auto output = comment("run 2\n");
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out,
+              "edited comment " + std::to_string(bots) + " on o/r#5: " + comment_url(bots) + "\n");
+    const auto comments = github_.comments("o/r", 5);
+    ASSERT_EQ(comments.size(), 2u);
+    EXPECT_EQ(comments[0].body, "<!-- benchwatch:p -->\nrun 2\n");
+    EXPECT_EQ(comments[1].id, persons);
+    EXPECT_EQ(comments[1].body, "<!-- benchwatch:p -->\n[Approve](https://x)");
+}
+
+TEST_F(GitHubTest, WithAPersonalTokenItsOwnCommentIsEdited) {
+    github_.set_token_user("octocat");
+    const auto own = github_.add_comment("o/r", 5, "octocat", "<!-- benchwatch:p -->\nrun 1");
+    github_.add_comment("o/r", 5, "mallory", "<!-- benchwatch:p -->\nnot benchwatch's");
+    const auto output = comment("run 2\n");
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out,
+              "edited comment " + std::to_string(own) + " on o/r#5: " + comment_url(own) + "\n");
+    EXPECT_EQ(github_.comments("o/r", 5).at(1).body, "<!-- benchwatch:p -->\nnot benchwatch's");
+}
+
+TEST_F(GitHubTest, AnErrorBodyThatEchoesTheTokenIsShownWithoutIt) {
+    github_.fail_next(1, FakeFailure{403,
+                                     {{"x-ratelimit-remaining", "4000"}},
+                                     std::string(R"({"message": "token )") + FakeGitHub::token +
+                                         R"( may not do this"})"});
+    const auto output = comment("report\n");
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err,
+              "error: GitHub refused GET /repos/o/r/issues/5/comments (403 Forbidden): the token "
+              "lacks permission; give the workflow `permissions: pull-requests: write` (GitHub "
+              "says: token [token] may not do this)\n");
+}
+
+TEST_F(GitHubTest, AListingWhoseNextPageIsItselfStops) {
+    github_.add_comment("o/r", 5, "github-actions[bot]", "<!-- benchwatch:p -->\nrun 1");
+    github_.set_paging(FakePaging::same_page);
+    const auto output = comment("report\n");
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err,
+              "error: GitHub answered GET /repos/o/r/issues/5/comments with a next page it had "
+              "sent before (/repos/o/r/issues/5/comments?per_page=100&page=1); stopped after 2 "
+              "pages rather than read the same pages forever; retry later\n");
+    EXPECT_EQ(github_.comments("o/r", 5).at(0).body, "<!-- benchwatch:p -->\nrun 1");
+}
 
 TEST_F(GitHubTest, AWrongTokenIsNamedButNeverShown) {
     const auto output = comment("report\n", {{"GITHUB_TOKEN", "ghp_notTheRightOne"}});

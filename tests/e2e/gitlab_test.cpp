@@ -1,8 +1,9 @@
 // What could break: `benchwatch gitlab comment` as a GitLab CI job runs it against GitLab's API
-// (a local fake that records every request): the sticky note duplicated, another user's,
-// another project's or a system note touched, a report over GitLab's limit refused, an API
-// refusal without its one-line message and exit code 2, a transient 502 failing the job, or the
-// token appearing anywhere but the PRIVATE-TOKEN header.
+// (a local fake that records every request): the sticky note duplicated, another user's (one
+// carrying the marker included), another project's or a system note touched, a report over
+// GitLab's limit refused, an API refusal without its one-line message and exit code 2, a
+// transient 502 failing the job, a listing whose next page is itself read forever, or the token
+// appearing anywhere but the PRIVATE-TOKEN header (an error body echoing it included).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -124,17 +125,20 @@ TEST_F(GitLabTest, FirstPostCreatesTheNoteAndTheSecondEditsIt) {
                            "GET " + notes_target + "?per_page=100&sort=asc",
                            "POST " + notes_target,
                            "GET " + notes_target + "?per_page=100&sort=asc",
+                           // Whose the marked note is: the token's user.
+                           "GET /api/v4/user",
                            "PUT " + notes_target + "/501",
                        }));
 }
 
 TEST_F(GitLabTest, DuplicatesAreDeletedAndOtherNotesNeverTouched) {
+    const std::string bot = FakeGitLab::token_user;
     const auto person = gitlab_.add_note("42", 7, "alice", "<!-- benchwatch:p --> is our marker");
-    const auto oldest = gitlab_.add_note("42", 7, "bot", "<!-- benchwatch:p -->\nold");
+    const auto oldest = gitlab_.add_note("42", 7, bot, "<!-- benchwatch:p -->\nold");
     const auto system = gitlab_.add_note("42", 7, "alice", "<!-- benchwatch:p -->\nsystem", true);
-    const auto older = gitlab_.add_note("42", 7, "bot", "<!-- benchwatch:p -->\nolder");
-    const auto other_project = gitlab_.add_note("42", 7, "bot", "<!-- benchwatch:q -->\nq");
-    const auto newest = gitlab_.add_note("42", 7, "bot", "<!-- benchwatch:p -->\nnewest");
+    const auto older = gitlab_.add_note("42", 7, bot, "<!-- benchwatch:p -->\nolder");
+    const auto other_project = gitlab_.add_note("42", 7, bot, "<!-- benchwatch:q -->\nq");
+    const auto newest = gitlab_.add_note("42", 7, bot, "<!-- benchwatch:p -->\nnewest");
 
     const auto output = comment("report\n");
     ASSERT_EQ(output.exit_code, 0) << output.err;
@@ -150,12 +154,50 @@ TEST_F(GitLabTest, DuplicatesAreDeletedAndOtherNotesNeverTouched) {
     EXPECT_EQ(notes[2].id, other_project);
     EXPECT_EQ(notes[3].id, newest);
     EXPECT_EQ(notes[3].body, "<!-- benchwatch:p -->\nreport\n");
-    // 6 notes, 2 a page: three pages listed, then one edit and two deletions.
+    // 6 notes, 2 a page: three pages listed, the token's user, then one edit and two deletions.
     const auto made = calls();
-    ASSERT_EQ(made.size(), 6u);
-    EXPECT_EQ(made[3], "PUT " + notes_target + "/" + std::to_string(newest));
-    EXPECT_EQ(made[4], "DELETE " + notes_target + "/" + std::to_string(oldest));
-    EXPECT_EQ(made[5], "DELETE " + notes_target + "/" + std::to_string(older));
+    ASSERT_EQ(made.size(), 7u);
+    EXPECT_EQ(made[3], "GET /api/v4/user");
+    EXPECT_EQ(made[4], "PUT " + notes_target + "/" + std::to_string(newest));
+    EXPECT_EQ(made[5], "DELETE " + notes_target + "/" + std::to_string(oldest));
+    EXPECT_EQ(made[6], "DELETE " + notes_target + "/" + std::to_string(older));
+}
+
+TEST_F(GitLabTest, AnotherUsersNoteWithTheMarkerIsLeftAlone) {
+    const auto ours =
+        gitlab_.add_note("42", 7, FakeGitLab::token_user, "<!-- benchwatch:p -->\nold");
+    const auto theirs =
+        gitlab_.add_note("42", 7, "mallory", "<!-- benchwatch:p -->\n[Approve](https://x)");
+    const auto output = comment("report\n");
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out, "edited note " + std::to_string(ours) + " on group/app!7\n");
+    const auto notes = gitlab_.notes("42", 7);
+    ASSERT_EQ(notes.size(), 2u);
+    EXPECT_EQ(notes[0].body, "<!-- benchwatch:p -->\nreport\n");
+    EXPECT_EQ(notes[1].id, theirs);
+    EXPECT_EQ(notes[1].body, "<!-- benchwatch:p -->\n[Approve](https://x)");
+}
+
+TEST_F(GitLabTest, AnErrorBodyThatEchoesTheTokenIsShownWithoutIt) {
+    gitlab_.fail_next(1,
+                      {418, {}, std::string(R"({"message": "no )") + FakeGitLab::token + R"("})"});
+    const auto output = comment("report\n");
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err,
+              "error: GitLab answered 418 to GET /projects/42/merge_requests/7/notes (GitLab says: "
+              "no [token])\n");
+}
+
+TEST_F(GitLabTest, AListingWhoseNextPageIsItselfStops) {
+    gitlab_.set_paging(FakePaging::same_page);
+    const auto output = comment("report\n");
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err,
+              "error: GitLab answered GET /projects/42/merge_requests/7/notes with a next page it "
+              "had sent before (/api/v4/projects/42/merge_requests/7/notes?per_page=100&sort=asc&"
+              "page=1); stopped after 2 pages rather than read the same pages forever; retry "
+              "later\n");
+    EXPECT_TRUE(gitlab_.notes("42", 7).empty());
 }
 
 TEST_F(GitLabTest, AReportOf300000CharactersArrivesWhole) {

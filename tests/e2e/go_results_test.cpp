@@ -1,6 +1,6 @@
 // What could break: what a Go user records — `go test -json -bench` output read as results, and
-// go test output without benchmarks or benchstat's summary refused with the reason and what to
-// record instead, nothing stored — as `record` and `run` meet them.
+// go test output without benchmarks, benchstat's summary or a rate too large to store refused
+// with the reason and what to record instead, nothing stored — as `record` and `run` meet them.
 #include <gtest/gtest.h>
 
 #include "store/store.hpp"
@@ -72,6 +72,20 @@ TEST_F(GoResultsTest, BenchstatsSummaryIsRefusedAsWhatItIs) {
                               ": benchstat's summary of go test -bench runs, not the runs' "
                               "results; record the go test -bench output that benchstat read "
                               "instead\n");
+    EXPECT_EQ(stored_runs(), 0u);
+}
+
+TEST_F(GoResultsTest, ARateThatOverflowsItsStoredUnitIsRefusedAndNothingStored) {
+    const auto text = directory_.path() / "bench.txt";
+    write_text(text,
+               "goos: linux\n"
+               "BenchmarkCopy-8  1000  12.5 ns/op  1e308 MB/s\n"
+               "PASS\n");
+    const auto output = benchwatch({"record", text.string()});
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err, "error: " + text.string() +
+                              ":2: benchmark 'BenchmarkCopy-8': 1e308 MB/s is too large to store "
+                              "in B/s\n");
     EXPECT_EQ(stored_runs(), 0u);
 }
 

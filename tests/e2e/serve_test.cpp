@@ -372,9 +372,23 @@ TEST_F(ServeTest, SiteWritesTheDashboardAndRefusesAForeignFolder) {
     const auto refused = benchwatch({"site", "--store", store(), mine.string()});
     EXPECT_EQ(refused.exit_code, 2);
     EXPECT_EQ(refused.err, "error: " + mine.string() +
-                               " is not empty and holds no benchwatch site (index.html and "
-                               "data/projects.json); pass a new or empty folder\n");
+                               " is not empty and was not written by benchwatch site (it has no "
+                               ".benchwatch-site file); pass a new or empty folder, or empty this "
+                               "one first\n");
     EXPECT_EQ(read_text(mine / "notes.txt"), "keep");
+
+    // A folder with a page and a projects.json of its own is still not benchwatch's.
+    write_text(mine / "index.html", "<p>mine</p>");
+    write_text(mine / "data" / "projects.json", "{}");
+    const auto lookalike = benchwatch({"site", "--store", store(), mine.string()});
+    EXPECT_EQ(lookalike.exit_code, 2);
+    EXPECT_EQ(lookalike.err, refused.err);
+    EXPECT_EQ(read_text(mine / "notes.txt"), "keep");
+    EXPECT_EQ(read_text(mine / "index.html"), "<p>mine</p>");
+
+    // The site written before is benchwatch's, and is replaced.
+    const auto rewritten = benchwatch({"site", "--store", store(), out.string()});
+    EXPECT_EQ(rewritten.exit_code, 0) << rewritten.err;
 }
 
 TEST_F(ServeTest, SiteOfAStoreWithoutDefaultBranchRunsSaysWhatToDo) {

@@ -1,6 +1,8 @@
 // What could break: GitHub's refusals losing their one-line explanation, retries waiting the
-// wrong time or retrying what cannot succeed, pagination stopping early, or the token leaking
-// beyond the Authorization header.
+// wrong time or retrying what cannot succeed, pagination stopping early or never (a next page
+// that is the same page, or pages without end), the token leaking beyond the Authorization
+// header or through an error body that echoes it, or GET /user's 403 for an Actions token
+// taken for a failure.
 #include "github/client.hpp"
 
 #include <gtest/gtest.h>
@@ -221,6 +223,68 @@ TEST_F(ClientTest, FollowsEveryPage) {
     const auto requests = github_.requests();
     ASSERT_EQ(requests.size(), 3u);
     EXPECT_EQ(requests[2].target, "/repos/o/r/issues/5/comments?per_page=100&page=3");
+}
+
+TEST_F(ClientTest, ANextPageThatIsTheSamePageStopsWithOneLine) {
+    for (int i = 0; i < 3; ++i) github_.add_comment("o/r", 5, "someone", "c" + std::to_string(i));
+    github_.set_paging(testing::FakePaging::same_page);
+    auto github = client();
+    try {
+        github.get_all_pages(list_request);
+        FAIL() << "expected GitHubError";
+    } catch (const GitHubError& error) {
+        EXPECT_STREQ(error.what(),
+                     "GitHub answered GET /repos/o/r/issues/5/comments with a next page it had "
+                     "sent before (/repos/o/r/issues/5/comments?per_page=100&page=1); stopped "
+                     "after 2 pages rather than read the same pages forever; retry later");
+    }
+    // The first page, then its link to itself once.
+    EXPECT_EQ(github_.requests().size(), 2u);
+}
+
+TEST_F(ClientTest, PagesWithoutEndStopAtTheCap) {
+    github_.set_paging(testing::FakePaging::endless);
+    auto github = client();
+    try {
+        github.get_all_pages(list_request);
+        FAIL() << "expected GitHubError";
+    } catch (const GitHubError& error) {
+        EXPECT_STREQ(error.what(),
+                     "GitHub answered GET /repos/o/r/issues/5/comments with more than 1000 pages; "
+                     "stopped there rather than read on without end; retry later");
+    }
+    EXPECT_EQ(github_.requests().size(), 1000u);
+}
+
+TEST_F(ClientTest, AnErrorBodyThatEchoesTheTokenIsPrintedWithoutIt) {
+    github_.fail_next(1, FakeFailure{418,
+                                     {},
+                                     std::string(R"({"message": "no teapot for Bearer )") +
+                                         FakeGitHub::token + R"("})"});
+    auto github = client();
+    try {
+        github.get_all_pages(list_request);
+        FAIL() << "expected GitHubError";
+    } catch (const GitHubError& error) {
+        EXPECT_STREQ(error.what(),
+                     "GitHub answered 418 to GET /repos/o/r/issues/5/comments (GitHub says: no "
+                     "teapot for Bearer [token])");
+    }
+}
+
+TEST_F(ClientTest, UserRefusedToAnActionsTokenIsNoIdentityNotAFailure) {
+    auto github = client();
+    const Request user{"GET", "/user", std::nullopt, "", ""};
+    EXPECT_EQ(github.get_if_allowed(user), std::nullopt);
+    github_.set_token_user("octocat");
+    const auto identity = github.get_if_allowed(user);
+    ASSERT_TRUE(identity);
+    EXPECT_EQ((*identity)["login"], "octocat");
+    // The rate limit used up is a failure still.
+    github_.fail_next(
+        1, FakeFailure{
+               403, {{"x-ratelimit-remaining", "0"}}, R"({"message": "API rate limit exceeded"})"});
+    EXPECT_THROW(github.get_if_allowed(user), GitHubError);
 }
 
 TEST(ClientConnection, SaysWhereItCouldNotConnect) {

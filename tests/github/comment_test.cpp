@@ -1,6 +1,8 @@
 // What could break: a project name ending the hidden marker early, another project's or another
-// bot's comment being edited or deleted, duplicates surviving, or a long report exceeding
-// GitHub's comment limit or being cut mid-line.
+// bot's comment being edited or deleted, a person's comment carrying the marker taken for
+// benchwatch's (edited, or the bot's deleted for it), the token's own comments not recognised
+// with a personal token, GET /user's 403 for the Actions token failing the post, duplicates
+// surviving, or a long report exceeding GitHub's comment limit or being cut mid-line.
 #include "github/comment.hpp"
 
 #include <gtest/gtest.h>
@@ -111,6 +113,65 @@ TEST_F(StickyCommentTest, KeepsTheNewestDuplicateAndLeavesOthersAlone) {
         if (request.method == "DELETE") {
             EXPECT_EQ(request.target, "/repos/o/r/issues/comments/" + std::to_string(oldest));
         }
+}
+
+TEST_F(StickyCommentTest, APersonsMarkedCommentIsNeverEditedOrDeleted) {
+    const auto bots =
+        github_.add_comment("o/r", 7, "github-actions[bot]", "<!-- benchwatch:p -->\nold");
+    const auto persons =
+        github_.add_comment("o/r", 7, "mallory", "<!-- benchwatch:p -->\nI wrote this");
+    const auto outcome = post("p", "current\n");
+    EXPECT_FALSE(outcome.created);
+    EXPECT_EQ(outcome.comment_id, bots);
+    EXPECT_EQ(outcome.deleted, 0);
+    const auto comments = github_.comments("o/r", 7);
+    ASSERT_EQ(comments.size(), 2u);
+    EXPECT_EQ(comments[0].body, "<!-- benchwatch:p -->\ncurrent\n");
+    EXPECT_EQ(comments[1].id, persons);
+    EXPECT_EQ(comments[1].body, "<!-- benchwatch:p -->\nI wrote this");
+    // The Actions token may not read GET /user (403): only bots' comments count, and the post
+    // goes on.
+    std::vector<std::string> calls;
+    for (const auto& request : github_.requests())
+        calls.push_back(request.method + " " + request.target);
+    EXPECT_EQ(calls, (std::vector<std::string>{
+                         "GET /repos/o/r/issues/7/comments?per_page=100",
+                         "GET /user",
+                         "PATCH /repos/o/r/issues/comments/" + std::to_string(bots),
+                     }));
+}
+
+TEST_F(StickyCommentTest, OnlyAPersonsMarkedCommentMeansANewComment) {
+    const auto persons = github_.add_comment("o/r", 7, "mallory", "<!-- benchwatch:p -->\nmine");
+    const auto outcome = post("p", "current\n");
+    EXPECT_TRUE(outcome.created);
+    const auto comments = github_.comments("o/r", 7);
+    ASSERT_EQ(comments.size(), 2u);
+    EXPECT_EQ(comments[0].id, persons);
+    EXPECT_EQ(comments[0].body, "<!-- benchwatch:p -->\nmine");
+    EXPECT_EQ(comments[1].author, "github-actions[bot]");
+}
+
+TEST_F(StickyCommentTest, WithAPersonalTokenItsOwnCommentIsKeptAndOthersLeftAlone) {
+    github_.set_token_user("octocat");
+    const auto own = github_.add_comment("o/r", 7, "octocat", "<!-- benchwatch:p -->\nold");
+    const auto persons =
+        github_.add_comment("o/r", 7, "mallory", "<!-- benchwatch:p -->\nnewer, not ours");
+    const auto outcome = post("p", "current\n");
+    EXPECT_FALSE(outcome.created);
+    EXPECT_EQ(outcome.comment_id, own);
+    EXPECT_EQ(outcome.deleted, 0);
+    const auto comments = github_.comments("o/r", 7);
+    ASSERT_EQ(comments.size(), 2u);
+    EXPECT_EQ(comments[0].body, "<!-- benchwatch:p -->\ncurrent\n");
+    EXPECT_EQ(comments[1].id, persons);
+    EXPECT_EQ(comments[1].body, "<!-- benchwatch:p -->\nnewer, not ours");
+}
+
+TEST_F(StickyCommentTest, GetUserIsNotAskedWhenOnlyBotsCommentsAreMarked) {
+    github_.add_comment("o/r", 7, "github-actions[bot]", "<!-- benchwatch:p -->\nold");
+    post("p", "current\n");
+    for (const auto& request : github_.requests()) EXPECT_NE(request.target, "/user");
 }
 
 }  // namespace

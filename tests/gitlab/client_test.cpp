@@ -1,6 +1,7 @@
 // What could break: GitLab's refusals losing their one-line explanation, the token leaving the
-// PRIVATE-TOKEN header, pagination stopping early when GitLab sends only X-Next-Page, or a
-// Retry-After ignored.
+// PRIVATE-TOKEN header or printed from an error body that echoes it, pagination stopping early
+// when GitLab sends only X-Next-Page or never stopping (a next page already read, pages without
+// end), or a Retry-After ignored.
 #include "gitlab/client.hpp"
 
 #include <gtest/gtest.h>
@@ -153,6 +154,47 @@ TEST_F(ClientTest, FollowsLinkHeaders) {
     ASSERT_EQ(requests.size(), 2u);
     EXPECT_EQ(requests[1].target,
               "/api/v4/projects/42/merge_requests/7/notes?per_page=100&sort=asc&page=2");
+}
+
+TEST_F(ClientTest, ANextPageThatIsTheSamePageStopsWithOneLine) {
+    for (int i = 0; i < 3; ++i) gitlab_.add_note("42", 7, "someone", "note " + std::to_string(i));
+    gitlab_.set_paging(testing::FakePaging::same_page);
+    gitlab_.send_link_headers(false);
+    auto gitlab = client();
+    try {
+        gitlab.get_all_pages(list_request);
+        FAIL() << "expected GitLabError";
+    } catch (const GitLabError& error) {
+        EXPECT_STREQ(error.what(),
+                     "GitLab answered GET /projects/42/merge_requests/7/notes with a next page it "
+                     "had sent before (/api/v4/projects/42/merge_requests/7/notes?per_page=100&"
+                     "page=1); stopped after 2 pages rather than read the same pages forever; "
+                     "retry later");
+    }
+    EXPECT_EQ(gitlab_.requests().size(), 2u);
+}
+
+TEST_F(ClientTest, PagesWithoutEndStopAtTheCap) {
+    gitlab_.set_paging(testing::FakePaging::endless);
+    auto gitlab = client();
+    try {
+        gitlab.get_all_pages(list_request);
+        FAIL() << "expected GitLabError";
+    } catch (const GitLabError& error) {
+        EXPECT_STREQ(error.what(),
+                     "GitLab answered GET /projects/42/merge_requests/7/notes with more than 1000 "
+                     "pages; stopped there rather than read on without end; retry later");
+    }
+    EXPECT_EQ(gitlab_.requests().size(), 1000u);
+}
+
+TEST_F(ClientTest, AnErrorBodyThatEchoesTheTokenIsPrintedWithoutIt) {
+    EXPECT_EQ(reason_of({400,
+                         {},
+                         std::string(R"({"error": "token )") + FakeGitLab::token +
+                             " may not post " + FakeGitLab::token + R"("})"}),
+              "GitLab rejected POST /projects/42/merge_requests/7/notes (400 Bad Request): token "
+              "[token] may not post [token]");
 }
 
 TEST_F(ClientTest, RetriesServerErrorsWithBackoff) {

@@ -1,6 +1,6 @@
-// What could break: the sticky note duplicated instead of edited, another user's, another
-// project's or a system note touched, or a report over GitLab's 1,000,000-character limit
-// refused instead of cut.
+// What could break: the sticky note duplicated instead of edited, another user's (one carrying
+// the marker included), another project's or a system note touched, the token's own notes not
+// recognised, or a report over GitLab's 1,000,000-character limit refused instead of cut.
 #include "gitlab/note.hpp"
 
 #include <gtest/gtest.h>
@@ -54,17 +54,19 @@ TEST_F(StickyNoteTest, CreatesThenEditsTheSameNote) {
                   "GET /api/v4/projects/group%2Fapp/merge_requests/7/notes?per_page=100&sort=asc",
                   "POST /api/v4/projects/group%2Fapp/merge_requests/7/notes",
                   "GET /api/v4/projects/group%2Fapp/merge_requests/7/notes?per_page=100&sort=asc",
+                  "GET /api/v4/user",
                   "PUT /api/v4/projects/group%2Fapp/merge_requests/7/notes/501",
               }));
 }
 
 TEST_F(StickyNoteTest, KeepsTheNewestMarkedNoteAndTouchesNothingElse) {
+    const std::string bot = FakeGitLab::token_user;
     const auto person = gitlab_.add_note("group/app", 7, "alice", "looks good");
-    const auto older = gitlab_.add_note("group/app", 7, "bot", "<!-- benchwatch:p -->\nold");
+    const auto older = gitlab_.add_note("group/app", 7, bot, "<!-- benchwatch:p -->\nold");
     const auto system = gitlab_.add_note("group/app", 7, "alice",
                                          "<!-- benchwatch:p -->\nmentioned in commit", true);
-    const auto other = gitlab_.add_note("group/app", 7, "bot", "<!-- benchwatch:q -->\nq's");
-    const auto newer = gitlab_.add_note("group/app", 7, "bot", "<!-- benchwatch:p -->\nnew");
+    const auto other = gitlab_.add_note("group/app", 7, bot, "<!-- benchwatch:q -->\nq's");
+    const auto newer = gitlab_.add_note("group/app", 7, bot, "<!-- benchwatch:p -->\nnew");
     const auto outcome = post("latest\n");
     EXPECT_EQ(outcome.note_id, newer);
     EXPECT_EQ(outcome.deleted, 1);
@@ -78,6 +80,32 @@ TEST_F(StickyNoteTest, KeepsTheNewestMarkedNoteAndTouchesNothingElse) {
     EXPECT_EQ(notes[3].body, "<!-- benchwatch:p -->\nlatest\n");
     EXPECT_EQ(calls().back(), "DELETE /api/v4/projects/group%2Fapp/merge_requests/7/notes/" +
                                   std::to_string(older));
+}
+
+TEST_F(StickyNoteTest, AnotherUsersMarkedNoteIsNeverEditedOrDeleted) {
+    const auto ours =
+        gitlab_.add_note("group/app", 7, FakeGitLab::token_user, "<!-- benchwatch:p -->\nold");
+    const auto theirs =
+        gitlab_.add_note("group/app", 7, "mallory", "<!-- benchwatch:p -->\nI wrote this");
+    const auto outcome = post("latest\n");
+    EXPECT_FALSE(outcome.created);
+    EXPECT_EQ(outcome.note_id, ours);
+    EXPECT_EQ(outcome.deleted, 0);
+    const auto notes = gitlab_.notes("group/app", 7);
+    ASSERT_EQ(notes.size(), 2u);
+    EXPECT_EQ(notes[0].body, "<!-- benchwatch:p -->\nlatest\n");
+    EXPECT_EQ(notes[1].id, theirs);
+    EXPECT_EQ(notes[1].body, "<!-- benchwatch:p -->\nI wrote this");
+}
+
+TEST_F(StickyNoteTest, OnlyAnotherUsersMarkedNoteMeansANewNote) {
+    const auto theirs = gitlab_.add_note("group/app", 7, "mallory", "<!-- benchwatch:p -->\nmine");
+    EXPECT_TRUE(post("latest\n").created);
+    const auto notes = gitlab_.notes("group/app", 7);
+    ASSERT_EQ(notes.size(), 2u);
+    EXPECT_EQ(notes[0].id, theirs);
+    EXPECT_EQ(notes[0].body, "<!-- benchwatch:p -->\nmine");
+    EXPECT_EQ(notes[1].author, FakeGitLab::token_user);
 }
 
 TEST_F(StickyNoteTest, AReportOverTheLimitIsCutAndAccepted) {

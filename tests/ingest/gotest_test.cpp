@@ -1,6 +1,7 @@
 // What could break: reading `go test -bench` text — repetitions (-count) folded into one
 // benchmark, ns/op, B/op, allocs/op, MB/s and custom units each where they belong, the
-// GOMAXPROCS suffix and package prefix of names, failures as warnings, and the detection of
+// GOMAXPROCS suffix and package prefix of names, failures as warnings, values that are not
+// finite (or overflow once in B/s) refused with their line, and the detection of
 // result lines strict enough to leave other harnesses' text alone. Expected values are read by
 // hand from the committed go test output in tests/data/go/.
 #include <gtest/gtest.h>
@@ -193,6 +194,18 @@ TEST(GoTest, BadResultLinesAreOneLineErrors) {
               "bench.txt:3: benchmark 'BenchmarkX-8': time must be a positive number, got -3");
     EXPECT_EQ(parse_error("goos: linux\nPASS\nok  \tpkg\t0.1s\n"),
               "bench.txt: no benchmark results in the file");
+}
+
+TEST(GoTest, ValuesThatAreNotFiniteOrOverflowTheirUnitAreRefusedWithTheirLine) {
+    EXPECT_EQ(parse_error("goos: linux\nBenchmarkX-8 \t 1000\t 12 ns/op\t 1e308 MB/s\n"),
+              "bench.txt:2: benchmark 'BenchmarkX-8': 1e308 MB/s is too large to store in B/s");
+    EXPECT_EQ(parse_error("goos: linux\nBenchmarkX-8 \t 1000\t 12 ns/op\t inf MB/s\n"),
+              "bench.txt:2: benchmark 'BenchmarkX-8': inf MB/s is not a finite number");
+    EXPECT_EQ(parse_error("goos: linux\nBenchmarkX-8 \t 1000\t 12 ns/op\t nan widgets\n"),
+              "bench.txt:2: benchmark 'BenchmarkX-8': nan widgets is not a finite number");
+    // The largest rate that fits is kept.
+    EXPECT_EQ(parse_error("goos: linux\nBenchmarkX-8 \t 1000\t 12 ns/op\t 1e302 MB/s\n"),
+              "no error");
 }
 
 TEST(GoTest, DetectionNeedsAResultLineWithATimePerOperation) {

@@ -1,14 +1,17 @@
 // What could break: a hostile or mistaken results file — too large, not UTF-8, with absurd or
-// control-character names, or nested 10,000 deep — crashing, hanging or filling memory instead
-// of being refused with one clear line, for every format.
+// control-character names, nested 10,000 deep, or with values a reader's conversion made
+// infinite — crashing, hanging, filling memory or storing what cannot be read back instead of
+// being refused with one clear line, for every format.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "ingest/ingest.hpp"
+#include "ingest/readers.hpp"
 #include "parse_error.hpp"
 
 namespace benchwatch::ingest {
@@ -152,6 +155,45 @@ TEST(Limits, ControlCharactersInNamesAreRefused) {
     EXPECT_EQ(parse_error(gbench_named(R"(\u001b[31mred)")), expected(R"("\x1b[31mred")", "001B"));
     EXPECT_EQ(parse_error(gbench_named(R"(a\u007f)")), expected(R"("a\x7f")", "007F"));
     EXPECT_EQ(parse_error(gbench_named(R"(a\u009b)")), expected(R"("a\x9b")", "009B"));
+}
+
+TEST(Limits, ValuesThatAreNotFiniteAreRefusedWhateverTheReader) {
+    const auto refusal = [](const model::Result& result) -> std::string {
+        try {
+            detail::check_values({result}, "results.json");
+        } catch (const InputError& error) {
+            return error.what();
+        }
+        return "no error";
+    };
+    model::Result rate;
+    rate.benchmark = "copy";
+    rate.metric = "throughput";
+    rate.unit = "B/s";
+    rate.value = 1e308;
+    EXPECT_EQ(refusal(rate), "no error");
+    rate.value *= 1e6;
+    EXPECT_EQ(refusal(rate),
+              "results.json: benchmark 'copy', metric 'throughput': the value in B/s is inf, not "
+              "a finite number; results must hold finite values");
+    rate.value = 1;
+    rate.samples = model::SampleSummary{2, 1, std::numeric_limits<double>::quiet_NaN(), 0};
+    EXPECT_EQ(refusal(rate),
+              "results.json: benchmark 'copy', metric 'throughput': the mean in B/s is nan, not a "
+              "finite number; results must hold finite values");
+    rate.samples.reset();
+    rate.memory = -std::numeric_limits<double>::infinity();
+    EXPECT_EQ(refusal(rate),
+              "results.json: benchmark 'copy', metric 'throughput': the memory in bytes is -inf, "
+              "not a finite number; results must hold finite values");
+}
+
+TEST(Limits, AMeanThatOverflowsIsRefusedAtInput) {
+    // Each repetition is a finite number of ns; their median and mean are not.
+    EXPECT_EQ(
+        parse_error("BenchmarkX \t 1\t 1.7e308 ns/op\nBenchmarkX \t 1\t 1.7e308 ns/op\n", "go"),
+        "results.json: benchmark 'BenchmarkX', metric 'time': the median in ns is inf, not a "
+        "finite number; results must hold finite values");
 }
 
 TEST(Limits, TenThousandDeepJsonIsRefusedByEveryFormatWithOneLine) {

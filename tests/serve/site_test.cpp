@@ -1,5 +1,6 @@
 // What could break: a site that still reads from the API, a series file missing or named
-// differently from what the page asks for, a user's folder overwritten, or stale files kept.
+// differently from what the page asks for, a user's folder overwritten (also one that merely
+// holds an index.html and a data/projects.json of its own), or stale files kept.
 
 #include "serve/site.hpp"
 
@@ -70,8 +71,9 @@ TEST_F(SiteTest, PageReadsStaticDataAndEveryFileIsWhereThePageLooks) {
         }
     }
     EXPECT_EQ(series_files, 4u);  // 3 on m1, 1 on m2
-    // The assets, projects.json, 2 benchmarks.json, 2 commits.json and 4 series.
-    EXPECT_EQ(summary.files, embedded_assets().size() + 1 + 2 + 2 + 4);
+    EXPECT_TRUE(fs::is_regular_file(out / ".benchwatch-site"));
+    // The assets, projects.json, the marker, 2 benchmarks.json, 2 commits.json and 4 series.
+    EXPECT_EQ(summary.files, embedded_assets().size() + 1 + 1 + 2 + 2 + 4);
 }
 
 TEST_F(SiteTest, SeriesPointToTheirCommitsByPosition) {
@@ -118,8 +120,22 @@ TEST_F(SiteTest, FolderWithOtherFilesIsRefusedAndKept) {
     const fs::path out = directory_.path() / "mine";
     write_text(out / "notes.txt", "keep me");
     EXPECT_EQ(message_of(out), out.string() +
-                                   " is not empty and holds no benchwatch site (index.html and "
-                                   "data/projects.json); pass a new or empty folder");
+                                   " is not empty and was not written by benchwatch site (it has "
+                                   "no .benchwatch-site file); pass a new or empty folder, or "
+                                   "empty this one first");
+    EXPECT_EQ(read_text(out / "notes.txt"), "keep me");
+}
+
+TEST_F(SiteTest, FolderThatOnlyLooksLikeASiteIsRefusedAndKept) {
+    const fs::path out = directory_.path() / "lookalike";
+    write_text(out / "index.html", "<p>my page</p>");
+    write_text(out / "data/projects.json", "{}");
+    write_text(out / "notes.txt", "keep me");
+    EXPECT_EQ(message_of(out), out.string() +
+                                   " is not empty and was not written by benchwatch site (it has "
+                                   "no .benchwatch-site file); pass a new or empty folder, or "
+                                   "empty this one first");
+    EXPECT_EQ(read_text(out / "index.html"), "<p>my page</p>");
     EXPECT_EQ(read_text(out / "notes.txt"), "keep me");
 }
 

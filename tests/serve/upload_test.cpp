@@ -1,6 +1,7 @@
 // What could break: POST /api/v1/runs storing a run that `record` would refuse, storing anything
 // for a refused upload, a refusal without its status or one-line reason, the token compared
-// loosely or written to the log, a repeat stored twice, or parallel uploads losing runs.
+// loosely or written to the log, a repeat stored twice, parallel uploads losing runs, or the
+// uploader printing a refusal that echoes its token as it came.
 #include "serve/upload.hpp"
 
 #include <fmt/format.h>
@@ -369,6 +370,33 @@ TEST_F(UploadTest, ParallelUploadsAreAllStoredOnce) {
     for (auto& uploader : uploaders) uploader.join();
     EXPECT_EQ(statuses, (std::map<int, int>{{200, 80}, {201, 80}}));
     EXPECT_EQ(store_->list_runs({"cuda", "", "", {}}).size(), 81u);
+}
+
+TEST(SendUpload, ARefusalThatEchoesTheTokenIsShownWithoutIt) {
+    // Something other than benchwatch serve at --server, answering with what it was sent.
+    httplib::Server echo;
+    echo.Post(".*", [](const httplib::Request& request, httplib::Response& response) {
+        response.status = 403;
+        response.set_content(
+            json({{"error", "no uploads for " + request.get_header_value("Authorization")}}).dump(),
+            "application/json");
+    });
+    const int port = echo.bind_to_any_port("127.0.0.1");
+    std::thread thread([&echo] { echo.listen_after_bind(); });
+    while (!echo.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    RunUpload upload;
+    upload.files.push_back({"results.json", hyperfine_file({"a"})});
+    std::string message;
+    try {
+        send_upload(fmt::format("http://127.0.0.1:{}", port), token, upload);
+    } catch (const UploadError& error) {
+        message = error.what();
+    }
+    echo.stop();
+    thread.join();
+    EXPECT_EQ(message, fmt::format("http://127.0.0.1:{} refused the upload (403 Forbidden): no "
+                                   "uploads for Bearer [token]",
+                                   port));
 }
 
 TEST(TokenFile, FirstLineTrimmedEmptyRefusedOpenModeWarned) {

@@ -30,6 +30,10 @@ struct FakeFailure {
     std::string body = R"({"message": "Server Error"})";
 };
 
+// How a fake forge's listings point at their next page: as the forges do (none after the last
+// page), at the page just sent, or always at one more page, however many there are.
+enum class FakePaging { normal, same_page, endless };
+
 // An HTTP server on 127.0.0.1, on a port the system chooses, answering from its own thread
 // between start() and stop(). Every request is recorded; then it gets the failure set by
 // fail_next() if any is left, or 401 with `unauthorized_body` (JSON) unless its header

@@ -30,14 +30,39 @@ struct FakeGitHub::Server {
     std::map<std::string, std::vector<FakeComment>> comments;     // by pull_request_key()
     std::map<std::string, std::vector<nlohmann::json>> statuses;  // by repository + "@" + sha
     std::map<std::string, std::string> pull_request_heads;        // by pull_request_key()
+    std::string token_user;                                       // empty: an Actions token
+    std::map<std::string, std::int64_t> user_ids;                 // by login, in order seen
+    FakePaging paging = FakePaging::normal;
 
     std::string url() const { return forge.origin(); }
 
-    nlohmann::json comment_json(const FakeComment& comment) const {
+    std::int64_t user_id(const std::string& login) {
+        return user_ids.emplace(login, static_cast<std::int64_t>(user_ids.size()) + 1)
+            .first->second;
+    }
+
+    nlohmann::json user_json(const std::string& login) {
+        return {{"login", login},
+                {"id", user_id(login)},
+                {"type", login.ends_with("[bot]") ? "Bot" : "User"}};
+    }
+
+    nlohmann::json comment_json(const FakeComment& comment) {
         return {{"id", comment.id},
                 {"body", comment.body},
-                {"user", {{"login", comment.author}, {"type", "Bot"}}},
+                {"user", user_json(comment.author)},
                 {"html_url", url() + "/comments/" + std::to_string(comment.id)}};
+    }
+
+    void get_user(const httplib::Request&, httplib::Response& response) {
+        const std::lock_guard lock(mutex);
+        if (token_user.empty())
+            return reply_json(
+                response, 403,
+                {{"message", "Resource not accessible by integration"},
+                 {"documentation_url",
+                  "https://docs.github.com/rest/users/users#get-the-authenticated-user"}});
+        reply_json(response, 200, user_json(token_user));
     }
 
     // The comment with `id` and the list holding it, or nullptr.
@@ -64,7 +89,11 @@ struct FakeGitHub::Server {
             return "<" + url() + request.path + "?per_page=100&page=" + std::to_string(number) +
                    ">";
         };
-        if (page < pages)
+        if (paging == FakePaging::same_page)
+            response.set_header("Link", page_url(page) + "; rel=\"next\"");
+        else if (paging == FakePaging::endless)
+            response.set_header("Link", page_url(page + 1) + "; rel=\"next\"");
+        else if (page < pages)
             response.set_header("Link", page_url(page + 1) + "; rel=\"next\", " + page_url(pages) +
                                             "; rel=\"last\"");
         reply_json(response, 200, listed);
@@ -75,7 +104,8 @@ struct FakeGitHub::Server {
         if (!body.is_object() || !body.contains("body") || !body["body"].is_string())
             return reply_json(response, 422, {{"message", "Invalid request."}});
         const std::lock_guard lock(mutex);
-        const FakeComment comment{next_id++, "github-actions[bot]",
+        const FakeComment comment{next_id++,
+                                  token_user.empty() ? "github-actions[bot]" : token_user,
                                   body["body"].get<std::string>()};
         comments[pull_request_key(request.matches[1].str() + "/" + request.matches[2].str(),
                                   std::stoll(request.matches[3]))]
@@ -146,6 +176,7 @@ FakeGitHub::FakeGitHub() : server_(std::make_unique<Server>()) {
     route("PATCH", comment, &Server::edit_comment);
     route("DELETE", comment, &Server::delete_comment);
     route("GET", R"(/repos/([^/]+)/([^/]+)/pulls/(\d+))", &Server::get_pull_request);
+    route("GET", "/user", &Server::get_user);
     route("POST", R"(/repos/([^/]+)/([^/]+)/statuses/([0-9a-f]+))", &Server::create_status);
     server.forge.start();
 }
@@ -184,6 +215,16 @@ void FakeGitHub::set_pull_request_head(const std::string& repository, std::int64
                                        const std::string& sha) {
     const std::lock_guard lock(server_->mutex);
     server_->pull_request_heads[pull_request_key(repository, number)] = sha;
+}
+
+void FakeGitHub::set_token_user(const std::string& login) {
+    const std::lock_guard lock(server_->mutex);
+    server_->token_user = login;
+}
+
+void FakeGitHub::set_paging(FakePaging paging) {
+    const std::lock_guard lock(server_->mutex);
+    server_->paging = paging;
 }
 
 void FakeGitHub::fail_next(int times, const FakeFailure& failure) {

@@ -9,8 +9,9 @@
 #include "support/fake_forge.hpp"
 
 // A local stand-in for GitHub's REST API, for the github and end-to-end tests: issue comments
-// (list with pagination, create, edit, delete), commit statuses and pull requests' heads, with
-// configurable failures; it records every request.
+// (list with pagination, create, edit, delete) with their authors, the token's user (GET /user),
+// commit statuses and pull requests' heads, with configurable failures; it records every
+// request.
 namespace benchwatch::testing {
 
 // A comment on a pull request of the fake server.
@@ -39,7 +40,8 @@ class FakeGitHub {
     static constexpr int page_size = 2;
 
     // Adds a comment by `author` to pull request `number` of `repository`; returns its id.
-    // Ids grow from 1001 in the order comments are made.
+    // Ids grow from 1001 in the order comments are made. An author whose login ends in "[bot]"
+    // is listed with user.type "Bot", any other as "User".
     std::int64_t add_comment(const std::string& repository, std::int64_t number,
                              const std::string& author, const std::string& body);
 
@@ -54,6 +56,15 @@ class FakeGitHub {
     // other pull requests are 404).
     void set_pull_request_head(const std::string& repository, std::int64_t number,
                                const std::string& sha);
+
+    // Makes the token a person's (or an app's user's) token: GET /user answers `login`, and
+    // comments the token creates are by `login`. Until then the token is GitHub Actions' own:
+    // GET /user is refused (403 "Resource not accessible by integration") and comments are
+    // created by github-actions[bot].
+    void set_token_user(const std::string& login);
+
+    // How listings point at their next page.
+    void set_paging(FakePaging paging);
 
     // The next `times` requests get `failure`.
     void fail_next(int times, const FakeFailure& failure);

@@ -49,15 +49,28 @@ struct FakeGitLab::Server {
     std::int64_t next_id = 501;
     std::map<std::string, std::vector<FakeNote>> notes;  // by merge_request_key()
     bool link_headers = true;
+    FakePaging paging = FakePaging::normal;
+    std::map<std::string, std::int64_t> user_ids;  // by username, in order seen
 
     std::string origin() const { return forge.origin(); }
 
-    static nlohmann::json note_json(const FakeNote& note) {
+    nlohmann::json user_json(const std::string& username) {
+        const auto id = user_ids.emplace(username, static_cast<std::int64_t>(user_ids.size()) + 1)
+                            .first->second;
+        return {{"id", id}, {"username", username}, {"name", username}, {"state", "active"}};
+    }
+
+    nlohmann::json note_json(const FakeNote& note) {
         return {{"id", note.id},
                 {"body", note.body},
-                {"author", {{"username", note.author}}},
+                {"author", user_json(note.author)},
                 {"system", note.system},
                 {"noteable_type", "MergeRequest"}};
+    }
+
+    void get_user(const httplib::Request&, httplib::Response& response) {
+        const std::lock_guard lock(mutex);
+        reply_json(response, 200, user_json(token_user));
     }
 
     // The merge request's notes named by the request's path, or nullptr (404 answered).
@@ -83,15 +96,18 @@ struct FakeGitLab::Server {
         for (std::size_t i = static_cast<std::size_t>((page - 1) * page_size);
              i < all->size() && i < static_cast<std::size_t>(page * page_size); ++i)
             listed.push_back(note_json((*all)[i]));
+        const int next = paging == FakePaging::same_page                 ? page
+                         : paging == FakePaging::endless || page < pages ? page + 1
+                                                                         : 0;
         response.set_header("X-Page", std::to_string(page));
-        response.set_header("X-Next-Page", page < pages ? std::to_string(page + 1) : "");
-        if (link_headers && page < pages) {
+        response.set_header("X-Next-Page", next > 0 ? std::to_string(next) : "");
+        if (link_headers && next > 0) {
             const auto page_url = [&](int number) {
                 return "<" + origin() + request.target.substr(0, request.target.find('?')) +
                        "?per_page=100&sort=asc&page=" + std::to_string(number) + ">";
             };
             response.set_header(
-                "Link", page_url(page + 1) + "; rel=\"next\", " + page_url(1) + "; rel=\"first\"");
+                "Link", page_url(next) + "; rel=\"next\", " + page_url(1) + "; rel=\"first\"");
         }
         reply_json(response, 200, listed);
     }
@@ -102,7 +118,7 @@ struct FakeGitLab::Server {
         const std::lock_guard lock(mutex);
         auto* list = merge_request_notes(request, response);
         if (list == nullptr) return;
-        list->push_back({next_id++, "project_42_bot", *body, false});
+        list->push_back({next_id++, token_user, *body, false});
         reply_json(response, 201, note_json(list->back()));
     }
 
@@ -145,6 +161,7 @@ FakeGitLab::FakeGitLab() : server_(std::make_unique<Server>()) {
     const std::string notes = R"(/api/v4/projects/(.+)/merge_requests/(\d+)/notes)";
     const std::string note = notes + R"(/(\d+))";
     route("GET", notes, &Server::list_notes);
+    route("GET", "/api/v4/user", &Server::get_user);
     route("POST", notes, &Server::create_note);
     route("PUT", note, &Server::edit_note);
     route("DELETE", note, &Server::delete_note);
@@ -183,6 +200,11 @@ std::vector<FakeNote> FakeGitLab::notes(const std::string& project, std::int64_t
 void FakeGitLab::send_link_headers(bool send) {
     const std::lock_guard lock(server_->mutex);
     server_->link_headers = send;
+}
+
+void FakeGitLab::set_paging(FakePaging paging) {
+    const std::lock_guard lock(server_->mutex);
+    server_->paging = paging;
 }
 
 void FakeGitLab::fail_next(int times, const FakeFailure& failure) {

@@ -9,8 +9,8 @@
 #include "support/fake_forge.hpp"
 
 // A local stand-in for GitLab's REST API v4, for the gitlab and end-to-end tests: a merge
-// request's notes (list with pagination, create, edit, delete), with configurable failures; it
-// records every request.
+// request's notes (list with pagination, create, edit, delete) with their authors, and the
+// token's user (GET /user), with configurable failures; it records every request.
 namespace benchwatch::testing {
 
 // A note on a merge request of the fake server.
@@ -37,6 +37,9 @@ class FakeGitLab {
     // The token the server accepts.
     static constexpr const char* token = "glpat-fakeTOKENfor1benchwatch2tests";
 
+    // The token's user, as GET /user names it; notes the token creates are by this user.
+    static constexpr const char* token_user = "project_42_bot";
+
     // Notes per page of a listing, whatever per_page asks (small, so tests paginate).
     static constexpr int page_size = 2;
 
@@ -56,6 +59,9 @@ class FakeGitLab {
 
     // Whether listings send a Link header; without it only X-Next-Page says there is more.
     void send_link_headers(bool send);
+
+    // How listings point at their next page (X-Next-Page, and Link when sent).
+    void set_paging(FakePaging paging);
 
     // The next `times` requests get `failure`.
     void fail_next(int times, const FakeFailure& failure);
