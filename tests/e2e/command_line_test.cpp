@@ -2,8 +2,8 @@
 // the wrong word or left without the nearest suggestion, `benchwatch help SUBCOMMAND`, the input
 // format's flag and its old spellings, defaults missing from --help or read differently by
 // different subcommands, the short flags, `serve --project` accepting a project that is not
-// there, and compare's default format on a terminal and in a pipe. Messages are checked word for
-// word.
+// there (and serving, never exiting: such a serve is killed after a timeout and the test fails),
+// and compare's default format on a terminal and in a pipe. Messages are checked word for word.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
@@ -34,6 +34,16 @@ class CommandLineTest : public ::testing::Test {
         auto environment = without_ci_variables();
         environment["NO_COLOR"] = "1";
         return run(benchwatch_command(arguments), directory_.path(), environment);
+    }
+
+    // `benchwatch serve ARGUMENTS…` where it must refuse them and exit; one that serves instead
+    // is killed after 30 s, and timed_out says so.
+    BoundedOutput serve_expecting_exit(const std::vector<std::string>& arguments) {
+        auto argv = benchwatch_command(arguments);
+        argv.insert(argv.begin() + 1, "serve");
+        auto environment = without_ci_variables();
+        environment["NO_COLOR"] = "1";
+        return run_with_timeout(argv, directory_.path(), environment, std::chrono::seconds(30));
     }
 
     fs::path write(const std::string& name, const std::string& text) {
@@ -261,15 +271,17 @@ TEST_F(CommandLineTest, ShortFlags) {
 
 TEST_F(CommandLineTest, ServeRefusesAProjectTheStoreDoesNotHave) {
     auto output =
-        benchwatch({"serve", "--store", store_, "--project", "nosuch", "--listen", "127.0.0.1:0"});
+        serve_expecting_exit({"--store", store_, "--project", "nosuch", "--listen", "127.0.0.1:0"});
+    ASSERT_FALSE(output.timed_out) << output.timeout_message;
     EXPECT_EQ(output.exit_code, 2);
     EXPECT_EQ(output.err, "error: --project 'nosuch': the store " +
                               store::without_credentials(store_) +
                               " holds no runs yet; record runs first, or leave --project out\n");
 
     ASSERT_EQ(record("c0", "main").exit_code, 0);
-    output = benchwatch(
-        {"serve", "--store", store_, "--project", "p\x1b[31m", "--listen", "127.0.0.1:0"});
+    output = serve_expecting_exit(
+        {"--store", store_, "--project", "p\x1b[31m", "--listen", "127.0.0.1:0"});
+    ASSERT_FALSE(output.timed_out) << output.timeout_message;
     EXPECT_EQ(output.exit_code, 2);
     EXPECT_EQ(output.err, "error: --project 'p\\x1B[31m': no such project in the store " +
                               store::without_credentials(store_) + "; its projects are: p\n");

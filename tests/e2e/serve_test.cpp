@@ -169,6 +169,15 @@ class ServeTest : public ::testing::Test {
         return run(benchwatch_command(arguments), directory_.path(), without_ci_variables());
     }
 
+    // `benchwatch serve ARGUMENTS…` where it must refuse them and exit; one that serves instead
+    // is killed after 30 s, and timed_out says so.
+    BoundedOutput serve_expecting_exit(const std::vector<std::string>& arguments) {
+        auto argv = benchwatch_command(arguments);
+        argv.insert(argv.begin() + 1, "serve");
+        return run_with_timeout(argv, directory_.path(), without_ci_variables(),
+                                std::chrono::seconds(30));
+    }
+
     void record(const std::string& commit, const std::string& branch, double seconds,
                 const std::vector<std::string>& extra = {}) {
         const fs::path file = directory_.path() / (commit + ".json");
@@ -227,7 +236,8 @@ TEST_F(ServeTest, PullRequestComparisonIsCompareJsonAndSigtermStopsCleanly) {
 
 TEST_F(ServeTest, MalformedListenAddressAndPortInUseAreOneLineAndExitTwo) {
     record("c1", "main", 1.0);
-    const auto malformed = benchwatch({"serve", "--store", store(), "--listen", "localhost"});
+    const auto malformed = serve_expecting_exit({"--store", store(), "--listen", "localhost"});
+    ASSERT_FALSE(malformed.timed_out) << malformed.timeout_message;
     EXPECT_EQ(malformed.exit_code, 2);
     EXPECT_EQ(malformed.err,
               "error: --listen 'localhost' is not HOST:PORT with a port from 0 to 65535; for "
@@ -237,7 +247,8 @@ TEST_F(ServeTest, MalformedListenAddressAndPortInUseAreOneLineAndExitTwo) {
     const int port = port_of(first.first_line());
     ASSERT_NE(port, 0);
     const auto second =
-        benchwatch({"serve", "--store", store(), "--listen", "127.0.0.1:" + std::to_string(port)});
+        serve_expecting_exit({"--store", store(), "--listen", "127.0.0.1:" + std::to_string(port)});
+    ASSERT_FALSE(second.timed_out) << second.timeout_message;
     EXPECT_EQ(second.exit_code, 2);
     EXPECT_EQ(second.err, "error: cannot listen on 127.0.0.1:" + std::to_string(port) +
                               " (in use, or not an address of this machine); pass --listen with "

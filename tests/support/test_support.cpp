@@ -1,12 +1,15 @@
 #include "test_support.hpp"
 
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <utility>
+
+#include "vcs/process.hpp"
 
 namespace benchwatch::testing {
 
@@ -54,6 +57,30 @@ vcs::ProcessOutput run_checked(const std::vector<std::string>& argv, const fs::p
     if (output.exit_code != 0)
         throw CommandFailed(describe(argv) + " (in " + directory.string() + ") exited with " +
                             std::to_string(output.exit_code) + ": " + output.err);
+    return output;
+}
+
+BoundedOutput run_with_timeout(const std::vector<std::string>& argv, const fs::path& directory,
+                               const EnvironmentOverrides& environment,
+                               std::chrono::seconds timeout) {
+    auto outcome = vcs::spawn_and_collect({.argv = argv,
+                                           .directory = directory,
+                                           .environment = environment,
+                                           .own_process_group = true,
+                                           .timeout = timeout});
+    BoundedOutput output;
+    if (!outcome.started) {
+        output.err = std::move(outcome.start_error);
+        return output;
+    }
+    output.exit_code = WIFEXITED(outcome.wait_status) ? WEXITSTATUS(outcome.wait_status) : -1;
+    output.out = std::move(outcome.out);
+    output.err = std::move(outcome.err);
+    output.timed_out = outcome.timed_out;
+    if (outcome.timed_out)
+        output.timeout_message = describe(argv) + " was still running after " +
+                                 std::to_string(timeout.count()) +
+                                 " s, so it and its process group were killed";
     return output;
 }
 

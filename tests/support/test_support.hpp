@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -51,6 +52,21 @@ vcs::ProcessOutput run(const std::vector<std::string>& argv, const std::filesyst
 vcs::ProcessOutput run_checked(const std::vector<std::string>& argv,
                                const std::filesystem::path& directory,
                                const EnvironmentOverrides& environment = {});
+
+// What run_with_timeout() saw: the output, and whether the command had to be killed.
+struct BoundedOutput : vcs::ProcessOutput {
+    bool timed_out = false;  // still running at the timeout, so killed; exit_code is then -1
+    // "CMD was still running after 30 s, so it and its process group were killed"; empty when
+    // the command exited in time.
+    std::string timeout_message;
+};
+
+// run(), for a command that might never exit (`serve` expected to refuse its flags): it leads a
+// process group of its own, killed whole with SIGKILL once `timeout` has passed.
+BoundedOutput run_with_timeout(const std::vector<std::string>& argv,
+                               const std::filesystem::path& directory,
+                               const EnvironmentOverrides& environment,
+                               std::chrono::seconds timeout);
 
 // Overrides that empty the variables of CI systems and of benchwatch itself (GITHUB_SHA,
 // BENCHWATCH_STORE, CI…), so that a test of the binary sees only what it passes.
