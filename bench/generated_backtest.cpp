@@ -5,12 +5,18 @@
 // median to the minimum). For each suite it prints seed, the level method calibrated to budgets
 // of 0.5, 1 and 2 flukes per pull request, and the level method at the fixed setting that keeps
 // 1 fluke per pull request in hindsight; then the means per regime.
-//   generated_backtest [SUITES] [--data DIR]
-// With --data, each suite is also written as a github-action-benchmark data.js into DIR
-// (regime-suite.js), which bench/oracle_bound.py reads for the hindsight frontier.
+//   generated_backtest [SUITES] [--data DIR] [--allocation by-noise|one-factor] [--margin M]
+//                      [--history DATA.js]...
+// --allocation and --margin set how the calibrated level method shares its budget and the margin
+// it keeps (defaults: the level method's). Each --history replays a github-action-benchmark
+// history (its first suite) the same way instead of the generated suites. With --data, each suite
+// is also written as a github-action-benchmark data.js into DIR (regime-suite.js), which
+// bench/oracle_bound.py reads for the hindsight frontier.
 #include <fmt/format.h>
 #include <fmt/os.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -19,6 +25,8 @@
 
 #include "compare/backtest.hpp"
 #include "compare/method.hpp"
+#include "ingest/github_action_benchmark.hpp"
+#include "model/category.hpp"
 #include "stats/noise_model.hpp"
 
 namespace {
@@ -34,6 +42,32 @@ compare::BacktestMatrix matrix_of(const stats::GeneratedSuite& suite) {
         series.values.assign(suite.values[b].begin(), suite.values[b].end());
         matrix.benchmarks.push_back(std::move(series));
     }
+    return matrix;
+}
+
+// The first suite of a github-action-benchmark history, one row per benchmark and metric.
+compare::BacktestMatrix matrix_of(const ingest::ImportedHistory& history) {
+    compare::BacktestMatrix matrix;
+    const auto& runs = history.suites.at(0).runs;
+    matrix.runs = runs.size();
+    std::map<std::string, std::size_t> row_of;
+    for (std::size_t t = 0; t < runs.size(); ++t) {
+        for (const auto& result : runs[t].results) {
+            const auto name = model::with_metric(result.benchmark, result.metric);
+            const auto [row, added] = row_of.emplace(name, matrix.benchmarks.size());
+            if (added) {
+                compare::BacktestSeries series;
+                series.name = name;
+                series.smaller_is_better = result.direction == model::Direction::SmallerIsBetter;
+                series.values.resize(matrix.runs);
+                matrix.benchmarks.push_back(std::move(series));
+            }
+            matrix.benchmarks[row->second].values[t] = result.value;
+        }
+    }
+    // In name order, as the store lists them, so that the injections match `benchwatch backtest`.
+    std::sort(matrix.benchmarks.begin(), matrix.benchmarks.end(),
+              [](const auto& a, const auto& b) { return a.name < b.name; });
     return matrix;
 }
 
@@ -67,10 +101,19 @@ struct Row {
 int main(int argc, char** argv) {
     int suites = 5;
     std::string data_dir;
+    model::LevelRuleSettings calibrated;
+    std::vector<std::string> histories;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         if (arg == "--data" && i + 1 < argc)
             data_dir = argv[++i];
+        else if (arg == "--allocation" && i + 1 < argc)
+            calibrated.allocation =
+                model::budget_allocation_named(argv[++i]).value_or(calibrated.allocation);
+        else if (arg == "--margin" && i + 1 < argc)
+            calibrated.calibration_margin = std::atof(argv[++i]);
+        else if (arg == "--history" && i + 1 < argc)
+            histories.emplace_back(argv[++i]);
         else
             suites = std::atoi(argv[i]);
     }
@@ -86,6 +129,38 @@ int main(int argc, char** argv) {
     for (int column = 0; column < 5; ++column)
         fmt::print("  {:>6} {:>7} {:>7}", "fl/PR", "+10%", "+20%");
     fmt::print("\n");
+    // One row: the scores of every column on `matrix`, added to `means` with weight 1 / count.
+    const auto row = [&](const compare::BacktestMatrix& matrix, std::vector<Row>& means,
+                         double count) {
+        std::vector<compare::BacktestCandidate> candidates = {{seed.get(), std::nullopt}};
+        for (const double budget : budgets) {
+            auto settings = calibrated;
+            settings.false_alarms_per_pr = budget;
+            candidates.push_back({level.get(), compare::calibration_rule_of(settings)});
+        }
+        candidates.push_back({level.get(), std::nullopt});
+        const auto report = compare::backtest(matrix, candidates, {{0.1, 0.2}, 1.0, 1});
+        std::vector<compare::BacktestScore> scores;
+        for (std::size_t c = 0; c + 1 < report.methods.size(); ++c)
+            scores.push_back(report.methods[c].score);
+        scores.push_back(*report.methods.back().at_budget);
+        for (std::size_t c = 0; c < scores.size(); ++c) {
+            fmt::print("  {:>6.2f} {:>6.1f}% {:>6.1f}%", scores[c].flukes_per_pr,
+                       100 * scores[c].caught[0], 100 * scores[c].caught[1]);
+            means[c].flukes += scores[c].flukes_per_pr / count;
+            means[c].caught_10 += scores[c].caught[0] / count;
+            means[c].caught_20 += scores[c].caught[1] / count;
+        }
+        fmt::print("\n");
+        std::fflush(stdout);
+    };
+    for (const auto& path : histories) {
+        std::vector<Row> unused(5);
+        fmt::print("{:<9} {:>5} {:>7}", "history", "", "");
+        row(matrix_of(ingest::read_github_action_benchmark_history(path)), unused, 1);
+        fmt::print("  {}\n", path);
+    }
+    if (!histories.empty()) return 0;
     for (const auto& regime : regimes) {
         std::vector<Row> means(5);
         for (int s = 1; s <= suites; ++s) {
@@ -95,28 +170,8 @@ int main(int argc, char** argv) {
             const auto suite = stats::generate_suite(static_cast<std::uint64_t>(s), model);
             if (!data_dir.empty())
                 write_data_js(fmt::format("{}/{}-{}.js", data_dir, regime.name, s), suite);
-            const auto matrix = matrix_of(suite);
-            std::vector<compare::BacktestCandidate> candidates = {{seed.get(), std::nullopt}};
-            for (const double budget : budgets) {
-                model::LevelRuleSettings settings;
-                settings.false_alarms_per_pr = budget;
-                candidates.push_back({level.get(), compare::calibration_rule_of(settings)});
-            }
-            candidates.push_back({level.get(), std::nullopt});
-            const auto report = compare::backtest(matrix, candidates, {{0.1, 0.2}, 1.0, 1});
-            std::vector<compare::BacktestScore> scores;
-            for (std::size_t c = 0; c + 1 < report.methods.size(); ++c)
-                scores.push_back(report.methods[c].score);
-            scores.push_back(*report.methods.back().at_budget);
             fmt::print("{:<9} {:>5} {:>7}", regime.name, s, suite.regime_start);
-            for (std::size_t c = 0; c < scores.size(); ++c) {
-                fmt::print("  {:>6.2f} {:>6.1f}% {:>6.1f}%", scores[c].flukes_per_pr,
-                           100 * scores[c].caught[0], 100 * scores[c].caught[1]);
-                means[c].flukes += scores[c].flukes_per_pr / suites;
-                means[c].caught_10 += scores[c].caught[0] / suites;
-                means[c].caught_20 += scores[c].caught[1] / suites;
-            }
-            fmt::print("\n");
+            row(matrix_of(suite), means, suites);
         }
         fmt::print("{:<9} {:>5} {:>7}", regime.name, "mean", "");
         for (const auto& mean : means)

@@ -79,6 +79,8 @@ void render_json(const compare::BacktestReport& report, const std::vector<bool>&
                                            ? nlohmann::ordered_json(*method.calibrated_budget)
                                            : nlohmann::ordered_json(nullptr);
         entry["setting"] = method.score.setting;
+        if (method.calibrated_budget)
+            entry["setting_is"] = method.priced ? "price_of_a_fluke" : "factor";
         if (method.score.setting_range)
             entry["setting_range"] = {method.score.setting_range->first,
                                       method.score.setting_range->second};
@@ -187,6 +189,10 @@ void render_text(const compare::BacktestReport& report, const std::vector<bool>&
                     [](const auto& method) { return method.calibrated_budget.has_value(); }))
         out << "A budget calibrates the setting at each pull request from the ones before it; "
                "the setting column gives the median and the range used.\n";
+    if (std::any_of(report.methods.begin(), report.methods.end(),
+                    [](const auto& method) { return method.priced; }))
+        out << "A budget shared by noise sets a price of a fluke in expected catches instead; "
+               "its column gives the prices of the pull requests with enough history for it.\n";
     if (!flags.budget) return;
     out << fmt::format(
         "\nAt the most sensitive fixed setting with at most {:g} fluke(s) per pull request, known "

@@ -120,7 +120,8 @@ std::optional<std::filesystem::path> find_config(const std::filesystem::path& st
 namespace {
 
 // The level method's keys of [compare]: false_alarms_per_pr or sensitivity (a budget that
-// calibrates the sensitivity, or the sensitivity fixed), noise_quantile, level_runs, noise_runs.
+// calibrates the sensitivity, or the sensitivity fixed), noise_quantile, level_runs, noise_runs,
+// budget_allocation.
 void read_level_settings(const std::filesystem::path& path, const toml::table& compare,
                          model::LevelRuleSettings& settings) {
     const auto budget = number_at(path, compare, "false_alarms_per_pr", "compare.");
@@ -156,6 +157,14 @@ void read_level_settings(const std::filesystem::path& path, const toml::table& c
     };
     count_at("level_runs", settings.level_runs);
     count_at("noise_runs", settings.noise_runs);
+    if (const auto* node = compare.get("budget_allocation")) {
+        const auto name = node->value<std::string>();
+        const auto allocation = name ? model::budget_allocation_named(*name) : std::nullopt;
+        if (!allocation)
+            fail_at(path, node->source(),
+                    "'compare.budget_allocation' must be \"by-noise\" or \"one-factor\"");
+        settings.allocation = *allocation;
+    }
 }
 
 }  // namespace
@@ -186,7 +195,7 @@ Config load_config(const std::filesystem::path& path) {
         if (!compare) fail_at(path, node->source(), "'compare' must be a table");
         reject_unknown_keys(path, *compare,
                             {"method", "factor", "pairs", "false_alarms_per_pr", "sensitivity",
-                             "noise_quantile", "level_runs", "noise_runs"},
+                             "noise_quantile", "level_runs", "noise_runs", "budget_allocation"},
                             "compare.");
         config.method = string_at(path, *compare, "method", "compare.");
         if (const auto factor = number_at(path, *compare, "factor", "compare.")) {

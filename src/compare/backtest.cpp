@@ -39,14 +39,18 @@ struct FlagCounts {
     stats::Interval flukes_interval;
 };
 
-// Flukes and persistent flags per pull request when pull request i is decided at settings[i].
-FlagCounts flag_counts(const Method& method, std::span<const PullRequest> requests,
-                       const Prepared& prepared, std::span<const double> settings) {
+// The method judging each pull request, parallel to the pull requests.
+using Judges = std::vector<std::shared_ptr<const Method>>;
+
+// Flukes and persistent flags per pull request when pull request i is decided by judges[i].
+FlagCounts flag_counts(std::span<const PullRequest> requests, const Prepared& prepared,
+                       const Judges& judges) {
     std::vector<double> flukes;
     long persistent_flags = 0;
     flukes.reserve(requests.size());
     for (std::size_t i = 0; i < requests.size(); ++i) {
-        const auto count = count_flags(requests[i], method.decide(*prepared[i], settings[i]));
+        const auto count =
+            count_flags(requests[i], judges[i]->decide(*prepared[i], judges[i]->setting()));
         flukes.push_back(static_cast<double>(count.flukes));
         persistent_flags += count.persistent;
     }
@@ -73,7 +77,7 @@ struct Caught {
 };
 
 Caught caught_share(const Method& method, std::span<const PullRequest> requests,
-                    std::span<const double> settings, double size, std::uint64_t seed) {
+                    const Judges& judges, double size, std::uint64_t seed) {
     long injected = 0;
     long caught = 0;
     std::vector<BenchmarkEvidence> suite;
@@ -85,7 +89,7 @@ Caught caught_share(const Method& method, std::span<const PullRequest> requests,
         auto& target = suite[entry];
         target.head =
             target.smaller_is_better ? target.head * (1 + size) : target.head / (1 + size);
-        const auto assessments = method.decide(*method.prepare(suite), settings[i]);
+        const auto assessments = judges[i]->decide(*method.prepare(suite), judges[i]->setting());
         assert(assessments.size() == suite.size());
         ++injected;
         if (assessments[entry].verdict == model::Verdict::Slower) ++caught;
@@ -96,15 +100,15 @@ Caught caught_share(const Method& method, std::span<const PullRequest> requests,
 }
 
 BacktestScore score(const Method& method, std::span<const PullRequest> requests,
-                    const Prepared& prepared, std::span<const double> settings,
+                    const Prepared& prepared, const Judges& judges,
                     const BacktestOptions& options) {
-    const auto flags = flag_counts(method, requests, prepared, settings);
+    const auto flags = flag_counts(requests, prepared, judges);
     BacktestScore result;
     result.flukes_per_pr = flags.flukes_per_pr;
     result.persistent_per_pr = flags.persistent_per_pr;
     result.flukes_interval = flags.flukes_interval;
     for (const double size : options.injection_sizes) {
-        const auto caught = caught_share(method, requests, settings, size, options.seed);
+        const auto caught = caught_share(method, requests, judges, size, options.seed);
         result.caught.push_back(caught.share);
         result.caught_intervals.push_back(caught.interval);
     }
@@ -114,26 +118,27 @@ BacktestScore score(const Method& method, std::span<const PullRequest> requests,
 BacktestScore fixed_score(const Method& method, std::span<const PullRequest> requests,
                           const Prepared& prepared, double setting,
                           const BacktestOptions& options) {
-    const std::vector<double> settings(requests.size(), setting);
-    auto result = score(method, requests, prepared, settings, options);
+    const Judges judges(requests.size(), method.with_setting(setting));
+    auto result = score(method, requests, prepared, judges, options);
     result.setting = setting;
     return result;
 }
 
-// Each pull request's setting calibrated on the pull requests before it whose persistence
-// window ends before it, as compare calibrates on the history up to its baseline.
-std::vector<double> calibrated_settings(const Method& method, std::span<const PullRequest> requests,
-                                        const Prepared& prepared, const CalibrationRule& rule) {
-    std::vector<double> settings;
+// Each pull request's calibration on the pull requests before it whose persistence window ends
+// before it, as compare calibrates on the history up to its baseline.
+std::vector<model::Calibration> calibrations(const Method& method,
+                                             std::span<const PullRequest> requests,
+                                             const Prepared& prepared,
+                                             const CalibrationRule& rule) {
+    std::vector<model::Calibration> settings;
     settings.reserve(requests.size());
     std::size_t available = 0;
     for (const auto& request : requests) {
         while (available < requests.size() &&
                requests[available].run + persistence_window + 1 <= request.run)
             ++available;
-        settings.push_back(
-            calibrate(method, requests.first(available), std::span(prepared).first(available), rule)
-                .sensitivity);
+        settings.push_back(calibrate(method, requests.first(available),
+                                     std::span(prepared).first(available), rule));
     }
     return settings;
 }
@@ -143,8 +148,8 @@ double budget_setting(const Method& method, std::span<const PullRequest> request
                       const Prepared& prepared, double budget) {
     return smallest_setting_within(
         method.setting_range(), budget, budget_bisection_steps, [&](double setting) {
-            const std::vector<double> settings(requests.size(), setting);
-            return flag_counts(method, requests, prepared, settings).flukes_per_pr;
+            const Judges judges(requests.size(), method.with_setting(setting));
+            return flag_counts(requests, prepared, judges).flukes_per_pr;
         });
 }
 
@@ -165,12 +170,26 @@ BacktestReport backtest(const BacktestMatrix& matrix, std::span<const BacktestCa
     for (const auto& candidate : candidates) {
         const Method& method = *candidate.method;
         const auto prepared = prepare_all(method, requests);
-        MethodBacktest result{method.name(), std::nullopt, {}, std::nullopt};
+        MethodBacktest result{method.name(), std::nullopt, false, {}, std::nullopt};
         if (candidate.calibration) {
-            const auto settings =
-                calibrated_settings(method, requests, prepared, *candidate.calibration);
+            const auto calibrated =
+                calibrations(method, requests, prepared, *candidate.calibration);
+            Judges judges;
+            std::vector<double> settings;
+            // Shared by noise, the settings shown are the prices; a pull request with too little
+            // history before it was judged by the conservative factor instead, which is shown
+            // only when no pull request had a price.
+            std::vector<double> prices;
+            for (const auto& calibration : calibrated) {
+                judges.push_back(method.calibrated_by(calibration));
+                settings.push_back(calibration.sensitivity);
+                if (!calibration.thresholds_by_noise.empty())
+                    prices.push_back(calibration.sensitivity);
+            }
+            result.priced = !prices.empty();
+            if (result.priced) settings = std::move(prices);
             result.calibrated_budget = candidate.calibration->budget;
-            result.score = score(method, requests, prepared, settings, options);
+            result.score = score(method, requests, prepared, judges, options);
             if (!settings.empty()) {
                 const auto [low, high] = std::minmax_element(settings.begin(), settings.end());
                 result.score.setting_range = std::pair(*low, *high);

@@ -48,6 +48,9 @@ struct BacktestCandidate {
 struct MethodBacktest {
     std::string name;
     std::optional<double> calibrated_budget;  // the calibration's budget when it was calibrated
+    // The budget was shared by noise at some pull request: score.setting and its range are the
+    // prices of a fluke of those pull requests that had enough history before them.
+    bool priced = false;
     BacktestScore score;
     // The most sensitive setting whose flukes per pull request stay within the budget; when even
     // the strictest setting of setting_range() exceeds it, that strictest setting.

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/fnv.hpp"
+#include "stats/budget_share.hpp"
 
 namespace benchwatch::compare::detail {
 
@@ -21,7 +22,7 @@ constexpr int kFormatVersion = 1;
 
 // Part of every settings fingerprint: raising it makes every cached calibration a miss. Raise it
 // whenever calibrate_choice() may answer differently for the same runs and settings.
-constexpr int kRulesVersion = 1;
+constexpr int kRulesVersion = 2;
 
 std::string hex(std::uint64_t hash) {
     return fmt::format("{:016x}", hash);
@@ -46,14 +47,16 @@ std::optional<double> number_at(const Json& object, const char* key, double mini
 }  // namespace
 
 std::string calibration_text(const model::Calibration& calibration) {
-    return Json{{"format", kFormatName},
-                {"version", kFormatVersion},
-                {"source", model::to_string(calibration.source)},
-                {"budget", calibration.budget},
-                {"sensitivity", calibration.sensitivity},
-                {"pull_requests", calibration.pull_requests},
-                {"flukes_per_pr", calibration.flukes_per_pr}}
-        .dump();
+    Json json{{"format", kFormatName},
+              {"version", kFormatVersion},
+              {"source", model::to_string(calibration.source)},
+              {"budget", calibration.budget},
+              {"sensitivity", calibration.sensitivity},
+              {"pull_requests", calibration.pull_requests},
+              {"flukes_per_pr", calibration.flukes_per_pr}};
+    if (!calibration.thresholds_by_noise.empty())
+        json["thresholds_by_noise"] = calibration.thresholds_by_noise;
+    return json.dump();
 }
 
 std::optional<model::Calibration> parse_calibration(std::string_view text) {
@@ -86,6 +89,17 @@ std::optional<model::Calibration> parse_calibration(std::string_view text) {
     calibration.budget = *budget;
     calibration.sensitivity = *sensitivity;
     calibration.flukes_per_pr = *flukes;
+
+    if (const auto thresholds = json.find("thresholds_by_noise"); thresholds != json.end()) {
+        if (!thresholds->is_array() || thresholds->size() != stats::share_noise_grid().size())
+            return std::nullopt;
+        for (const auto& threshold : *thresholds) {
+            if (!threshold.is_number()) return std::nullopt;
+            const double value = threshold.get<double>();
+            if (!std::isfinite(value) || !(value > 0)) return std::nullopt;
+            calibration.thresholds_by_noise.push_back(value);
+        }
+    }
     return calibration;
 }
 
@@ -108,7 +122,8 @@ std::string calibration_settings_fingerprint(const model::MethodChoice& choice,
                   {"short_history_factor", level.short_history_factor},
                   {"suite_share", level.suite_share},
                   {"suite_minimum", level.suite_minimum},
-                  {"suite_spread_factor", level.suite_spread_factor}};
+                  {"suite_spread_factor", level.suite_spread_factor},
+                  {"budget_allocation", model::to_string(level.allocation)}};
     Json list = Json::array();
     for (const auto& category : categories)
         list.push_back(

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "stats/budget_share.hpp"
 #include "stats/stats.hpp"
 #include "stats/transient.hpp"
 
@@ -21,6 +22,7 @@ struct Judged {
     bool level_based = false;  // false: inconclusive (too short a history, or bad values)
     double move = 0;           // ln(head / reference)
     double noise = 0;          // the noise quantile of its deviations
+    stats::GridPosition noise_position;  // of `noise` among the thresholds by noise
     double floor = 0;          // ln(1 + its category minimum)
     bool smaller_is_better = true;
     Assessment assessment;  // complete unless level_based
@@ -66,7 +68,11 @@ class LevelMethod final : public Method {
         for (auto& one : judged) {
             if (!one.level_based) continue;
             auto& assessment = one.assessment;
-            assessment.threshold = std::max(setting * one.noise, one.floor);
+            const double threshold =
+                settings_.thresholds_by_noise.empty()
+                    ? setting * one.noise
+                    : stats::threshold_at(settings_.thresholds_by_noise, one.noise_position);
+            assessment.threshold = std::max(threshold, one.floor);
             assessment.detectable_change = std::expm1(assessment.threshold);
             assessment.verdict = verdict_of(one.move, assessment.threshold, one.smaller_is_better);
         }
@@ -76,6 +82,22 @@ class LevelMethod final : public Method {
         assessments.reserve(judged.size());
         for (auto& one : judged) assessments.push_back(one.assessment);
         return assessments;
+    }
+
+    std::vector<double> noise_scores(const PreparedSuite& prepared) const override {
+        std::vector<double> scores;
+        for (const auto& one : dynamic_cast<const LevelPrepared&>(prepared).judged) {
+            if (!one.level_based || !(one.noise > 0)) continue;
+            scores.push_back((one.smaller_is_better ? one.move : -one.move) / one.noise);
+        }
+        return scores;
+    }
+
+    std::unique_ptr<Method> calibrated_by(const model::Calibration& calibration) const override {
+        auto settings = settings_;
+        settings.sensitivity = calibration.sensitivity;
+        settings.thresholds_by_noise = calibration.thresholds_by_noise;
+        return std::make_unique<LevelMethod>(settings);
     }
 
     double setting() const override { return settings_.sensitivity; }
@@ -120,6 +142,7 @@ class LevelMethod final : public Method {
         judged.level_based = true;
         judged.move = std::log(evidence.head) - level;
         judged.noise = stats::quantile(deviations, settings_.noise_quantile);
+        judged.noise_position = stats::grid_position(judged.noise);
         judged.floor = floor;
         judged.smaller_is_better = evidence.smaller_is_better;
         auto& assessment = judged.assessment;

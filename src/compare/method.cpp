@@ -27,6 +27,14 @@ std::vector<Assessment> Method::judge(std::span<const BenchmarkEvidence> suite) 
     return decide(*prepare(suite), setting());
 }
 
+std::vector<double> Method::noise_scores(const PreparedSuite&) const {
+    return {};
+}
+
+std::unique_ptr<Method> Method::calibrated_by(const model::Calibration& calibration) const {
+    return with_setting(calibration.sensitivity);
+}
+
 namespace {
 
 // The seed rule's setting-free part of one suite: each benchmark's typical change.

@@ -62,8 +62,19 @@ class Method {
     virtual std::unique_ptr<PreparedSuite> prepare(
         std::span<const BenchmarkEvidence> suite) const = 0;
 
-    // The assessments of a suite prepared by this method's prepare(), at sensitivity `setting`.
+    // The assessments of a suite prepared by prepare() of this method (or of the method it was
+    // made from by with_setting() or calibrated_by()), at sensitivity `setting`; a level method
+    // with thresholds by noise uses those instead of `setting`.
     virtual std::vector<Assessment> decide(const PreparedSuite& prepared, double setting) const = 0;
+
+    // Move ÷ noise (a regression positive) of each benchmark of `prepared` that is judged by a
+    // noise the method learned: what a budget shared by noise is read from. Empty for a method
+    // that learns no noise, such as seed.
+    virtual std::vector<double> noise_scores(const PreparedSuite& prepared) const;
+
+    // The same method set as `calibration` found: at its sensitivity, and with a ByNoise
+    // calibration's thresholds by noise.
+    virtual std::unique_ptr<Method> calibrated_by(const model::Calibration& calibration) const;
 
     // The sensitivity knob `backtest --budget` sweeps: bigger is stricter (seed: the factor).
     virtual double setting() const = 0;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "stats/budget_share.hpp"
 #include "stats/stats.hpp"
 #include "stats/transient.hpp"
 
@@ -118,6 +119,7 @@ std::optional<CalibrationRule> calibration_rule_of(const model::LevelRuleSetting
     rule.margin = settings.calibration_margin;
     rule.minimum_pull_requests = settings.calibration_minimum;
     rule.conservative_setting = settings.conservative_sensitivity;
+    rule.allocation = settings.allocation;
     return rule;
 }
 
@@ -135,12 +137,13 @@ model::Calibration calibrate(const Method& method, std::span<const ReplayedPullR
     // The past is met with a margin: a setting that just keeps the budget on the pull requests
     // it was chosen on makes more flukes on the next ones (docs/JUDGEMENT.md measures how many).
     const double target = rule.budget * rule.margin;
-    const auto flukes_at = [&](double setting) {
+    const auto flukes_of = [&](const Method& judge) {
         long flukes = 0;
         for (std::size_t i = 0; i < used; ++i)
-            flukes += count_flags(requests[i], method.decide(*prepared[i], setting)).flukes;
+            flukes += count_flags(requests[i], judge.decide(*prepared[i], judge.setting())).flukes;
         return used == 0 ? 0.0 : static_cast<double>(flukes) / static_cast<double>(used);
     };
+    const auto flukes_at = [&](double setting) { return flukes_of(*method.with_setting(setting)); };
     const auto finish = [&](double setting) {
         calibration.source = model::CalibrationSource::Calibrated;
         if (used < rule.minimum_pull_requests) {
@@ -152,8 +155,30 @@ model::Calibration calibrate(const Method& method, std::span<const ReplayedPullR
         return calibration;
     };
     if (used == 0) return finish(rule.conservative_setting);
-    return finish(smallest_setting_within(method.setting_range(), target,
-                                          calibration_bisection_steps, flukes_at));
+    if (rule.allocation != model::BudgetAllocation::ByNoise || used < rule.minimum_pull_requests)
+        return finish(smallest_setting_within(method.setting_range(), target,
+                                              calibration_bisection_steps, flukes_at));
+
+    std::vector<double> scores;
+    for (std::size_t i = 0; i < used; ++i) {
+        const auto more = method.noise_scores(*prepared[i]);
+        scores.insert(scores.end(), more.begin(), more.end());
+    }
+    const stats::BudgetShare share(std::move(scores), shared_budget_sizes);
+    const auto priced = [&](double price) {
+        auto result = calibration;
+        result.source = model::CalibrationSource::Calibrated;
+        result.sensitivity = price;
+        result.thresholds_by_noise = share.thresholds(price);
+        return result;
+    };
+    const auto flukes_at_price = [&](double price) {
+        return flukes_of(*method.calibrated_by(priced(price)));
+    };
+    calibration = priced(smallest_setting_within(shared_budget_prices, target,
+                                                 calibration_bisection_steps, flukes_at_price));
+    calibration.flukes_per_pr = flukes_of(*method.calibrated_by(calibration));
+    return calibration;
 }
 
 std::size_t calibration_runs(const model::MethodChoice& choice) {
@@ -166,7 +191,8 @@ model::Calibration calibrate_choice(const BacktestMatrix& history,
                                     const model::MethodChoice& choice) {
     const auto rule = calibration_rule_of(choice.level);
     if (choice.kind != model::MethodKind::Level || !rule)
-        return {model::CalibrationSource::Fixed, 0, choice.level.sensitivity, 0, 0};
+        return {model::CalibrationSource::Fixed, 0, choice.level.sensitivity, 0, 0,
+                choice.level.thresholds_by_noise};
     const auto method = make_method(choice);
     // Only the latest rule->window pull requests are replayed: those from this run on.
     const auto first_run = history.runs > rule->window + persistence_window + 1
@@ -213,7 +239,10 @@ model::MethodChoice calibrated_on(const model::History& history, const model::Me
 }
 
 model::MethodChoice calibrated(model::MethodChoice choice, const model::Calibration& calibration) {
-    if (choice.kind == model::MethodKind::Level) choice.level.sensitivity = calibration.sensitivity;
+    if (choice.kind == model::MethodKind::Level) {
+        choice.level.sensitivity = calibration.sensitivity;
+        choice.level.thresholds_by_noise = calibration.thresholds_by_noise;
+    }
     return choice;
 }
 

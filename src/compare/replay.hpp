@@ -81,12 +81,22 @@ struct CalibrationRule {
     std::size_t window = 75;
     // The replayed pull requests must stay within budget × margin, so that the next ones, which
     // the setting was not chosen on, stay within the budget.
-    double margin = 0.75;
+    double margin = 0.7;
     // With fewer replayable pull requests than this the calibration is not trusted:
     // the stricter of its answer and `conservative_setting` is used; with none, that setting.
     std::size_t minimum_pull_requests = 20;
     double conservative_setting = 3.0;
+    // ByNoise: the setting calibrated is the price of a fluke, and each benchmark's threshold is
+    // the one that price buys for its noise (stats::BudgetShare, over the scores of the same
+    // pull requests); below minimum_pull_requests the one factor is used, as for OneFactor.
+    model::BudgetAllocation allocation = model::BudgetAllocation::ByNoise;
 };
+
+// The regressions a budget shared by noise buys catches of: 10% and 20%, in log space.
+inline constexpr double shared_budget_sizes[] = {0.09531017980432486, 0.1823215567939546};
+
+// The prices of a fluke, in expected catches, that a budget shared by noise searches.
+inline constexpr std::pair<double, double> shared_budget_prices = {0.1, 1000.0};
 
 // The smallest setting in `range` (0 < first <= second) with flukes_at(setting) <= target: the
 // first point of a log-spaced grid of 24 that keeps it, refined by `bisection_steps` halvings
@@ -101,7 +111,8 @@ std::optional<CalibrationRule> calibration_rule_of(const model::LevelRuleSetting
 // The most sensitive setting of `method` at which the replayed pull requests `prepared` (each
 // prepared by `method`, oldest first; only the last rule.window are used) make at most
 // rule.budget × rule.margin flukes per pull request, found on a log-spaced grid over
-// method.setting_range() refined by bisection; the strictest setting when none keeps the budget.
+// method.setting_range() (ByNoise: over shared_budget_prices) refined by bisection; the
+// strictest setting when none keeps the budget. Judge with method.calibrated_by(the result).
 model::Calibration calibrate(const Method& method, std::span<const ReplayedPullRequest> requests,
                              std::span<const std::unique_ptr<PreparedSuite>> prepared,
                              const CalibrationRule& rule);
@@ -130,7 +141,8 @@ model::MethodChoice calibrated_on(const model::History& history, const model::Me
                                   const std::vector<model::Category>& categories,
                                   bool leave_out_latest = false);
 
-// `choice` with a level method's sensitivity set to the one `calibration` chose.
+// `choice` with a level method's sensitivity (and thresholds by noise) set to what
+// `calibration` chose.
 model::MethodChoice calibrated(model::MethodChoice choice, const model::Calibration& calibration);
 
 }  // namespace benchwatch::compare

@@ -104,6 +104,21 @@ struct SeedRuleSettings {
     int pairs = 30;       // typical change from at most this many most recent pairs
 };
 
+// How a calibration spends the false-alarm budget across the suite.
+enum class BudgetAllocation {
+    // One factor for every benchmark: a head must lie beyond factor × its noise.
+    OneFactor,
+    // A threshold per benchmark chosen by its noise, so that quiet benchmarks catch small
+    // regressions while noisy ones give their share of the budget up (stats/budget_share.hpp).
+    ByNoise,
+};
+
+// "one-factor", "by-noise".
+const char* to_string(BudgetAllocation allocation);
+
+// The allocation whose name is `name`; std::nullopt for any other name.
+std::optional<BudgetAllocation> budget_allocation_named(std::string_view name);
+
 // The settings of the level method (docs/JUDGEMENT.md says how each was chosen).
 struct LevelRuleSettings {
     // A head must lie beyond sensitivity × its benchmark's noise; `backtest --budget` sweeps it.
@@ -117,11 +132,17 @@ struct LevelRuleSettings {
     // that it follows noise that changed over time, and keeps them within budget × margin, so
     // that the pull requests after them stay within the budget.
     std::size_t calibration_window = 75;
-    double calibration_margin = 0.75;
+    double calibration_margin = 0.7;
     // With fewer pull requests to replay the calibration is not trusted: the sensitivity is at
     // least conservative_sensitivity (and that with none at all).
     std::size_t calibration_minimum = 20;
     double conservative_sensitivity = 3.0;
+    // How the calibration shares the budget out; with ByNoise the calibrated sensitivity is the
+    // price of a fluke in catches, and `thresholds_by_noise` what that price bought.
+    BudgetAllocation allocation = BudgetAllocation::ByNoise;
+    // Thresholds (log space) per noise of stats::share_noise_grid(), set by a ByNoise
+    // calibration: a head must lie beyond the one for its noise. Empty: sensitivity × noise.
+    std::vector<double> thresholds_by_noise;
     // The noise: this quantile of the sizes of the benchmark's recent one-run deviations that
     // did not last.
     double noise_quantile = 0.9;
@@ -176,6 +197,8 @@ struct Calibration {
     double sensitivity = 0;    // the setting chosen
     int pull_requests = 0;     // default-branch runs replayed as pull requests
     double flukes_per_pr = 0;  // flukes per replayed pull request at that setting
+    // A ByNoise calibration's thresholds (LevelRuleSettings::thresholds_by_noise); else empty.
+    std::vector<double> thresholds_by_noise;
 };
 
 // Everything a renderer needs to write the pull-request report.

@@ -46,6 +46,16 @@ std::optional<MethodKind> method_kind_named(std::string_view name) {
     return std::nullopt;
 }
 
+const char* to_string(BudgetAllocation allocation) {
+    return allocation == BudgetAllocation::ByNoise ? "by-noise" : "one-factor";
+}
+
+std::optional<BudgetAllocation> budget_allocation_named(std::string_view name) {
+    if (name == "one-factor") return BudgetAllocation::OneFactor;
+    if (name == "by-noise") return BudgetAllocation::ByNoise;
+    return std::nullopt;
+}
+
 const char* to_string(CalibrationSource source) {
     switch (source) {
         case CalibrationSource::Calibrated:

@@ -174,6 +174,7 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
             {"level_runs", settings.level_runs},
             {"minimum_deviations", settings.minimum_deviations},
             {"short_history_factor", settings.short_history_factor},
+            {"budget_allocation", model::to_string(settings.allocation)},
         };
         const auto& calibration = comparison.calibration;
         document["calibration"] = {

@@ -146,6 +146,12 @@ model::CalibrationSource read_calibration_source(const Field& field) {
     field.fail("\"fixed\", \"calibrated\" or \"conservative\"");
 }
 
+model::BudgetAllocation read_budget_allocation(const Field& field) {
+    const auto allocation = model::budget_allocation_named(field.text());
+    if (!allocation) field.fail("\"by-noise\" or \"one-factor\"");
+    return *allocation;
+}
+
 model::Result read_result(const Field& field) {
     model::Result result;
     result.benchmark = field["name"].text();
@@ -267,6 +273,10 @@ model::Comparison read_json(std::string_view text, std::string_view source) {
             static_cast<std::size_t>(level["minimum_deviations"].integer());
         if (level.has("short_history_factor"))
             settings.short_history_factor = level["short_history_factor"].number();
+        // Reports written before budgets were shared by noise spent theirs through one factor.
+        settings.allocation = level.has("budget_allocation")
+                                  ? read_budget_allocation(level["budget_allocation"])
+                                  : model::BudgetAllocation::OneFactor;
     }
     if (root.has("calibration")) {
         const auto calibration = root["calibration"];

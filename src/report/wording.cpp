@@ -262,6 +262,17 @@ std::string calibration_sentence(const model::Calibration& calibration,
         fmt::format("{:g} false alarm{}", calibration.budget, calibration.budget == 1 ? "" : "s");
     switch (calibration.source) {
         case model::CalibrationSource::Calibrated:
+            if (settings.allocation == model::BudgetAllocation::ByNoise)
+                return fmt::format(
+                    " The thresholds share a budget of {} per pull request out by noise: each "
+                    "benchmark's is the one that buys the most catches of 10% and 20% regressions "
+                    "for the flukes it risks, at the price of a fluke at which the default "
+                    "branch's last {} runs, replayed as pull requests, stay within {} of the "
+                    "budget ({:.2f} each on average). Quiet benchmarks so watch for small changes "
+                    "and noisy ones give their share up.",
+                    budget, calibration.pull_requests,
+                    percent_without_trailing_zeros(settings.calibration_margin),
+                    calibration.flukes_per_pr);
             return fmt::format(
                 " That factor was calibrated to a budget of {} per pull request: it is the "
                 "smallest at which the default branch's last {} runs, replayed as pull requests, "
@@ -286,18 +297,22 @@ std::string calibration_sentence(const model::Calibration& calibration,
 std::string level_explanation(const model::Comparison& comparison,
                               const std::vector<std::string>& minimums) {
     const auto& settings = comparison.method.level;
+    const bool by_noise = settings.allocation == model::BudgetAllocation::ByNoise &&
+                          comparison.calibration.source == model::CalibrationSource::Calibrated;
     auto paragraph = fmt::format(
         "Times are the minimum time of every benchmark. Each is compared with its level, the "
         "median of its last {} runs on the default branch up to the baseline (the Baseline "
         "column). A change is unusual when it exceeds both {} the benchmark's noise (the {} "
-        "percentile of its recent one-run deviations that did not last) and a minimum per "
+        "percentile of its recent one-run deviations that did not last){} and a minimum per "
         "category ({}). A benchmark with fewer than {} such deviations (each run after its "
         "first {} gives one, unless it began a step that lasted) is unusual only beyond {} its "
         "largest change between consecutive runs, and inconclusive otherwise. A benchmark "
         "that starts or stops allocating is listed however few the allocations.",
-        settings.level_runs, factor_words(three_digits(settings.sensitivity)),
-        ordinal_percentile(settings.noise_quantile), join(minimums, ", "),
-        settings.minimum_deviations, settings.level_runs,
+        settings.level_runs,
+        by_noise ? std::string("a threshold chosen for")
+                 : factor_words(three_digits(settings.sensitivity)),
+        ordinal_percentile(settings.noise_quantile), by_noise ? ", never below that noise," : "",
+        join(minimums, ", "), settings.minimum_deviations, settings.level_runs,
         factor_words(settings.short_history_factor));
     paragraph += calibration_sentence(comparison.calibration, settings);
     if (comparison.suite_move != 0)

@@ -13,6 +13,7 @@
 
 #include "compare/compare.hpp"
 #include "recording.hpp"
+#include "stats/budget_share.hpp"
 
 namespace benchwatch::compare {
 namespace {
@@ -191,8 +192,12 @@ TEST(CalibrationCache, NothingCalibratedTouchesNoCache) {
 }
 
 TEST(CalibrationText, ReadsBackExactly) {
-    const model::Calibration calibration{model::CalibrationSource::Conservative, 0.1 + 0.2,
-                                         std::nextafter(3.0, 4.0), 17, 1.0 / 3.0};
+    const model::Calibration calibration{model::CalibrationSource::Conservative,
+                                         0.1 + 0.2,
+                                         std::nextafter(3.0, 4.0),
+                                         17,
+                                         1.0 / 3.0,
+                                         {}};
     const auto text = calibration_text(calibration);
     EXPECT_TRUE(text.starts_with(R"({"format":"benchwatch-calibration","version":1,)")) << text;
     const auto parsed = parse_calibration(text);
@@ -202,6 +207,25 @@ TEST(CalibrationText, ReadsBackExactly) {
     EXPECT_EQ(parsed->sensitivity, calibration.sensitivity);
     EXPECT_EQ(parsed->pull_requests, calibration.pull_requests);
     EXPECT_EQ(parsed->flukes_per_pr, calibration.flukes_per_pr);
+    EXPECT_TRUE(parsed->thresholds_by_noise.empty());
+}
+
+TEST(CalibrationText, ReadsThresholdsByNoiseBackExactly) {
+    model::Calibration calibration{model::CalibrationSource::Calibrated, 1, 4.5, 75, 0.7, {}};
+    for (std::size_t i = 0; i < stats::share_noise_grid().size(); ++i)
+        calibration.thresholds_by_noise.push_back(std::log1p(0.01 * static_cast<double>(i + 1)) /
+                                                  3.0);
+    const auto parsed = parse_calibration(calibration_text(calibration));
+    ASSERT_TRUE(parsed);
+    EXPECT_EQ(parsed->thresholds_by_noise, calibration.thresholds_by_noise);
+
+    // A table of another length, or with a threshold that is not a positive number, is no hit.
+    auto shorter = calibration;
+    shorter.thresholds_by_noise.pop_back();
+    EXPECT_FALSE(parse_calibration(calibration_text(shorter)));
+    auto zero = calibration;
+    zero.thresholds_by_noise[5] = 0;
+    EXPECT_FALSE(parse_calibration(calibration_text(zero)));
 }
 
 TEST(CalibrationText, AnythingElseIsRefused) {
@@ -232,7 +256,7 @@ TEST(CalibrationText, AnythingElseIsRefused) {
     };
     for (const auto& text : refused) EXPECT_FALSE(parse_calibration(text)) << text;
     // A sensitivity that is not finite is written as null, so it is never read back.
-    model::Calibration infinite{model::CalibrationSource::Calibrated, 1, 0, 75, 0.5};
+    model::Calibration infinite{model::CalibrationSource::Calibrated, 1, 0, 75, 0.5, {}};
     infinite.sensitivity = std::numeric_limits<double>::infinity();
     EXPECT_FALSE(parse_calibration(calibration_text(infinite)));
 }
@@ -265,7 +289,8 @@ TEST(CalibrationFingerprint, SettingsChangeWithEveryLevelSettingAndCategoryButNo
     prefixed[1].prefixes.push_back("startup/");
     EXPECT_NE(detail::calibration_settings_fingerprint(choice, prefixed), base);
 
-    std::vector<model::MethodChoice> changed(6, choice);
+    std::vector<model::MethodChoice> changed(7, choice);
+    changed[6].level.allocation = model::BudgetAllocation::OneFactor;
     changed[0].level.calibration_window = 50;
     changed[1].level.calibration_margin = 0.5;
     changed[2].level.noise_quantile = 0.8;

@@ -41,13 +41,15 @@ TEST_P(ReadBack, RendersTheApprovedFilesAgain) {
     testing::expect_golden(text.str(), name + ".txt");
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    ApprovedReports, ReadBack,
-    ::testing::Values("unusual_in_two_categories", "nothing_unusual", "environment_changes",
-                      "nearest_ancestor", "no_baseline", "allocation_changes", "added_and_removed",
-                      "hostile_names", "bigger_is_better", "machine_and_warnings",
-                      "machine_changed", "warnings_without_baseline", "level_with_suite_move",
-                      "level_detectable_change", "level_too_noisy", "level_nothing_judged"));
+INSTANTIATE_TEST_SUITE_P(ApprovedReports, ReadBack,
+                         ::testing::Values("unusual_in_two_categories", "nothing_unusual",
+                                           "environment_changes", "nearest_ancestor", "no_baseline",
+                                           "allocation_changes", "added_and_removed",
+                                           "hostile_names", "bigger_is_better",
+                                           "machine_and_warnings", "machine_changed",
+                                           "warnings_without_baseline", "level_with_suite_move",
+                                           "level_one_factor", "level_detectable_change",
+                                           "level_too_noisy", "level_nothing_judged"));
 
 TEST(ReadBack, ShortenedRenderingOfAReadBackReportIsTheApprovedOne) {
     const auto comparison =
@@ -60,7 +62,8 @@ TEST(ReadBack, ShortenedRenderingOfAReadBackReportIsTheApprovedOne) {
 }
 
 // A level report written before the too noisy verdict (no per-category "too_noisy", no
-// "detectable") is read as one in which nothing was too noisy.
+// "detectable") is read as one in which nothing was too noisy; one written before budgets were
+// shared by noise (no "budget_allocation") as spending its budget through one factor.
 TEST(ReadBack, ALevelReportOfAnOlderVersionStillRenders) {
     auto document = nlohmann::json::parse(read_golden("level_with_suite_move.json"));
     document.erase("detectable");
@@ -70,6 +73,12 @@ TEST(ReadBack, ALevelReportOfAnOlderVersionStillRenders) {
     std::ostringstream markdown;
     render_markdown(comparison, markdown);
     testing::expect_golden(markdown.str(), "level_with_suite_move.md");
+
+    auto one_factor = nlohmann::json::parse(read_golden("level_one_factor.json"));
+    one_factor["level_settings"].erase("budget_allocation");
+    std::ostringstream older;
+    render_markdown(read_json(one_factor.dump(2), "older.json"), older);
+    testing::expect_golden(older.str(), "level_one_factor.md");
 }
 
 // Before the units were in the names, "noise_log" was "typical_change" and "threshold_log" was

@@ -289,9 +289,21 @@ model::Comparison level_with_suite_move() {
             {-0.1018, 1, 0, 3},
         });
     comparison.method.kind = model::MethodKind::Level;
-    comparison.method.level.sensitivity = 1.73421;
-    comparison.calibration = {model::CalibrationSource::Calibrated, 1, 1.73421, 75, 0.72};
+    // The price of a fluke a budget shared by noise was calibrated to.
+    comparison.method.level.sensitivity = 2.4;
+    comparison.calibration = {model::CalibrationSource::Calibrated, 1, 2.4, 75, 0.62, {}};
     comparison.suite_move = -0.4;
+    return comparison;
+}
+
+// The level method with one calibrated factor for every benchmark instead of a budget shared by
+// noise, and no move of the suite.
+model::Comparison level_one_factor() {
+    auto comparison = level_with_suite_move();
+    comparison.method.level.allocation = model::BudgetAllocation::OneFactor;
+    comparison.method.level.sensitivity = 1.73421;
+    comparison.calibration = {model::CalibrationSource::Calibrated, 1, 1.73421, 75, 0.66, {}};
+    comparison.suite_move = 0;
     return comparison;
 }
 
@@ -367,7 +379,7 @@ model::Comparison level_nothing_judged() {
     comparison.history_runs = 12;
     // Twelve runs replay two pull requests, under the 20 a calibration needs: the strict factor.
     comparison.method.level.sensitivity = 3;
-    comparison.calibration = {model::CalibrationSource::Conservative, 1, 3, 2, 0.5};
+    comparison.calibration = {model::CalibrationSource::Conservative, 1, 3, 2, 0.5, {}};
     return comparison;
 }
 
@@ -417,6 +429,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Scenario{"machine_changed", machine_changed},
                       Scenario{"warnings_without_baseline", warnings_without_baseline},
                       Scenario{"level_with_suite_move", level_with_suite_move},
+                      Scenario{"level_one_factor", level_one_factor},
                       Scenario{"level_detectable_change", level_detectable_change},
                       Scenario{"level_too_noisy", level_too_noisy},
                       Scenario{"level_nothing_judged", level_nothing_judged}),
