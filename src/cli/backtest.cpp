@@ -278,7 +278,7 @@ Command add_backtest_command(CLI::App& parent) {
     command
         ->add_option("--false-alarms-per-pr", flags->false_alarms_per_pr,
                      "The level method's budget of flukes per pull request, to which each "
-                     "replayed pull request calibrates its sensitivity (default: config, 1)")
+                     "replayed pull request calibrates its thresholds (default: config, 1)")
         ->check(false_alarm_budget);
     command->add_option("--seed", flags->seed,
                         "Seed of the injected benchmarks' choice (default: 1)");

@@ -95,7 +95,7 @@ void add_comparison_flags(CLI::App& command, ComparisonFlags& flags) {
     command
         .add_option("--false-alarms-per-pr", flags.false_alarms_per_pr,
                     "Flukes per pull request the level method may make on the default branch's "
-                    "history; its sensitivity is calibrated to it (default: config, 1)")
+                    "history; its thresholds are calibrated to it (default: config, 1)")
         ->check(false_alarm_budget);
 }
 
