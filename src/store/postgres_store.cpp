@@ -398,10 +398,16 @@ std::string connection_fix(const std::string& message) {
 
 class PostgresStore final : public Store {
   public:
-    // Connects; migrates unless `migrating` is false.
-    PostgresStore(std::string url, bool migrating)
+    // Connects; migrates unless `migrating` is false. With an access other than ReadWrite, a
+    // search path without benchwatch tables is refused rather than given them.
+    PostgresStore(std::string url, bool migrating, Access access = Access::ReadWrite)
         : url_(std::move(url)), shown_url_(without_credentials(url_)) {
         guarded("connecting", [&] { connection_.emplace(url_); });
+        if (access != Access::ReadWrite &&
+            guarded("reading the schema version", [&] { return read_schema_version(); }) == 0)
+            throw StoreError(fmt::format(
+                "no store at {}; record a run first (benchwatch record) or pass --store",
+                shown_url_));
         if (migrating)
             guarded(fmt::format("migrating to schema version {}", kMigrations.size()),
                     [&] { migrate(); });
@@ -425,6 +431,26 @@ class PostgresStore final : public Store {
     std::unordered_map<std::int64_t, std::vector<model::Result>> results(
         std::span<const std::int64_t> run_ids) override {
         return guarded("reading results", [&] { return select_results(run_ids); });
+    }
+
+    std::unordered_map<std::int64_t, std::size_t> result_counts(
+        std::span<const std::int64_t> run_ids) override {
+        return guarded("counting results", [&] {
+            std::unordered_map<std::int64_t, std::size_t> counts;
+            ArrayLiteral ids;
+            for (const std::int64_t id : run_ids) {
+                counts[id] = 0;
+                ids.add(id);
+            }
+            if (run_ids.empty()) return counts;
+            const Rows rows = connection_->query(
+                "SELECT run_id, count(*) FROM results WHERE run_id = ANY($1::bigint[]) "
+                "GROUP BY run_id",
+                {ids.text()});
+            for (int row = 0; row < rows.size(); ++row)
+                counts[rows.integer(row, 0)] = static_cast<std::size_t>(rows.integer(row, 1));
+            return counts;
+        });
     }
 
     std::vector<std::string> projects() override {
@@ -887,8 +913,8 @@ class PostgresStore final : public Store {
 
 }  // namespace
 
-std::unique_ptr<Store> open_postgres_store(const std::string& url) {
-    return std::make_unique<PostgresStore>(url, true);
+std::unique_ptr<Store> open_postgres_store(const std::string& url, Access access) {
+    return std::make_unique<PostgresStore>(url, true, access);
 }
 
 int stored_postgres_schema_version(const std::string& url) {
