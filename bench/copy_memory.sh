@@ -36,11 +36,10 @@ cleanup() {
 trap cleanup EXIT
 "$BENCHWATCH_ROOT/tests/support/postgres-cluster" start "$cluster_dir"
 server_url="$(<"$cluster_dir/url")"
-schemas=0
 
-# Prints the URL of a new, empty schema on the server: a store of its own.
+# Prints the URL of a new, empty schema NAME on the server: a store of its own.
 new_postgres_store() {
-    local schema="copy_$((schemas += 1))"
+    local schema="copy_$1"
     psql --quiet --no-psqlrc --set=ON_ERROR_STOP=1 "$server_url" -c "CREATE SCHEMA $schema" >/dev/null
     printf '%s&options=-csearch_path%%3D%s\n' "$server_url" "$schema"
 }
@@ -61,12 +60,13 @@ printf 'stores: 1 run (%s MB), %d runs (%s MB), %d results each\n' \
     "$(du -m "$work/one.db" | cut -f1)" "$many" "$(du -m "$work/many.db" | cut -f1)" "$results"
 printf '| binary | SQLite → SQLite, 1 run | %d runs | SQLite → PostgreSQL, 1 run | %d runs |\n' "$many" "$many"
 printf '|:--|--:|--:|--:|--:|\n'
-for binary in "${binaries[@]}"; do
+for i in "${!binaries[@]}"; do
+    binary="${binaries[$i]}"
     rm -f "$work"/target-*.db*
     printf '| %s | %s | %s | %s | %s |\n' "$binary" \
         "$(copy_cell "$binary" "$work/one.db" "$work/target-one.db")" \
         "$(copy_cell "$binary" "$work/many.db" "$work/target-many.db")" \
-        "$(copy_cell "$binary" "$work/one.db" "$(new_postgres_store)")" \
-        "$(copy_cell "$binary" "$work/many.db" "$(new_postgres_store)")"
+        "$(copy_cell "$binary" "$work/one.db" "$(new_postgres_store "one_$i")")" \
+        "$(copy_cell "$binary" "$work/many.db" "$(new_postgres_store "many_$i")")"
 done
 printf 'load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
