@@ -232,7 +232,8 @@ int run_backtest(const BacktestFlags& flags) {
     }
 
     const auto source = resolve_history_source(flags.common, flags.default_branch, context);
-    const auto store = store::open_store(resolve_store(flags.common, context));
+    const auto store =
+        store::open_store(resolve_store(flags.common, context), store::Access::ReadOnly);
     const auto* repository = context.repository ? &*context.repository : nullptr;
     const auto history =
         compare::history(*store, repository, source, "", 0, context.config.settings);

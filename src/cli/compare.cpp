@@ -109,7 +109,8 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
     options.categories = context.config.categories;
     options.history_url = resolve_history_url(flags.history_url, options.source.project, context);
 
-    const auto store = store::open_store(resolve_store(flags.common, context));
+    const auto store =
+        store::open_store(resolve_store(flags.common, context), store::Access::ReadCache);
     const auto* repository = context.repository ? &*context.repository : nullptr;
     return compare::compare(*store, repository, options);
 }

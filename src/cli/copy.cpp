@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "cli/commands.hpp"
@@ -36,12 +37,13 @@ RunKey key_of(const model::Run& run) {
     return {run.project, run.machine, run.commit, run.content_hash};
 }
 
-// Results loaded and written per transaction; a batch holds at least one run and at most
-// kMaxRunsPerBatch. 50,000 results are about 9 MB in memory and one PostgreSQL transaction of
-// roughly a second.
+// Results loaded and written per transaction: a batch is the next runs whose stored results
+// number at most kResultsPerBatch together, at least one run (a bigger run is a batch of its own)
+// and at most kMaxRunsPerBatch. 50,000 results are about 9 MB in memory and one PostgreSQL
+// transaction of roughly a second; copy's memory is that of its biggest batch, whatever the
+// number of runs.
 constexpr std::size_t kResultsPerBatch = 50'000;
 constexpr std::size_t kMaxRunsPerBatch = 200;
-constexpr std::size_t kFirstBatchRuns = 10;
 
 // "1,000,000": digits grouped by three, whatever the locale.
 std::string with_thousands(std::size_t count) {
@@ -96,30 +98,43 @@ struct CopyTally {
     std::size_t renumbered = 0;       // copied with another attempt number than in the source
 };
 
-// Loads the results of `batch` from `source`, stores the runs in `target` in one transaction and
-// drops the results again; returns how many results the batch had.
-std::size_t copy_batch(store::Store& source, store::Store& target, std::span<model::Run> batch,
-                       CopyTally& tally) {
+// How many of the runs at the start of `runs` make the next batch, from their result counts.
+std::size_t next_batch_size(std::span<const model::Run> runs,
+                            const std::unordered_map<std::int64_t, std::size_t>& result_counts) {
+    std::size_t size = 0;
+    std::size_t results = 0;
+    for (const model::Run& run : runs.first(std::min(kMaxRunsPerBatch, runs.size()))) {
+        const auto found = result_counts.find(run.id);
+        const std::size_t count = found == result_counts.end() ? 0 : found->second;
+        if (size > 0 && results + count > kResultsPerBatch) break;
+        results += count;
+        ++size;
+    }
+    return size;
+}
+
+// Loads the results of `batch` from `source` into copies of its runs and stores them in `target`
+// in one transaction. The copies, results and all, are freed on return: the runs still to copy
+// hold no results, so memory does not grow with the history.
+void copy_batch(store::Store& source, store::Store& target, std::span<const model::Run> batch,
+                CopyTally& tally) {
     std::vector<std::int64_t> ids;
     for (const model::Run& run : batch) ids.push_back(run.id);
-    auto results = source.results(ids);
-    std::size_t batch_results = 0;
-    for (model::Run& run : batch) {
-        run.results = std::move(results.at(run.id));
-        batch_results += run.results.size();
+    std::vector<model::Run> loaded(batch.begin(), batch.end());
+    {
+        auto results = source.results(ids);
+        for (model::Run& run : loaded) run.results = std::move(results.at(run.id));
     }
-    const std::vector<store::RecordOutcome> outcomes = target.record_all(batch);
-    for (std::size_t i = 0; i < batch.size(); ++i) {
+    const std::vector<store::RecordOutcome> outcomes = target.record_all(loaded);
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
         if (!outcomes[i].inserted) {
             ++tally.found_in_target;
             continue;
         }
         ++tally.copied_runs;
-        tally.copied_results += batch[i].results.size();
-        if (outcomes[i].attempt != batch[i].attempt) ++tally.renumbered;
+        tally.copied_results += loaded[i].results.size();
+        if (outcomes[i].attempt != loaded[i].attempt) ++tally.renumbered;
     }
-    for (model::Run& run : batch) run.results = {};
-    return batch_results;
 }
 
 // "cuda/gpu-1 3f2a9c01d4e5": what the progress line shows for a run.
@@ -139,7 +154,7 @@ int run_copy(const CopyFlags& flags) {
     if (store::stored_schema_version(flags.from) == 0)
         throw UsageError(
             fmt::format("store {} holds no benchwatch history; check --from", shown_from));
-    const auto source = store::open_store(flags.from);
+    const auto source = store::open_store(flags.from, store::Access::ReadOnly);
     // Refused before opening: opening a SQLite file switches it to WAL mode before the store
     // reads its version, which would change the file.
     if (const int version = store::stored_schema_version(flags.to);
@@ -160,14 +175,17 @@ int run_copy(const CopyFlags& flags) {
         progress.emplace(std::cerr, report::ProgressMode::Terminal, runs.size(),
                          report::steady_seconds, report::terminal_columns(STDERR_FILENO));
 
+    std::vector<std::int64_t> ids;
+    for (const model::Run& run : runs) ids.push_back(run.id);
+    const auto result_counts = source->result_counts(ids);
+
     // Oldest first, so that the target counts the same attempt numbers as the source did.
     CopyTally tally;
-    std::size_t batch_runs = kFirstBatchRuns;
     for (std::size_t first = 0; first < runs.size();) {
-        const std::span<model::Run> batch(runs.begin() + static_cast<std::ptrdiff_t>(first),
-                                          std::min(batch_runs, runs.size() - first));
+        const std::span<const model::Run> rest = std::span<const model::Run>(runs).subspan(first);
+        const std::span<const model::Run> batch = rest.first(next_batch_size(rest, result_counts));
         if (progress) progress->start(progress_label(batch.front()));
-        const std::size_t batch_results = copy_batch(*source, *target, batch, tally);
+        copy_batch(*source, *target, batch, tally);
         if (progress) {
             progress->complete();
             for (const model::Run& run : batch.subspan(1)) {
@@ -176,9 +194,6 @@ int run_copy(const CopyFlags& flags) {
             }
         }
         first += batch.size();
-        const std::size_t results_per_run = std::max<std::size_t>(1, batch_results / batch.size());
-        batch_runs =
-            std::clamp<std::size_t>(kResultsPerBatch / results_per_run, 1, kMaxRunsPerBatch);
     }
     if (progress) progress->finish();
 

@@ -38,7 +38,8 @@ int run_history(const HistoryFlags& flags) {
     const auto context = Context::discover(flags.common.repo);
     const auto source = resolve_history_source(flags.common, flags.default_branch, context);
 
-    const auto store = store::open_store(resolve_store(flags.common, context));
+    const auto store =
+        store::open_store(resolve_store(flags.common, context), store::Access::ReadOnly);
     const auto* repository = context.repository ? &*context.repository : nullptr;
     if (flags.changes) {
         // Steps are found in the whole history unless --limit says otherwise. A step must exceed

@@ -34,7 +34,7 @@ struct Endpoints {
     store::RunFilter filter;
 };
 
-Endpoints open_endpoints(const HistoryBranchFlags& flags) {
+Endpoints open_endpoints(const HistoryBranchFlags& flags, store::Access access) {
     const auto context = Context::discover(flags.repo);
     if (!context.repository)
         throw UsageError(fmt::format(
@@ -42,7 +42,7 @@ Endpoints open_endpoints(const HistoryBranchFlags& flags) {
             "that holds the branch, or pass --repo DIR",
             flags.repo.empty() ? context.working_directory.string() : flags.repo));
     CommonFlags common{.store = flags.store, .project = {}, .machine = {}, .repo = flags.repo};
-    return {store::open_store(resolve_store(common, context)),
+    return {store::open_store(resolve_store(common, context), access),
             vcs::FileBranch(*context.repository, flags.remote, flags.branch),
             store::RunFilter{
                 .project = flags.project, .machine = flags.machine, .branch = {}, .commits = {}}};
@@ -65,7 +65,7 @@ bool is_of_machine(const std::string& path, const std::string& machine) {
 }
 
 int pull(const HistoryBranchFlags& flags) {
-    auto endpoints = open_endpoints(flags);
+    auto endpoints = open_endpoints(flags, store::Access::ReadWrite);
     const auto& branch = endpoints.branch;
     const auto tip = branch.fetch();
     if (!tip) {
@@ -115,7 +115,7 @@ int pull(const HistoryBranchFlags& flags) {
 }
 
 int push(const HistoryBranchFlags& flags) {
-    auto endpoints = open_endpoints(flags);
+    auto endpoints = open_endpoints(flags, store::Access::ReadOnly);
     auto& store = *endpoints.store;
     const auto local_runs = store.list_runs(endpoints.filter);
     if (local_runs.empty()) {

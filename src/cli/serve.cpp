@@ -129,7 +129,10 @@ int run_serve(const ServeFlags& flags) {
     const serve::DashboardOptions options =
         resolve_dashboard_options(flags.default_branch, context);
     const std::string store_url = resolve_store(flags.common, context);
-    const auto store = store::open_store(store_url);
+    // Without uploads the store is only read (and its calibration cache kept where it may be
+    // written); with them the server records into it, creating it when missing.
+    const auto store = store::open_store(
+        store_url, flags.allow_upload ? store::Access::ReadWrite : store::Access::ReadCache);
     check_project(*store, flags, store_url);
     const auto uploads = upload_receiver(flags, store_url);
     const auto* repository = context.repository ? &*context.repository : nullptr;

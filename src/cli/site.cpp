@@ -23,7 +23,8 @@ int run_site(const SiteFlags& flags) {
     const auto context = Context::discover(flags.common.repo);
     const serve::DashboardOptions options =
         resolve_dashboard_options(flags.default_branch, context);
-    const auto store = store::open_store(resolve_store(flags.common, context));
+    const auto store =
+        store::open_store(resolve_store(flags.common, context), store::Access::ReadOnly);
     const auto* repository = context.repository ? &*context.repository : nullptr;
     const serve::Dashboard dashboard = serve::load_dashboard(*store, repository, options);
     if (dashboard.projects.empty())

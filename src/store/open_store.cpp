@@ -38,9 +38,10 @@ std::pair<Backend, std::string> backend_of(const std::string& url) {
 
 }  // namespace
 
-std::unique_ptr<Store> open_store(const std::string& url) {
+std::unique_ptr<Store> open_store(const std::string& url, Access access) {
     const auto [backend, location] = backend_of(url);
-    return backend == Backend::Sqlite ? open_sqlite_store(location) : open_postgres_store(location);
+    return backend == Backend::Sqlite ? open_sqlite_store(location, kDefaultBusyTimeout, access)
+                                      : open_postgres_store(location, access);
 }
 
 int stored_schema_version(const std::string& url) {

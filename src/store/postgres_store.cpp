@@ -125,6 +125,11 @@ constexpr std::int64_t kMigrationLock = 0x62656e6368776174;
 // How often a transaction that lost a deadlock or serialization race is tried again.
 constexpr int kAttemptsPerTransaction = 5;
 
+// Results sent per pair of statements. A run's results go as arrays of text, held three times
+// over while a statement is sent (built, as parameters, in libpq's message): about 8 MB for
+// 10,000 results, where a run of 200,000 sent whole took over 150 MB.
+constexpr std::size_t kResultsPerStatement = 10'000;
+
 // SQLSTATEs this file reacts to; "08…" is the connection class.
 constexpr std::string_view kInsufficientPrivilege = "42501";
 constexpr std::string_view kSerializationFailure = "40001";
@@ -398,10 +403,16 @@ std::string connection_fix(const std::string& message) {
 
 class PostgresStore final : public Store {
   public:
-    // Connects; migrates unless `migrating` is false.
-    PostgresStore(std::string url, bool migrating)
+    // Connects; migrates unless `migrating` is false. With an access other than ReadWrite, a
+    // search path without benchwatch tables is refused rather than given them.
+    PostgresStore(std::string url, bool migrating, Access access = Access::ReadWrite)
         : url_(std::move(url)), shown_url_(without_credentials(url_)) {
         guarded("connecting", [&] { connection_.emplace(url_); });
+        if (access != Access::ReadWrite &&
+            guarded("reading the schema version", [&] { return read_schema_version(); }) == 0)
+            throw StoreError(fmt::format(
+                "no store at {}; record a run first (benchwatch record) or pass --store",
+                shown_url_));
         if (migrating)
             guarded(fmt::format("migrating to schema version {}", kMigrations.size()),
                     [&] { migrate(); });
@@ -425,6 +436,26 @@ class PostgresStore final : public Store {
     std::unordered_map<std::int64_t, std::vector<model::Result>> results(
         std::span<const std::int64_t> run_ids) override {
         return guarded("reading results", [&] { return select_results(run_ids); });
+    }
+
+    std::unordered_map<std::int64_t, std::size_t> result_counts(
+        std::span<const std::int64_t> run_ids) override {
+        return guarded("counting results", [&] {
+            std::unordered_map<std::int64_t, std::size_t> counts;
+            ArrayLiteral ids;
+            for (const std::int64_t id : run_ids) {
+                counts[id] = 0;
+                ids.add(id);
+            }
+            if (run_ids.empty()) return counts;
+            const Rows rows = connection_->query(
+                "SELECT run_id, count(*) FROM results WHERE run_id = ANY($1::bigint[]) "
+                "GROUP BY run_id",
+                {ids.text()});
+            for (int row = 0; row < rows.size(); ++row)
+                counts[rows.integer(row, 0)] = static_cast<std::size_t>(rows.integer(row, 1));
+            return counts;
+        });
     }
 
     std::vector<std::string> projects() override {
@@ -641,14 +672,33 @@ class PostgresStore final : public Store {
                              static_cast<int>(existing.integer(0, 1))};
     }
 
-    // Two statements whatever the number of results: the new benchmark names (in one order for
-    // every recorder, so that two runs adding the same names wait for each other instead of
-    // deadlocking), then every result joined with its benchmark's id.
+    // Two statements per kResultsPerStatement results: the new benchmark names, then those
+    // results joined with their benchmarks' ids. The names go in in one order, bytewise
+    // (COLLATE "C" on the server) for every recorder and across a run's statements, so that two
+    // runs adding the same names wait for each other instead of deadlocking.
     void insert_results(const model::Run& run, const std::string& run_id) {
-        if (run.results.empty()) return;
+        std::vector<const model::Result*> ordered;
+        ordered.reserve(run.results.size());
+        for (const model::Result& result : run.results) ordered.push_back(&result);
+        std::sort(ordered.begin(), ordered.end(), [](const model::Result* a, const model::Result* b) {
+            return std::tuple(std::string_view(a->benchmark), std::string_view(a->metric),
+                              std::string_view(a->unit), std::string_view(model::to_string(a->direction))) <
+                   std::tuple(std::string_view(b->benchmark), std::string_view(b->metric),
+                              std::string_view(b->unit), std::string_view(model::to_string(b->direction)));
+        });
+        for (std::size_t start = 0; start < ordered.size(); start += kResultsPerStatement)
+            insert_result_slice(
+                run, run_id,
+                std::span<const model::Result* const>(ordered).subspan(
+                    start, std::min(kResultsPerStatement, ordered.size() - start)));
+    }
+
+    void insert_result_slice(const model::Run& run, const std::string& run_id,
+                             std::span<const model::Result* const> slice) {
         ArrayLiteral names, metrics, units, directions, values, allocations, memory, sample_counts,
             medians, means, deviations, user_times, system_times, gc_times;
-        for (const model::Result& result : run.results) {
+        for (const model::Result* each : slice) {
+            const model::Result& result = *each;
             names.add(result.benchmark);
             metrics.add(result.metric);
             units.add(result.unit);
@@ -667,10 +717,11 @@ class PostgresStore final : public Store {
         }
         connection_->query(
             "INSERT INTO benchmarks (project, name, metric, unit, direction) "
-            "SELECT DISTINCT $1::text, name, metric, unit, direction "
-            "FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) "
-            "AS b(name, metric, unit, direction) "
-            "ORDER BY 2, 3, 4, 5 ON CONFLICT DO NOTHING",
+            "SELECT $1::text, name, metric, unit, direction FROM (SELECT DISTINCT name, metric, "
+            "unit, direction FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) "
+            "AS b(name, metric, unit, direction)) AS d ORDER BY name COLLATE \"C\", "
+            "metric COLLATE \"C\", unit COLLATE \"C\", direction COLLATE \"C\" "
+            "ON CONFLICT DO NOTHING",
             {run.project, names.text(), metrics.text(), units.text(), directions.text()});
         const Rows added = connection_->query(
             "INSERT INTO results (run_id, benchmark_id, value, allocations, memory, sample_count, "
@@ -688,9 +739,9 @@ class PostgresStore final : public Store {
              values.text(), allocations.text(), memory.text(), sample_counts.text(), medians.text(),
              means.text(), deviations.text(), user_times.text(), system_times.text(),
              gc_times.text()});
-        if (added.changed() != static_cast<std::int64_t>(run.results.size()))
+        if (added.changed() != static_cast<std::int64_t>(slice.size()))
             throw PgFailure(kDataCorrupted, fmt::format("{} of {} results found their benchmark",
-                                                        added.changed(), run.results.size()));
+                                                        added.changed(), slice.size()));
     }
 
     std::vector<model::Run> select_runs(const RunFilter& filter) {
@@ -887,8 +938,8 @@ class PostgresStore final : public Store {
 
 }  // namespace
 
-std::unique_ptr<Store> open_postgres_store(const std::string& url) {
-    return std::make_unique<PostgresStore>(url, true);
+std::unique_ptr<Store> open_postgres_store(const std::string& url, Access access) {
+    return std::make_unique<PostgresStore>(url, true, access);
 }
 
 int stored_postgres_schema_version(const std::string& url) {

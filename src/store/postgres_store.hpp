@@ -13,8 +13,11 @@ namespace benchwatch::store {
 // store to current_schema_version() in one transaction under an advisory lock, so that any number
 // of processes may open a new store at once. Throws StoreError naming the URL without its
 // password when the server is unreachable, authentication fails, the database is missing, the
-// user may not create the tables, or the schema is newer than this build's.
-std::unique_ptr<Store> open_postgres_store(const std::string& url);
+// user may not create the tables, or the schema is newer than this build's. With an access other
+// than Access::ReadWrite, a search path without benchwatch tables is a StoreError instead of
+// being given them.
+std::unique_ptr<Store> open_postgres_store(const std::string& url,
+                                           Access access = Access::ReadWrite);
 
 // The schema version of the PostgreSQL store at `url` as it is (0 when it has no benchwatch
 // tables), changing nothing. Throws StoreError as open_postgres_store() does.

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -133,9 +135,10 @@ class SqliteFailure : public std::runtime_error {
 // An open database handle; closes it on destruction.
 class Connection {
   public:
-    explicit Connection(const std::string& path) {
-        const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-        const int code = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+    // Opens `path` (a file: URI when `flags` has SQLITE_OPEN_URI) with `flags` and
+    // SQLITE_OPEN_NOMUTEX.
+    Connection(const std::string& path, int flags) {
+        const int code = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
         if (code != SQLITE_OK) {
             SqliteFailure failure(code, db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(code));
             sqlite3_close_v2(db_);
@@ -272,6 +275,35 @@ void for_each_batch(const std::vector<T>& values, Body&& body) {
     }
 }
 
+// "file:/a/b%20c.db?mode=ro": `path` made absolute as a SQLite URI, every byte but letters,
+// digits and "/-._~" percent-encoded, followed by `query`.
+std::string file_uri(const std::string& path, std::string_view query) {
+    std::string uri = "file:";
+    for (const char c : std::filesystem::absolute(path).string()) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (std::isalnum(byte) || std::string_view("/-._~").find(c) != std::string_view::npos)
+            uri += c;
+        else
+            uri += fmt::format("%{:02X}", byte);
+    }
+    return uri.append("?").append(query);
+}
+
+// Whether this process may write `path` and create files beside it (SQLite's journal and
+// shared-memory files).
+bool may_write(const std::string& path) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    return ::access(path.c_str(), W_OK) == 0 &&
+           ::access(parent.empty() ? "." : parent.c_str(), W_OK) == 0;
+}
+
+// Whether a write-ahead log with content lies beside `path`: writes not yet in the file itself.
+bool has_pending_log(const std::string& path) {
+    std::error_code error;
+    const auto size = std::filesystem::file_size(path + "-wal", error);
+    return !error && size > 0;
+}
+
 template <class T>
 std::vector<T> sorted_unique(std::vector<T> values) {
     std::sort(values.begin(), values.end());
@@ -281,16 +313,36 @@ std::vector<T> sorted_unique(std::vector<T> values) {
 
 class SqliteStore final : public Store {
   public:
-    SqliteStore(std::string path, std::chrono::milliseconds busy_timeout)
+    SqliteStore(std::string path, std::chrono::milliseconds busy_timeout, Access access)
         : path_(std::move(path)), busy_timeout_(busy_timeout) {
-        create_parent_directory();
-        guarded("opening", [&] {
-            connection_.emplace(path_);
-            sqlite3_busy_timeout(connection_->handle(), static_cast<int>(busy_timeout_.count()));
-            retrying_while_busy([&] { configure(); });
-        });
-        guarded(fmt::format("migrating to schema version {}", kMigrations.size()),
-                [&] { retrying_while_busy([&] { migrate(); }); });
+        if (access == Access::ReadWrite) {
+            create_parent_directory();
+            open_for_writing(SQLITE_OPEN_CREATE);
+            return;
+        }
+        std::error_code error;
+        if (!std::filesystem::exists(path_, error))
+            throw StoreError(fmt::format(
+                "no store at {}; record a run first (benchwatch record) or pass --store", path_));
+        const int version = open_read_only();
+        refuse_empty(version);
+        const bool writable = may_write(path_);
+        if (access == Access::ReadCache && writable) {
+            connection_.reset();
+            open_for_writing(0);
+            return;
+        }
+        if (version == static_cast<int>(kMigrations.size())) return;
+        if (!writable)
+            throw StoreError(fmt::format(
+                "store {} has schema version {}, older than this benchwatch ({}), and cannot be "
+                "migrated here: it is read-only; run benchwatch migrate --store {} as a user who "
+                "may write it",
+                path_, version, kMigrations.size(), path_));
+        connection_.reset();
+        open_for_writing(0);
+        connection_.reset();
+        open_read_only();
     }
 
     RecordOutcome record(const model::Run& run) override {
@@ -325,6 +377,29 @@ class SqliteStore final : public Store {
     std::unordered_map<std::int64_t, std::vector<model::Result>> results(
         std::span<const std::int64_t> run_ids) override {
         return guarded("reading results", [&] { return select_results(run_ids); });
+    }
+
+    std::unordered_map<std::int64_t, std::size_t> result_counts(
+        std::span<const std::int64_t> run_ids) override {
+        return guarded("counting results", [&] {
+            const std::vector<std::int64_t> ids =
+                sorted_unique(std::vector<std::int64_t>(run_ids.begin(), run_ids.end()));
+            std::unordered_map<std::int64_t, std::size_t> counts;
+            for (const std::int64_t id : ids) counts[id] = 0;
+            Transaction snapshot(*connection_, Transaction::Kind::Read);
+            for_each_batch(ids, [&](std::span<const std::int64_t> batch) {
+                Statement select(*connection_,
+                                 fmt::format("SELECT run_id, count(*) FROM results WHERE run_id "
+                                             "IN ({}) GROUP BY run_id",
+                                             parameter_list(1, batch.size())));
+                for (std::size_t i = 0; i < batch.size(); ++i)
+                    select.bind_integer(1 + static_cast<int>(i), batch[i]);
+                while (select.step())
+                    counts[select.integer(0)] = static_cast<std::size_t>(select.integer(1));
+            });
+            snapshot.commit();
+            return counts;
+        });
     }
 
     std::vector<std::string> projects() override {
@@ -401,6 +476,58 @@ class SqliteStore final : public Store {
     }
 
   private:
+    // Opens the file for reading and writing (`create`: SQLITE_OPEN_CREATE or 0), in WAL mode,
+    // and migrates it.
+    void open_for_writing(int create) {
+        guarded("opening", [&] {
+            connection_.emplace(path_, SQLITE_OPEN_READWRITE | create);
+            sqlite3_busy_timeout(connection_->handle(), static_cast<int>(busy_timeout_.count()));
+            retrying_while_busy([&] { configure(); });
+        });
+        guarded(fmt::format("migrating to schema version {}", kMigrations.size()),
+                [&] { retrying_while_busy([&] { migrate(); }); });
+    }
+
+    // Opens the existing file read-only and returns its schema version, refusing a newer one.
+    // SQLite reads a WAL-mode file only where it can make the shared-memory file beside it; in
+    // a folder it may not write, the file is read as immutable when no log is pending, which
+    // is then also true of every other process.
+    int open_read_only() {
+        const auto open_with = [&](std::string_view query) {
+            connection_.emplace(file_uri(path_, query), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+            sqlite3_busy_timeout(connection_->handle(), static_cast<int>(busy_timeout_.count()));
+            int version = 0;
+            retrying_while_busy([&] { version = read_schema_version(); });
+            return version;
+        };
+        return guarded("opening read-only", [&] {
+            int version = 0;
+            try {
+                version = open_with("mode=ro");
+            } catch (const SqliteFailure& failure) {
+                const bool cannot_share = failure.primary_code() == SQLITE_READONLY ||
+                                          failure.primary_code() == SQLITE_CANTOPEN;
+                if (!cannot_share) throw;
+                if (has_pending_log(path_))
+                    throw StoreError(fmt::format(
+                        "store {}: opening read-only: its write-ahead log {}-wal holds writes "
+                        "that can be read only where its folder may be written; run benchwatch "
+                        "migrate --store {} there once, which moves them into the file",
+                        path_, path_, path_));
+                version = open_with("mode=ro&immutable=1");
+            }
+            refuse_newer_schema(version);
+            return version;
+        });
+    }
+
+    // A reading command on a file that is not (yet) a benchwatch store.
+    void refuse_empty(int version) const {
+        if (version == 0)
+            throw StoreError(fmt::format(
+                "no store at {}; record a run first (benchwatch record) or pass --store", path_));
+    }
+
     // Sets the connection's busy timeout to `wait` while it lives, then back to the store's.
     class ShortBusyTimeout {
       public:
@@ -881,8 +1008,8 @@ int current_schema_version() {
 }
 
 std::unique_ptr<Store> open_sqlite_store(const std::string& path,
-                                         std::chrono::milliseconds busy_timeout) {
-    return std::make_unique<SqliteStore>(path, busy_timeout);
+                                         std::chrono::milliseconds busy_timeout, Access access) {
+    return std::make_unique<SqliteStore>(path, busy_timeout, access);
 }
 
 int stored_sqlite_schema_version(const std::string& path) {

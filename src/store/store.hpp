@@ -75,6 +75,11 @@ public:
     virtual std::unordered_map<std::int64_t, std::vector<model::Result>> results(
         std::span<const std::int64_t> run_ids) = 0;
 
+    // How many results each of the given runs has, keyed by run id, without loading them: what
+    // lets a reader of many runs load them in batches of a bounded number of results.
+    virtual std::unordered_map<std::int64_t, std::size_t> result_counts(
+        std::span<const std::int64_t> run_ids) = 0;
+
     // Names of all projects with at least one run, sorted.
     virtual std::vector<std::string> projects() = 0;
 
@@ -96,10 +101,25 @@ public:
     virtual void cache_calibration(const CalibrationKey& key, const std::string& value) = 0;
 };
 
-// Opens (creating if needed, and migrating to the current schema) the store at `url`: a path,
-// "sqlite:PATH", or a PostgreSQL URL ("postgres://…", "postgresql://…"). Throws StoreError when
-// it cannot be opened or the URL's scheme is unsupported.
-std::unique_ptr<Store> open_store(const std::string& url);
+// What a command does with the store it opens.
+enum class Access {
+    // record, run, import, copy's target: the store is created when missing and migrated.
+    ReadWrite,
+    // history, serve without uploads, site, backtest, copy's source: the store must exist and is
+    // opened read-only, so that a file or folder the user may only read works; an older schema
+    // is migrated only when the store can be written, and is an error otherwise.
+    ReadOnly,
+    // compare: as ReadOnly, but opened for writing when the store can be written, so that the
+    // calibration cache is kept where it can be (cache_calibration() throws where it cannot).
+    ReadCache,
+};
+
+// Opens the store at `url`: a path, "sqlite:PATH", or a PostgreSQL URL ("postgres://…",
+// "postgresql://…"). With Access::ReadWrite it is created if needed and migrated to the current
+// schema; otherwise a store that does not exist (no SQLite file, or no benchwatch tables) is a
+// StoreError: "no store at PATH; record a run first (benchwatch record) or pass --store".
+// Throws StoreError when it cannot be opened or the URL's scheme is unsupported.
+std::unique_ptr<Store> open_store(const std::string& url, Access access = Access::ReadWrite);
 
 // The schema version this build creates and migrates to, the same for every backend.
 int current_schema_version();

@@ -62,6 +62,16 @@ class MemoryStore : public store::Store {
         return found;
     }
 
+    std::unordered_map<std::int64_t, std::size_t> result_counts(
+        std::span<const std::int64_t> run_ids) override {
+        std::unordered_map<std::int64_t, std::size_t> counts;
+        for (const auto id : run_ids)
+            counts[id] = id >= 1 && id <= static_cast<std::int64_t>(runs_.size())
+                             ? runs_[static_cast<std::size_t>(id - 1)].results.size()
+                             : 0;
+        return counts;
+    }
+
     std::vector<std::string> projects() override {
         std::set<std::string> names;
         for (const auto& run : runs_) names.insert(run.project);

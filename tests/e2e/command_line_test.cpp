@@ -274,9 +274,8 @@ TEST_F(CommandLineTest, ServeRefusesAProjectTheStoreDoesNotHave) {
         serve_expecting_exit({"--store", store_, "--project", "nosuch", "--listen", "127.0.0.1:0"});
     ASSERT_FALSE(output.timed_out) << output.timeout_message;
     EXPECT_EQ(output.exit_code, 2);
-    EXPECT_EQ(output.err, "error: --project 'nosuch': the store " +
-                              store::without_credentials(store_) +
-                              " holds no runs yet; record runs first, or leave --project out\n");
+    EXPECT_EQ(output.err, "error: no store at " + store::without_credentials(store_) +
+                              "; record a run first (benchwatch record) or pass --store\n");
 
     ASSERT_EQ(record("c0", "main").exit_code, 0);
     output = serve_expecting_exit(

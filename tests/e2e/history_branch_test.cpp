@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "store/store.hpp"
+#include "store/store_url.hpp"
 #include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
@@ -210,10 +211,11 @@ TEST_F(HistoryBranchTest, TheFirstPullBeforeAnyPushSaysSoAndSucceeds) {
     EXPECT_EQ(pulled.err, "");
 }
 
-TEST_F(HistoryBranchTest, PushingAnEmptyStoreCreatesNoBranch) {
-    const auto pushed = history_branch(a_, "push", "a");
-    EXPECT_EQ(pushed.exit_code, 0) << pushed.err;
-    EXPECT_EQ(pushed.out, "nothing to push: the store has no runs\n");
+TEST_F(HistoryBranchTest, PushingAMissingOrEmptyStoreCreatesNoBranch) {
+    const auto missing = history_branch(a_, "push", "a");
+    EXPECT_EQ(missing.exit_code, 2);
+    EXPECT_EQ(missing.err, "error: no store at " + store::without_credentials(store_of("a")) +
+                               "; record a run first (benchwatch record) or pass --store\n");
     record(a_, "a", 100);
     EXPECT_EQ(history_branch(a_, "push", "a", {"--project", "other"}).out,
               "nothing to push: the store has no runs of project 'other'\n");
