@@ -49,10 +49,10 @@ BudgetShare::BudgetShare(std::vector<double> scores, std::span<const double> siz
     if (scores.empty()) return;
     has_scores_ = true;
     std::sort(scores.begin(), scores.end());
-    std::vector<double> sizes_of(scores.size());
-    std::transform(scores.begin(), scores.end(), sizes_of.begin(),
+    std::vector<double> magnitudes(scores.size());
+    std::transform(scores.begin(), scores.end(), magnitudes.begin(),
                    [](double score) { return std::abs(score); });
-    std::sort(sizes_of.begin(), sizes_of.end());
+    std::sort(magnitudes.begin(), magnitudes.end());
     const auto& noises = noise_grid();
     const auto& thresholds = threshold_grid();
     for (std::size_t n = 0; n < kNoises; ++n) {
@@ -63,7 +63,7 @@ BudgetShare::BudgetShare(std::vector<double> scores, std::span<const double> siz
             for (const double size : sizes)
                 caught += share_above(scores, (threshold - size) / noise);
             catch_[n * kThresholds + t] = caught;
-            fluke_[n * kThresholds + t] = share_above(sizes_of, threshold / noise);
+            fluke_[n * kThresholds + t] = share_above(magnitudes, threshold / noise);
         }
     }
 }
