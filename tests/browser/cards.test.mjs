@@ -86,10 +86,22 @@ async function cards(page) {
 // The labels uPlot drew on the value axis of the named benchmark's small chart.
 async function axisLabelsOf(page, name) {
   await page.locator(`[data-benchmark-name="${name}"] canvas`).waitFor();
-  return page.evaluate((wanted) => {
-    const card = currentView.cards.find((c) => c.benchmark.name === wanted);
-    return card.plot.axes[1]._values;
-  }, name);
+  // The plot labels its axis once it has laid out its data, which a loaded machine can delay
+  // past the canvas' appearance: the labels are taken once two reads 100 ms apart agree.
+  let previous = null;
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const labels = await page.evaluate((wanted) => {
+      const card = currentView.cards.find((c) => c.benchmark.name === wanted);
+      const values = card && card.plot && card.plot.axes[1]._values;
+      return values ? Array.from(values) : null;
+    }, name);
+    if (labels && labels.length > 0 && JSON.stringify(labels) === JSON.stringify(previous)) {
+      return labels;
+    }
+    previous = labels;
+    await page.waitForTimeout(100);
+  }
+  return previous ?? [];
 }
 
 describe('the dashboard cards', { skip }, () => {
