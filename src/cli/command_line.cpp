@@ -6,6 +6,8 @@
 #include <iostream>
 #include <numeric>
 
+#include "model/printable.hpp"
+
 namespace benchwatch::cli {
 
 std::size_t edit_distance(std::string_view from, std::string_view to) {
@@ -42,23 +44,7 @@ std::optional<std::string> nearest_word(std::string_view word,
     return nearest;
 }
 
-std::string terminal_safe(std::string_view text) {
-    std::string safe;
-    for (std::size_t at = 0; at < text.size(); ++at) {
-        const auto byte = static_cast<unsigned char>(text[at]);
-        const bool c1 = byte == 0xC2 && at + 1 < text.size() &&
-                        static_cast<unsigned char>(text[at + 1]) >= 0x80 &&
-                        static_cast<unsigned char>(text[at + 1]) <= 0x9F;
-        if (byte < 0x20 || byte == 0x7F) {
-            safe += fmt::format("\\x{:02X}", byte);
-        } else if (c1) {
-            safe += fmt::format("\\xC2\\x{:02X}", static_cast<unsigned char>(text[++at]));
-        } else {
-            safe += text[at];
-        }
-    }
-    return safe;
-}
+std::string terminal_safe(std::string_view text) { return model::printable_line(text); }
 
 namespace {
 

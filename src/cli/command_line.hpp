@@ -22,7 +22,7 @@ std::size_t edit_distance(std::string_view from, std::string_view to);
 std::optional<std::string> nearest_word(std::string_view word,
                                         const std::vector<std::string>& candidates);
 
-// `text` safe to print on a terminal: each control character (C0, DEL, C1) written as \xNN.
+// `text` safe to print on a terminal or a CI log line: model::printable_line().
 std::string terminal_safe(std::string_view text);
 
 // The one line (without "error: ") saying why CLI11 refused the command line `top` parsed:

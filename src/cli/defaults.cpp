@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "model/printable.hpp"
 #include "model/run.hpp"
 
 namespace benchwatch::cli {
@@ -86,15 +87,19 @@ std::optional<std::string> default_commit(const Context& context) {
 
 std::string shown_input(std::string_view text) {
     constexpr std::size_t longest = 80;
+    std::string_view kept = text.substr(0, longest);
+    // Cut before a UTF-8 sequence that the limit would split, rather than through it.
+    while (kept.size() < text.size() && !kept.empty() &&
+           (static_cast<unsigned char>(text[kept.size()]) & 0xC0) == 0x80)
+        kept.remove_suffix(1);
     std::string shown;
-    for (const char c : text.substr(0, longest)) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (byte >= 0x20 && byte < 0x7f && c != '\'')
-            shown += c;
+    for (const char c : model::printable_line(kept)) {
+        if (c == '\'')
+            shown += "\\u{27}";
         else
-            shown += fmt::format("\\x{:02x}", byte);
+            shown += c;
     }
-    if (text.size() > longest) shown += "…";
+    if (kept.size() < text.size()) shown += "…";
     return shown;
 }
 

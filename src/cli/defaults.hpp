@@ -55,8 +55,8 @@ std::string resolve_machine(const CommonFlags& flags, const Context& context);
 // HEAD (full SHA); nullopt when neither exists.
 std::optional<std::string> default_commit(const Context& context);
 
-// `text` from outside (a flag, a variable, git) as it can be shown inside a one-line message:
-// printable ASCII kept, the single quote and every other byte as \xNN, at most 80 bytes then "…".
+// `text` from outside (a flag, a variable, git) as it can be shown inside a one-line message in
+// single quotes: model::printable_line() of its first 80 bytes (then "…"), the quote as \u{27}.
 std::string shown_input(std::string_view text);
 
 // The commit a run is recorded as: --commit, else GITHUB_SHA, else HEAD, as a full SHA. Inside

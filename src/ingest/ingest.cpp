@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ingest/readers.hpp"
+#include "model/printable.hpp"
 #include "model/utf8.hpp"
 
 namespace benchwatch::ingest {
@@ -21,31 +22,6 @@ namespace benchwatch::ingest {
 namespace ondemand = simdjson::ondemand;
 
 namespace {
-
-// `message` with C0 and C1 control characters, DEL and bytes that are not UTF-8 written out.
-std::string printable_line(std::string_view message) {
-    std::string out;
-    out.reserve(message.size());
-    while (!message.empty()) {
-        const std::size_t length = model::utf8_sequence_length(message);
-        const auto lead = static_cast<unsigned char>(message[0]);
-        if (length == 0) {
-            out += fmt::format("\\x{{{:02x}}}", lead);
-            message.remove_prefix(1);
-            continue;
-        }
-        const bool c0_or_delete = length == 1 && (lead < 0x20 || lead == 0x7f);
-        const auto second = length == 2 ? static_cast<unsigned char>(message[1]) : 0;
-        if (c0_or_delete)
-            out += fmt::format("\\u{{{:x}}}", lead);
-        else if (lead == 0xC2 && second < 0xA0)
-            out += fmt::format("\\u{{{:x}}}", second);
-        else
-            out += message.substr(0, length);
-        message.remove_prefix(length);
-    }
-    return out;
-}
 
 // Every format, in detection order. A new format is one file defining its Reader and one line
 // here.
@@ -317,7 +293,7 @@ ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::
     } catch (const simdjson::simdjson_error& error) {
         file.json().fail_json(error.error());
     }
-    for (auto& warning : parsed.warnings) warning = printable_line(warning);
+    for (auto& warning : parsed.warnings) warning = model::printable_line(warning);
     if (parsed.results.empty() && parsed.warnings.empty()) fail("no benchmark results in the file");
     if (parsed.results.empty()) {
         // Warnings start "source: " or, from text readers, "source:LINE: ".
@@ -347,7 +323,7 @@ ParsedResults parse_directory(const std::filesystem::path& path, std::string_vie
             path.string(), fmt::join(names, " or ")));
     }
     ParsedResults parsed = (*folder_reader)->parse_directory(path);
-    for (auto& warning : parsed.warnings) warning = printable_line(warning);
+    for (auto& warning : parsed.warnings) warning = model::printable_line(warning);
     if (parsed.results.empty())
         throw InputError(fmt::format("{}: no benchmark results in the folder", path.string()));
     detail::check_values(parsed.results, path.string());
@@ -454,6 +430,6 @@ ParsedResults parse_file(const std::filesystem::path& path, std::string_view for
 }
 
 InputError::InputError(std::string_view message)
-    : std::runtime_error(printable_line(message)) {}
+    : std::runtime_error(model::printable_line(message)) {}
 
 }  // namespace benchwatch::ingest

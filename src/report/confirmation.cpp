@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -104,7 +105,10 @@ using json = nlohmann::ordered_json;
 
 }  // namespace
 
-void render_confirmation_text(const model::Confirmation& confirmation, std::ostream& out) {
+namespace {
+
+// What render_confirmation_text() writes, before lines that could be read as workflow commands are defused.
+void write_confirmation_text(const model::Confirmation& confirmation, std::ostream& out) {
     out << rounds_sentence(confirmation) << '\n';
     out << "Base: " << detail::plain_text(confirmation.base_command) << '\n';
     out << "Head: " << detail::plain_text(confirmation.head_command) << "\n\n";
@@ -131,6 +135,14 @@ void render_confirmation_text(const model::Confirmation& confirmation, std::ostr
         out << line << '\n';
     }
     out << '\n' << tally_sentence(confirmation) << '\n' << rule_sentence(confirmation) << '\n';
+}
+
+}  // namespace
+
+void render_confirmation_text(const model::Confirmation& confirmation, std::ostream& out) {
+    std::ostringstream buffer;
+    write_confirmation_text(confirmation, buffer);
+    out << detail::without_workflow_commands(buffer.str());
 }
 
 void render_confirmation_markdown(const model::Confirmation& confirmation, std::ostream& out) {

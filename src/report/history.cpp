@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <sstream>
 
 #include "report/json_parts.hpp"
 #include "report/report.hpp"
@@ -80,7 +81,10 @@ std::string date_span(const model::History& history) {
 
 }  // namespace
 
-void render_history_text(const model::History& history, std::ostream& out, bool color) {
+namespace {
+
+// What render_history_text() writes, before lines that could be read as workflow commands are defused.
+void write_history_text(const model::History& history, std::ostream& out, bool color) {
     const auto title = fmt::format(
         "History of {} on {}: {} run{}{} ({} order)", detail::plain_text(history.project),
         detail::plain_text(history.machine), history.runs, history.runs == 1 ? "" : "s",
@@ -110,6 +114,14 @@ void render_history_text(const model::History& history, std::ostream& out, bool 
     for (const auto& line : lines)
         out << pad_right(line.name, name_width) << "  " << pad_right(line.spark, spark_width)
             << "  " << pad_right(line.typical, typical_width) << "  latest " << line.latest << "\n";
+}
+
+}  // namespace
+
+void render_history_text(const model::History& history, std::ostream& out, bool color) {
+    std::ostringstream buffer;
+    write_history_text(history, buffer, color);
+    out << detail::without_workflow_commands(buffer.str());
 }
 
 void render_history_json(const model::History& history, std::ostream& out) {
@@ -155,7 +167,10 @@ void render_history_json(const model::History& history, std::ostream& out) {
     out << document.dump(2) << "\n";
 }
 
-void render_changes_text(const model::HistoryChanges& changes, std::ostream& out) {
+namespace {
+
+// What render_changes_text() writes, before lines that could be read as workflow commands are defused.
+void write_changes_text(const model::HistoryChanges& changes, std::ostream& out) {
     const auto events = changes.events.size();
     out << fmt::format("Steps in the history of {} on {}: {} in {} run{} ({} order){}\n",
                        detail::plain_text(changes.project), detail::plain_text(changes.machine),
@@ -212,6 +227,14 @@ void render_changes_text(const model::HistoryChanges& changes, std::ostream& out
         while (!text.empty() && text.back() == ' ') text.pop_back();
         out << text << "\n";
     }
+}
+
+}  // namespace
+
+void render_changes_text(const model::HistoryChanges& changes, std::ostream& out) {
+    std::ostringstream buffer;
+    write_changes_text(changes, buffer);
+    out << detail::without_workflow_commands(buffer.str());
 }
 
 namespace {

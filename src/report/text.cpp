@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <ostream>
+#include <sstream>
 
 #include "report/report.hpp"
 #include "report/wording.hpp"
@@ -173,7 +174,10 @@ std::string plain_names(const std::vector<model::Result>& results) {
 
 }  // namespace
 
-void render_text(const model::Comparison& comparison, std::ostream& out, bool color) {
+namespace {
+
+// What render_text() writes, before lines that could be read as workflow commands are defused.
+void write_text(const model::Comparison& comparison, std::ostream& out, bool color) {
     assert(comparison.summaries.size() == comparison.categories.size() &&
            "Comparison::summaries must be parallel to Comparison::categories");
     out << paint("Benchmark results", Tone::Bold, color) << "\n\n";
@@ -212,6 +216,14 @@ void render_text(const model::Comparison& comparison, std::ostream& out, bool co
 
     if (const auto url = detail::web_url(comparison.history_url); !url.empty())
         out << "\nHistory: " << url << "\n";
+}
+
+}  // namespace
+
+void render_text(const model::Comparison& comparison, std::ostream& out, bool color) {
+    std::ostringstream buffer;
+    write_text(comparison, buffer, color);
+    out << detail::without_workflow_commands(buffer.str());
 }
 
 }  // namespace benchwatch::report

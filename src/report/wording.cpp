@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 
 #include "model/category.hpp"
 #include "model/environment_keys.hpp"
@@ -33,6 +34,56 @@ std::string plain_text(std::string_view text) {
         else
             out += text.substr(0, length);
         text.remove_prefix(length);
+    }
+    return out;
+}
+
+namespace {
+
+// The length in bytes of the Unicode White_Space character that `text` starts with, else 0.
+std::size_t white_space_length(std::string_view text) {
+    const std::size_t length = model::utf8_sequence_length(text);
+    if (length == 0) return 0;
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    std::uint32_t code_point = byte(0);
+    if (length == 2) code_point = ((byte(0) & 0x1Fu) << 6) | (byte(1) & 0x3Fu);
+    if (length == 3)
+        code_point = ((byte(0) & 0x0Fu) << 12) | ((byte(1) & 0x3Fu) << 6) | (byte(2) & 0x3Fu);
+    const bool white = (code_point >= 0x09 && code_point <= 0x0D) || code_point == 0x20 ||
+                       code_point == 0x85 || code_point == 0xA0 || code_point == 0x1680 ||
+                       (code_point >= 0x2000 && code_point <= 0x200A) || code_point == 0x2028 ||
+                       code_point == 0x2029 || code_point == 0x202F || code_point == 0x205F ||
+                       code_point == 0x3000;
+    return white && length < 4 ? length : 0;
+}
+
+}  // namespace
+
+std::string without_workflow_commands(std::string_view text) {
+    constexpr std::string_view zero_width_space = "\u200b";
+    std::string out;
+    out.reserve(text.size());
+    bool line_start = true;
+    while (!text.empty()) {
+        if (line_start) {
+            while (const std::size_t length = white_space_length(text)) {
+                if (text[0] == '\n') break;
+                out += text.substr(0, length);
+                text.remove_prefix(length);
+            }
+            line_start = false;
+            if (text.starts_with("::")) {
+                out += ':';
+                out += zero_width_space;
+                text.remove_prefix(1);
+                continue;
+            }
+        }
+        const char c = text[0];
+        if (c == '[' && out.ends_with("##")) out += zero_width_space;
+        out += c;
+        text.remove_prefix(1);
+        if (c == '\n') line_start = true;
     }
     return out;
 }

@@ -19,6 +19,12 @@ using Escape = std::string (*)(std::string_view);
 // line or send terminal escape sequences.
 std::string plain_text(std::string_view text);
 
+// `text` (lines of terminal text) with no line that GitHub Actions would run as a workflow
+// command: a U+200B ZERO WIDTH SPACE goes between the colons of a "::" that starts a line after
+// white space (Unicode's, which the runner trims first), and between "##" and "[" anywhere, so
+// that a name from outside shows as it is but commands nothing.
+std::string without_workflow_commands(std::string_view text);
+
 // `url` when it is an http or https URL with a host, characters outside letters, digits and
 // "-._~:/?#%=&+,;" percent-encoded ("https://x.org/a b" → "https://x.org/a%20b"); "" for any
 // other scheme or a missing host, so that a link from outside can only lead to a web page.

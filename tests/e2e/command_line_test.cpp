@@ -164,11 +164,11 @@ TEST_F(CommandLineTest, MistypedFlagIsBlamedAndNotItsValue) {
 TEST_F(CommandLineTest, WordsEchoedBackCannotDriveTheTerminal) {
     auto output = benchwatch({"compare", "--form\x1b[2Jt"});
     EXPECT_EQ(output.err,
-              "error: unknown flag '--form\\x1B[2Jt' for benchwatch compare; benchwatch compare "
+              "error: unknown flag '--form\\u{1b}[2Jt' for benchwatch compare; benchwatch compare "
               "--help lists its flags\n");
     output = benchwatch({"rec\x07ord"});
     EXPECT_EQ(output.err,
-              "error: unknown subcommand 'rec\\x07ord'; did you mean 'record'? (benchwatch --help "
+              "error: unknown subcommand 'rec\\u{7}ord'; did you mean 'record'? (benchwatch --help "
               "lists the subcommands)\n");
 }
 
@@ -282,7 +282,7 @@ TEST_F(CommandLineTest, ServeRefusesAProjectTheStoreDoesNotHave) {
         {"--store", store_, "--project", "p\x1b[31m", "--listen", "127.0.0.1:0"});
     ASSERT_FALSE(output.timed_out) << output.timeout_message;
     EXPECT_EQ(output.exit_code, 2);
-    EXPECT_EQ(output.err, "error: --project 'p\\x1B[31m': no such project in the store " +
+    EXPECT_EQ(output.err, "error: --project 'p\\u{1b}[31m': no such project in the store " +
                               store::without_credentials(store_) + "; its projects are: p\n");
     EXPECT_EQ(output.out, "");
 }

@@ -10,10 +10,10 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <sstream>
 
 #include "support/fake_github.hpp"
+#include "support/output_checks.hpp"
 #include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
@@ -659,44 +659,6 @@ const std::string kHostileText =
     "\n## Injected\n<img src=x></details>@octocat [Click to approve](https://evil.example/a) "
     "![i](https://evil.example/i.png) a|b \033[2J";
 
-// Every line of `markdown` that breaks a table (a row with more or fewer cells than its header)
-// or carries markup the report does not write itself: HTML beyond its own <details> block, a
-// mention, a link or image, a heading, a control character.
-std::vector<std::string> injected_lines(const std::string& markdown) {
-    std::vector<std::string> found;
-    std::istringstream lines(markdown);
-    std::size_t table_cells = 0;
-    const std::regex mention("@[A-Za-z0-9_-]");
-    const std::regex link_or_image(R"((^|[^\\])\[|(^|[^\\])\]\()");
-    for (std::string line; std::getline(lines, line);) {
-        std::string rest = line;
-        for (const std::string own :
-             {"<!-- benchwatch:p -->", "<details><summary>All benchmarks</summary>", "</details>"})
-            if (rest == own || rest.starts_with(own)) rest.erase(0, own.size());
-        const bool control = std::any_of(line.begin(), line.end(), [](char c) {
-            return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-        });
-        const bool heading = line.starts_with("#") && line != "## Benchmark results";
-        if (rest.find('<') != std::string::npos || std::regex_search(line, mention) ||
-            std::regex_search(line, link_or_image) || heading || control)
-            found.push_back(line);
-        if (!line.starts_with("|")) {
-            table_cells = 0;
-            continue;
-        }
-        std::size_t separators = 0;
-        for (std::size_t i = 0; i < line.size(); ++i) {
-            if (line[i] == '\\')
-                ++i;
-            else if (line[i] == '|')
-                ++separators;
-        }
-        if (table_cells == 0) table_cells = separators;
-        if (separators != table_cells) found.push_back(line);
-    }
-    return found;
-}
-
 TEST_F(ForkFlowTest, AHostileReportIsPostedWithEveryStringEscaped) {
     run_pull_request_workflow();
     auto report = nlohmann::json::parse(read_text(artifact() / "report.json"));
@@ -724,7 +686,10 @@ TEST_F(ForkFlowTest, AHostileReportIsPostedWithEveryStringEscaped) {
     const auto comments = github_.comments("o/r", 7);
     ASSERT_EQ(comments.size(), 1u);
     const auto& body = comments[0].body;
-    EXPECT_EQ(injected_lines(body), std::vector<std::string>{}) << body;
+    const std::string marker = "<!-- benchwatch:p -->\n";
+    ASSERT_TRUE(body.starts_with(marker)) << body;
+    EXPECT_EQ(markdown_problem(std::string_view(body).substr(marker.size())), std::nullopt)
+        << body;
     EXPECT_NE(body.find("\nHistory: https://history.example/?p=1%0A##%20Injected%0A%3Cimg"),
               std::string::npos)
         << body;

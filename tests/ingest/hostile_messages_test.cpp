@@ -62,6 +62,15 @@ TEST(HostileMessages, AGithubActionBenchmarkDuplicateIsShownWithoutItsNewline) {
         << message;
 }
 
+TEST(HostileMessages, ADuplicateNameCannotIssueAnOldStyleWorkflowCommand) {
+    const auto message = error_of(
+        R"([{"name": "a ##[error]x", "value": 1, "unit": "ns"},)"
+        R"( {"name": "a ##[error]x", "value": 2, "unit": "ns"}])",
+        "bench.json", "github-action-benchmark");
+    EXPECT_NE(message.find("benchmark 'a ##\\u{5b}error]x' appears twice"), std::string::npos)
+        << message;
+}
+
 TEST(HostileMessages, AFileNameIsShownWithoutItsEscapes) {
     const auto message = error_of("", "bad\033[31m\nname.json");
     EXPECT_EQ(message, "bad\\u{1b}[31m\\u{a}name.json: empty file; expected benchmark results");

@@ -7,13 +7,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <regex>
 #include <sstream>
 #include <string>
 
 #include "model/category.hpp"
 #include "model/comparison.hpp"
+#include "model/history.hpp"
 #include "report/report.hpp"
+#include "report/wording.hpp"
+#include "support/output_checks.hpp"
 
 namespace benchwatch::report {
 namespace {
@@ -97,52 +99,14 @@ std::string json_of(const model::Comparison& comparison) {
     return out.str();
 }
 
-// Every way `markdown` could carry markup the report did not write itself.
 void expect_no_injected_markdown(const std::string& markdown) {
-    std::string without_own_tags = markdown;
-    for (const std::string tag : {"<details><summary>All benchmarks</summary>", "</details>"}) {
-        const auto at = without_own_tags.find(tag);
-        if (at != std::string::npos) without_own_tags.erase(at, tag.size());
-    }
-    EXPECT_EQ(without_own_tags.find('<'), std::string::npos) << "HTML:\n" << markdown;
-    EXPECT_EQ(without_own_tags.find("</details>"), std::string::npos) << markdown;
-    EXPECT_FALSE(std::regex_search(markdown, std::regex("@[A-Za-z0-9_-]")))
-        << "a mention:\n" << markdown;
-    EXPECT_FALSE(std::regex_search(markdown, std::regex(R"((^|[^\\])\[)")))
-        << "a link or image:\n" << markdown;
-    EXPECT_FALSE(std::regex_search(markdown, std::regex(R"((^|[^\\])\]\()")))
-        << "a link target:\n" << markdown;
-    std::istringstream lines(markdown);
-    std::size_t table_columns = 0;
-    for (std::string line; std::getline(lines, line);) {
-        EXPECT_FALSE(line.starts_with("#") && line != "## Benchmark results") << line;
-        for (const char c : line)
-            EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f) << line;
-        EXPECT_EQ(line.find("\xc2\x9b"), std::string::npos) << line;
-        if (!line.starts_with("|")) {
-            table_columns = 0;
-            continue;
-        }
-        // Cells are split by '|' not escaped by a backslash; every row has its header's cells.
-        std::size_t separators = 0;
-        for (std::size_t i = 0; i < line.size(); ++i) {
-            if (line[i] == '\\') ++i;
-            else if (line[i] == '|') ++separators;
-        }
-        if (table_columns == 0) table_columns = separators;
-        EXPECT_EQ(separators, table_columns) << "a broken table row: " << line;
-    }
+    EXPECT_EQ(testing::markdown_problem(markdown), std::nullopt) << markdown;
+    EXPECT_EQ(testing::workflow_command_problem(markdown), std::nullopt) << markdown;
 }
 
 void expect_terminal_safe(const std::string& text) {
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const auto byte = static_cast<unsigned char>(text[i]);
-        EXPECT_FALSE((byte < 0x20 && byte != '\n') || byte == 0x7f) << "byte " << int(byte);
-        if (byte == 0xc2 && i + 1 < text.size()) {
-            const auto next = static_cast<unsigned char>(text[i + 1]);
-            EXPECT_FALSE(next >= 0x80 && next <= 0x9f) << "C1 control character";
-        }
-    }
+    EXPECT_EQ(testing::terminal_problem(text, false), std::nullopt) << text;
+    EXPECT_EQ(testing::workflow_command_problem(text), std::nullopt) << text;
 }
 
 TEST(HostileStrings, MarkdownCarriesNoMarkupFromThem) {
@@ -194,9 +158,8 @@ TEST(HostileStrings, TerminalTextCarriesNoControlCharacters) {
 TEST(HostileStrings, ColouredTerminalTextHasOnlyItsOwnEscapes) {
     std::ostringstream out;
     render_text(hostile_comparison(), out, true);
-    const std::string own = R"(\x1b\[(0|1|31|32|33)m)";
-    const auto without_own = std::regex_replace(out.str(), std::regex(own), "");
-    expect_terminal_safe(without_own);
+    EXPECT_EQ(testing::terminal_problem(out.str(), true), std::nullopt) << out.str();
+    EXPECT_EQ(testing::workflow_command_problem(out.str()), std::nullopt) << out.str();
 }
 
 TEST(HistoryUrl, HttpAndHttpsAreShownAsTheyAre) {
@@ -232,6 +195,54 @@ TEST(HistoryUrl, OtherSchemesAndMissingHostsAreDropped) {
         EXPECT_EQ(markdown.find("as does the history linked below"), std::string::npos) << url;
         EXPECT_EQ(text_of(comparison).find("History:"), std::string::npos) << url;
     }
+}
+
+// Names GitHub Actions would read as workflow commands where a line of the log starts with them
+// (after white space, a no-break space included, which the runner trims) or anywhere.
+const std::string kCommands[] = {"::error::pwned", "\u00a0::warning title=x::w", "a##[error]b"};
+
+TEST(WorkflowCommands, NamesCannotIssueOneInTerminalText) {
+    auto comparison = hostile_comparison();
+    comparison.categories[0].name = kCommands[0];
+    comparison.benchmarks[0].display_name = kCommands[1];
+    comparison.benchmarks[1].display_name = kCommands[2];
+    comparison.benchmarks[1].unit = "##[group]u";
+    for (const bool color : {false, true}) {
+        std::ostringstream out;
+        render_text(comparison, out, color);
+        EXPECT_EQ(testing::workflow_command_problem(out.str()), std::nullopt) << out.str();
+    }
+    const auto text = text_of(comparison);
+    // Shown as they are but for an invisible U+200B between the characters that make a command.
+    EXPECT_NE(text.find("\n:\u200b:error::pwned"), std::string::npos) << text;
+    EXPECT_NE(text.find("  \u00a0:\u200b:warning title=x::w"), std::string::npos) << text;
+    EXPECT_NE(text.find("a##\u200b[error]b"), std::string::npos) << text;
+}
+
+TEST(WorkflowCommands, BenchmarkNamesCannotIssueOneInHistoryText) {
+    model::History history;
+    history.project = "p";
+    history.machine = "##[error]m";
+    history.order = "git";
+    history.commits = {"c1", "c2"};
+    history.times_ms = {0, 1000};
+    for (const auto& name : kCommands) {
+        model::BenchmarkHistory benchmark;
+        benchmark.name = name;
+        benchmark.commits = {"c1", "c2"};
+        benchmark.values = {1, 2};
+        history.benchmarks.push_back(benchmark);
+    }
+    std::ostringstream out;
+    render_history_text(history, out, false);
+    EXPECT_EQ(testing::workflow_command_problem(out.str()), std::nullopt) << out.str();
+    EXPECT_NE(out.str().find("##\u200b[error]m"), std::string::npos) << out.str();
+}
+
+TEST(WorkflowCommands, ALineWithoutOneIsUnchanged) {
+    EXPECT_EQ(detail::without_workflow_commands("a::b\n  x ##y [z]\n\n:x:\n"),
+              "a::b\n  x ##y [z]\n\n:x:\n");
+    EXPECT_EQ(detail::without_workflow_commands("\t::a\n::"), "\t:\u200b:a\n:\u200b:");
 }
 
 TEST(TerminalText, ControlCharactersOfEveryKindBecomeSpaces) {

@@ -1,0 +1,48 @@
+#include "model/printable.hpp"
+
+#include <cstdio>
+
+#include "model/utf8.hpp"
+
+namespace benchwatch::model {
+namespace {
+
+// "\u{1b}" or "\x{ff}": `prefix` ('u' or 'x') and the value in lowercase hexadecimal.
+void append_escaped(std::string& out, char prefix, unsigned value) {
+    char digits[8];
+    std::snprintf(digits, sizeof digits, "%x", value);
+    out += '\\';
+    out += prefix;
+    out += '{';
+    out += digits;
+    out += '}';
+}
+
+}  // namespace
+
+std::string printable_line(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    while (!text.empty()) {
+        const std::size_t length = utf8_sequence_length(text);
+        const auto lead = static_cast<unsigned char>(text[0]);
+        if (length == 0) {
+            append_escaped(out, 'x', lead);
+            text.remove_prefix(1);
+            continue;
+        }
+        const auto second = length == 2 ? static_cast<unsigned char>(text[1]) : 0;
+        if (length == 1 && (lead < 0x20 || lead == 0x7f))
+            append_escaped(out, 'u', lead);
+        else if (lead == 0xC2 && second < 0xA0)
+            append_escaped(out, 'u', second);
+        else if (lead == '[' && out.ends_with("##"))
+            append_escaped(out, 'u', lead);
+        else
+            out += text.substr(0, length);
+        text.remove_prefix(length);
+    }
+    return out;
+}
+
+}  // namespace benchwatch::model

@@ -1,0 +1,34 @@
+// What could break: a string from outside quoted in a message, a warning or a log line that
+// drives the terminal (an escape sequence, a C1 control), breaks the line (a newline a CI log
+// would show as two lines, the second free to start "::error::"), is read by GitHub Actions as an
+// old-style "##[command]", or loses characters that are harmless (accents, symbols, emoji).
+#include "model/printable.hpp"
+
+#include <gtest/gtest.h>
+
+namespace benchwatch::model {
+namespace {
+
+TEST(PrintableLine, ControlCharactersAreWrittenOutAsCodePoints) {
+    EXPECT_EQ(printable_line("a\x1b]0;TITLE\x07\n::error::x\x7f"),
+              "a\\u{1b}]0;TITLE\\u{7}\\u{a}::error::x\\u{7f}");
+    // U+009B is CSI and U+0085 NEL to a terminal in UTF-8 mode.
+    EXPECT_EQ(printable_line("a\xc2\x9b" "2J\xc2\x85"), "a\\u{9b}2J\\u{85}");
+}
+
+TEST(PrintableLine, BytesThatAreNotUtf8AreWrittenOutAsBytes) {
+    EXPECT_EQ(printable_line("a\x9b" "2J\xff\xc3"), "a\\x{9b}2J\\x{ff}\\x{c3}");
+}
+
+TEST(PrintableLine, AnOldStyleWorkflowCommandLosesItsBracket) {
+    EXPECT_EQ(printable_line("x##[error]y"), "x##\\u{5b}error]y");
+    EXPECT_EQ(printable_line("###[a] #[b] ##c["), "###\\u{5b}a] #[b] ##c[");
+}
+
+TEST(PrintableLine, OtherTextIsKeptAsItIs) {
+    EXPECT_EQ(printable_line("µs é → 😀 [x] a::b \\u{1b}"), "µs é → 😀 [x] a::b \\u{1b}");
+    EXPECT_EQ(printable_line(""), "");
+}
+
+}  // namespace
+}  // namespace benchwatch::model
