@@ -230,9 +230,10 @@ model::BenchmarkComparison read_benchmark(const Field& field,
 json parse_document(std::string_view text, std::string_view source) {
     try {
         return json::parse(text);
-    } catch (const json::parse_error& error) {
+    } catch (const json::exception& error) {
         // nlohmann's message starts "[json.exception.parse_error.101] parse error at line 1,
-        // column 2: ..."; the part after the bracket says where and what.
+        // column 2: ..." (or "[json.exception.out_of_range.406] number overflow parsing
+        // '1e400'" for a number no double holds); the part after the bracket says where and what.
         std::string_view detail = error.what();
         if (const auto end = detail.find("] "); end != std::string_view::npos)
             detail.remove_prefix(end + 2);

@@ -161,6 +161,11 @@ TEST(ReadJsonErrors, NotJsonSaysWhere) {
                   remedy);
 }
 
+TEST(ReadJsonErrors, ANumberNoDoubleHoldsIsRefused) {
+    EXPECT_EQ(error_of("{\"history_runs\": 1e400}"),
+              std::string("pr/report.json: not JSON (number overflow parsing '1e400')") + remedy);
+}
+
 TEST(ReadJsonErrors, DocumentThatIsNotAnObject) {
     EXPECT_EQ(error_of("[1, 2]"),
               std::string("pr/report.json: the document: expected an object") + remedy);
