@@ -35,6 +35,20 @@ constexpr std::size_t utf8_sequence_length(std::string_view text) {
     return length;
 }
 
+// The length of the bidirectional formatting character that `text` starts with (U+061C, U+200E,
+// U+200F, U+202A to U+202E, U+2066 to U+2069), else 0. Such a character reorders the text shown
+// around it, so that a name from outside could display as another.
+// Example: bidi_control_length("\u202Eab") == 3, bidi_control_length("ab") == 0.
+constexpr std::size_t bidi_control_length(std::string_view text) {
+    const auto byte = [&](std::size_t index) { return static_cast<unsigned char>(text[index]); };
+    if (text.size() >= 2 && byte(0) == 0xD8 && byte(1) == 0x9C) return 2;
+    if (text.size() < 3 || byte(0) != 0xE2) return 0;
+    if (byte(1) == 0x80 && (byte(2) == 0x8E || byte(2) == 0x8F || (byte(2) >= 0xAA && byte(2) <= 0xAE)))
+        return 3;
+    if (byte(1) == 0x81 && byte(2) >= 0xA6 && byte(2) <= 0xA9) return 3;
+    return 0;
+}
+
 // The offset of the first byte of `text` that does not start a well-formed UTF-8 sequence;
 // text.size() when all of it is UTF-8. Example: first_invalid_utf8("ab\xFF") == 2.
 constexpr std::size_t first_invalid_utf8(std::string_view text) {

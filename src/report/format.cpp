@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "model/utf8.hpp"
 #include "report/report.hpp"
 #include "report/wording.hpp"
 
@@ -85,7 +86,9 @@ std::string format_change(double change) {
     return fmt::format("{}{:.1f}%", sign, percent);
 }
 
-std::string terminal_text(std::string_view text) { return detail::plain_text(text); }
+std::string terminal_text(std::string_view text) {
+    return detail::without_workflow_commands(detail::plain_text(text));
+}
 
 std::string escape_markdown(std::string_view name) {
     auto is_word = [](char c) {
@@ -138,6 +141,9 @@ std::string escape_markdown(std::string_view name) {
                 if (byte == 0xC2 && next >= 0x80 && next <= 0x9F) {
                     out += ' ';  // a C1 control character, U+0080 to U+009F
                     ++i;
+                } else if (const auto bidi = model::bidi_control_length(name.substr(i))) {
+                    out += ' ';
+                    i += bidi - 1;
                 } else {
                     out += byte < 0x20 || byte == 0x7f ? ' ' : c;
                 }

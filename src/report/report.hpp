@@ -25,13 +25,16 @@ std::string format_value(double value, std::string_view unit);
 std::string format_change(double change);
 
 // Text from outside (a name, unit, category, environment value…) made safe for a Markdown table
-// cell or sentence: control characters become spaces, so it stays on its line; '|', '<', '>',
+// cell or sentence: control characters and bidirectional formatting characters become spaces, so
+// it stays on its line and shows as itself; '|', '<', '>',
 // '&', '`', '*', '_', '~', '$', '[', ']' and '\' cannot break the table, inject HTML, start a
 // link or image, or emphasise; '@' cannot mention anyone.
 std::string escape_markdown(std::string_view name);
 
 // Text from outside made safe for one terminal or CI log line: every C0 or C1 control character
-// (newline, escape, DEL, U+009B…) becomes a space, and bytes that are not UTF-8 become U+FFFD.
+// (newline, escape, DEL, U+009B…) and bidirectional formatting character becomes a space, bytes
+// that are not UTF-8 become U+FFFD, and a workflow command is defused as
+// detail::without_workflow_commands() does.
 std::string terminal_text(std::string_view text);
 
 // A terminal sparkline of the values, one block character (▁▂▃▄▅▆▇█) per value.

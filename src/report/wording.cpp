@@ -29,7 +29,7 @@ std::string plain_text(std::string_view text) {
         }
         const bool c0_or_delete = length == 1 && (lead < 0x20 || lead == 0x7f);
         const bool c1 = length == 2 && lead == 0xC2 && static_cast<unsigned char>(text[1]) < 0xA0;
-        if (c0_or_delete || c1)
+        if (c0_or_delete || c1 || model::bidi_control_length(text) != 0)
             out += ' ';
         else
             out += text.substr(0, length);

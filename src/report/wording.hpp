@@ -14,9 +14,10 @@ namespace benchwatch::report::detail {
 // Makes a name or value safe for one output (escape_markdown, or plain_text for terminals).
 using Escape = std::string (*)(std::string_view);
 
-// The text with every C0 or C1 control character (newline, escape, DEL, U+009B…) replaced by a
-// space and every byte that is not well-formed UTF-8 by U+FFFD, so that a name cannot break a
-// line or send terminal escape sequences.
+// The text with every C0 or C1 control character (newline, escape, DEL, U+009B…) and
+// bidirectional formatting character replaced by a space and every byte that is not well-formed
+// UTF-8 by U+FFFD, so that a name cannot break a line, send terminal escape sequences or reorder
+// the text shown around it.
 std::string plain_text(std::string_view text);
 
 // `text` (lines of terminal text) with no line that GitHub Actions would run as a workflow

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "model/utf8.hpp"
+
 namespace benchwatch::model {
 namespace {
 
@@ -23,6 +25,15 @@ TEST(PrintableLine, BytesThatAreNotUtf8AreWrittenOutAsBytes) {
 TEST(PrintableLine, AnOldStyleWorkflowCommandLosesItsBracket) {
     EXPECT_EQ(printable_line("x##[error]y"), "x##\\u{5b}error]y");
     EXPECT_EQ(printable_line("###[a] #[b] ##c["), "###\\u{5b}a] #[b] ##c[");
+}
+
+TEST(PrintableLine, BidirectionalFormattingCharactersAreWrittenOut) {
+    // U+202E RIGHT-TO-LEFT OVERRIDE would show "a\u202Ecod.exe" as "aexe.doc".
+    EXPECT_EQ(printable_line("a\u202Ecod.exe"), "a\\u{202e}cod.exe");
+    EXPECT_EQ(printable_line("\u061C\u200E\u200F\u202A\u2066\u2069"),
+              "\\u{61c}\\u{200e}\\u{200f}\\u{202a}\\u{2066}\\u{2069}");
+    EXPECT_EQ(bidi_control_length("\u2065"), 0u);  // unassigned, next to the isolates
+    EXPECT_EQ(bidi_control_length("\u202F"), 0u);  // NARROW NO-BREAK SPACE
 }
 
 TEST(PrintableLine, OtherTextIsKeptAsItIs) {

@@ -239,6 +239,21 @@ TEST(WorkflowCommands, BenchmarkNamesCannotIssueOneInHistoryText) {
     EXPECT_NE(out.str().find("##\u200b[error]m"), std::string::npos) << out.str();
 }
 
+TEST(HostileStrings, BidirectionalOverridesCannotReorderANameInAnyOutput) {
+    auto comparison = hostile_comparison();
+    comparison.benchmarks[0].display_name = "a/\u202Ecod.exe";
+    comparison.categories[0].name = "Perf\u2066x\u2069";
+    const auto markdown = markdown_of(comparison);
+    EXPECT_EQ(testing::markdown_problem(markdown), std::nullopt) << markdown;
+    EXPECT_NE(markdown.find("| a/ cod.exe |"), std::string::npos) << markdown;
+    for (const bool color : {false, true}) {
+        std::ostringstream out;
+        render_text(comparison, out, color);
+        EXPECT_EQ(testing::terminal_problem(out.str(), color), std::nullopt) << out.str();
+    }
+    EXPECT_EQ(terminal_text("x\u202Ey"), "x y");
+}
+
 TEST(WorkflowCommands, ALineWithoutOneIsUnchanged) {
     EXPECT_EQ(detail::without_workflow_commands("a::b\n  x ##y [z]\n\n:x:\n"),
               "a::b\n  x ##y [z]\n\n:x:\n");

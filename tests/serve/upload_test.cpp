@@ -338,7 +338,7 @@ TEST_F(UploadTest, LogNamesEveryRefusalAndNeverTheToken) {
 TEST_F(UploadTest, LogWritesTheRequestsStringsWithoutTheirControlCharacters) {
     auto items = without(without(upload_items(hyperfine_file({"sort"})), "machine"), "branch");
     items.push_back({"machine", "gpu\x1b]0;owned\x07-1", "", ""});
-    items.push_back({"branch", "main\x1b[2J", "", ""});
+    items.push_back({"branch", "main\x1b[2J\u202Exe.##[error]x", "", ""});
     post(items);
     auto broken = without(upload_items("{"), "file");
     broken.push_back({"file", "{", "res\x1b[31mults.json", "application/json"});
@@ -346,7 +346,9 @@ TEST_F(UploadTest, LogWritesTheRequestsStringsWithoutTheirControlCharacters) {
     const std::string text = log();
     EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
     EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
-    EXPECT_NE(text.find("machine gpu ]0;owned -1, branch main [2J,"), std::string::npos) << text;
+    EXPECT_NE(text.find("machine gpu ]0;owned -1, branch main [2J xe.##\u200b[error]x,"),
+              std::string::npos)
+        << text;
     EXPECT_NE(text.find("refused (400 Bad Request): res\\u{1b}[31mults.json:1:2:"),
               std::string::npos)
         << text;

@@ -34,6 +34,15 @@ bool is_ascii_punctuation(char c) {
            (byte >= 0x5B && byte <= 0x60) || (byte >= 0x7B && byte <= 0x7E);
 }
 
+// U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069: they reorder the text around them.
+bool is_bidi_control(std::string_view text) {
+    for (const std::string_view control :
+         {"\u061c", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e",
+          "\u2066", "\u2067", "\u2068", "\u2069"})
+        if (text.starts_with(control)) return true;
+    return false;
+}
+
 bool starts_mention(char c) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
            c == '_' || c == '-';
@@ -66,6 +75,8 @@ std::optional<std::string> markdown_line_problem(std::size_t number, std::string
         if (byte < 0x20 || byte == 0x7F) return problem("a control character", number, line);
         if (byte == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) < 0xA0)
             return problem("a C1 control character", number, line);
+        if (is_bidi_control(text.substr(i)))
+            return problem("a bidirectional formatting character", number, line);
         if (c == '<') return problem("HTML", number, line);
         if (c == '[') return problem("a link or image", number, line);
         if (c == ']' && i + 1 < text.size() && text[i + 1] == '(')
@@ -134,6 +145,8 @@ std::optional<std::string> terminal_problem(std::string_view text, bool own_colo
                 if (own) continue;
             }
             if (byte < 0x20 || byte == 0x7F) return problem("a control character", number, line);
+            if (is_bidi_control(line.substr(i)))
+                return problem("a bidirectional formatting character", number, line);
             if (byte == 0xC2 && i + 1 < line.size() &&
                 static_cast<unsigned char>(line[i + 1]) < 0xA0)
                 return problem("a C1 control character", number, line);

@@ -14,12 +14,13 @@ namespace benchwatch::testing {
 // Markup in a Markdown report that the report did not write itself: HTML other than its own
 // `<details><summary>All benchmarks</summary>` … `</details>`, an @mention, a link or image (an
 // unescaped '[' or "]("), a heading other than "## Benchmark results", a block quote, a line
-// that would underline the one above it into a heading, a control character, or a table row
+// that would underline the one above it into a heading, a control character, a bidirectional
+// formatting character (U+202E and the like, which reorder what is shown), or a table row
 // whose cells differ in number from its header's.
 std::optional<std::string> markdown_problem(std::string_view markdown);
 
 // A byte that drives a terminal: a C0 control character other than the newline, DEL, or a C1
-// control character (U+0080 to U+009F). With `own_colours`, the report's own SGR sequences
+// control character (U+0080 to U+009F), a bidirectional formatting character. With `own_colours`, the report's own SGR sequences
 // (ESC[0m, ESC[1m, ESC[31m, ESC[32m, ESC[33m) are allowed.
 std::optional<std::string> terminal_problem(std::string_view text, bool own_colours);
 
