@@ -10,6 +10,8 @@
 #include <charconv>
 #include <thread>
 
+#include "model/printable.hpp"
+
 namespace benchwatch::forge {
 
 namespace {
@@ -114,7 +116,7 @@ std::string status_name(int status) {
 std::string one_line(std::string text) {
     for (auto& character : text)
         if (character == '\n' || character == '\r' || character == '\t') character = ' ';
-    return text;
+    return model::printable_line(text);
 }
 
 std::string redact(std::string text, std::string_view secret) {

@@ -68,7 +68,9 @@ std::optional<std::string> path_on_origin(const ApiAddress& address, std::string
 // "404 Not Found" for the statuses forges refuse with, else the bare number.
 std::string status_name(int status);
 
-// `text` with newlines and tabs made spaces, so that a forge's words keep a message on one line.
+// `text` with newlines and tabs made spaces and other controls written out
+// (model::printable_line), so that a forge's words keep a message on one line and cannot drive a
+// terminal.
 std::string one_line(std::string text);
 
 // `text` with every occurrence of `secret` (a token) replaced by "[token]", so that a forge's or

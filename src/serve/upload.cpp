@@ -63,7 +63,7 @@ std::string refusal_reason(const std::string& body) {
     if (answer.is_object() && answer.contains("error") && answer["error"].is_string())
         return forge::one_line(answer["error"].get<std::string>());
     std::string line = body.substr(0, body.find('\n')).substr(0, 200);
-    return line.empty() ? "no reason given" : line;
+    return line.empty() ? "no reason given" : forge::one_line(line);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // What could break: an API root split wrongly (requests to the wrong path), a Retry-After read
 // wrongly (waiting the wrong time), a next page on another host receiving the token, or the
-// shared messages losing what they name.
+// shared messages losing what they name or quoting a forge's words with terminal controls.
 #include "forge/http.hpp"
 
 #include <gtest/gtest.h>
@@ -58,6 +58,11 @@ TEST(Messages, ARefusedWaitSaysWhenToRetryInUtc) {
     EXPECT_EQ(wait_refused_message("GitLab", "GET /x", answer, policy),
               "GitLab asks to wait 120 s before retrying GET /x (429 Too Many Requests), longer "
               "than the 60 s benchwatch waits; retry after 2026-09-21 14:15:20 UTC");
+}
+
+TEST(Messages, AForgesWordsStayOnOneLineAndCannotDriveTheTerminal) {
+    EXPECT_EQ(one_line("Bad\ncredentials\t\x1b]0;t\x07 ##[error]x"),
+              "Bad credentials \\u{1b}]0;t\\u{7} ##\\u{5b}error]x");
 }
 
 TEST(Backoff, DoublesFromTheFirstDelay) {
