@@ -163,6 +163,10 @@ model::Result to_result(const JsonInput& input, const Bench& bench, ToolDirectio
                             (direction == ToolDirection::FromUnit && !rate.unit.empty());
         result.direction =
             bigger ? model::Direction::BiggerIsBetter : model::Direction::SmallerIsBetter;
+        if (bench.value >= 0 && std::isinf(result.value))
+            input.fail_at(bench.where,
+                          fmt::format("benchmark '{}': {} {} is too large to store in {}",
+                                      result.benchmark, bench.value, bench.unit, result.unit));
         if (!std::isfinite(result.value) || result.value < 0)
             input.fail_at(bench.where,
                           fmt::format("benchmark '{}': value must be a non-negative number, got {}",

@@ -173,6 +173,8 @@ void JsonInput::expect_end() {
 
 void check_positive_time(const JsonInput& input, std::string_view benchmark, double time) {
     if (std::isfinite(time) && time > 0) return;
+    if (time > 0)
+        input.fail(fmt::format("benchmark '{}': time is too large to store in ns", benchmark));
     input.fail(
         fmt::format("benchmark '{}': time must be a positive number, got {}", benchmark, time));
 }

@@ -41,6 +41,8 @@ void TextInput::fail_file(std::string_view message) const {
 
 void check_positive_time(const TextInput& input, std::string_view benchmark, double time) {
     if (std::isfinite(time) && time > 0) return;
+    if (time > 0)
+        input.fail(fmt::format("benchmark '{}': time is too large to store in ns", benchmark));
     input.fail(
         fmt::format("benchmark '{}': time must be a positive number, got {}", benchmark, time));
 }

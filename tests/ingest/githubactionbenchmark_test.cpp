@@ -84,6 +84,11 @@ TEST(GithubActionBenchmark, CustomJsonBadInputIsAOneLineError) {
               "bench.json: benchmark 'a': time must be a positive number, got -1000000");
     EXPECT_EQ(error(R"([{"name": "a", "value": -1, "unit": "ops/sec"}])"),
               "bench.json:1:2: benchmark 'a': value must be a non-negative number, got -1");
+    // Finite in the file, but not once converted to the unit benchwatch stores.
+    EXPECT_EQ(error(R"([{"name": "a", "value": 1e308, "unit": "MB/s"}])"),
+              "bench.json:1:2: benchmark 'a': 1e+308 MB/s is too large to store in B/s");
+    EXPECT_EQ(error(R"([{"name": "a", "value": 1e300, "unit": "s"}])"),
+              "bench.json: benchmark 'a': time is too large to store in ns");
     EXPECT_EQ(error(R"([{"name": "a", "value": "fast", "unit": "ns"}])"),
               "bench.json:1:25: expected a number for \"value\", got a string");
 }
