@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <string>
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/config.hpp"
 #include "cli/defaults.hpp"
+#include "cli/version.hpp"
 #include "compare/compare.hpp"
 #include "forge/http.hpp"
 #include "ingest/ingest.hpp"
@@ -79,7 +81,7 @@ int main(int argc, char** argv) {
         "benchwatch: continuous benchmarking. Records benchmark runs by commit and "
         "reports which benchmarks a pull request changed beyond their noise."};
     app.name("benchwatch");
-    app.set_version_flag("-v,--version", "benchwatch 0.1.0");
+    app.set_version_flag("-v,--version", std::string(version_line()));
     app.require_subcommand(1);
     const std::vector<Command> commands = {
         add_record_command(app),
