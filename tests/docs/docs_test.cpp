@@ -40,8 +40,31 @@ const HelpLookup& real_help() {
     return help;
 }
 
+// benchwatch's own action, checked once.
+const ActionCheck& action_check() {
+    static const ActionCheck check =
+        check_action(read_text(source_dir / "action.yml"), "action.yml", real_help());
+    return check;
+}
+
 DocumentCheck check_file(const std::string& document) {
-    return check_document(read_text(source_dir / document), document, real_help());
+    return check_document(read_text(source_dir / document), document, real_help(),
+                          &action_check().inputs);
+}
+
+TEST(Action, IsACompositeActionCallingOnlyExistingCommandsAndFlags) {
+    const auto& check = action_check();
+    EXPECT_THAT(check.problems, ::testing::IsEmpty())
+        << fmt::format("{}", fmt::join(check.problems, "\n"));
+    for (const std::string input : {"run", "project", "machine", "comment", "fail-on-regression",
+                                    "github-token", "deb"})
+        EXPECT_TRUE(check.inputs.contains(input)) << input;
+    // history-branch pull and push, run, github comment, summary and status.
+    EXPECT_GE(check.benchwatch_commands, 6);
+}
+
+TEST(Action, TheGithubActionsRecipesInstallBenchwatchWithIt) {
+    EXPECT_GE(check_file("docs/github-actions.md").action_steps, 5);
 }
 
 class DocumentWorkflows : public ::testing::TestWithParam<std::string> {};

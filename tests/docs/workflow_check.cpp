@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cstddef>
 #include <optional>
+#include <regex>
 #include <utility>
 
 #include "support/test_support.hpp"
@@ -424,8 +425,61 @@ std::vector<std::pair<std::size_t, std::string>> untrusted_expressions(std::stri
 class BlockChecker {
   public:
     BlockChecker(const YamlBlock& block, const std::string& file, const HelpLookup& help,
-                 DocumentCheck& result)
-        : block_(block), file_(file), help_(help), result_(result) {}
+                 DocumentCheck& result, const std::set<std::string>* action_inputs = nullptr)
+        : block_(block), file_(file), help_(help), result_(result), action_inputs_(action_inputs) {}
+
+    // Checks the block as benchwatch's composite action (action.yml) and returns its inputs.
+    std::set<std::string> check_action() {
+        YAML::Node root;
+        try {
+            root = YAML::Load(block_.text);
+        } catch (const YAML::ParserException& error) {
+            report(block_.fence_line + 1 + error.mark.line, "invalid YAML: " + error.msg);
+            return {};
+        }
+        std::set<std::string> inputs;
+        if (!root.IsMap() || !root["name"] || !root["description"] || !root["runs"]) {
+            report(1, "an action needs \"name\", \"description\" and \"runs\"");
+            return inputs;
+        }
+        if (root["inputs"] && root["inputs"].IsMap()) {
+            for (const auto& entry : root["inputs"]) {
+                inputs.insert(entry.first.as<std::string>());
+                if (!entry.second.IsMap() || !entry.second["description"])
+                    report(line_of(entry.first), fmt::format("input \"{}\" has no description",
+                                                             entry.first.as<std::string>()));
+            }
+        }
+        const auto runs = root["runs"];
+        if (!runs["using"] || runs["using"].as<std::string>() != "composite" || !runs["steps"] ||
+            !runs["steps"].IsSequence()) {
+            report(line_of(runs), "\"runs\" must be a composite action with a \"steps\" list");
+            return inputs;
+        }
+        int number = 0;
+        for (const auto& step : runs["steps"]) {
+            ++number;
+            if (step["run"] && !step["shell"])
+                report(line_of(step), fmt::format("step {} runs a script without \"shell\", which "
+                                                  "a composite action needs",
+                                                  number));
+            if (step["run"] && step["run"].IsScalar())
+                check_shell(step["run"].as<std::string>(), first_text_line(step["run"]));
+        }
+        // Every ${{ inputs.NAME }} the action uses must be one it declares.
+        static const std::regex reference(R"(inputs\.([A-Za-z0-9_-]+))");
+        for (auto it = std::sregex_iterator(block_.text.begin(), block_.text.end(), reference);
+             it != std::sregex_iterator(); ++it) {
+            const auto name = (*it)[1].str();
+            if (!inputs.contains(name)) {
+                const auto line = 1 + static_cast<int>(std::count(
+                                          block_.text.begin(),
+                                          block_.text.begin() + it->position(0), '\n'));
+                report(line, fmt::format("uses inputs.{}, which the action does not declare", name));
+            }
+        }
+        return inputs;
+    }
 
     void check() {
         YAML::Node root;
@@ -535,6 +589,7 @@ class BlockChecker {
                                    number, job_id));
                 continue;
             }
+            if (uses) check_action_use(step, job_id, number);
             if (!runs) continue;
             const auto run = step["run"];
             if (!run.IsScalar()) {
@@ -604,6 +659,24 @@ class BlockChecker {
         }
     }
 
+    // A step that uses benchwatch's action ("OWNER/benchwatch@REF" or "./" in its own
+    // repository) may pass only the inputs action.yml declares.
+    void check_action_use(const YAML::Node& step, const std::string& job_id, int number) {
+        const auto action = step["uses"].as<std::string>();
+        if (action_inputs_ == nullptr || !(action.starts_with("OWNER/benchwatch@") || action == "./"))
+            return;
+        ++result_.action_steps;
+        if (!step["with"]) return;
+        for (const auto& entry : step["with"]) {
+            const auto name = entry.first.as<std::string>();
+            if (!action_inputs_->contains(name))
+                report(line_of(entry.first),
+                       fmt::format("step {} of job \"{}\" passes \"{}\", which action.yml does "
+                                   "not declare as an input",
+                                   number, job_id, name));
+        }
+    }
+
     void check_shell(std::string_view script, int first_line) {
         for (const auto& command : shell_commands(script, first_line)) {
             const auto position = program_position(command.words);
@@ -621,6 +694,7 @@ class BlockChecker {
     const std::string& file_;
     const HelpLookup& help_;
     DocumentCheck& result_;
+    const std::set<std::string>* action_inputs_;
 };
 
 }  // namespace
@@ -720,12 +794,23 @@ std::vector<std::string> check_benchwatch_command(const std::vector<std::string>
 }
 
 DocumentCheck check_document(std::string_view markdown, const std::string& file,
-                             const HelpLookup& help) {
+                             const HelpLookup& help, const std::set<std::string>* action_inputs) {
     DocumentCheck result;
     for (const auto& block : yaml_blocks(markdown)) {
         ++result.yaml_blocks;
-        BlockChecker(block, file, help, result).check();
+        BlockChecker(block, file, help, result, action_inputs).check();
     }
+    return result;
+}
+
+ActionCheck check_action(std::string_view action_yaml, const std::string& file,
+                         const HelpLookup& help) {
+    ActionCheck result;
+    DocumentCheck found;
+    const YamlBlock block{0, std::string(action_yaml)};
+    result.inputs = BlockChecker(block, file, help, found).check_action();
+    result.benchwatch_commands = found.benchwatch_commands;
+    result.problems = std::move(found.problems);
     return result;
 }
 

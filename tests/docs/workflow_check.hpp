@@ -81,11 +81,28 @@ struct DocumentCheck {
     int github_workflows = 0;
     int gitlab_files = 0;
     int benchwatch_commands = 0;
+    int action_steps = 0;  // steps that use benchwatch's action (with action_inputs given)
     std::vector<std::string> problems;  // each "FILE:LINE: what is wrong"
 };
 
-// Checks every ```yaml block of `markdown`; `file` names the document in the problems.
+// Checks every ```yaml block of `markdown`; `file` names the document in the problems. With
+// `action_inputs`, a step that uses benchwatch's action ("OWNER/benchwatch@REF", or "./") may
+// pass only those inputs.
 DocumentCheck check_document(std::string_view markdown, const std::string& file,
-                             const HelpLookup& help);
+                             const HelpLookup& help,
+                             const std::set<std::string>* action_inputs = nullptr);
+
+// What checking benchwatch's composite action (action.yml) found.
+struct ActionCheck {
+    std::set<std::string> inputs;  // the inputs it declares
+    int benchwatch_commands = 0;
+    std::vector<std::string> problems;  // each "FILE:LINE: what is wrong"
+};
+
+// Checks action.yml: a name, a description, a composite "runs" whose script steps name their
+// shell and call only existing benchwatch commands and flags, a description for every input,
+// and no ${{ inputs.NAME }} it does not declare.
+ActionCheck check_action(std::string_view action_yaml, const std::string& file,
+                         const HelpLookup& help);
 
 }  // namespace benchwatch::testing::docs

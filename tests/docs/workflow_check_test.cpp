@@ -277,6 +277,50 @@ TEST(CheckDocument, FindsNothingWrongInACompleteWorkflow) {
     EXPECT_EQ(check.benchwatch_commands, 2);
 }
 
+TEST(CheckDocument, NamesAnInputThatTheActionDoesNotDeclare) {
+    std::string markdown = good_workflow;
+    markdown.replace(markdown.find("      - uses: actions/checkout@v4\n"), 0,
+                     "      - uses: OWNER/benchwatch@v0.1.0\n"   // 9
+                     "        with:\n"                           // 10
+                     "          run: ./bench\n"                  // 11
+                     "          comments: 'true'\n");            // 12
+    const std::set<std::string> inputs{"run", "comment"};
+    const auto check = check_document(markdown, "docs/x.md", fake_help, &inputs);
+    EXPECT_THAT(check.problems,
+                ElementsAre("docs/x.md:12: step 1 of job \"benchmark\" passes \"comments\", which "
+                            "action.yml does not declare as an input"));
+    EXPECT_EQ(check.action_steps, 1);
+}
+
+// A composite action of two steps, with a problem on each of lines 9, 11 and 12.
+constexpr const char* action_with_problems =
+    "name: benchwatch\n"                                    // 1
+    "description: d\n"                                      // 2
+    "inputs:\n"                                             // 3
+    "  run:\n"                                              // 4
+    "    description: a command\n"                          // 5
+    "runs:\n"                                               // 6
+    "  using: composite\n"                                  // 7
+    "  steps:\n"                                            // 8
+    "    - run: benchwatch compare --fromat text\n"         // 9
+    "      shell: bash\n"                                   // 10
+    "    - run: echo ${{ inputs.runs }}\n"                  // 11
+    "    - run: benchwatch site out\n";                     // 12
+
+TEST(CheckAction, NamesEachProblemWithItsLine) {
+    const auto check = check_action(action_with_problems, "action.yml", fake_help);
+    EXPECT_EQ(check.inputs, std::set<std::string>{"run"});
+    EXPECT_EQ(check.benchwatch_commands, 2);
+    EXPECT_THAT(check.problems,
+                ElementsAre("action.yml:9: `benchwatch compare --fromat text`: unknown option "
+                            "--fromat of `benchwatch compare`",
+                            "action.yml:11: step 2 runs a script without \"shell\", which a "
+                            "composite action needs",
+                            "action.yml:12: step 3 runs a script without \"shell\", which a "
+                            "composite action needs",
+                            "action.yml:11: uses inputs.runs, which the action does not declare"));
+}
+
 TEST(CheckDocument, NamesTheDocumentLineOfAnUnknownOption) {
     std::string markdown = good_workflow;
     markdown.replace(markdown.find("--format markdown"), 8, "--fromat");
