@@ -1,0 +1,173 @@
+#include "report/backtest.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "report/wording.hpp"
+
+namespace benchwatch::report {
+
+namespace {
+
+// An injection size as JSON keys and table headers show it: the shortest decimal, "0.1".
+std::string size_key(double size) {
+    return fmt::format("{}", size);
+}
+
+nlohmann::ordered_json caught_json(const std::vector<double>& sizes,
+                                   const std::vector<double>& caught) {
+    auto shares = nlohmann::ordered_json::object();
+    for (std::size_t i = 0; i < sizes.size(); ++i) shares[size_key(sizes[i])] = caught[i];
+    return shares;
+}
+
+}  // namespace
+
+void render_backtest_json(const compare::BacktestReport& report, const BacktestLayout& layout,
+                          std::ostream& out) {
+    nlohmann::ordered_json json;
+    json["prs"] = report.pull_requests;
+    json["methods"] = nlohmann::ordered_json::array();
+    for (std::size_t m = 0; m < report.methods.size(); ++m) {
+        const auto& method = report.methods[m];
+        nlohmann::ordered_json entry;
+        entry["name"] = method.name;
+        entry["default"] = static_cast<bool>(layout.is_default[m]);
+        entry["false_alarms_per_pr"] = method.calibrated_budget
+                                           ? nlohmann::ordered_json(*method.calibrated_budget)
+                                           : nlohmann::ordered_json(nullptr);
+        entry["setting"] = method.score.setting;
+        if (method.calibrated_budget)
+            entry["setting_is"] = method.priced ? "price_of_a_fluke" : "factor";
+        if (method.score.setting_range)
+            entry["setting_range"] = {method.score.setting_range->first,
+                                      method.score.setting_range->second};
+        entry["flukes_per_pr"] = method.score.flukes_per_pr;
+        entry["flukes_per_pr_interval"] = {method.score.flukes_interval.low,
+                                           method.score.flukes_interval.high};
+        entry["persistent_per_pr"] = method.score.persistent_per_pr;
+        entry["caught"] = caught_json(layout.injection_sizes, method.score.caught);
+        auto intervals = nlohmann::ordered_json::object();
+        for (std::size_t i = 0; i < layout.injection_sizes.size(); ++i)
+            intervals[size_key(layout.injection_sizes[i])] = {method.score.caught_intervals[i].low,
+                                                             method.score.caught_intervals[i].high};
+        entry["caught_interval"] = std::move(intervals);
+        if (method.at_budget) {
+            nlohmann::ordered_json at_budget;
+            at_budget["budget"] = *layout.budget;
+            at_budget["setting"] = method.at_budget->setting;
+            at_budget["flukes_per_pr"] = method.at_budget->flukes_per_pr;
+            at_budget["caught"] = caught_json(layout.injection_sizes, method.at_budget->caught);
+            entry["at_budget"] = std::move(at_budget);
+        }
+        json["methods"].push_back(std::move(entry));
+    }
+    out << json.dump(2) << '\n';
+}
+
+namespace {
+
+std::string percent(double share) {
+    return fmt::format("{:.1f}%", share * 100);
+}
+
+// "1.5", or "1.62 (1.34–2.1)" for a calibrated score: the median setting and its range.
+std::string setting_text(const compare::BacktestScore& score) {
+    if (!score.setting_range || score.setting_range->first == score.setting_range->second)
+        return fmt::format("{:.3g}", score.setting);
+    return fmt::format("{:.3g} ({:.3g}–{:.3g})", score.setting, score.setting_range->first,
+                       score.setting_range->second);
+}
+
+}  // namespace
+
+void render_backtest_text(const compare::BacktestReport& report, const BacktestLayout& layout,
+                          std::ostream& out) {
+    std::vector<std::string> names;
+    for (std::size_t m = 0; m < report.methods.size(); ++m)
+        names.push_back(report.methods[m].name + (layout.is_default[m] ? " (default)" : ""));
+    std::size_t name_width = std::string_view("method").size();
+    for (const auto& name : names) name_width = std::max(name_width, name.size());
+    const bool uncertain = report.pull_requests < compare::backtest_uncertain_below;
+
+    out << fmt::format("{} pull request{} replayed from the default branch\n", report.pull_requests,
+                       report.pull_requests == 1 ? "" : "s");
+    if (uncertain)
+        out << fmt::format(
+            "Fewer than {} pull requests: the figures are uncertain; about 95% intervals in "
+            "brackets.\n",
+            compare::backtest_uncertain_below);
+    out << '\n';
+
+    std::vector<std::string> settings;
+    std::size_t setting_width = std::string_view("setting").size();
+    for (const auto& method : report.methods) {
+        settings.push_back(setting_text(method.score));
+        setting_width = std::max(setting_width, detail::display_width(settings.back()));
+    }
+    const auto flukes_text = [&](const compare::BacktestScore& score) {
+        if (!uncertain) return fmt::format("{:.2f}", score.flukes_per_pr);
+        return fmt::format("{:.2f} ({:.2f}–{:.2f})", score.flukes_per_pr, score.flukes_interval.low,
+                           score.flukes_interval.high);
+    };
+    const auto caught_text = [&](const compare::BacktestScore& score, std::size_t i) {
+        if (!uncertain) return percent(score.caught[i]);
+        return fmt::format("{} ({:.0f}–{:.0f}%)", percent(score.caught[i]),
+                           100 * score.caught_intervals[i].low,
+                           100 * score.caught_intervals[i].high);
+    };
+    const std::size_t flukes_width = uncertain ? 19 : 9;
+    const std::size_t caught_width = uncertain ? 20 : 11;
+    const auto header = [&](std::string_view middle) {
+        out << fmt::format("{:<{}}  {}", "method", name_width, middle);
+        for (const double size : layout.injection_sizes)
+            out << fmt::format("  {:>{}}", fmt::format("caught +{:g}%", size * 100), caught_width);
+        out << '\n';
+    };
+    const auto caught = [&](const compare::BacktestScore& score) {
+        for (std::size_t i = 0; i < score.caught.size(); ++i)
+            out << fmt::format("  {:>{}}", caught_text(score, i), caught_width);
+        out << '\n';
+    };
+    header(fmt::format("{:>6}  {:<{}}  {:>{}}  {:>13}", "budget", "setting", setting_width,
+                       "flukes/PR", flukes_width, "persistent/PR"));
+    for (std::size_t m = 0; m < report.methods.size(); ++m) {
+        const auto& method = report.methods[m];
+        const auto budget =
+            method.calibrated_budget ? fmt::format("{:g}", *method.calibrated_budget) : "-";
+        out << fmt::format("{:<{}}  {:>6}  {:<{}}  {:>{}}  {:>13.2f}", names[m], name_width, budget,
+                           settings[m], setting_width, flukes_text(method.score), flukes_width,
+                           method.score.persistent_per_pr);
+        caught(method.score);
+    }
+    if (std::any_of(report.methods.begin(), report.methods.end(),
+                    [](const auto& method) { return method.calibrated_budget.has_value(); }))
+        out << "A budget calibrates the setting at each pull request from the ones before it; "
+               "the setting column gives the median and the range used.\n";
+    if (std::any_of(report.methods.begin(), report.methods.end(),
+                    [](const auto& method) { return method.priced; }))
+        out << "A budget shared by noise sets a price of a fluke in expected catches instead; "
+               "its column gives the prices of the pull requests with enough history for it.\n";
+    if (!layout.budget) return;
+    out << fmt::format(
+        "\nAt the most sensitive fixed setting with at most {:g} fluke(s) per pull request, known "
+        "in hindsight:\n",
+        *layout.budget);
+    header(fmt::format("{:<7}  {:>{}}", "setting", "flukes/PR", flukes_width));
+    bool out_of_reach = false;
+    for (std::size_t m = 0; m < report.methods.size(); ++m) {
+        const auto& score = *report.methods[m].at_budget;
+        const bool over = score.flukes_per_pr > *layout.budget;
+        out_of_reach = out_of_reach || over;
+        out << fmt::format("{:<{}}  {:>7.3g}  {:>{}}{}", names[m], name_width, score.setting,
+                           flukes_text(score), flukes_width, over ? "*" : " ");
+        caught(score);
+    }
+    if (out_of_reach) out << "* over the budget even at the method's strictest setting\n";
+}
+
+}  // namespace benchwatch::report
