@@ -13,16 +13,7 @@
 #include "cli/config.hpp"
 #include "cli/defaults.hpp"
 #include "cli/version.hpp"
-#include "compare/compare.hpp"
-#include "forge/http.hpp"
-#include "ingest/ingest.hpp"
-#include "run/environment.hpp"
-#include "run/latency.hpp"
-#include "run/timed_process.hpp"
-#include "serve/server.hpp"
-#include "serve/site.hpp"
-#include "store/store.hpp"
-#include "vcs/git.hpp"
+#include "model/error.hpp"
 
 namespace benchwatch::cli {
 
@@ -36,38 +27,22 @@ void print_error(std::string_view message) {
     std::cerr << prefix << message << '\n';
 }
 
-// Expected failures (bad input, missing runs, an unusable store) are one line and exit code 2.
+// The exit code of an expected failure of `kind`: 2 for every kind, so that scripts and CI
+// tell "benchwatch could not answer" (2) from "a regression was found" (1, with
+// --fail-on-regression) and from success (0).
+int exit_code_of(model::ErrorKind /*kind*/) { return exit_bad_input; }
+
+// Expected failures (bad input, missing runs, an unusable store…) are one line and exit code 2.
 int run_reporting_errors(const Command& command) {
     try {
         return command.run();
-    } catch (const ingest::InputError& error) {
-        print_error(error.what());
-    } catch (const store::StoreError& error) {
-        print_error(error.what());
-    } catch (const compare::CompareError& error) {
-        print_error(error.what());
-    } catch (const ConfigError& error) {
-        print_error(error.what());
-    } catch (const UsageError& error) {
-        print_error(error.what());
-    } catch (const vcs::GitError& error) {
-        print_error(error.what());
-    } catch (const serve::ServeError& error) {
-        print_error(error.what());
-    } catch (const serve::SiteError& error) {
-        print_error(error.what());
-    } catch (const serve::UploadError& error) {
-        print_error(error.what());
-    } catch (const forge::ForgeError& error) {  // GitHub's and GitLab's
-        print_error(error.what());
-    } catch (const run::StartError& error) {
-        print_error(error.what());
-    } catch (const run::LatencyError& error) {
-        print_error(std::string(error.what()) + "; nothing was recorded");
-    } catch (const run::EnvCommandError& error) {
-        print_error(std::string(error.what()) + "; nothing was recorded");
+    } catch (const model::Error& error) {
+        if (error.kind() == model::ErrorKind::MeasurementAborted)
+            print_error(std::string(error.what()) + "; nothing was recorded");
+        else
+            print_error(error.what());
+        return exit_code_of(error.kind());
     }
-    return exit_bad_input;
 }
 
 }  // namespace

@@ -8,14 +8,15 @@
 
 #include "model/category.hpp"
 #include "model/comparison.hpp"
+#include "model/error.hpp"
 
 namespace benchwatch::cli {
 
 // benchwatch.toml is malformed or holds a value of the wrong type. what() is one line with the
 // file, the line and column where known, and what was expected.
-class ConfigError : public std::runtime_error {
+class ConfigError : public model::Error {
   public:
-    using std::runtime_error::runtime_error;
+    explicit ConfigError(const std::string& message) : Error(model::ErrorKind::Config, message) {}
 };
 
 // A [[latency]] table: a whole command timed as the benchmark "latency/<name>".

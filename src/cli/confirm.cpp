@@ -133,15 +133,9 @@ int run_confirm(const ConfirmFlags& flags) {
     settings.max_rounds = flags.max_rounds;
     settings.time_budget_seconds = flags.time_budget_seconds;
     CommandMeasure measure(flags);
-    model::Confirmation confirmation;
-    try {
-        confirmation = run::confirm(
-            targets, context.config.categories,
-            [&measure](run::Build build) { return measure(build); }, report::steady_seconds,
-            settings);
-    } catch (const run::ConfirmError& error) {
-        throw UsageError(error.what());
-    }
+    auto confirmation = run::confirm(
+        targets, context.config.categories,
+        [&measure](run::Build build) { return measure(build); }, report::steady_seconds, settings);
     confirmation.base_command = flags.base_command;
     confirmation.head_command = flags.head_command;
     confirmation.report = flags.report_path;

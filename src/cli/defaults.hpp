@@ -7,15 +7,16 @@
 
 #include "cli/config.hpp"
 #include "compare/compare.hpp"
+#include "model/error.hpp"
 #include "vcs/git.hpp"
 
 namespace benchwatch::cli {
 
 // A required setting has no value from flags, environment, config file or git. what() says which
 // and the flag that gives it.
-class UsageError : public std::runtime_error {
+class UsageError : public model::Error {
   public:
-    using std::runtime_error::runtime_error;
+    explicit UsageError(const std::string& message) : Error(model::ErrorKind::Usage, message) {}
 };
 
 // The value of environment variable `name`, or nullopt when it is unset or empty.

@@ -27,11 +27,7 @@ bool looks_like_json(std::string_view text) {
 }
 
 model::Comparison parse_comparison(std::string_view text, const std::string& path) {
-    try {
-        return report::read_json(text, path);
-    } catch (const report::ReportError& error) {
-        throw UsageError(error.what());
-    }
+    return report::read_json(text, path);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "compare/method.hpp"
 #include "model/category.hpp"
 #include "model/comparison.hpp"
+#include "model/error.hpp"
 #include "model/history.hpp"
 #include "store/store.hpp"
 #include "vcs/git.hpp"
@@ -16,9 +17,9 @@ namespace benchwatch::compare {
 
 // The comparison cannot be made as asked (no run of the head, an unknown --base…). what() is one
 // line saying what is missing and how to fix it.
-class CompareError : public std::runtime_error {
+class CompareError : public model::Error {
   public:
-    using std::runtime_error::runtime_error;
+    explicit CompareError(const std::string& message) : Error(model::ErrorKind::Compare, message) {}
 };
 
 // Where the default branch's history comes from.

@@ -12,13 +12,15 @@
 #include <utility>
 #include <vector>
 
+#include "model/error.hpp"
+
 namespace benchwatch::forge {
 
 // A forge's API call or the context of a pull or merge request failed. what() is one line saying
 // what was refused and how to fix it; it never contains the token.
-class ForgeError : public std::runtime_error {
+class ForgeError : public model::Error {
   public:
-    using std::runtime_error::runtime_error;
+    explicit ForgeError(const std::string& message) : Error(model::ErrorKind::Forge, message) {}
 };
 
 // Where an API lives: origin "https://gitlab.example.com" and path "/api/v4".

@@ -430,6 +430,6 @@ ParsedResults parse_file(const std::filesystem::path& path, std::string_view for
 }
 
 InputError::InputError(std::string_view message)
-    : std::runtime_error(model::printable_line(message)) {}
+    : Error(model::ErrorKind::Input, model::printable_line(message)) {}
 
 }  // namespace benchwatch::ingest

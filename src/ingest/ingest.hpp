@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/error.hpp"
 #include "model/result.hpp"
 #include "model/run.hpp"
 
@@ -16,7 +17,7 @@ namespace benchwatch::ingest {
 // where known, the line and column: "results.json:3:17: expected ',' or '}' after a value".
 // Control characters and bytes that are not UTF-8 in the message are shown as \u{1b} and \x{ff},
 // so a quoted name cannot drive a terminal or start a CI workflow command on a line of its own.
-class InputError : public std::runtime_error {
+class InputError : public model::Error {
   public:
     explicit InputError(std::string_view message);
 };

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "model/comparison.hpp"
+#include "model/error.hpp"
 #include "model/history.hpp"
 
 namespace benchwatch::report {
@@ -61,9 +62,9 @@ void render_json(const model::Comparison& comparison, std::ostream& out);
 
 // A JSON report that cannot be read back. what() is one line naming the file, the place in it
 // and how to fix it.
-class ReportError : public std::runtime_error {
+class ReportError : public model::Error {
   public:
-    using std::runtime_error::runtime_error;
+    explicit ReportError(const std::string& message) : Error(model::ErrorKind::Report, message) {}
 };
 
 // Reads back what render_json() wrote (`compare --format json`), so that a report computed in

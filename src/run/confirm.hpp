@@ -10,15 +10,16 @@
 #include "model/category.hpp"
 #include "model/comparison.hpp"
 #include "model/confirmation.hpp"
+#include "model/error.hpp"
 #include "model/result.hpp"
 
 namespace benchwatch::run {
 
 // Re-measuring cannot go on: a benchmark to decide is missing from a command's results. what()
 // is one line naming the benchmark, the command and the round, and how to fix it.
-class ConfirmError : public std::runtime_error {
+class ConfirmError : public model::Error {
   public:
-    using std::runtime_error::runtime_error;
+    explicit ConfirmError(const std::string& message) : Error(model::ErrorKind::Measurement, message) {}
 };
 
 // Which of the two commands a measurement runs.

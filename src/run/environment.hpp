@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/environment_keys.hpp"
+#include "model/error.hpp"
 #include "model/run.hpp"
 
 namespace benchwatch::run {
@@ -55,9 +56,9 @@ model::Environment capture_environment(const std::filesystem::path& directory,
 // An --env-command that failed or printed a line that is not KEY=VALUE. what() is one line:
 // "--env-command output line 3 is not KEY=VALUE: 'hello'", "--env-command 'pkg-versions'
 // failed: exit 3: <first line of its stderr>".
-class EnvCommandError : public std::runtime_error {
+class EnvCommandError : public model::Error {
   public:
-    using std::runtime_error::runtime_error;
+    explicit EnvCommandError(const std::string& message) : Error(model::ErrorKind::MeasurementAborted, message) {}
 };
 
 // The KEY=VALUE lines of an --env-command's output (blank lines skipped, spaces around keys and

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "model/error.hpp"
 #include "model/result.hpp"
 #include "run/timed_process.hpp"
 
@@ -21,9 +22,9 @@ struct LatencySpec {
 
 // A latency command (or its prepare command) that failed. what() is one line naming the
 // command and what happened: "latency benchmark 'ttfp': command 'julia -e 1' failed: exit 3".
-class LatencyError : public std::runtime_error {
+class LatencyError : public model::Error {
   public:
-    using std::runtime_error::runtime_error;
+    explicit LatencyError(const std::string& message) : Error(model::ErrorKind::MeasurementAborted, message) {}
 };
 
 // Every timed run of a latency benchmark and the result they make.

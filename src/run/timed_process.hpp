@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/error.hpp"
 #include "vcs/process.hpp"
 
 namespace benchwatch::run {
@@ -52,9 +53,9 @@ struct TimedResult {
 
 // The command could not be started at all (no such program or directory). what() is one line:
 // "cannot run 'no-such-tool': No such file or directory".
-class StartError : public std::runtime_error {
+class StartError : public model::Error {
   public:
-    using std::runtime_error::runtime_error;
+    explicit StartError(const std::string& message) : Error(model::ErrorKind::Measurement, message) {}
 };
 
 // Runs `command` as the leader of a new process group, stdin from /dev/null, reading its output

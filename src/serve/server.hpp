@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "model/error.hpp"
 #include "serve/api.hpp"
 #include "serve/dashboard.hpp"
 #include "serve/upload.hpp"
@@ -24,9 +25,9 @@ namespace benchwatch::serve {
 
 // The server cannot start: the address cannot be bound or parsed. what() is one line naming the
 // address and how to fix it.
-class ServeError : public std::runtime_error {
+class ServeError : public model::Error {
   public:
-    using std::runtime_error::runtime_error;
+    explicit ServeError(const std::string& message) : Error(model::ErrorKind::Serve, message) {}
 };
 
 // Where the server's data comes from. The three functions share one store and are never called

@@ -3,14 +3,15 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "model/error.hpp"
 #include "serve/dashboard.hpp"
 
 namespace benchwatch::serve {
 
 // The static site cannot be written. what() is one line naming the folder and how to fix it.
-class SiteError : public std::runtime_error {
+class SiteError : public model::Error {
   public:
-    using std::runtime_error::runtime_error;
+    explicit SiteError(const std::string& message) : Error(model::ErrorKind::Site, message) {}
 };
 
 // The file write_site() puts into every site it writes; only a folder holding it is replaced.

@@ -16,6 +16,7 @@
 
 #include "forge/http.hpp"
 #include "ingest/assemble.hpp"
+#include "model/error.hpp"
 #include "serve/api.hpp"
 #include "store/store.hpp"
 
@@ -26,9 +27,9 @@ namespace benchwatch::serve {
 
 // An upload was refused or could not be made. what() is one line: the server's reason, or why it
 // could not be reached after the retries.
-class UploadError : public std::runtime_error {
+class UploadError : public model::Error {
   public:
-    using std::runtime_error::runtime_error;
+    explicit UploadError(const std::string& message) : Error(model::ErrorKind::Upload, message) {}
 };
 
 // The route runs are uploaded to, below the server's address.

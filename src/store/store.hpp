@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/error.hpp"
 #include "model/run.hpp"
 
 namespace benchwatch::store {
@@ -17,9 +18,9 @@ namespace benchwatch::store {
 // The store cannot be opened, read or written. what() is one line naming the store and the
 // problem and, where possible, the fix: "error: store /x/history.db: unable to open (read-only
 // directory); pass --store with a writable path".
-class StoreError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
+class StoreError : public model::Error {
+  public:
+    explicit StoreError(const std::string& message) : Error(model::ErrorKind::Store, message) {}
 };
 
 // Which runs to list. Empty fields match everything.

@@ -8,12 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "model/error.hpp"
+
 namespace benchwatch::vcs {
 
 // git could not be run, or answered with an error that the caller did not expect.
-class GitError : public std::runtime_error {
+class GitError : public model::Error {
   public:
-    using std::runtime_error::runtime_error;
+    explicit GitError(const std::string& message) : Error(model::ErrorKind::Git, message) {}
 };
 
 // What a commit says of itself.
