@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <optional>
+#include <string>
 
 #include "cli/defaults.hpp"
 #include "model/comparison.hpp"
@@ -15,6 +17,11 @@ struct Command {
     CLI::App* app = nullptr;
     std::function<int()> run;
 };
+
+// A flag's value, or nothing when it was left empty (the forge commands' optional flags).
+inline std::optional<std::string> non_empty(const std::string& flag) {
+    return flag.empty() ? std::nullopt : std::optional(flag);
+}
 
 // Adds --store, --project, --machine and --repo, which every store-reading command takes.
 void add_common_flags(CLI::App& command, CommonFlags& flags);

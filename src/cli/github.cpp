@@ -29,10 +29,6 @@ struct GitHubFlags {
     bool fail_on_regression = false;
 };
 
-std::optional<std::string> non_empty(const std::string& flag) {
-    return flag.empty() ? std::nullopt : std::optional(flag);
-}
-
 // The comparison's head: --head, else the commit `record` stores by default (GITHUB_SHA, which
 // on pull_request events is GitHub's merge commit of the pull request, or the checkout's HEAD).
 std::string resolve_github_head(const GitHubFlags& flags, const Context& context) {

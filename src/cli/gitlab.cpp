@@ -22,10 +22,6 @@ struct GitLabFlags {
     std::string token_env = "GITLAB_TOKEN";
 };
 
-std::optional<std::string> non_empty(const std::string& flag) {
-    return flag.empty() ? std::nullopt : std::optional(flag);
-}
-
 // --head, else CI_COMMIT_SHA (the merge request's head in a merge request pipeline), else
 // GITHUB_SHA or the repository's HEAD.
 std::string resolve_gitlab_head(const GitLabFlags& flags, const Context& context) {

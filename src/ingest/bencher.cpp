@@ -6,14 +6,13 @@
 #include <utility>
 
 #include "ingest/readers.hpp"
+#include "ingest/units.hpp"
 
 namespace benchwatch::ingest::detail {
 
 namespace ondemand = simdjson::ondemand;
 
 namespace {
-
-constexpr double nanoseconds_per_second = 1e9;
 
 // How one measure slug becomes a metric: Bencher's built-in measures have known units and
 // directions; any other slug is its own unitless metric, smaller is better.

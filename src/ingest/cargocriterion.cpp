@@ -7,14 +7,13 @@
 
 #include "ingest/readers.hpp"
 #include "ingest/text_input.hpp"
+#include "ingest/units.hpp"
 
 namespace benchwatch::ingest::detail {
 
 namespace ondemand = simdjson::ondemand;
 
 namespace {
-
-constexpr double nanoseconds_per_second = 1e9;
 
 // One "benchmark-complete" message, with the fields the reader uses.
 struct Completed {
@@ -26,7 +25,7 @@ struct Completed {
     std::string throughput_unit;  // "bytes" or "elements"
 };
 
-bool blank(std::string_view line) {
+bool spaces_only(std::string_view line) {
     return line.find_first_not_of(" \t") == std::string_view::npos;
 }
 
@@ -56,7 +55,7 @@ class CargoCriterionReader {
     ParsedResults read() {
         std::string_view line;
         while (lines_.next_line(line)) {
-            if (blank(line)) continue;
+            if (spaces_only(line)) continue;
             try {
                 read_line(line);
             } catch (const simdjson::simdjson_error& error) {
@@ -218,7 +217,7 @@ Claim detect_cargocriterion(const Probe& probe) {
     TextInput lines(probe.text, {});
     std::string_view line;
     while (lines.next_line(line)) {
-        if (blank(line)) continue;
+        if (spaces_only(line)) continue;
         if (line.find("\"reason\"") == std::string_view::npos) return {};
         ondemand::parser parser;
         const simdjson::padded_string padded(line);

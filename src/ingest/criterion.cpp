@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ingest/readers.hpp"
+#include "ingest/units.hpp"
 #include "model/fnv.hpp"
 
 namespace benchwatch::ingest::detail {
@@ -239,7 +240,6 @@ class CriterionReader {
                                                 *estimates.mean, estimates.std_dev.value_or(0)};
         }
         parsed_.results.push_back(time);
-        constexpr double nanoseconds_per_second = 1e9;
         const auto add_throughput = [&](double per_iteration, const char* unit) {
             model::Result throughput;
             throughput.benchmark = identity.full_id;

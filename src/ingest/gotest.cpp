@@ -13,12 +13,11 @@
 
 #include "ingest/ingest.hpp"
 #include "ingest/text_input.hpp"
+#include "ingest/units.hpp"
 
 namespace benchwatch::ingest::detail {
 
 namespace {
-
-constexpr double bytes_per_megabyte = 1e6;
 
 // One "<value> <unit>" pair of a result line.
 struct Measurement {

@@ -35,7 +35,7 @@ struct PackageOutput {
     std::string pending;
 };
 
-bool blank(std::string_view line) {
+bool blank_line(std::string_view line) {
     return line.find_first_not_of(" \t\r") == std::string_view::npos;
 }
 
@@ -50,7 +50,7 @@ class EventStream {
     void read() {
         std::string_view line;
         while (input_.next_line(line)) {
-            if (blank(line)) continue;
+            if (blank_line(line)) continue;
             const Event event = parse_event(line);
             if (event.action == "output") add_output(event);
         }
@@ -140,9 +140,9 @@ class EventStream {
 bool starts_like_events(std::string_view text) {
     TextInput input(text, "");
     std::string_view line;
-    while (input.next_line(line) && blank(line)) {
+    while (input.next_line(line) && blank_line(line)) {
     }
-    if (blank(line)) return false;
+    if (blank_line(line)) return false;
     const simdjson::padded_string padded(line);
     ondemand::parser parser;
     ondemand::document document;

@@ -6,14 +6,13 @@
 #include <vector>
 
 #include "ingest/readers.hpp"
+#include "ingest/units.hpp"
 
 namespace benchwatch::ingest::detail {
 
 namespace ondemand = simdjson::ondemand;
 
 namespace {
-
-constexpr double nanoseconds_per_second = 1e9;
 
 // One element of "results", in seconds as hyperfine writes them.
 struct Command {

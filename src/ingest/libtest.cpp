@@ -8,12 +8,12 @@
 
 #include "ingest/readers.hpp"
 #include "ingest/text_input.hpp"
+#include "ingest/units.hpp"
 
 namespace benchwatch::ingest::detail {
 
 namespace {
 
-constexpr double bytes_per_megabyte = 1e6;
 constexpr std::string_view test_prefix = "test ";
 constexpr std::string_view outcome_separator = " ... ";
 constexpr std::string_view bench_marker = "bench:";

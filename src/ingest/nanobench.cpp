@@ -7,14 +7,13 @@
 #include <vector>
 
 #include "ingest/readers.hpp"
+#include "ingest/units.hpp"
 
 namespace benchwatch::ingest::detail {
 
 namespace ondemand = simdjson::ondemand;
 
 namespace {
-
-constexpr double nanoseconds_per_second = 1e9;
 
 // One element of "results". nanobench's "elapsed" is seconds per iteration (one call of the
 // benchmarked code), which does `batch` of the benchmark's `unit`.

@@ -7,14 +7,13 @@
 #include <vector>
 
 #include "ingest/readers.hpp"
+#include "ingest/units.hpp"
 
 namespace benchwatch::ingest::detail {
 
 namespace ondemand = simdjson::ondemand;
 
 namespace {
-
-constexpr double nanoseconds_per_second = 1e9;
 
 // One measurement of a state (cold GPU, cold CPU or batch GPU time): the summary tags that hold
 // it and the metric it becomes.

@@ -7,14 +7,13 @@
 #include <vector>
 
 #include "ingest/readers.hpp"
+#include "ingest/units.hpp"
 
 namespace benchwatch::ingest::detail {
 
 namespace ondemand = simdjson::ondemand;
 
 namespace {
-
-constexpr double nanoseconds_per_second = 1e9;
 
 // The machine_info keys that name the interpreter, the operating system and the CPU, stored as
 // "pytest.<key>". Left out: "node" (the host name) and "python_build" (a build date), and of
