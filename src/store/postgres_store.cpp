@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <optional>
@@ -45,10 +44,10 @@ constexpr std::string_view kConnectionFailure = "08006";
 
 // A failed libpq call: the SQLSTATE (empty when libpq gave none) and the server's or libpq's
 // message on one line. Caught at the Store boundary and turned into a StoreError.
-class PgFailure : public std::runtime_error {
+class PgFailure : public BackendFailure {
   public:
     PgFailure(std::string_view sqlstate, const std::string& message)
-        : std::runtime_error(message), sqlstate_(sqlstate) {}
+        : BackendFailure(message), sqlstate_(sqlstate) {}
     const std::string& sqlstate() const { return sqlstate_; }
 
   private:
@@ -374,12 +373,10 @@ class PostgresStore final : public CoreStore {
   protected:
     const std::string& shown_name() const override { return shown_url_; }
 
-    void guard(std::string_view operation, const std::function<void()>& body) override {
-        try {
-            body();
-        } catch (const PgFailure& failure) {
-            throw StoreError(describe(operation, failure));
-        }
+    std::string describe_failure(std::string_view operation,
+                                 const BackendFailure& failure) const override {
+        // This store calls no other backend, so every BackendFailure it catches is a PgFailure.
+        return describe(operation, static_cast<const PgFailure&>(failure));
     }
 
     std::vector<RecordOutcome> insert_runs(std::span<const model::Run> runs) override {

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -27,10 +26,9 @@ const std::string_view kWritableHint =
 
 // A failed SQLite call: its (extended) result code and SQLite's message at that moment. Caught
 // at the Store boundary and turned into a StoreError naming the store and the operation.
-class SqliteFailure : public std::runtime_error {
+class SqliteFailure : public BackendFailure {
   public:
-    SqliteFailure(int code, const std::string& message)
-        : std::runtime_error(message), code_(code) {}
+    SqliteFailure(int code, const std::string& message) : BackendFailure(message), code_(code) {}
     int primary_code() const { return code_ & 0xff; }
 
   private:
@@ -296,12 +294,10 @@ class SqliteStore final : public CoreStore {
   protected:
     const std::string& shown_name() const override { return path_; }
 
-    void guard(std::string_view operation, const std::function<void()>& body) override {
-        try {
-            body();
-        } catch (const SqliteFailure& failure) {
-            throw StoreError(describe(operation, failure));
-        }
+    std::string describe_failure(std::string_view operation,
+                                 const BackendFailure& failure) const override {
+        // This store calls no other backend, so every BackendFailure it catches is a SqliteFailure.
+        return describe(operation, static_cast<const SqliteFailure&>(failure));
     }
 
     std::vector<RecordOutcome> insert_runs(std::span<const model::Run> runs) override {

@@ -6,13 +6,12 @@
 // statements, its locking and how it inserts many rows at once.
 
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -30,36 +29,54 @@ class StoreDataError : public StoreError {
     using StoreError::StoreError;
 };
 
+// A failed call into a backend's database library (SQLite, libpq), with the library's message
+// as what(). CoreStore catches it at the Store boundary and has the backend describe it, since
+// only the backend knows its error codes and the fix to suggest.
+class BackendFailure : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
 // Throws StoreDataError when `run` holds what no store can keep: a result whose value is NaN,
 // or two results of one benchmark, metric, unit and direction. Called before anything is written.
 void check_storable(const model::Run& run);
 
 // The Store operations as every backend offers them: each runs the backend's implementation
-// under guard(), so that a failure is one StoreError naming the store and the operation
+// under guarded(), so that a failure is one StoreError naming the store and the operation
 // ("store PATH: listing runs: …"), and record() and record_all() refuse a run that
 // check_storable() refuses before anything is written. A backend implements the protected
 // functions and cache_calibration(), whose waiting differs by backend.
 class CoreStore : public Store {
   public:
+    // Store::record(): check_storable(), then insert_runs() of the one run.
     RecordOutcome record(const model::Run& run) final;
+    // Store::record_all(): check_storable() of every run, then insert_runs().
     std::vector<RecordOutcome> record_all(std::span<const model::Run> runs) final;
+    // Store::list_runs(), through select_runs().
     std::vector<model::Run> list_runs(const RunFilter& filter) final;
+    // Store::results(), through select_results().
     std::unordered_map<std::int64_t, std::vector<model::Result>> results(
         std::span<const std::int64_t> run_ids) final;
+    // Store::result_counts(), through count_results().
     std::unordered_map<std::int64_t, std::size_t> result_counts(
         std::span<const std::int64_t> run_ids) final;
+    // Store::projects(), through select_projects().
     std::vector<std::string> projects() final;
+    // Store::schema_version(), through read_schema_version().
     int schema_version() final;
+    // Store::last_run_id(), through select_last_run_id().
     std::int64_t last_run_id() final;
+    // Store::cached_calibration(), through select_cached_calibration().
     std::optional<std::string> cached_calibration(const CalibrationKey& key) final;
 
   protected:
     // The store as messages name it: a path, or a URL without its password.
     virtual const std::string& shown_name() const = 0;
 
-    // Runs `body`, turning the backend's own failures into a StoreError "store NAME: OPERATION:
-    // PROBLEM[; FIX]".
-    virtual void guard(std::string_view operation, const std::function<void()>& body) = 0;
+    // The one line of a StoreError for `failure` during `operation`: "store NAME: OPERATION:
+    // PROBLEM[; FIX]". `failure` is one the backend threw itself.
+    virtual std::string describe_failure(std::string_view operation,
+                                         const BackendFailure& failure) const = 0;
 
     // Stores `runs`, already checked, in one transaction, as Store::record_all() promises.
     virtual std::vector<RecordOutcome> insert_runs(std::span<const model::Run> runs) = 0;
@@ -80,28 +97,21 @@ class CoreStore : public Store {
     // Store::cached_calibration().
     virtual std::optional<std::string> select_cached_calibration(const CalibrationKey& key) = 0;
 
-    // Returns what `body` returns, run under guard() about `operation`; a StoreDataError from
-    // the shared code becomes a StoreError naming the store and the operation too.
+    // Returns what `body` returns, turning a BackendFailure or a StoreDataError into a
+    // StoreError naming the store and `operation`.
     template <class Body>
     auto guarded(std::string_view operation, Body&& body) -> decltype(body()) {
-        using Value = decltype(body());
-        const auto naming_data_errors = [&](const auto& run) {
-            try {
-                run();
-            } catch (const StoreDataError& problem) {
-                throw data_error(operation, problem);
-            }
-        };
-        if constexpr (std::is_void_v<Value>) {
-            guard(operation, [&] { naming_data_errors([&] { body(); }); });
-        } else {
-            std::optional<Value> value;
-            guard(operation, [&] { naming_data_errors([&] { value.emplace(body()); }); });
-            return std::move(*value);
+        try {
+            return body();
+        } catch (const BackendFailure& failure) {
+            throw StoreError(describe_failure(operation, failure));
+        } catch (const StoreDataError& problem) {
+            throw data_error(operation, problem);
         }
     }
 
   private:
+    // "store NAME: OPERATION: PROBLEM" for a problem the shared code found.
     StoreError data_error(std::string_view operation, const StoreDataError& problem) const;
 };
 
