@@ -203,17 +203,24 @@ StoreError CoreStore::data_error(std::string_view operation, const StoreDataErro
 }
 
 void check_storable(const model::Run& run) {
-    // Each result's identity as "name\nmetric\nunit\ndirection". The problem reported is the
-    // first a walk through the results in order meets.
+    // Each result's identity as one string, its parts joined by NUL, which PostgreSQL refuses in
+    // text and no benchmark format writes in a name, so that names with other separators
+    // ("a\nb") are not taken for one. The strings keep the length that copy's peak memory was
+    // measured with: a longer key or a sorted vector of positions instead made copying 8 runs
+    // of 40,000 results into PostgreSQL peak 10 MB higher (glibc's heap, not the data).
+    // The problem reported is the first that a walk through the results in order meets.
     std::unordered_set<std::string> seen;
     for (const model::Result& result : run.results) {
         if (std::isnan(result.value))
             throw StoreDataError(fmt::format(
                 "benchmark \"{}\" has the value NaN, which cannot be stored", result.benchmark));
         const std::string_view direction = model::to_string(result.direction);
-        if (!seen.insert(fmt::format("{}\n{}\n{}\n{}", result.benchmark, result.metric, result.unit,
-                                     direction))
-                 .second)
+        std::string identity;
+        identity.reserve(result.benchmark.size() + result.metric.size() + result.unit.size() +
+                         direction.size() + 3);
+        identity.append(result.benchmark).append(1, '\0').append(result.metric).append(1, '\0');
+        identity.append(result.unit).append(1, '\0').append(direction);
+        if (!seen.insert(std::move(identity)).second)
             throw StoreDataError(
                 fmt::format("benchmark \"{}\" has two results for metric {} ({}, {})",
                             result.benchmark, result.metric, result.unit, direction));
