@@ -5,114 +5,18 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
-#include <cmath>
 #include <filesystem>
-#include <limits>
 #include <optional>
 #include <string_view>
 #include <thread>
-#include <tuple>
 #include <unordered_map>
 #include <utility>
 
+#include "store/store_core.hpp"
+
 namespace benchwatch::store {
 namespace {
-
-// Schema migrations: step i takes a store from user_version i to i + 1. Steps are only ever
-// appended; a released step never changes.
-constexpr std::array<std::string_view, 5> kMigrations = {
-    // 1: runs, their environment, normalised benchmark names, and compact results.
-    R"sql(
-CREATE TABLE runs (
-    id INTEGER PRIMARY KEY,
-    project TEXT NOT NULL,
-    machine TEXT NOT NULL,
-    commit_id TEXT NOT NULL,
-    branch TEXT NOT NULL,
-    pull_request INTEGER,
-    recorded_at_ms INTEGER NOT NULL,
-    attempt INTEGER NOT NULL,
-    format TEXT NOT NULL,
-    content_hash TEXT NOT NULL,
-    UNIQUE (project, machine, commit_id, content_hash)
-);
-CREATE INDEX runs_by_branch ON runs (project, machine, branch);
-CREATE INDEX runs_by_commit ON runs (commit_id);
-
-CREATE TABLE environment (
-    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-    key TEXT NOT NULL,
-    value TEXT NOT NULL,
-    PRIMARY KEY (run_id, key)
-) WITHOUT ROWID;
-
-CREATE TABLE benchmarks (
-    id INTEGER PRIMARY KEY,
-    project TEXT NOT NULL,
-    name TEXT NOT NULL,
-    metric TEXT NOT NULL,
-    unit TEXT NOT NULL,
-    direction TEXT NOT NULL CHECK (direction IN ('smaller', 'bigger')),
-    UNIQUE (project, name, metric, unit, direction)
-);
-
-CREATE TABLE results (
-    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (id),
-    value REAL NOT NULL,
-    allocations REAL,
-    memory REAL,
-    sample_count INTEGER,
-    sample_median REAL,
-    sample_mean REAL,
-    sample_stddev REAL,
-    PRIMARY KEY (run_id, benchmark_id)
-) WITHOUT ROWID;
-)sql",
-    // 2: the stability warnings of each run, in the order they were found.
-    R"sql(
-CREATE TABLE run_warnings (
-    run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
-    position INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    message TEXT NOT NULL,
-    PRIMARY KEY (run_id, position)
-) WITHOUT ROWID;
-)sql",
-    // 3: the CPU time of whole-process (latency) benchmarks.
-    R"sql(
-ALTER TABLE results ADD COLUMN user_time REAL;
-ALTER TABLE results ADD COLUMN system_time REAL;
-)sql",
-    // 4: what is known of each commit (message, author, time, link), and garbage-collection time.
-    R"sql(
-CREATE TABLE commits (
-    project TEXT NOT NULL,
-    commit_id TEXT NOT NULL,
-    message TEXT NOT NULL,
-    author TEXT NOT NULL,
-    timestamp TEXT NOT NULL,
-    url TEXT NOT NULL,
-    PRIMARY KEY (project, commit_id)
-) WITHOUT ROWID;
-ALTER TABLE results ADD COLUMN gc_time REAL;
-)sql",
-    // 5: calibrations cached between compares, one per project, machine and settings; `written`
-    // orders them by when they were last written.
-    R"sql(
-CREATE TABLE cached_calibrations (
-    project TEXT NOT NULL,
-    machine TEXT NOT NULL,
-    settings TEXT NOT NULL,
-    history TEXT NOT NULL,
-    value TEXT NOT NULL,
-    written INTEGER NOT NULL,
-    PRIMARY KEY (project, machine, settings)
-) WITHOUT ROWID;
-)sql",
-};
 
 // The most ids or commits bound into one IN (...) list; far below SQLite's variable limit.
 constexpr std::size_t kMaxValuesPerQuery = 500;
@@ -122,10 +26,9 @@ const std::string_view kWritableHint =
 
 // A failed SQLite call: its (extended) result code and SQLite's message at that moment. Caught
 // at the Store boundary and turned into a StoreError naming the store and the operation.
-class SqliteFailure : public std::runtime_error {
+class SqliteFailure : public BackendFailure {
   public:
-    SqliteFailure(int code, const std::string& message)
-        : std::runtime_error(message), code_(code) {}
+    SqliteFailure(int code, const std::string& message) : BackendFailure(message), code_(code) {}
     int primary_code() const { return code_ & 0xff; }
 
   private:
@@ -258,6 +161,13 @@ class Transaction {
     bool open_ = true;
 };
 
+// The schema version of the store `connection` has open: PRAGMA user_version, 0 for a new file.
+int read_user_version(Connection& connection) {
+    Statement select(connection, "PRAGMA user_version");
+    select.step();
+    return static_cast<int>(select.integer(0));
+}
+
 // "?3, ?4, ?5" for `count` parameters numbered from `first`.
 std::string parameter_list(int first, std::size_t count) {
     std::string list;
@@ -311,7 +221,7 @@ std::vector<T> sorted_unique(std::vector<T> values) {
     return values;
 }
 
-class SqliteStore final : public Store {
+class SqliteStore final : public CoreStore {
   public:
     SqliteStore(std::string path, std::chrono::milliseconds busy_timeout, Access access)
         : path_(std::move(path)), busy_timeout_(busy_timeout) {
@@ -321,120 +231,26 @@ class SqliteStore final : public Store {
             return;
         }
         std::error_code error;
-        if (!std::filesystem::exists(path_, error))
-            throw StoreError(fmt::format(
-                "no store at {}; record a run first (benchwatch record) or pass --store", path_));
+        if (!std::filesystem::exists(path_, error)) throw no_store_error(path_);
         const int version = open_read_only();
-        refuse_empty(version);
+        if (version == 0) throw no_store_error(path_);
         const bool writable = may_write(path_);
         if (access == Access::ReadCache && writable) {
             connection_.reset();
             open_for_writing(0);
             return;
         }
-        if (version == static_cast<int>(kMigrations.size())) return;
+        if (version == current_schema_version()) return;
         if (!writable)
             throw StoreError(fmt::format(
                 "store {} has schema version {}, older than this benchwatch ({}), and cannot be "
                 "migrated here: it is read-only; run benchwatch migrate --store {} as a user who "
                 "may write it",
-                path_, version, kMigrations.size(), path_));
+                path_, version, current_schema_version(), path_));
         connection_.reset();
         open_for_writing(0);
         connection_.reset();
         open_read_only();
-    }
-
-    RecordOutcome record(const model::Run& run) override {
-        return guarded(fmt::format("recording the run of commit {}", run.commit), [&] {
-            RecordOutcome outcome;
-            retrying_while_busy([&] {
-                Transaction transaction(*connection_, Transaction::Kind::Write);
-                outcome = insert_run(run);
-                transaction.commit();
-            });
-            return outcome;
-        });
-    }
-
-    std::vector<RecordOutcome> record_all(std::span<const model::Run> runs) override {
-        return guarded(fmt::format("recording {} runs", runs.size()), [&] {
-            std::vector<RecordOutcome> outcomes;
-            retrying_while_busy([&] {
-                outcomes.clear();
-                Transaction transaction(*connection_, Transaction::Kind::Write);
-                for (const model::Run& run : runs) outcomes.push_back(insert_run(run));
-                transaction.commit();
-            });
-            return outcomes;
-        });
-    }
-
-    std::vector<model::Run> list_runs(const RunFilter& filter) override {
-        return guarded("listing runs", [&] { return select_runs(filter); });
-    }
-
-    std::unordered_map<std::int64_t, std::vector<model::Result>> results(
-        std::span<const std::int64_t> run_ids) override {
-        return guarded("reading results", [&] { return select_results(run_ids); });
-    }
-
-    std::unordered_map<std::int64_t, std::size_t> result_counts(
-        std::span<const std::int64_t> run_ids) override {
-        return guarded("counting results", [&] {
-            const std::vector<std::int64_t> ids =
-                sorted_unique(std::vector<std::int64_t>(run_ids.begin(), run_ids.end()));
-            std::unordered_map<std::int64_t, std::size_t> counts;
-            for (const std::int64_t id : ids) counts[id] = 0;
-            Transaction snapshot(*connection_, Transaction::Kind::Read);
-            for_each_batch(ids, [&](std::span<const std::int64_t> batch) {
-                Statement select(*connection_,
-                                 fmt::format("SELECT run_id, count(*) FROM results WHERE run_id "
-                                             "IN ({}) GROUP BY run_id",
-                                             parameter_list(1, batch.size())));
-                for (std::size_t i = 0; i < batch.size(); ++i)
-                    select.bind_integer(1 + static_cast<int>(i), batch[i]);
-                while (select.step())
-                    counts[select.integer(0)] = static_cast<std::size_t>(select.integer(1));
-            });
-            snapshot.commit();
-            return counts;
-        });
-    }
-
-    std::vector<std::string> projects() override {
-        return guarded("listing projects", [&] {
-            Statement select(*connection_, "SELECT DISTINCT project FROM runs ORDER BY project");
-            std::vector<std::string> names;
-            while (select.step()) names.push_back(select.text(0));
-            return names;
-        });
-    }
-
-    int schema_version() override {
-        return guarded("reading the schema version", [&] { return read_schema_version(); });
-    }
-
-    std::int64_t last_run_id() override {
-        return guarded("reading the newest run", [&] {
-            Statement select(*connection_, "SELECT coalesce(max(id), 0) FROM runs");
-            select.step();
-            return select.integer(0);
-        });
-    }
-
-    std::optional<std::string> cached_calibration(const CalibrationKey& key) override {
-        return guarded("reading a cached calibration", [&]() -> std::optional<std::string> {
-            Statement select(*connection_,
-                             "SELECT value FROM cached_calibrations WHERE project = ?1 AND "
-                             "machine = ?2 AND settings = ?3 AND history = ?4");
-            select.bind_text(1, key.project);
-            select.bind_text(2, key.machine);
-            select.bind_text(3, key.settings);
-            select.bind_text(4, key.history);
-            if (!select.step()) return std::nullopt;
-            return select.text(0);
-        });
     }
 
     void cache_calibration(const CalibrationKey& key, const std::string& value) override {
@@ -475,6 +291,74 @@ class SqliteStore final : public Store {
         }
     }
 
+  protected:
+    const std::string& shown_name() const override { return path_; }
+
+    std::string describe_failure(std::string_view operation,
+                                 const BackendFailure& failure) const override {
+        // This store calls no other backend, so every BackendFailure it catches is a SqliteFailure.
+        return describe(operation, static_cast<const SqliteFailure&>(failure));
+    }
+
+    std::vector<RecordOutcome> insert_runs(std::span<const model::Run> runs) override {
+        std::vector<RecordOutcome> outcomes;
+        retrying_while_busy([&] {
+            outcomes.clear();
+            Transaction transaction(*connection_, Transaction::Kind::Write);
+            for (const model::Run& run : runs) outcomes.push_back(insert_run(run));
+            transaction.commit();
+        });
+        return outcomes;
+    }
+
+    std::unordered_map<std::int64_t, std::size_t> count_results(
+        std::span<const std::int64_t> run_ids) override {
+        const std::vector<std::int64_t> ids =
+            sorted_unique(std::vector<std::int64_t>(run_ids.begin(), run_ids.end()));
+        std::unordered_map<std::int64_t, std::size_t> counts;
+        for (const std::int64_t id : ids) counts[id] = 0;
+        Transaction snapshot(*connection_, Transaction::Kind::Read);
+        for_each_batch(ids, [&](std::span<const std::int64_t> batch) {
+            Statement select(*connection_,
+                             fmt::format("SELECT run_id, count(*) FROM results WHERE run_id "
+                                         "IN ({}) GROUP BY run_id",
+                                         parameter_list(1, batch.size())));
+            for (std::size_t i = 0; i < batch.size(); ++i)
+                select.bind_integer(1 + static_cast<int>(i), batch[i]);
+            while (select.step())
+                counts[select.integer(0)] = static_cast<std::size_t>(select.integer(1));
+        });
+        snapshot.commit();
+        return counts;
+    }
+
+    std::vector<std::string> select_projects() override {
+        Statement select(*connection_, "SELECT DISTINCT project FROM runs ORDER BY project");
+        std::vector<std::string> names;
+        while (select.step()) names.push_back(select.text(0));
+        return names;
+    }
+
+    int read_schema_version() override { return read_user_version(*connection_); }
+
+    std::int64_t select_last_run_id() override {
+        Statement select(*connection_, "SELECT coalesce(max(id), 0) FROM runs");
+        select.step();
+        return select.integer(0);
+    }
+
+    std::optional<std::string> select_cached_calibration(const CalibrationKey& key) override {
+        Statement select(*connection_,
+                         "SELECT value FROM cached_calibrations WHERE project = ?1 AND "
+                         "machine = ?2 AND settings = ?3 AND history = ?4");
+        select.bind_text(1, key.project);
+        select.bind_text(2, key.machine);
+        select.bind_text(3, key.settings);
+        select.bind_text(4, key.history);
+        if (!select.step()) return std::nullopt;
+        return select.text(0);
+    }
+
   private:
     // Opens the file for reading and writing (`create`: SQLITE_OPEN_CREATE or 0), in WAL mode,
     // and migrates it.
@@ -484,8 +368,12 @@ class SqliteStore final : public Store {
             sqlite3_busy_timeout(connection_->handle(), static_cast<int>(busy_timeout_.count()));
             retrying_while_busy([&] { configure(); });
         });
-        guarded(fmt::format("migrating to schema version {}", kMigrations.size()),
-                [&] { retrying_while_busy([&] { migrate(); }); });
+        guarded(migrating_operation(), [&] {
+            retrying_while_busy([&] {
+                Migration target{*connection_};
+                migrate(target, kSqliteDialect, path_);
+            });
+        });
     }
 
     // Opens the existing file read-only and returns its schema version, refusing a newer one.
@@ -516,16 +404,9 @@ class SqliteStore final : public Store {
                         path_, path_, path_));
                 version = open_with("mode=ro&immutable=1");
             }
-            refuse_newer_schema(version);
+            refuse_newer_schema(path_, version);
             return version;
         });
-    }
-
-    // A reading command on a file that is not (yet) a benchwatch store.
-    void refuse_empty(int version) const {
-        if (version == 0)
-            throw StoreError(fmt::format(
-                "no store at {}; record a run first (benchwatch record) or pass --store", path_));
     }
 
     // Sets the connection's busy timeout to `wait` while it lives, then back to the store's.
@@ -544,16 +425,6 @@ class SqliteStore final : public Store {
       private:
         SqliteStore& store_;
     };
-
-    // Runs `body`, turning a SQLite failure into a one-line StoreError about `operation`.
-    template <class Body>
-    auto guarded(std::string_view operation, Body&& body) -> decltype(body()) {
-        try {
-            return body();
-        } catch (const SqliteFailure& failure) {
-            throw StoreError(describe(operation, failure));
-        }
-    }
 
     std::string describe(std::string_view operation, const SqliteFailure& failure) const {
         switch (failure.primary_code()) {
@@ -619,37 +490,18 @@ class SqliteStore final : public Store {
         connection_->execute("PRAGMA synchronous = NORMAL");
     }
 
-    int read_schema_version() {
-        Statement select(*connection_, "PRAGMA user_version");
-        select.step();
-        return static_cast<int>(select.integer(0));
-    }
+    // The connection as migrate() uses it. BEGIN IMMEDIATE takes the write lock, which is what
+    // keeps a second process from migrating at the same time.
+    struct Migration {
+        Connection& connection;
 
-    void refuse_newer_schema(int version) const {
-        const int known = static_cast<int>(kMigrations.size());
-        if (version > known)
-            throw StoreError(fmt::format(
-                "store {} has schema version {}, newer than this benchwatch ({}); upgrade "
-                "benchwatch",
-                path_, version, known));
-    }
-
-    // Checks the version again under the write lock: another process may have migrated while
-    // this one waited.
-    void migrate() {
-        const int known = static_cast<int>(kMigrations.size());
-        int version = read_schema_version();
-        refuse_newer_schema(version);
-        if (version == known) return;
-        Transaction transaction(*connection_, Transaction::Kind::Write);
-        version = read_schema_version();
-        refuse_newer_schema(version);
-        for (; version < known; ++version) {
-            connection_->execute(std::string(kMigrations[static_cast<std::size_t>(version)]));
-            connection_->execute(fmt::format("PRAGMA user_version = {}", version + 1));
+        int read_schema_version() { return read_user_version(connection); }
+        Transaction begin_migration() { return {connection, Transaction::Kind::Write}; }
+        void execute(const std::string& sql) { connection.execute(sql); }
+        void write_schema_version(int version) {
+            connection.execute(fmt::format("PRAGMA user_version = {}", version));
         }
-        transaction.commit();
-    }
+    };
 
     // Inserts `run` inside the caller's write transaction.
     RecordOutcome insert_run(const model::Run& run) {
@@ -767,11 +619,6 @@ class SqliteStore final : public Store {
                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
         for (const model::Result& result : run.results) {
             const std::string_view direction = model::to_string(result.direction);
-            if (std::isnan(result.value))
-                throw SqliteFailure(SQLITE_MISMATCH,
-                                    fmt::format("benchmark \"{}\" has the value NaN, which cannot "
-                                                "be stored",
-                                                result.benchmark));
             auto [known, is_new] = known_ids.try_emplace(
                 benchmark_key(result.benchmark, result.metric, result.unit, direction), 0);
             if (is_new) {
@@ -801,19 +648,11 @@ class SqliteStore final : public Store {
                 add_result.bind_real(8, result.samples->mean);
                 add_result.bind_real(9, result.samples->stddev);
             }
-            try {
-                add_result.run();
-            } catch (const SqliteFailure& failure) {
-                if (failure.primary_code() != SQLITE_CONSTRAINT) throw;
-                throw SqliteFailure(
-                    SQLITE_CONSTRAINT,
-                    fmt::format("benchmark \"{}\" has two results for metric {} ({}, {})",
-                                result.benchmark, result.metric, result.unit, direction));
-            }
+            add_result.run();
         }
     }
 
-    std::vector<model::Run> select_runs(const RunFilter& filter) {
+    std::vector<model::Run> select_runs(const RunFilter& filter) override {
         std::string conditions;
         int next_parameter = 1;
         std::vector<std::pair<int, const std::string*>> field_parameters;
@@ -856,20 +695,19 @@ class SqliteStore final : public Store {
 
         std::vector<model::Run> runs;
         Transaction snapshot(*connection_, Transaction::Kind::Read);
-        query_matching(
-            "SELECT r.id, r.project, r.machine, r.commit_id, r.branch, r.pull_request, "
-            "r.recorded_at_ms, r.attempt, r.format, r.content_hash, e.key, e.value, "
-            "c.message, c.author, c.timestamp, c.url "
-            "FROM runs AS r LEFT JOIN environment AS e ON e.run_id = r.id "
-            "LEFT JOIN commits AS c ON c.project = r.project AND c.commit_id = r.commit_id",
-            " ORDER BY r.id, e.key", [&](Statement& select) {
-                while (select.step()) {
-                    const std::int64_t id = select.integer(0);
-                    if (runs.empty() || runs.back().id != id) runs.push_back(read_run(select));
-                    if (!select.is_null(10))
-                        runs.back().environment.emplace(select.text(10), select.text(11));
-                }
-            });
+        // One row per run and environment entry, the entry's key and value after the run's.
+        constexpr int key = kRunColumnCount, value = kRunColumnCount + 1;
+        const std::string runs_with_environment = fmt::format(
+            "SELECT {}, e.key, e.value FROM {} LEFT JOIN environment AS e ON e.run_id = r.id",
+            kRunColumns, kRunsWithCommits);
+        query_matching(runs_with_environment, " ORDER BY r.id, e.key", [&](Statement& select) {
+            while (select.step()) {
+                const std::int64_t id = select.integer(0);
+                if (runs.empty() || runs.back().id != id) runs.push_back(read_run(select));
+                if (!select.is_null(key))
+                    runs.back().environment.emplace(select.text(key), select.text(value));
+            }
+        });
         if (!commits.empty())
             std::sort(runs.begin(), runs.end(),
                       [](const model::Run& a, const model::Run& b) { return a.id < b.id; });
@@ -888,28 +726,10 @@ class SqliteStore final : public Store {
         return runs;
     }
 
-    static model::Run read_run(const Statement& select) {
-        model::Run run;
-        run.id = select.integer(0);
-        run.project = select.text(1);
-        run.machine = select.text(2);
-        run.commit = select.text(3);
-        run.branch = select.text(4);
-        if (!select.is_null(5)) run.pull_request = select.integer(5);
-        run.recorded_at_ms = select.integer(6);
-        run.attempt = static_cast<int>(select.integer(7));
-        run.format = select.text(8);
-        run.content_hash = select.text(9);
-        if (!select.is_null(12))
-            run.commit_info = model::CommitInfo{select.text(12), select.text(13), select.text(14),
-                                                select.text(15)};
-        return run;
-    }
-
     // Reads results without a join: the few distinct benchmarks are looked up once each and
     // copied into every result, which is what makes loading many runs fast.
     std::unordered_map<std::int64_t, std::vector<model::Result>> select_results(
-        std::span<const std::int64_t> run_ids) {
+        std::span<const std::int64_t> run_ids) override {
         const std::vector<std::int64_t> ids =
             sorted_unique(std::vector<std::int64_t>(run_ids.begin(), run_ids.end()));
         std::unordered_map<std::int64_t, std::vector<model::Result>> results_by_run;
@@ -917,7 +737,8 @@ class SqliteStore final : public Store {
 
         Transaction snapshot(*connection_, Transaction::Kind::Read);
         Statement find_benchmark(
-            *connection_, "SELECT name, metric, unit, direction FROM benchmarks WHERE id = ?1");
+            *connection_,
+            fmt::format("SELECT {} FROM benchmarks WHERE id = ?1", kBenchmarkColumns));
         std::unordered_map<std::int64_t, model::Result> benchmarks;
         const auto benchmark = [&](std::int64_t benchmark_id) -> const model::Result& {
             auto found = benchmarks.find(benchmark_id);
@@ -935,11 +756,8 @@ class SqliteStore final : public Store {
         std::size_t previous_run_size = 0;
         for_each_batch(ids, [&](std::span<const std::int64_t> batch) {
             Statement select(*connection_,
-                             fmt::format("SELECT run_id, benchmark_id, value, allocations, memory, "
-                                         "sample_count, sample_median, sample_mean, sample_stddev, "
-                                         "user_time, system_time, gc_time "
-                                         "FROM results WHERE run_id IN ({})",
-                                         parameter_list(1, batch.size())));
+                             fmt::format("SELECT {} FROM results WHERE run_id IN ({})",
+                                         kResultColumns, parameter_list(1, batch.size())));
             for (std::size_t i = 0; i < batch.size(); ++i)
                 select.bind_integer(1 + static_cast<int>(i), batch[i]);
             std::vector<model::Result>* run_results = nullptr;
@@ -951,49 +769,13 @@ class SqliteStore final : public Store {
                     run_results = &results_by_run.at(run_id);
                     run_results->reserve(previous_run_size);
                 }
-                model::Result& result = run_results->emplace_back(benchmark(select.integer(1)));
-                result.value = select.real(2);
-                result.allocations = select.optional_real(3);
-                result.memory = select.optional_real(4);
-                result.user_time = select.optional_real(9);
-                result.system_time = select.optional_real(10);
-                result.gc_time = select.optional_real(11);
-                if (!select.is_null(5))
-                    result.samples =
-                        model::SampleSummary{select.integer(5), real_or_nan(select, 6),
-                                             real_or_nan(select, 7), real_or_nan(select, 8)};
+                read_result_values(select, run_results->emplace_back(benchmark(select.integer(1))));
             }
         });
         snapshot.commit();
 
-        for (auto& [id, results] : results_by_run)
-            std::sort(results.begin(), results.end(),
-                      [](const model::Result& a, const model::Result& b) {
-                          return std::tie(a.benchmark, a.metric, a.unit) <
-                                 std::tie(b.benchmark, b.metric, b.unit);
-                      });
+        sort_results(results_by_run);
         return results_by_run;
-    }
-
-    // SQLite stores NaN as NULL; a sample summary's NaN (say, the deviation of one sample) comes
-    // back as NaN.
-    static double real_or_nan(const Statement& select, int column) {
-        return select.optional_real(column).value_or(std::numeric_limits<double>::quiet_NaN());
-    }
-
-    // A result with the name, metric, unit and direction of a benchmarks row and no values.
-    static model::Result read_benchmark(const Statement& select) {
-        model::Result result;
-        result.benchmark = select.text(0);
-        result.metric = select.text(1);
-        result.unit = select.text(2);
-        const std::optional<model::Direction> direction = model::parse_direction(select.text(3));
-        if (!direction)
-            throw SqliteFailure(SQLITE_CORRUPT,
-                                fmt::format("benchmark \"{}\" has unknown direction \"{}\"",
-                                            result.benchmark, select.text(3)));
-        result.direction = *direction;
-        return result;
     }
 
     std::string path_;
@@ -1003,10 +785,6 @@ class SqliteStore final : public Store {
 
 }  // namespace
 
-int current_schema_version() {
-    return static_cast<int>(kMigrations.size());
-}
-
 std::unique_ptr<Store> open_sqlite_store(const std::string& path,
                                          std::chrono::milliseconds busy_timeout, Access access) {
     return std::make_unique<SqliteStore>(path, busy_timeout, access);
@@ -1014,22 +792,13 @@ std::unique_ptr<Store> open_sqlite_store(const std::string& path,
 
 int stored_sqlite_schema_version(const std::string& path) {
     if (!std::filesystem::exists(path)) return 0;
-    sqlite3* db = nullptr;
-    int version = 0;
-    int code = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-    sqlite3_stmt* select = nullptr;
-    if (code == SQLITE_OK)
-        code = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &select, nullptr);
-    if (code == SQLITE_OK) {
-        code = sqlite3_step(select);
-        if (code == SQLITE_ROW) version = sqlite3_column_int(select, 0);
+    try {
+        Connection connection(path, SQLITE_OPEN_READONLY);
+        return read_user_version(connection);
+    } catch (const SqliteFailure& failure) {
+        throw StoreError(
+            fmt::format("store {}: reading the schema version: {}", path, failure.what()));
     }
-    const std::string message = db ? sqlite3_errmsg(db) : sqlite3_errstr(code);
-    sqlite3_finalize(select);
-    sqlite3_close_v2(db);
-    if (code != SQLITE_ROW)
-        throw StoreError(fmt::format("store {}: reading the schema version: {}", path, message));
-    return version;
 }
 
 }  // namespace benchwatch::store
