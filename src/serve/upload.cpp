@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "report/report.hpp"
@@ -243,113 +244,157 @@ std::optional<Response> UploadReceiver::refusal_of_authorization(std::string_vie
     return std::nullopt;
 }
 
-Response UploadReceiver::receive(std::string_view authorization,
-                                 std::optional<std::span<const ReceivedPart>> form,
-                                 std::string_view peer) {
-    const auto refuse = [&](int status, const std::string& reason) {
-        log(fmt::format("upload from {} refused ({}): {}", peer, http_status_name(status), reason));
-        return error_response(status, reason);
-    };
-    if (auto refusal = refusal_of_authorization(authorization, peer)) return std::move(*refusal);
-    if (!form)
-        return refuse(400,
-                      "the upload is not multipart/form-data; send the files and fields "
-                      "as a form, as benchwatch record --server does");
+namespace {
 
+// An upload refused with an HTTP status and the reason it is sent and logged with.
+struct Refusal {
+    int status = 400;
+    std::string reason;
+};
+
+// The fields of an upload's form: each single field once, the files and --env values in order.
+struct UploadForm {
     std::map<std::string_view, std::string_view> fields;
     std::vector<std::string> environment;
     std::vector<const ReceivedPart*> files;
-    for (const ReceivedPart& part : *form) {
-        if (part.name == "file") {
-            files.push_back(&part);
-        } else if (part.name == "env") {
-            environment.emplace_back(part.content);
-        } else if (std::find(std::begin(single_fields), std::end(single_fields), part.name) !=
-                   std::end(single_fields)) {
-            if (!fields.emplace(part.name, part.content).second)
-                return refuse(400, fmt::format("the upload has more than one '{}' field; send "
-                                               "it once",
-                                               part.name));
-        } else {
-            return refuse(400, fmt::format("the upload has an unknown field '{}'; docs/upload.md "
-                                           "lists the fields",
-                                           part.name.substr(0, 60)));
-        }
-    }
-    const auto field = [&](std::string_view name) {
+
+    // The field's value, "" when it was not sent.
+    std::string field(std::string_view name) const {
         const auto found = fields.find(name);
         return found == fields.end() ? std::string() : std::string(found->second);
-    };
+    }
+};
+
+// Sorts the parts of `form` into fields, files and environment values. Throws Refusal for an
+// unknown or repeated field, or a missing file or required field.
+UploadForm read_form(std::span<const ReceivedPart> form) {
+    UploadForm read;
+    for (const ReceivedPart& part : form) {
+        if (part.name == "file") {
+            read.files.push_back(&part);
+        } else if (part.name == "env") {
+            read.environment.emplace_back(part.content);
+        } else if (std::find(std::begin(single_fields), std::end(single_fields), part.name) !=
+                   std::end(single_fields)) {
+            if (!read.fields.emplace(part.name, part.content).second)
+                throw Refusal{400, fmt::format("the upload has more than one '{}' field; send "
+                                               "it once",
+                                               part.name)};
+        } else {
+            throw Refusal{400, fmt::format("the upload has an unknown field '{}'; docs/upload.md "
+                                           "lists the fields",
+                                           part.name.substr(0, 60))};
+        }
+    }
     const std::string missing_field_reason =
         "every upload names its project, machine, commit and branch and has at least one file";
-    if (files.empty())
-        return refuse(400, fmt::format("the upload has no 'file' field; {}", missing_field_reason));
+    if (read.files.empty())
+        throw Refusal{400, fmt::format("the upload has no 'file' field; {}", missing_field_reason)};
     for (const std::string_view name : required_fields)
-        if (field(name).empty())
-            return refuse(
-                400, fmt::format("the upload has no '{}' field; {}", name, missing_field_reason));
+        if (read.field(name).empty())
+            throw Refusal{
+                400, fmt::format("the upload has no '{}' field; {}", name, missing_field_reason)};
+    return read;
+}
 
+// What `record` would know of the run, from the form's fields, recorded at `recorded_at_ms`.
+// Throws Refusal for a commit that is not a full SHA, a time or pull request number that does
+// not parse.
+ingest::RunMetadata metadata_of(const UploadForm& form, std::int64_t recorded_at_ms) {
     ingest::RunMetadata metadata;
-    metadata.project = field("project");
-    metadata.machine = field("machine");
-    metadata.commit = field("commit");
+    metadata.project = form.field("project");
+    metadata.machine = form.field("machine");
+    metadata.commit = form.field("commit");
     if (!model::is_full_commit_id(metadata.commit))
-        return refuse(400, fmt::format("the upload's 'commit' is '{}', not a full commit SHA (40 "
+        throw Refusal{400, fmt::format("the upload's 'commit' is '{}', not a full commit SHA (40 "
                                        "or 64 hex digits); send the full SHA, as benchwatch "
                                        "record --server does",
-                                       metadata.commit.substr(0, 60)));
+                                       metadata.commit.substr(0, 60))};
     std::transform(metadata.commit.begin(), metadata.commit.end(), metadata.commit.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (const std::string time = field("commit_time"); !time.empty() && !model::timestamp_ms(time))
-        return refuse(400, fmt::format("the upload's 'commit_time' is '{}', not an ISO 8601 time "
+    if (const std::string time = form.field("commit_time");
+        !time.empty() && !model::timestamp_ms(time))
+        throw Refusal{400, fmt::format("the upload's 'commit_time' is '{}', not an ISO 8601 time "
                                        "with its offset such as 2016-03-01T12:00:00+01:00",
-                                       time.substr(0, 60)));
-    metadata.branch = field("branch");
-    if (const std::string number = field("pull_request"); !number.empty()) {
+                                       time.substr(0, 60))};
+    metadata.branch = form.field("branch");
+    if (const std::string number = form.field("pull_request"); !number.empty()) {
         metadata.pull_request = forge::parse_integer(number);
         if (!metadata.pull_request)
-            return refuse(400, fmt::format("the upload's 'pull_request' is '{}', not a whole "
+            throw Refusal{400, fmt::format("the upload's 'pull_request' is '{}', not a whole "
                                            "number",
-                                           number.substr(0, 60)));
+                                           number.substr(0, 60))};
     }
-    metadata.environment = std::move(environment);
-    if (fields.contains("commit_message") || fields.contains("commit_author") ||
-        fields.contains("commit_time"))
-        metadata.commit_info = model::CommitInfo{field("commit_message"), field("commit_author"),
-                                                 field("commit_time"), ""};
-    metadata.recorded_at_ms = now_ms();
-    const std::string format = fields.contains("format") ? field("format") : "auto";
+    metadata.environment = form.environment;
+    if (form.fields.contains("commit_message") || form.fields.contains("commit_author") ||
+        form.fields.contains("commit_time"))
+        metadata.commit_info = model::CommitInfo{form.field("commit_message"),
+                                                 form.field("commit_author"),
+                                                 form.field("commit_time"), ""};
+    metadata.recorded_at_ms = recorded_at_ms;
+    return metadata;
+}
 
-    model::Run run;
+// The run the form's files make, as `record` makes it, and the readers' warnings. Throws
+// Refusal with the reader's message for a file that cannot be read.
+std::pair<model::Run, std::vector<std::string>> run_of(const UploadForm& form,
+                                                       const ingest::RunMetadata& metadata) {
+    const std::string format = form.fields.contains("format") ? form.field("format") : "auto";
     std::vector<std::string> warnings;
     try {
         std::vector<ingest::NamedResults> parsed_files;
-        for (std::size_t index = 0; index < files.size(); ++index) {
-            std::string name(files[index]->filename);
+        for (std::size_t index = 0; index < form.files.size(); ++index) {
+            std::string name(form.files[index]->filename);
             if (name.empty()) name = fmt::format("file {}", index + 1);
-            auto parsed = ingest::parse(files[index]->content, name, format);
+            auto parsed = ingest::parse(form.files[index]->content, name, format);
             warnings.insert(warnings.end(), parsed.warnings.begin(), parsed.warnings.end());
             parsed_files.push_back({std::move(name), std::move(parsed)});
         }
-        run = ingest::assemble_run(std::move(parsed_files), metadata);
+        return {ingest::assemble_run(std::move(parsed_files), metadata), std::move(warnings)};
     } catch (const ingest::InputError& error) {
-        return refuse(400, error.what());
+        throw Refusal{400, error.what()};
     }
+}
 
-    store::RecordOutcome outcome;
+}  // namespace
+
+store::RecordOutcome UploadReceiver::store_upload(const model::Run& run) {
     try {
         WriterLease writer = lease_writer();
         if (!accepts_project(writer.store(), run.project)) {
             writer.mark_healthy();
-            return refuse(422, fmt::format("project '{}' is not accepted here: the server takes "
+            throw Refusal{422, fmt::format("project '{}' is not accepted here: the server takes "
                                            "uploads for the projects in its store and those of "
                                            "--upload-project",
-                                           run.project));
+                                           run.project)};
         }
-        outcome = writer.store().record(run);
+        auto outcome = writer.store().record(run);
         writer.mark_healthy();
+        return outcome;
     } catch (const store::StoreError& error) {
-        return refuse(503, error.what());
+        throw Refusal{503, error.what()};
+    }
+}
+
+Response UploadReceiver::receive(std::string_view authorization,
+                                 std::optional<std::span<const ReceivedPart>> form,
+                                 std::string_view peer) {
+    if (auto refusal = refusal_of_authorization(authorization, peer)) return std::move(*refusal);
+    model::Run run;
+    std::vector<std::string> warnings;
+    store::RecordOutcome outcome;
+    try {
+        if (!form)
+            throw Refusal{400,
+                          "the upload is not multipart/form-data; send the files and fields "
+                          "as a form, as benchwatch record --server does"};
+        const UploadForm read = read_form(*form);
+        std::tie(run, warnings) = run_of(read, metadata_of(read, now_ms()));
+        outcome = store_upload(run);
+    } catch (const Refusal& refusal) {
+        log(fmt::format("upload from {} refused ({}): {}", peer, http_status_name(refusal.status),
+                        refusal.reason));
+        return error_response(refusal.status, refusal.reason);
     }
     const std::string short_commit = run.commit.substr(0, 9);
     if (outcome.inserted)

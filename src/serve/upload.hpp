@@ -137,6 +137,9 @@ class UploadReceiver {
     class WriterLease;
     WriterLease lease_writer();
     bool accepts_project(store::Store& writer, const std::string& project);
+    // Stores `run` through a writer of the pool when its project is accepted here; throws the
+    // refusal (422 for a project not accepted, 503 when the store fails) otherwise.
+    store::RecordOutcome store_upload(const model::Run& run);
 
     UploadSettings settings_;
     std::mutex pool_mutex_;
