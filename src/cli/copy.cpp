@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -51,6 +52,11 @@ std::string with_thousands(std::size_t count) {
     for (std::ptrdiff_t at = static_cast<std::ptrdiff_t>(digits.size()) - 3; at > 0; at -= 3)
         digits.insert(static_cast<std::size_t>(at), 1, ',');
     return digits;
+}
+
+// "1 run", "2 runs", "1,000 runs".
+std::string counted(std::size_t count, std::string_view one, std::string_view many) {
+    return fmt::format("{} {}", with_thousands(count), count == 1 ? one : many);
 }
 
 // The SQLite file a store URL names, made absolute, or empty for a PostgreSQL URL.
@@ -142,7 +148,19 @@ std::string progress_label(const model::Run& run) {
     return fmt::format("{}/{} {}", run.project, run.machine, run.commit.substr(0, 12));
 }
 
+// Makes glibc return every block of 128 KiB or more to the system when it is freed. By default
+// glibc raises that threshold to the size of the largest block freed so far, so from the second
+// batch on a batch's big vectors come from the heap, where the holes they leave grow the resident
+// size with every batch (58 MiB for 8 runs of 40,000 results against 44 MiB for one) although
+// the live heap does not grow.
+void return_big_blocks_when_freed() {
+#ifdef M_MMAP_THRESHOLD
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
+}
+
 int run_copy(const CopyFlags& flags) {
+    return_big_blocks_when_freed();
     const std::string shown_from = store::without_credentials(flags.from);
     const std::string shown_to = store::without_credentials(flags.to);
     if (same_store(flags.from, flags.to))
@@ -202,10 +220,10 @@ int run_copy(const CopyFlags& flags) {
             "warning: {} of the copied runs got another attempt number in {}, which already held "
             "other runs of their commits\n",
             tally.renumbered, shown_to);
-    std::cout << fmt::format("copied {} runs ({} results) from {} to {}; {} already there\n",
-                             with_thousands(tally.copied_runs),
-                             with_thousands(tally.copied_results), shown_from, shown_to,
-                             with_thousands(to_copy.already_there + tally.found_in_target));
+    std::cout << fmt::format("copied {} ({}) from {} to {}; {} already there\n",
+                             counted(tally.copied_runs, "run", "runs"),
+                             counted(tally.copied_results, "result", "results"), shown_from,
+                             shown_to, with_thousands(to_copy.already_there + tally.found_in_target));
     return 0;
 }
 
