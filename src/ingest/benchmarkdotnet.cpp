@@ -41,24 +41,11 @@ class BenchmarkDotNetReader {
     }
 
     ParsedResults read() {
-        ondemand::value root = input_.document().get_value().value();
-        input_.expect(root, ondemand::json_type::object, "the document");
-        bool saw_benchmarks = false;
-        for (auto field : root.get_object()) {
-            const std::string_view key = field.unescaped_key().value();
-            ondemand::value value = field.value();
-            if (key == "HostEnvironmentInfo") {
-                read_host(value);
-            } else if (key == "Benchmarks") {
-                input_.expect(value, ondemand::json_type::array, "\"Benchmarks\"");
-                for (auto element : value.get_array()) {
-                    ondemand::value benchmark = element.value();
-                    add(read_entry(benchmark));
-                }
-                saw_benchmarks = true;
-            }
-        }
-        if (!saw_benchmarks) input_.fail("expected a JSON object with a \"Benchmarks\" array");
+        input_.for_each_in_root_array(
+            "Benchmarks", [&](ondemand::value& benchmark) { add(read_entry(benchmark)); },
+            [&](std::string_view key, ondemand::value& value) {
+                if (key == "HostEnvironmentInfo") read_host(value);
+            });
         return std::move(parsed_);
     }
 

@@ -117,28 +117,13 @@ class HyperfineReader {
 // hyperfine writes {"results": [{"command", "mean", …, "times": […]}…]}: the file is ours when
 // the first result has a "command" and "times" or "mean".
 Claim detect_hyperfine(const Probe& probe) {
-    if (probe.json == nullptr || probe.json->type().value() != ondemand::json_type::object)
-        return {};
-    for (auto field : probe.json->get_object()) {
-        if (field.unescaped_key().value() != "results") continue;
-        ondemand::value results = field.value();
-        if (results.type().value() != ondemand::json_type::array) break;
-        for (auto element : results.get_array()) {
-            ondemand::value first = element.value();
-            if (first.type().value() != ondemand::json_type::object) break;
-            bool command = false;
-            bool times = false;
-            for (auto result_field : first.get_object()) {
-                const std::string_view key = result_field.unescaped_key().value();
-                command = command || key == "command";
-                times = times || key == "times" || key == "mean";
-            }
-            if (command && times) return {true, {}};
-            break;
-        }
-        return {false, "a JSON object whose \"results\" are not hyperfine's commands with times"};
-    }
-    return {};
+    const auto keys = first_element_keys(probe, "results");
+    if (!keys) return {};
+    const auto has = [&](std::string_view key) {
+        return std::find(keys->begin(), keys->end(), key) != keys->end();
+    };
+    if (has("command") && (has("times") || has("mean"))) return {true, {}};
+    return {false, "a JSON object whose \"results\" are not hyperfine's commands with times"};
 }
 
 ParsedResults read_hyperfine(JsonInput& input) {

@@ -171,6 +171,27 @@ void JsonInput::expect_end() {
     fail_at(location, "unexpected content after the JSON document");
 }
 
+std::optional<std::vector<std::string>> first_element_keys(const Probe& probe,
+                                                           std::string_view key) {
+    if (probe.json == nullptr || probe.json->type().value() != ondemand::json_type::object)
+        return std::nullopt;
+    for (auto field : probe.json->get_object()) {
+        if (field.unescaped_key().value() != key) continue;
+        ondemand::value array = field.value();
+        if (array.type().value() != ondemand::json_type::array) return std::nullopt;
+        std::vector<std::string> keys;
+        for (auto element : array.get_array()) {
+            ondemand::value first = element.value();
+            if (first.type().value() == ondemand::json_type::object)
+                for (auto first_field : first.get_object())
+                    keys.emplace_back(first_field.unescaped_key().value());
+            break;
+        }
+        return keys;
+    }
+    return std::nullopt;
+}
+
 void check_positive_time(const JsonInput& input, std::string_view benchmark, double time) {
     if (std::isfinite(time) && time > 0) return;
     if (time > 0)

@@ -131,25 +131,13 @@ class NanobenchReader {
 // objects with a "command". The file is ours when the first result has "median(elapsed)" or
 // "measurements".
 Claim detect_nanobench(const Probe& probe) {
-    if (probe.json == nullptr || probe.json->type().value() != ondemand::json_type::object)
-        return {};
-    for (auto field : probe.json->get_object()) {
-        if (field.unescaped_key().value() != "results") continue;
-        ondemand::value results = field.value();
-        if (results.type().value() != ondemand::json_type::array) break;
-        for (auto element : results.get_array()) {
-            ondemand::value first = element.value();
-            if (first.type().value() != ondemand::json_type::object) break;
-            for (auto result_field : first.get_object()) {
-                const std::string_view key = result_field.unescaped_key().value();
-                if (key == "command") break;
-                if (key == "median(elapsed)" || key == "measurements") return {true, {}};
-            }
-            break;
-        }
-        return {false, "a JSON object whose \"results\" are not nanobench's"};
+    const auto keys = first_element_keys(probe, "results");
+    if (!keys) return {};
+    for (const std::string& key : *keys) {
+        if (key == "command") break;
+        if (key == "median(elapsed)" || key == "measurements") return {true, {}};
     }
-    return {};
+    return {false, "a JSON object whose \"results\" are not nanobench's"};
 }
 
 ParsedResults read_nanobench(JsonInput& input) {

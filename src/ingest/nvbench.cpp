@@ -39,24 +39,11 @@ class NvbenchReader {
     explicit NvbenchReader(JsonInput& input) : input_(input) { parsed_.format = "nvbench"; }
 
     ParsedResults read() {
-        ondemand::value root = input_.document().get_value().value();
-        input_.expect(root, ondemand::json_type::object, "the document");
-        bool saw_benchmarks = false;
-        for (auto field : root.get_object()) {
-            const std::string_view key = field.unescaped_key().value();
-            ondemand::value value = field.value();
-            if (key == "devices") {
-                read_devices(value);
-            } else if (key == "benchmarks") {
-                input_.expect(value, ondemand::json_type::array, "\"benchmarks\"");
-                for (auto element : value.get_array()) {
-                    ondemand::value benchmark = element.value();
-                    read_benchmark(benchmark);
-                }
-                saw_benchmarks = true;
-            }
-        }
-        if (!saw_benchmarks) input_.fail("expected a JSON object with a \"benchmarks\" array");
+        input_.for_each_in_root_array(
+            "benchmarks", [&](ondemand::value& benchmark) { read_benchmark(benchmark); },
+            [&](std::string_view key, ondemand::value& value) {
+                if (key == "devices") read_devices(value);
+            });
         if (!gpus_.empty()) {
             std::string names;
             for (const std::string& gpu : gpus_) names += (names.empty() ? "" : ", ") + gpu;

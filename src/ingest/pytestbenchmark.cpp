@@ -50,27 +50,16 @@ class PytestBenchmarkReader {
     }
 
     ParsedResults read() {
-        ondemand::value root = input_.document().get_value().value();
-        input_.expect(root, ondemand::json_type::object, "the document");
-        bool saw_benchmarks = false;
-        for (auto field : root.get_object()) {
-            const std::string_view key = field.unescaped_key().value();
-            ondemand::value value = field.value();
-            if (key == "machine_info") {
-                read_machine_info(value);
-            } else if (key == "version") {
-                if (auto text = input_.scalar_text(value))
-                    parsed_.context["pytest.benchmark_version"] = *text;
-            } else if (key == "benchmarks") {
-                input_.expect(value, ondemand::json_type::array, "\"benchmarks\"");
-                for (auto element : value.get_array()) {
-                    ondemand::value benchmark = element.value();
-                    read_benchmark(benchmark);
+        input_.for_each_in_root_array(
+            "benchmarks", [&](ondemand::value& benchmark) { read_benchmark(benchmark); },
+            [&](std::string_view key, ondemand::value& value) {
+                if (key == "machine_info") {
+                    read_machine_info(value);
+                } else if (key == "version") {
+                    if (auto text = input_.scalar_text(value))
+                        parsed_.context["pytest.benchmark_version"] = *text;
                 }
-                saw_benchmarks = true;
-            }
-        }
-        if (!saw_benchmarks) input_.fail("expected a JSON object with a \"benchmarks\" array");
+            });
         return std::move(parsed_);
     }
 

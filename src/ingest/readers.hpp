@@ -64,17 +64,29 @@ class JsonInput {
     // other keys; fails "expected a JSON object with a "KEY" array" when there is none.
     template <class Visit>
     void for_each_in_root_array(std::string_view key, Visit&& visit) {
+        for_each_in_root_array(key, std::forward<Visit>(visit),
+                               [](std::string_view, simdjson::ondemand::value&) {});
+    }
+
+    // The same, calling `other(key, value)` with every other field of the root object, in the
+    // order of the file, for the readers that also take something from beside the array.
+    template <class Visit, class Other>
+    void for_each_in_root_array(std::string_view key, Visit&& visit, Other&& other) {
         simdjson::ondemand::value root = document().get_value().value();
         expect(root, simdjson::ondemand::json_type::object, "the document");
         const std::string quoted = "\"" + std::string(key) + "\"";
         bool found = false;
         for (auto field : root.get_object()) {
-            if (field.unescaped_key().value() != key) continue;
-            simdjson::ondemand::value array = field.value();
-            expect(array, simdjson::ondemand::json_type::array, quoted);
-            for (auto element : array.get_array()) {
-                simdjson::ondemand::value value = element.value();
-                visit(value);
+            const std::string_view field_key = field.unescaped_key().value();
+            simdjson::ondemand::value value = field.value();
+            if (field_key != key) {
+                other(field_key, value);
+                continue;
+            }
+            expect(value, simdjson::ondemand::json_type::array, quoted);
+            for (auto element : value.get_array()) {
+                simdjson::ondemand::value element_value = element.value();
+                visit(element_value);
             }
             found = true;
         }
@@ -127,6 +139,12 @@ struct Probe {
     std::string_view text;
     simdjson::ondemand::document* json = nullptr;
 };
+
+// For detection: the keys of the first element of the array under `key` in the probe's root
+// object, in the order of the file. nullopt when the document is no object or holds no array
+// under `key`; empty when the array is empty or its first element is no object.
+std::optional<std::vector<std::string>> first_element_keys(const Probe& probe,
+                                                           std::string_view key);
 
 // A reader's answer to "is this file yours?".
 struct Claim {

@@ -18,13 +18,6 @@ void append_escaped(std::string& out, char prefix, unsigned value) {
     out += '}';
 }
 
-// The code point of the well-formed UTF-8 sequence `sequence` of 2 or 3 bytes.
-unsigned code_point_of(std::string_view sequence) {
-    const auto byte = [&](std::size_t index) { return static_cast<unsigned char>(sequence[index]); };
-    if (sequence.size() == 2) return ((byte(0) & 0x1Fu) << 6) | (byte(1) & 0x3Fu);
-    return ((byte(0) & 0x0Fu) << 12) | ((byte(1) & 0x3Fu) << 6) | (byte(2) & 0x3Fu);
-}
-
 }  // namespace
 
 std::string printable_line(std::string_view text) {
@@ -46,7 +39,7 @@ std::string printable_line(std::string_view text) {
         else if (lead == '[' && out.ends_with("##"))
             append_escaped(out, 'u', lead);
         else if (bidi_control_length(text) != 0)
-            append_escaped(out, 'u', code_point_of(text.substr(0, length)));
+            append_escaped(out, 'u', utf8_code_point(text.substr(0, length)));
         else
             out += text.substr(0, length);
         text.remove_prefix(length);

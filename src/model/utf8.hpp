@@ -35,6 +35,23 @@ constexpr std::size_t utf8_sequence_length(std::string_view text) {
     return length;
 }
 
+// The code point of `sequence`, one well-formed UTF-8 sequence of 1 to 4 bytes (as
+// utf8_sequence_length measures it). Example: utf8_code_point("é") == 0xE9.
+constexpr char32_t utf8_code_point(std::string_view sequence) {
+    const auto byte = [&](std::size_t index) {
+        return static_cast<char32_t>(static_cast<unsigned char>(sequence[index]));
+    };
+    const auto continuation = [&](std::size_t index) { return byte(index) & 0x3Fu; };
+    switch (sequence.size()) {
+        case 2: return ((byte(0) & 0x1Fu) << 6) | continuation(1);
+        case 3: return ((byte(0) & 0x0Fu) << 12) | (continuation(1) << 6) | continuation(2);
+        case 4:
+            return ((byte(0) & 0x07u) << 18) | (continuation(1) << 12) | (continuation(2) << 6) |
+                   continuation(3);
+        default: return byte(0);
+    }
+}
+
 // The length of the bidirectional formatting character that `text` starts with (U+061C, U+200E,
 // U+200F, U+202A to U+202E, U+2066 to U+2069), else 0. Such a character reorders the text shown
 // around it, so that a name from outside could display as another.

@@ -90,8 +90,6 @@ void render_backtest_text(const compare::BacktestReport& report, const BacktestL
     std::vector<std::string> names;
     for (std::size_t m = 0; m < report.methods.size(); ++m)
         names.push_back(report.methods[m].name + (layout.is_default[m] ? " (default)" : ""));
-    std::size_t name_width = std::string_view("method").size();
-    for (const auto& name : names) name_width = std::max(name_width, name.size());
     const bool uncertain = report.pull_requests < compare::backtest_uncertain_below;
 
     out << fmt::format("{} pull request{} replayed from the default branch\n", report.pull_requests,
@@ -103,12 +101,6 @@ void render_backtest_text(const compare::BacktestReport& report, const BacktestL
             compare::backtest_uncertain_below);
     out << '\n';
 
-    std::vector<std::string> settings;
-    std::size_t setting_width = std::string_view("setting").size();
-    for (const auto& method : report.methods) {
-        settings.push_back(setting_text(method.score));
-        setting_width = std::max(setting_width, detail::display_width(settings.back()));
-    }
     const auto flukes_text = [&](const compare::BacktestScore& score) {
         if (!uncertain) return fmt::format("{:.2f}", score.flukes_per_pr);
         return fmt::format("{:.2f} ({:.2f}–{:.2f})", score.flukes_per_pr, score.flukes_interval.low,
@@ -120,30 +112,39 @@ void render_backtest_text(const compare::BacktestReport& report, const BacktestL
                            100 * score.caught_intervals[i].low,
                            100 * score.caught_intervals[i].high);
     };
+    // Wide enough for the intervals' figures whatever they are, so that tables of one kind line
+    // up from one backtest to the next.
     const std::size_t flukes_width = uncertain ? 19 : 9;
     const std::size_t caught_width = uncertain ? 20 : 11;
-    const auto header = [&](std::string_view middle) {
-        out << fmt::format("{:<{}}  {}", "method", name_width, middle);
+    // Rows of `left` cells and then one per injected change, the header first, in columns of
+    // `left_columns` and then right-aligned ones of caught_width.
+    const auto write_table = [&](std::vector<std::string> header,
+                                 std::vector<std::vector<std::string>> rows,
+                                 std::vector<detail::TextColumn> left_columns) {
         for (const double size : layout.injection_sizes)
-            out << fmt::format("  {:>{}}", fmt::format("caught +{:g}%", size * 100), caught_width);
-        out << '\n';
+            header.push_back(fmt::format("caught +{:g}%", size * 100));
+        rows.insert(rows.begin(), std::move(header));
+        left_columns.resize(rows.front().size(), {true, caught_width});
+        for (const auto& line : detail::text_columns(rows, left_columns)) out << line << '\n';
     };
-    const auto caught = [&](const compare::BacktestScore& score) {
-        for (std::size_t i = 0; i < score.caught.size(); ++i)
-            out << fmt::format("  {:>{}}", caught_text(score, i), caught_width);
-        out << '\n';
+    const auto caught_cells = [&](std::vector<std::string> row,
+                                  const compare::BacktestScore& score) {
+        for (std::size_t i = 0; i < score.caught.size(); ++i) row.push_back(caught_text(score, i));
+        return row;
     };
-    header(fmt::format("{:>6}  {:<{}}  {:>{}}  {:>13}", "budget", "setting", setting_width,
-                       "flukes/PR", flukes_width, "persistent/PR"));
+
+    std::vector<std::vector<std::string>> rows;
     for (std::size_t m = 0; m < report.methods.size(); ++m) {
         const auto& method = report.methods[m];
         const auto budget =
             method.calibrated_budget ? fmt::format("{:g}", *method.calibrated_budget) : "-";
-        out << fmt::format("{:<{}}  {:>6}  {:<{}}  {:>{}}  {:>13.2f}", names[m], name_width, budget,
-                           settings[m], setting_width, flukes_text(method.score), flukes_width,
-                           method.score.persistent_per_pr);
-        caught(method.score);
+        rows.push_back(caught_cells({names[m], budget, setting_text(method.score),
+                                     flukes_text(method.score),
+                                     fmt::format("{:.2f}", method.score.persistent_per_pr)},
+                                    method.score));
     }
+    write_table({"method", "budget", "setting", "flukes/PR", "persistent/PR"}, std::move(rows),
+                {{}, {true, 6}, {}, {true, flukes_width}, {true, 13}});
     if (std::any_of(report.methods.begin(), report.methods.end(),
                     [](const auto& method) { return method.calibrated_budget.has_value(); }))
         out << "A budget calibrates the setting at each pull request from the ones before it; "
@@ -157,16 +158,19 @@ void render_backtest_text(const compare::BacktestReport& report, const BacktestL
         "\nAt the most sensitive fixed setting with at most {:g} fluke(s) per pull request, known "
         "in hindsight:\n",
         *layout.budget);
-    header(fmt::format("{:<7}  {:>{}}", "setting", "flukes/PR", flukes_width));
+    // A setting over the budget is starred; the others get a space, so that the figures line up.
+    std::vector<std::vector<std::string>> at_budget;
     bool out_of_reach = false;
     for (std::size_t m = 0; m < report.methods.size(); ++m) {
         const auto& score = *report.methods[m].at_budget;
         const bool over = score.flukes_per_pr > *layout.budget;
         out_of_reach = out_of_reach || over;
-        out << fmt::format("{:<{}}  {:>7.3g}  {:>{}}{}", names[m], name_width, score.setting,
-                           flukes_text(score), flukes_width, over ? "*" : " ");
-        caught(score);
+        at_budget.push_back(caught_cells({names[m], fmt::format("{:.3g}", score.setting),
+                                          flukes_text(score) + (over ? "*" : " ")},
+                                         score));
     }
+    write_table({"method", "setting", "flukes/PR "}, std::move(at_budget),
+                {{}, {true, 7}, {true, flukes_width + 1}});
     if (out_of_reach) out << "* over the budget even at the method's strictest setting\n";
 }
 

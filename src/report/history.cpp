@@ -51,11 +51,6 @@ std::string aligned_sparkline(const model::History& history,
     return sparkline(columns);
 }
 
-std::string pad_right(std::string_view text, std::size_t width) {
-    const auto used = detail::display_width(text);
-    return std::string(text) + std::string(width > used ? width - used : 0, ' ');
-}
-
 // A step's change as a signed percentage and its sense: "+12.3% worse".
 std::string step_change(const model::HistoryStep& step) {
     const bool grew = step.ratio > 1;
@@ -95,25 +90,17 @@ void write_history_text(const model::History& history, std::ostream& out, bool c
         return;
     }
 
-    struct Line {
-        std::string name, spark, typical, latest;
-    };
-    std::vector<Line> lines;
-    std::size_t name_width = 0, spark_width = 0, typical_width = 0;
+    std::vector<std::vector<std::string>> rows;
     for (const auto& benchmark : history.benchmarks) {
-        Line line{detail::plain_text(model::with_metric(benchmark.name, benchmark.metric)),
-                  aligned_sparkline(history, benchmark), typical_text(benchmark),
-                  benchmark.values.empty() ? std::string("none")
-                                           : detail::plain_text(
-                                                 format_value(benchmark.values.back(), benchmark.unit))};
-        name_width = std::max(name_width, detail::display_width(line.name));
-        spark_width = std::max(spark_width, detail::display_width(line.spark));
-        typical_width = std::max(typical_width, detail::display_width(line.typical));
-        lines.push_back(std::move(line));
+        const std::string latest =
+            benchmark.values.empty()
+                ? std::string("none")
+                : detail::plain_text(format_value(benchmark.values.back(), benchmark.unit));
+        rows.push_back({detail::plain_text(model::with_metric(benchmark.name, benchmark.metric)),
+                        aligned_sparkline(history, benchmark), typical_text(benchmark),
+                        "latest " + latest});
     }
-    for (const auto& line : lines)
-        out << pad_right(line.name, name_width) << "  " << pad_right(line.spark, spark_width)
-            << "  " << pad_right(line.typical, typical_width) << "  latest " << line.latest << "\n";
+    for (const auto& line : detail::text_columns(rows)) out << line << "\n";
 }
 
 }  // namespace
@@ -203,30 +190,16 @@ void write_changes_text(const model::HistoryChanges& changes, std::ostream& out)
         out << "Steps of single benchmarks:\n";
     }
 
-    struct Line {
-        std::string name, commits, change, environment;
-    };
-    std::vector<Line> lines;
-    std::size_t name_width = 0, commits_width = 0, change_width = 0;
+    std::vector<std::vector<std::string>> rows;
     for (const auto& step : changes.steps) {
-        Line line{detail::plain_text(model::with_metric(step.benchmark, step.metric)),
-                  detail::plain_text(detail::short_commit(step.before_commit) + ".." +
-                                     detail::short_commit(step.after_commit)),
-                  step_change(step),
-                  detail::change_list(step.environment_changes, detail::plain_text)};
-        name_width = std::max(name_width, detail::display_width(line.name));
-        commits_width = std::max(commits_width, detail::display_width(line.commits));
-        change_width = std::max(change_width, detail::display_width(line.change));
-        lines.push_back(std::move(line));
+        const auto environment = detail::change_list(step.environment_changes, detail::plain_text);
+        rows.push_back({detail::plain_text(model::with_metric(step.benchmark, step.metric)),
+                        detail::plain_text(detail::short_commit(step.before_commit) + ".." +
+                                           detail::short_commit(step.after_commit)),
+                        step_change(step),
+                        environment.empty() ? std::string() : "environment: " + environment});
     }
-    for (const auto& line : lines) {
-        auto text = pad_right(line.name, name_width) + "  " +
-                    pad_right(line.commits, commits_width) + "  " +
-                    pad_right(line.change, change_width);
-        if (!line.environment.empty()) text += "  environment: " + line.environment;
-        while (!text.empty() && text.back() == ' ') text.pop_back();
-        out << text << "\n";
-    }
+    for (const auto& line : detail::text_columns(rows)) out << line << "\n";
 }
 
 }  // namespace

@@ -44,17 +44,13 @@ namespace {
 std::size_t white_space_length(std::string_view text) {
     const std::size_t length = model::utf8_sequence_length(text);
     if (length == 0) return 0;
-    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
-    std::uint32_t code_point = byte(0);
-    if (length == 2) code_point = ((byte(0) & 0x1Fu) << 6) | (byte(1) & 0x3Fu);
-    if (length == 3)
-        code_point = ((byte(0) & 0x0Fu) << 12) | ((byte(1) & 0x3Fu) << 6) | (byte(2) & 0x3Fu);
+    const char32_t code_point = model::utf8_code_point(text.substr(0, length));
     const bool white = (code_point >= 0x09 && code_point <= 0x0D) || code_point == 0x20 ||
                        code_point == 0x85 || code_point == 0xA0 || code_point == 0x1680 ||
                        (code_point >= 0x2000 && code_point <= 0x200A) || code_point == 0x2028 ||
                        code_point == 0x2029 || code_point == 0x202F || code_point == 0x205F ||
                        code_point == 0x3000;
-    return white && length < 4 ? length : 0;
+    return white ? length : 0;
 }
 
 }  // namespace
@@ -131,6 +127,30 @@ std::size_t display_width(std::string_view text) {
     return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
         return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
     }));
+}
+
+std::vector<std::string> text_columns(const std::vector<std::vector<std::string>>& rows,
+                                      std::span<const TextColumn> columns) {
+    const auto column = [&](std::size_t i) { return i < columns.size() ? columns[i] : TextColumn{}; };
+    std::vector<std::size_t> widths;
+    for (const auto& row : rows) {
+        if (widths.size() < row.size()) widths.resize(row.size(), 0);
+        for (std::size_t i = 0; i < row.size(); ++i)
+            widths[i] = std::max({widths[i], column(i).min_width, display_width(row[i])});
+    }
+    std::vector<std::string> lines;
+    lines.reserve(rows.size());
+    for (const auto& row : rows) {
+        std::string line;
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            if (i > 0) line += "  ";
+            const std::string padding(widths[i] - display_width(row[i]), ' ');
+            line += column(i).right_aligned ? padding + row[i] : row[i] + padding;
+        }
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        lines.push_back(std::move(line));
+    }
+    return lines;
 }
 
 std::string short_commit(std::string_view commit) {

@@ -150,7 +150,7 @@ TEST_F(BacktestTest, TextIsATable) {
               "\n"
               "At the most sensitive fixed setting with at most 0 fluke(s) per pull request, known "
               "in hindsight:\n"
-              "method           setting            flukes/PR           caught +10%           "
+              "method           setting            flukes/PR            caught +10%           "
               "caught +20%\n"
               "seed                   4     0.00 (0.00–0.00)       100.0% (21–100%)      100.0% "
               "(21–100%)\n"
