@@ -103,6 +103,8 @@ Command add_migrate_command(CLI::App& parent);
 // `benchwatch copy`: copies a whole run history from one store to another.
 Command add_copy_command(CLI::App& parent);
 
+// `benchwatch backfill`: builds and records default-branch commits that have no run yet.
+Command add_backfill_command(CLI::App& parent);
 // `benchwatch confirm`: re-measures flagged benchmarks, base and head interleaved.
 Command add_confirm_command(CLI::App& parent);
 

@@ -167,6 +167,38 @@ void read_level_settings(const std::filesystem::path& path, const toml::table& c
     }
 }
 
+MeasureConfig read_measure(const std::filesystem::path& path, const toml::node& node) {
+    const auto* table = node.as_table();
+    if (!table) fail_at(path, node.source(), "'measure' must be a table ([measure])");
+    reject_unknown_keys(path, *table,
+                        {"build", "run", "results", "input_format", "timeout", "worktrees",
+                         "worktrees_limit_gb"},
+                        "measure.");
+    MeasureConfig measure;
+    measure.build = string_at(path, *table, "build", "measure.").value_or("");
+    measure.run = string_at(path, *table, "run", "measure.").value_or("");
+    if (measure.run.empty())
+        fail_at(path, node.source(),
+                "[measure] needs a non-empty 'run', the command that prints the suite's results, "
+                "e.g. run = \"build/bench --benchmark_format=json\"");
+    measure.results = string_at(path, *table, "results", "measure.").value_or("");
+    measure.input_format = string_at(path, *table, "input_format", "measure.").value_or("auto");
+    measure.worktrees = string_at(path, *table, "worktrees", "measure.").value_or("");
+    if (const auto timeout = number_at(path, *table, "timeout", "measure.")) {
+        if (!(*timeout > 0))
+            fail_at(path, table->get("timeout")->source(),
+                    "'measure.timeout' must be a positive number of seconds");
+        measure.timeout_seconds = *timeout;
+    }
+    if (const auto limit = number_at(path, *table, "worktrees_limit_gb", "measure.")) {
+        if (!(*limit >= 0 && *limit <= 1e6))
+            fail_at(path, table->get("worktrees_limit_gb")->source(),
+                    "'measure.worktrees_limit_gb' must be a number of GB >= 0, e.g. 10");
+        measure.worktrees_limit_bytes = static_cast<std::uint64_t>(*limit * 1e9);
+    }
+    return measure;
+}
+
 }  // namespace
 
 Config load_config(const std::filesystem::path& path) {
@@ -179,7 +211,7 @@ Config load_config(const std::filesystem::path& path) {
     reject_unknown_keys(path, root,
                         {"project", "machine", "store", "default_branch", "history_url",
                          "dashboard_url", "repository_url", "compare", "category", "latency",
-                         "run"},
+                         "run", "measure"},
                         "");
     Config config;
     config.file = path;
@@ -232,6 +264,7 @@ Config load_config(const std::filesystem::path& path) {
             }
         }
     }
+    if (const auto* node = root.get("measure")) config.measure = read_measure(path, *node);
     if (const auto* node = root.get("category")) {
         const auto* categories = node->as_array();
         if (!categories)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -30,6 +31,22 @@ struct LatencyConfig {
     friend bool operator==(const LatencyConfig&, const LatencyConfig&) = default;
 };
 
+// The [measure] table: how benchwatch builds a commit and runs its suite itself (backfill).
+// Commands run with /bin/sh -c in the commit's own checked-out folder.
+struct MeasureConfig {
+    std::string build;    // empty: nothing to build
+    std::string run;      // prints results in a format `record` reads, or writes `results`
+    std::string results;  // the file `run` writes, relative to the commit's folder; empty: stdout
+    std::string input_format = "auto";
+    std::optional<double> timeout_seconds;  // for each command; nullopt: none
+    // Where the commits' folders are kept, as written (relative to the config file); empty: in
+    // the repository's git folder, benchwatch-worktrees/.
+    std::string worktrees;
+    std::uint64_t worktrees_limit_bytes = 10'000'000'000;  // 10 GB kept between commits
+
+    friend bool operator==(const MeasureConfig&, const MeasureConfig&) = default;
+};
+
 // What benchwatch.toml says; every field is optional in the file.
 struct Config {
     std::optional<std::filesystem::path> file;  // where it was read from; nullopt: none found
@@ -48,6 +65,7 @@ struct Config {
     // The toolchains whose versions `run` records; std::nullopt: those of the harness
     // (run::default_compilers).
     std::optional<std::vector<std::string>> compilers;
+    std::optional<MeasureConfig> measure;
 
     // The directory holding the file, or `fallback` when there is none.
     std::filesystem::path directory_or(const std::filesystem::path& fallback) const;

@@ -15,6 +15,7 @@
 #include "report/confirmation.hpp"
 #include "report/progress.hpp"
 #include "run/timed_process.hpp"
+#include "vcs/process.hpp"
 
 namespace benchwatch::cli {
 
@@ -124,6 +125,8 @@ bool any_confirmed_slower(const model::Confirmation& confirmation) {
 
 int run_confirm(const ConfirmFlags& flags) {
     const auto context = Context::discover(flags.repo);
+    // Ctrl-C or a kill ends the command being measured too, which runs in a group of its own.
+    vcs::end_child_groups_with_this_process();
     std::optional<std::vector<run::ConfirmTarget>> targets;
     if (!flags.report_path.empty())
         targets = run::targets_from_report(read_comparison_file(flags.report_path));

@@ -18,6 +18,7 @@
 #include "run/latency.hpp"
 #include "run/stability.hpp"
 #include "run/timed_process.hpp"
+#include "vcs/process.hpp"
 
 namespace benchwatch::cli {
 
@@ -162,6 +163,8 @@ void print_warning(std::string_view message) {
 
 int run_run(const RunCommandFlags& flags) {
     const auto context = Context::discover(flags.run.common.repo);
+    // Ctrl-C or a kill ends the command being measured too, which runs in a group of its own.
+    vcs::end_child_groups_with_this_process();
     std::optional<std::chrono::duration<double>> timeout;
     if (flags.timeout_seconds) timeout = std::chrono::duration<double>(*flags.timeout_seconds);
     const auto latencies = latency_specs(flags, context.config, timeout);

@@ -101,6 +101,53 @@ std::vector<std::string> Repository::first_parent_chain(const std::string& from,
     return chain;
 }
 
+std::vector<std::string> Repository::first_parent_range(const std::string& from,
+                                                        const std::string& to) const {
+    for (const auto& revision : {from, to})
+        if (!resolve(revision))
+            throw GitError(fmt::format("git in {}: {} names no commit; check the range",
+                                       top_level_.string(), revision));
+    const auto output = run_git(top_level_, {"rev-list", "--first-parent", "--reverse",
+                                             "--end-of-options", from + ".." + to});
+    require_success(output, top_level_, fmt::format("list the commits of {}..{}", from, to));
+    std::vector<std::string> commits;
+    std::string_view rest = output.out;
+    while (!rest.empty()) {
+        const auto end = rest.find('\n');
+        if (const auto line = rest.substr(0, end); !line.empty()) commits.emplace_back(line);
+        if (end == std::string_view::npos) break;
+        rest.remove_prefix(end + 1);
+    }
+    return commits;
+}
+
+std::filesystem::path Repository::common_git_dir() const {
+    const auto output = run_git(top_level_, {"rev-parse", "--git-common-dir"});
+    require_success(output, top_level_, "find the git folder");
+    const std::filesystem::path folder(std::string(trim_newline(output.out)));
+    return folder.is_absolute() ? folder : top_level_ / folder;
+}
+
+void Repository::add_worktree(const std::filesystem::path& path, const std::string& sha) const {
+    const auto output = run_git(top_level_, {"worktree", "add", "--detach", "--force", "--quiet",
+                                             "--end-of-options", path.string(), sha});
+    require_success(output, top_level_,
+                    fmt::format("check out {} in {}", sha.substr(0, 12), path.string()));
+}
+
+void Repository::remove_worktree(const std::filesystem::path& path) const {
+    const auto output =
+        run_git(top_level_, {"worktree", "remove", "--force", "--force", path.string()});
+    if (output.exit_code != 0) {
+        // A folder git no longer knows as a work tree (its record pruned, or half made by an
+        // interrupted checkout): removed by hand, and git's records of missing folders dropped.
+        std::error_code ignored;
+        std::filesystem::remove_all(path, ignored);
+    }
+    require_success(run_git(top_level_, {"worktree", "prune"}), top_level_,
+                    "prune the records of removed work trees");
+}
+
 std::optional<std::string> Repository::current_branch() const {
     const auto output = run_git(top_level_, {"symbolic-ref", "--quiet", "--short", "HEAD"});
     require_started(output, top_level_);

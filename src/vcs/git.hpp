@@ -47,6 +47,22 @@ class Repository {
     // (0: no limit).
     std::vector<std::string> first_parent_chain(const std::string& from, std::size_t limit) const;
 
+    // The commits on `to`'s first-parent chain after `from` (`from..to`), oldest first.
+    // Throws GitError when either names no commit.
+    std::vector<std::string> first_parent_range(const std::string& from,
+                                                const std::string& to) const;
+
+    // The git folder the repository's work trees share (.git of the main work tree).
+    std::filesystem::path common_git_dir() const;
+
+    // Checks out `sha`, detached, as a new linked work tree at `path` (git worktree add), or
+    // throws GitError.
+    void add_worktree(const std::filesystem::path& path, const std::string& sha) const;
+
+    // Removes the linked work tree at `path`, its files and git's record of it, whatever state
+    // it is in; throws GitError when git refuses.
+    void remove_worktree(const std::filesystem::path& path) const;
+
     // The name of the checked-out branch, or std::nullopt on a detached HEAD.
     std::optional<std::string> current_branch() const;
 

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cassert>
 #include <cerrno>
 #include <chrono>
@@ -157,7 +158,24 @@ bool collect(int out_fd, int err_fd, int child, const std::optional<Clock::time_
     return true;
 }
 
+// The process group being waited for, for the signal handler; 0 when there is none.
+std::atomic<pid_t> waited_group{0};
+static_assert(std::atomic<pid_t>::is_always_lock_free);
+
+extern "C" void end_waited_group_then_die(int signal) {
+    if (const pid_t group = waited_group.load(); group > 0) ::kill(-group, SIGKILL);
+    ::signal(signal, SIG_DFL);
+    ::raise(signal);
+}
+
 }  // namespace
+
+void end_child_groups_with_this_process() {
+    struct sigaction action {};
+    action.sa_handler = end_waited_group_then_die;
+    ::sigemptyset(&action.sa_mask);
+    for (const int signal : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(signal, &action, nullptr);
+}
 
 SpawnOutcome spawn_and_collect(const SpawnRequest& request) {
     assert(!request.argv.empty());
@@ -210,6 +228,7 @@ SpawnOutcome spawn_and_collect(const SpawnRequest& request) {
         return outcome;
     }
     outcome.started = true;
+    if (request.own_process_group) waited_group.store(pid);
 
     std::optional<Clock::time_point> deadline;
     if (request.timeout) deadline = started_at + *request.timeout;
@@ -224,6 +243,7 @@ SpawnOutcome spawn_and_collect(const SpawnRequest& request) {
     while (::wait4(pid, &outcome.wait_status, 0, &outcome.usage) < 0) {
         if (errno != EINTR) break;
     }
+    if (request.own_process_group) waited_group.store(0);
     outcome.wall = Clock::now() - started_at;
     return outcome;
 }

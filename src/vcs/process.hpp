@@ -44,4 +44,10 @@ struct SpawnOutcome {
 // directory" (or "… in DIR: no such directory").
 SpawnOutcome spawn_and_collect(const SpawnRequest& request);
 
+// From now on, SIGINT, SIGTERM and SIGHUP first kill the process group of the child that
+// spawn_and_collect is waiting for, when it leads one, and then end this process as the signal
+// would have. A child in a group of its own gets no Ctrl-C from the terminal, so without this it
+// would outlive an interrupted benchwatch and go on building or measuring.
+void end_child_groups_with_this_process();
+
 }  // namespace benchwatch::vcs

@@ -136,7 +136,8 @@ TEST_F(ConfigTest, ErrorsNameTheLineAndWhatWasExpected) {
     EXPECT_EQ(error_of("project = 3\n"), ":1:11: 'project' must be a string");
     EXPECT_EQ(error_of("projcet = \"x\"\n"),
               ":1:1: unknown key 'projcet'; known keys here: category, compare, dashboard_url, "
-              "default_branch, history_url, latency, machine, project, repository_url, run, store");
+              "default_branch, history_url, latency, machine, measure, project, repository_url, run, "
+              "store");
     EXPECT_EQ(error_of("[compare]\npairs = 0\n"),
               ":2:9: 'compare.pairs' must be a whole number >= 1");
     EXPECT_EQ(error_of("[[category]]\nname = \"A\"\nminimum = 5\n"),
@@ -181,6 +182,46 @@ TEST_F(ConfigTest, CompilersUnderRun) {
               ":2:14: 'run.compilers' must hold program names found on PATH, e.g. \"g++\"");
     EXPECT_EQ(error_of("[run]\ncompiler = [\"go\"]\n"),
               ":2:1: unknown key 'run.compiler'; known keys here: compilers");
+}
+
+TEST_F(ConfigTest, MeasureTable) {
+    EXPECT_EQ(load_config(write("")).measure, std::nullopt);
+    const auto config = load_config(write(R"(
+[measure]
+build = "make bench"
+run = "./bench --json"
+results = "out.json"
+input_format = "googlebenchmark"
+timeout = 90.5
+worktrees = "../commits"
+worktrees_limit_gb = 2.5
+)"));
+    MeasureConfig expected;
+    expected.build = "make bench";
+    expected.run = "./bench --json";
+    expected.results = "out.json";
+    expected.input_format = "googlebenchmark";
+    expected.timeout_seconds = 90.5;
+    expected.worktrees = "../commits";
+    expected.worktrees_limit_bytes = 2'500'000'000;
+    EXPECT_EQ(config.measure, expected);
+    // Unset keys: nothing to build, stdout, detection, no timeout, 10 GB in .git.
+    MeasureConfig defaults;
+    defaults.run = "./bench";
+    EXPECT_EQ(load_config(write("[measure]\nrun = \"./bench\"\n")).measure, defaults);
+    EXPECT_EQ(defaults.worktrees_limit_bytes, 10'000'000'000U);
+
+    EXPECT_EQ(error_of("[measure]\nbuild = \"make\"\n"),
+              ":1:1: [measure] needs a non-empty 'run', the command that prints the suite's "
+              "results, e.g. run = \"build/bench --benchmark_format=json\"");
+    EXPECT_EQ(error_of("[measure]\nrun = \"x\"\ntimeout = 0\n"),
+              ":3:11: 'measure.timeout' must be a positive number of seconds");
+    EXPECT_EQ(error_of("[measure]\nrun = \"x\"\nworktrees_limit_gb = -1\n"),
+              ":3:22: 'measure.worktrees_limit_gb' must be a number of GB >= 0, e.g. 10");
+    EXPECT_EQ(error_of("measure = 3\n"), ":1:11: 'measure' must be a table ([measure])");
+    EXPECT_EQ(error_of("[measure]\nrun = \"x\"\nbiuld = \"y\"\n"),
+              ":3:1: unknown key 'measure.biuld'; known keys here: build, input_format, results, "
+              "run, timeout, worktrees, worktrees_limit_gb");
 }
 
 TEST_F(ConfigTest, FoundUpwardFromTheWorkingDirectory) {

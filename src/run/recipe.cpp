@@ -1,0 +1,95 @@
+#include "run/recipe.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <string_view>
+#include <system_error>
+
+#include "run/timed_process.hpp"
+
+namespace benchwatch::run {
+
+namespace {
+
+// "3f2a9c01d4e5": how messages name a commit.
+std::string short_sha(const std::string& commit) {
+    return commit.substr(0, 12);
+}
+
+TimedResult run_in(const std::string& text, const std::filesystem::path& folder,
+                   const std::map<std::string, std::string>& environment,
+                   const std::optional<std::chrono::duration<double>>& timeout, OutputMode mode) {
+    Command command;
+    command.argv = shell_argv(text);
+    command.directory = folder;
+    command.environment = environment;
+    command.stdout_mode = mode;
+    command.timeout = timeout;
+    return run_timed(command);
+}
+
+// The last line of `text` that is not blank, at most 200 bytes of it: where build tools put the
+// error that stopped them.
+std::string last_line_of(std::string_view text) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
+        text.remove_suffix(1);
+    const auto start = text.find_last_of('\n');
+    auto line = start == std::string_view::npos ? text : text.substr(start + 1);
+    return std::string(line.substr(0, 200));
+}
+
+[[noreturn]] void fail(const std::string& what, const std::string& commit, const std::string& how,
+                       const std::string& stderr_text) {
+    const auto reason = first_line_of(stderr_text);
+    throw RecipeError(fmt::format("{} of {} failed: {}{}", what, short_sha(commit), how,
+                                  reason.empty() ? "" : " (" + reason + ")"));
+}
+
+}  // namespace
+
+void build_commit(const Recipe& recipe, const std::filesystem::path& folder,
+                  const std::string& commit,
+                  const std::map<std::string, std::string>& environment) {
+    if (recipe.build.empty()) return;
+    const auto result =
+        run_in(recipe.build, folder, environment, recipe.timeout, OutputMode::capture);
+    if (result.succeeded()) return;
+    // Build tools print their errors on either stream (ninja on stdout), and the line that
+    // matters is rarely the first: the whole output is kept beside the build.
+    const auto log = folder / build_log_name;
+    std::ofstream(log, std::ios::binary) << result.out << result.err;
+    Command described;
+    described.argv = shell_argv(recipe.build);
+    described.timeout = recipe.timeout;
+    const auto last = last_line_of(result.err.empty() ? result.out : result.err);
+    throw RecipeError(fmt::format("build of {} failed: {}{}; its whole output is in {}",
+                                  short_sha(commit), describe_failure(result, described),
+                                  last.empty() ? "" : " (" + last + ")", log.string()));
+}
+
+ingest::ParsedResults run_suite(const Recipe& recipe, const std::filesystem::path& folder,
+                                const std::string& commit,
+                                const std::map<std::string, std::string>& environment) {
+    const std::filesystem::path results =
+        recipe.results.empty() ? std::filesystem::path() : folder / recipe.results;
+    std::error_code ignored;
+    if (!results.empty()) std::filesystem::remove(results, ignored);
+    const auto result = run_in(recipe.suite, folder, environment, recipe.timeout,
+                               results.empty() ? OutputMode::capture : OutputMode::discard);
+    if (!result.succeeded()) {
+        Command described;
+        described.argv = shell_argv(recipe.suite);
+        described.timeout = recipe.timeout;
+        fail("benchmark run", commit, describe_failure(result, described), result.err);
+    }
+    if (results.empty())
+        return ingest::parse(result.out,
+                             fmt::format("output of '{}' at {}", recipe.suite, short_sha(commit)),
+                             recipe.input_format);
+    if (!std::filesystem::exists(results))
+        fail("benchmark run", commit, fmt::format("it wrote no {}", recipe.results), result.err);
+    return ingest::parse_file(results, recipe.input_format);
+}
+
+}  // namespace benchwatch::run

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ingest/ingest.hpp"
+#include "model/error.hpp"
+
+namespace benchwatch::run {
+
+// How to build a commit and run its benchmark suite: shell commands run with /bin/sh -c in the
+// folder the commit is checked out in.
+struct Recipe {
+    std::string build;    // empty: nothing to build
+    std::string suite;    // prints results in a format `record` reads, or writes `results`
+    std::string results;  // the file `suite` writes, relative to the folder; empty: its stdout
+    std::string input_format = "auto";
+    std::optional<std::chrono::duration<double>> timeout;  // for each command; nullopt: none
+};
+
+// A commit that could not be built or measured: what() is one line naming the commit, the
+// command and how it failed ("build of 3f2a9c01d4e5 failed: exit 2 (make: *** No rule…)").
+class RecipeError : public model::Error {
+  public:
+    explicit RecipeError(const std::string& message)
+        : Error(model::ErrorKind::MeasurementAborted, message) {}
+};
+
+// The file in a commit's folder that holds the output of a build that failed.
+inline constexpr std::string_view build_log_name = "benchwatch-build.log";
+
+// Runs the recipe's build in `folder`, the checkout of `commit`, with `environment` set on top
+// of this process's. Throws RecipeError when it fails or times out, after writing its output to
+// build_log_name in `folder`.
+void build_commit(const Recipe& recipe, const std::filesystem::path& folder,
+                  const std::string& commit, const std::map<std::string, std::string>& environment);
+
+// Runs the recipe's suite once in `folder` and reads the results it printed or wrote. Throws
+// RecipeError when it fails or writes no results, and ingest's InputError when they are not a
+// results file.
+ingest::ParsedResults run_suite(const Recipe& recipe, const std::filesystem::path& folder,
+                                const std::string& commit,
+                                const std::map<std::string, std::string>& environment);
+
+}  // namespace benchwatch::run

@@ -1,0 +1,247 @@
+// What could break: `benchwatch backfill` measuring a commit twice or skipping one, measuring
+// commits in the user's own checkout (changing their files or `git status`), recording a commit
+// whose build failed, stopping at the first commit that does not build, or leaving a build or
+// benchmark running after it was interrupted, so that a rerun races with it.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "store/store.hpp"
+#include "support/test_store.hpp"
+#include "support/test_support.hpp"
+
+extern char** environ;
+
+namespace benchwatch::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The suite prints one Google Benchmark result, "speed", read from the commit's file `speed`,
+// and refuses to run unbuilt. The build fails in a commit holding `broken`. In a commit holding
+// `hang`, while the test's file `hang-now` exists, the suite writes its process id and sleeps.
+constexpr std::string_view build_script =
+    "if [ -f broken ]; then echo 'compiling'; echo 'error: broken.cpp:1: expected ;'; exit 2; fi\n"
+    "touch built\n";
+constexpr std::string_view suite_script =
+    "[ -f built ] || { echo 'not built' >&2; exit 3; }\n"
+    "if [ -f hang ] && [ -f \"$HANG_NOW\" ]; then echo $$ > \"$HANG_PID\"; exec sleep 120; fi\n"
+    "printf '{\"context\": {\"library_build_type\": \"release\"}, \"benchmarks\": [{\"name\": "
+    "\"speed\", \"run_type\": \"iteration\", \"real_time\": %s, \"time_unit\": \"ns\"}]}' "
+    "\"$(cat speed)\"\n";
+
+class BackfillTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        repository_.write_file("build.sh", build_script);
+        repository_.write_file("bench.sh", suite_script);
+        repository_.write_file(".gitignore", "built\n");
+        // HANG_NOW and HANG_PID are set here, not by the test's environment, so that the
+        // recipe alone decides where the suite looks.
+        repository_.write_file(
+            "benchwatch.toml",
+            fmt::format("project = \"p\"\nmachine = \"m\"\n[measure]\nbuild = \"sh build.sh\"\n"
+                        "run = \"HANG_NOW={} HANG_PID={} sh bench.sh\"\n",
+                        hang_now().string(), hang_pid().string()));
+    }
+
+    // Commits a version of the project whose benchmark takes `speed` ns; returns its SHA.
+    std::string commit(int speed, const std::vector<std::string>& markers = {}) {
+        repository_.write_file("speed", std::to_string(speed) + "\n");
+        for (const char* marker : {"broken", "hang"}) {
+            const bool wanted = std::find(markers.begin(), markers.end(), marker) != markers.end();
+            const auto path = repository_.directory() / marker;
+            if (wanted) repository_.write_file(marker, "");
+            if (!wanted && fs::exists(path)) repository_.git({"rm", "-q", marker});
+        }
+        return repository_.commit(fmt::format("speed {}", speed));
+    }
+
+    vcs::ProcessOutput backfill(std::vector<std::string> arguments = {}) {
+        std::vector<std::string> argv{"backfill", "--store", store_, "--no-progress"};
+        argv.insert(argv.end(), arguments.begin(), arguments.end());
+        return run(benchwatch_command(argv), repository_.directory(), without_ci_variables());
+    }
+
+    // Each stored run's commit and the value of its benchmark, oldest run first.
+    std::vector<std::pair<std::string, double>> stored() {
+        const auto store = store::open_store(store_);
+        std::vector<std::pair<std::string, double>> runs;
+        for (const auto& run : store->list_runs({})) {
+            const std::int64_t ids[] = {run.id};
+            const auto results = store->results(ids).at(run.id);
+            runs.emplace_back(run.commit, results.empty() ? -1 : results.front().value);
+        }
+        return runs;
+    }
+
+    fs::path hang_now() const { return scratch_.path() / "hang-now"; }
+    fs::path hang_pid() const { return scratch_.path() / "hang-pid"; }
+
+    TemporaryDirectory scratch_{"benchwatch-backfill"};
+    ScratchRepository repository_;
+    std::string store_ = test_store_url(scratch_.path());
+};
+
+TEST_F(BackfillTest, RecordsEachDefaultBranchCommitOnceOldestFirstOutsideTheCheckout) {
+    std::vector<std::string> shas;
+    for (int speed : {101, 102, 103}) shas.push_back(commit(speed));
+
+    const auto first = backfill({"--last", "2"});
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    EXPECT_EQ(stored(), (std::vector<std::pair<std::string, double>>{{shas[1], 102},
+                                                                       {shas[2], 103}}));
+    EXPECT_NE(first.out.find("backfill of main (2 commits): 2 recorded, 0 already had a run, 0 "
+                             "failed\n"),
+              std::string::npos)
+        << first.out;
+
+    const auto second = backfill({"--last", "3"});
+    ASSERT_EQ(second.exit_code, 0) << second.err;
+    EXPECT_EQ(stored().size(), 3U);
+    EXPECT_EQ(stored().back(), (std::pair<std::string, double>{shas[0], 101}));
+    EXPECT_NE(second.out.find("(3 commits): 1 recorded, 2 already had a run, 0 failed"),
+              std::string::npos)
+        << second.out;
+
+    // The builds ran in folders of their own, so the user's checkout was never built in.
+    EXPECT_FALSE(fs::exists(repository_.directory() / "built"));
+    EXPECT_EQ(repository_.git({"status", "--porcelain", "--untracked-files=all"}), "");
+    EXPECT_TRUE(fs::exists(repository_.directory() / ".git" / "benchwatch-worktrees" / shas[0] /
+                           "built"));
+}
+
+TEST_F(BackfillTest, ACommitThatDoesNotBuildIsReportedAndSkipped) {
+    const auto good = commit(101);
+    const auto broken = commit(102, {"broken"});
+    const auto fixed = commit(103);
+
+    const auto output = backfill();
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(stored(), (std::vector<std::pair<std::string, double>>{{good, 101}, {fixed, 103}}));
+    const auto log = repository_.directory() / ".git" / "benchwatch-worktrees" / broken /
+                     "benchwatch-build.log";
+    EXPECT_NE(output.err.find(fmt::format(
+                  "warning: build of {} failed: exit 2 (error: broken.cpp:1: expected ;); its "
+                  "whole output is in {}; skipped, nothing recorded\n",
+                  broken.substr(0, 12), log.string())),
+              std::string::npos)
+        << output.err;
+    EXPECT_EQ(read_text(log), "compiling\nerror: broken.cpp:1: expected ;\n");
+    EXPECT_NE(output.out.find("(3 commits): 2 recorded, 0 already had a run, 1 failed"),
+              std::string::npos)
+        << output.out;
+}
+
+TEST_F(BackfillTest, ARangeNamesTheCommitsAfterItsStartUpToItsEnd) {
+    std::vector<std::string> shas;
+    for (int speed : {101, 102, 103, 104}) shas.push_back(commit(speed));
+    const auto output = backfill({shas[0] + ".." + shas[2]});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(stored(), (std::vector<std::pair<std::string, double>>{{shas[1], 102},
+                                                                       {shas[2], 103}}));
+}
+
+TEST_F(BackfillTest, WithoutARecipeItSaysWhatToAdd) {
+    commit(101);
+    repository_.write_file("benchwatch.toml", "project = \"p\"\n");
+    const auto output = backfill();
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err,
+              "error: backfill needs to know how to build and measure a commit; add a [measure] "
+              "table to benchwatch.toml, e.g. build = \"cmake -S . -B build && cmake --build "
+              "build\" and run = \"build/bench --benchmark_format=json\" (docs/measure.md)\n");
+}
+
+TEST_F(BackfillTest, AMalformedRangeIsRefused) {
+    commit(101);
+    const auto output = backfill({"main"});
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err,
+              "error: range 'main': expected OLDER..NEWER, e.g. v1.2..main (the commits after "
+              "OLDER up to NEWER)\n");
+}
+
+// The text of `path`, or "" when it does not exist (yet).
+std::string read_text_or_empty(const fs::path& path) {
+    std::error_code error;
+    return fs::exists(path, error) ? read_text(path) : std::string();
+}
+
+// Whether process `pid` has ended (gone, or a zombie nobody has reaped yet).
+bool ended(pid_t pid) {
+    if (::kill(pid, 0) != 0) return true;
+    const auto stat = fs::path("/proc") / std::to_string(pid) / "stat";
+    std::error_code error;
+    if (!fs::exists(stat, error)) return true;
+    const auto text = read_text(stat);
+    const auto state = text.find(") ");
+    return state != std::string::npos && text[state + 2] == 'Z';
+}
+
+class InterruptedBackfillTest : public BackfillTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(InterruptedBackfillTest, ARerunRecordsEveryCommitOnce) {
+    std::vector<std::string> shas{commit(101), commit(102), commit(103, {"hang"}), commit(104)};
+    write_text(hang_now(), "");
+
+    auto argv = benchwatch_command({"backfill", "--store", store_, "--no-progress"});
+    std::vector<char*> pointers;
+    for (auto& argument : argv) pointers.push_back(argument.data());
+    pointers.push_back(nullptr);
+    const auto log = scratch_.path() / "interrupted.log";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    posix_spawn_file_actions_addchdir_np(&actions, repository_.directory().c_str());
+    pid_t pid = 0;
+    ASSERT_EQ(::posix_spawn(&pid, pointers[0], &actions, nullptr, pointers.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+
+    // Interrupted while it measures the third commit, after recording the first two.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (read_text_or_empty(hang_pid()).empty() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto suite_text = read_text_or_empty(hang_pid());
+    ASSERT_FALSE(suite_text.empty()) << read_text(log);
+    const pid_t suite = std::stoi(suite_text);
+    ASSERT_EQ(::kill(pid, GetParam()), 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == GetParam()) << read_text(log);
+    EXPECT_EQ(stored().size(), 2U) << read_text(log);
+    if (GetParam() == SIGINT) {
+        // The benchmark it was running ended with it.
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!ended(suite) && std::chrono::steady_clock::now() < until)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        EXPECT_TRUE(ended(suite)) << "the suite, process " << suite << ", outlived benchwatch";
+    } else {
+        ::kill(suite, SIGKILL);  // nothing can forward SIGKILL; the test cleans up instead
+    }
+
+    fs::remove(hang_now());
+    const auto rerun = backfill();
+    ASSERT_EQ(rerun.exit_code, 0) << rerun.err;
+    EXPECT_EQ(stored(), (std::vector<std::pair<std::string, double>>{
+                            {shas[0], 101}, {shas[1], 102}, {shas[2], 103}, {shas[3], 104}}));
+    EXPECT_NE(rerun.out.find("(4 commits): 2 recorded, 2 already had a run, 0 failed"),
+              std::string::npos)
+        << rerun.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, InterruptedBackfillTest, ::testing::Values(SIGINT, SIGKILL),
+                         [](const auto& signal) { return signal.param == SIGINT ? "SIGINT" : "SIGKILL"; });
+
+}  // namespace
+}  // namespace benchwatch::testing
