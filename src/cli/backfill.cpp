@@ -57,7 +57,8 @@ fs::path commit_folders_root(const Context& context) {
     const auto& written = context.config.measure->worktrees;
     if (written.empty()) return context.repository->common_git_dir() / "benchwatch-worktrees";
     const fs::path path(written);
-    return path.is_absolute() ? path : context.config.directory_or(context.working_directory) / path;
+    return path.is_absolute() ? path
+                              : context.config.directory_or(context.working_directory) / path;
 }
 
 // The default-branch commits to measure, oldest first.
@@ -140,8 +141,8 @@ int run_backfill(const BackfillFlags& flags) {
     const auto compilers = context.config.compilers.value_or(run::default_compilers(commands));
     for (const auto& commit : missing) {
         const auto info = context.repository->commit_info(commit);
-        progress.start(fmt::format("{} {}", commit.substr(0, 12),
-                                   info ? info->subject : std::string()));
+        progress.start(
+            fmt::format("{} {}", commit.substr(0, 12), info ? info->subject : std::string()));
         const std::map<std::string, std::string> environment{{"BENCHWATCH_COMMIT", commit}};
         model::Run run;
         try {
@@ -172,8 +173,9 @@ int run_backfill(const BackfillFlags& flags) {
         metadata.commit = commit;
         metadata.branch = branch;
         metadata.environment.push_back(fmt::format("{}=no", model::dirty_key));
-        if (info) metadata.commit_info = model::CommitInfo{info->message, info->author,
-                                                           info->timestamp, ""};
+        if (info)
+            metadata.commit_info =
+                model::CommitInfo{info->message, info->author, info->timestamp, ""};
         metadata.recorded_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                       std::chrono::system_clock::now().time_since_epoch())
                                       .count();
@@ -183,11 +185,11 @@ int run_backfill(const BackfillFlags& flags) {
         ++tally.recorded;
     }
     progress.finish();
-    std::cout << fmt::format("backfill of {} ({} commit{}): {} recorded, {} already had a run, {} "
-                             "failed\n",
-                             flags.range.empty() ? branch : flags.range, commits.size(),
-                             commits.size() == 1 ? "" : "s", tally.recorded, tally.already_there,
-                             tally.failed.size());
+    std::cout << fmt::format(
+        "backfill of {} ({} commit{}): {} recorded, {} already had a run, {} "
+        "failed\n",
+        flags.range.empty() ? branch : flags.range, commits.size(), commits.size() == 1 ? "" : "s",
+        tally.recorded, tally.already_there, tally.failed.size());
     // Old commits that no longer build are expected; a recipe that measures nothing is not.
     const bool measured_any = tally.recorded + tally.already_there > 0;
     return !measured_any && !tally.failed.empty() ? 1 : 0;

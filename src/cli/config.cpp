@@ -170,10 +170,10 @@ void read_level_settings(const std::filesystem::path& path, const toml::table& c
 MeasureConfig read_measure(const std::filesystem::path& path, const toml::node& node) {
     const auto* table = node.as_table();
     if (!table) fail_at(path, node.source(), "'measure' must be a table ([measure])");
-    reject_unknown_keys(path, *table,
-                        {"build", "run", "results", "input_format", "timeout", "worktrees",
-                         "worktrees_limit_gb"},
-                        "measure.");
+    reject_unknown_keys(
+        path, *table,
+        {"build", "run", "results", "input_format", "timeout", "worktrees", "worktrees_limit_gb"},
+        "measure.");
     MeasureConfig measure;
     measure.build = string_at(path, *table, "build", "measure.").value_or("");
     measure.run = string_at(path, *table, "run", "measure.").value_or("");
@@ -208,11 +208,11 @@ Config load_config(const std::filesystem::path& path) {
     } catch (const toml::parse_error& error) {
         fail_at(path, error.source(), std::string(error.description()));
     }
-    reject_unknown_keys(path, root,
-                        {"project", "machine", "store", "default_branch", "history_url",
-                         "dashboard_url", "repository_url", "compare", "category", "latency",
-                         "run", "measure"},
-                        "");
+    reject_unknown_keys(
+        path, root,
+        {"project", "machine", "store", "default_branch", "history_url", "dashboard_url",
+         "repository_url", "compare", "category", "latency", "run", "measure"},
+        "");
     Config config;
     config.file = path;
     config.project = string_at(path, root, "project", "");

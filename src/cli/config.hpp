@@ -54,7 +54,7 @@ struct Config {
     std::optional<std::string> machine;
     std::optional<std::string> store;  // as written; relative paths are relative to the file
     std::optional<std::string> default_branch;
-    std::optional<std::string> history_url;  // "{project}" is replaced by the project name
+    std::optional<std::string> history_url;     // "{project}" is replaced by the project name
     std::optional<std::string> dashboard_url;   // where `benchwatch serve` or `site` is published
     std::optional<std::string> repository_url;  // the forge's page of the repository
     std::optional<std::string> method;

@@ -137,8 +137,8 @@ int run_confirm(const ConfirmFlags& flags) {
     settings.time_budget_seconds = flags.time_budget_seconds;
     CommandMeasure measure(flags);
     auto confirmation = run::confirm(
-        targets, context.config.categories,
-        [&measure](run::Build build) { return measure(build); }, report::steady_seconds, settings);
+        targets, context.config.categories, [&measure](run::Build build) { return measure(build); },
+        report::steady_seconds, settings);
     confirmation.base_command = flags.base_command;
     confirmation.head_command = flags.head_command;
     confirmation.report = flags.report_path;
@@ -180,8 +180,7 @@ Command add_confirm_command(CLI::App& parent) {
             names.insert(names.begin(), "auto");
             return names;
         }()));
-    add_deprecated_spelling(*command, "--results-format", "--input-format",
-                            flags->results_format);
+    add_deprecated_spelling(*command, "--results-format", "--input-format", flags->results_format);
     command
         ->add_option("--time-budget", flags->time_budget_seconds,
                      "Seconds to spend at most; no round starts that would end later")

@@ -223,7 +223,8 @@ int run_copy(const CopyFlags& flags) {
     std::cout << fmt::format("copied {} ({}) from {} to {}; {} already there\n",
                              counted(tally.copied_runs, "run", "runs"),
                              counted(tally.copied_results, "result", "results"), shown_from,
-                             shown_to, with_thousands(to_copy.already_there + tally.found_in_target));
+                             shown_to,
+                             with_thousands(to_copy.already_there + tally.found_in_target));
     return 0;
 }
 

@@ -43,12 +43,15 @@ constexpr char32_t utf8_code_point(std::string_view sequence) {
     };
     const auto continuation = [&](std::size_t index) { return byte(index) & 0x3Fu; };
     switch (sequence.size()) {
-        case 2: return ((byte(0) & 0x1Fu) << 6) | continuation(1);
-        case 3: return ((byte(0) & 0x0Fu) << 12) | (continuation(1) << 6) | continuation(2);
+        case 2:
+            return ((byte(0) & 0x1Fu) << 6) | continuation(1);
+        case 3:
+            return ((byte(0) & 0x0Fu) << 12) | (continuation(1) << 6) | continuation(2);
         case 4:
             return ((byte(0) & 0x07u) << 18) | (continuation(1) << 12) | (continuation(2) << 6) |
                    continuation(3);
-        default: return byte(0);
+        default:
+            return byte(0);
     }
 }
 
@@ -60,7 +63,8 @@ constexpr std::size_t bidi_control_length(std::string_view text) {
     const auto byte = [&](std::size_t index) { return static_cast<unsigned char>(text[index]); };
     if (text.size() >= 2 && byte(0) == 0xD8 && byte(1) == 0x9C) return 2;
     if (text.size() < 3 || byte(0) != 0xE2) return 0;
-    if (byte(1) == 0x80 && (byte(2) == 0x8E || byte(2) == 0x8F || (byte(2) >= 0xAA && byte(2) <= 0xAE)))
+    if (byte(1) == 0x80 &&
+        (byte(2) == 0x8E || byte(2) == 0x8F || (byte(2) >= 0xAA && byte(2) <= 0xAE)))
         return 3;
     if (byte(1) == 0x81 && byte(2) >= 0xA6 && byte(2) <= 0xA9) return 3;
     return 0;

@@ -53,8 +53,8 @@ void render_backtest_json(const compare::BacktestReport& report, const BacktestL
         entry["caught"] = caught_json(layout.injection_sizes, method.score.caught);
         auto intervals = nlohmann::ordered_json::object();
         for (std::size_t i = 0; i < layout.injection_sizes.size(); ++i)
-            intervals[size_key(layout.injection_sizes[i])] = {method.score.caught_intervals[i].low,
-                                                             method.score.caught_intervals[i].high};
+            intervals[size_key(layout.injection_sizes[i])] = {
+                method.score.caught_intervals[i].low, method.score.caught_intervals[i].high};
         entry["caught_interval"] = std::move(intervals);
         if (method.at_budget) {
             nlohmann::ordered_json at_budget;
@@ -138,10 +138,10 @@ void render_backtest_text(const compare::BacktestReport& report, const BacktestL
         const auto& method = report.methods[m];
         const auto budget =
             method.calibrated_budget ? fmt::format("{:g}", *method.calibrated_budget) : "-";
-        rows.push_back(caught_cells({names[m], budget, setting_text(method.score),
-                                     flukes_text(method.score),
-                                     fmt::format("{:.2f}", method.score.persistent_per_pr)},
-                                    method.score));
+        rows.push_back(
+            caught_cells({names[m], budget, setting_text(method.score), flukes_text(method.score),
+                          fmt::format("{:.2f}", method.score.persistent_per_pr)},
+                         method.score));
     }
     write_table({"method", "budget", "setting", "flukes/PR", "persistent/PR"}, std::move(rows),
                 {{}, {true, 6}, {}, {true, flukes_width}, {true, 13}});

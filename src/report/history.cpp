@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <ctime>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -78,7 +78,8 @@ std::string date_span(const model::History& history) {
 
 namespace {
 
-// What render_history_text() writes, before lines that could be read as workflow commands are defused.
+// What render_history_text() writes, before lines that could be read as workflow commands are
+// defused.
 void write_history_text(const model::History& history, std::ostream& out, bool color) {
     const auto title = fmt::format(
         "History of {} on {}: {} run{}{} ({} order)", detail::plain_text(history.project),
@@ -156,7 +157,8 @@ void render_history_json(const model::History& history, std::ostream& out) {
 
 namespace {
 
-// What render_changes_text() writes, before lines that could be read as workflow commands are defused.
+// What render_changes_text() writes, before lines that could be read as workflow commands are
+// defused.
 void write_changes_text(const model::HistoryChanges& changes, std::ostream& out) {
     const auto events = changes.events.size();
     out << fmt::format("Steps in the history of {} on {}: {} in {} run{} ({} order){}\n",

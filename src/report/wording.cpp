@@ -99,13 +99,12 @@ std::string web_url(std::string_view url) {
     else
         return "";
     const auto is_host_character = [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '.' ||
-               c == ':';
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '.' || c == ':';
     };
     const auto host_end = std::find_if(url.begin() + static_cast<std::ptrdiff_t>(host_start),
                                        url.end(), [&](char c) { return !is_host_character(c); });
-    const auto host = url.substr(host_start, static_cast<std::size_t>(host_end - url.begin()) -
-                                                 host_start);
+    const auto host =
+        url.substr(host_start, static_cast<std::size_t>(host_end - url.begin()) - host_start);
     if (host.empty() || std::isalnum(static_cast<unsigned char>(host.front())) == 0) return "";
     if (host_end != url.end() && *host_end != '/' && *host_end != '?' && *host_end != '#')
         return "";
@@ -131,7 +130,9 @@ std::size_t display_width(std::string_view text) {
 
 std::vector<std::string> text_columns(const std::vector<std::vector<std::string>>& rows,
                                       std::span<const TextColumn> columns) {
-    const auto column = [&](std::size_t i) { return i < columns.size() ? columns[i] : TextColumn{}; };
+    const auto column = [&](std::size_t i) {
+        return i < columns.size() ? columns[i] : TextColumn{};
+    };
     std::vector<std::size_t> widths;
     for (const auto& row : rows) {
         if (widths.size() < row.size()) widths.resize(row.size(), 0);

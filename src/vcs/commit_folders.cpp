@@ -16,9 +16,9 @@ namespace fs = std::filesystem;
 
 // The commit checked out in `folder`, or "" when it holds none (half made, or not a work tree).
 std::string checked_out_commit(const fs::path& folder) {
-    const auto output = run_process({"git", "-C", folder.string(), "rev-parse", "--verify",
-                                     "--quiet", "HEAD^{commit}"},
-                                    {}, {{"LC_ALL", "C"}, {"GIT_TERMINAL_PROMPT", "0"}});
+    const auto output = run_process(
+        {"git", "-C", folder.string(), "rev-parse", "--verify", "--quiet", "HEAD^{commit}"}, {},
+        {{"LC_ALL", "C"}, {"GIT_TERMINAL_PROMPT", "0"}});
     if (output.exit_code != 0) return "";
     std::string sha = output.out;
     while (!sha.empty() && (sha.back() == '\n' || sha.back() == '\r')) sha.pop_back();

@@ -134,10 +134,11 @@ TEST_F(ConfigTest, LevelMethodSettingsOutOfRangeNameTheLine) {
 
 TEST_F(ConfigTest, ErrorsNameTheLineAndWhatWasExpected) {
     EXPECT_EQ(error_of("project = 3\n"), ":1:11: 'project' must be a string");
-    EXPECT_EQ(error_of("projcet = \"x\"\n"),
-              ":1:1: unknown key 'projcet'; known keys here: category, compare, dashboard_url, "
-              "default_branch, history_url, latency, machine, measure, project, repository_url, run, "
-              "store");
+    EXPECT_EQ(
+        error_of("projcet = \"x\"\n"),
+        ":1:1: unknown key 'projcet'; known keys here: category, compare, dashboard_url, "
+        "default_branch, history_url, latency, machine, measure, project, repository_url, run, "
+        "store");
     EXPECT_EQ(error_of("[compare]\npairs = 0\n"),
               ":2:9: 'compare.pairs' must be a whole number >= 1");
     EXPECT_EQ(error_of("[[category]]\nname = \"A\"\nminimum = 5\n"),

@@ -97,8 +97,8 @@ TEST_F(BackfillTest, RecordsEachDefaultBranchCommitOnceOldestFirstOutsideTheChec
 
     const auto first = backfill({"--last", "2"});
     ASSERT_EQ(first.exit_code, 0) << first.err;
-    EXPECT_EQ(stored(), (std::vector<std::pair<std::string, double>>{{shas[1], 102},
-                                                                       {shas[2], 103}}));
+    EXPECT_EQ(stored(),
+              (std::vector<std::pair<std::string, double>>{{shas[1], 102}, {shas[2], 103}}));
     EXPECT_NE(first.out.find("backfill of main (2 commits): 2 recorded, 0 already had a run, 0 "
                              "failed\n"),
               std::string::npos)
@@ -115,8 +115,8 @@ TEST_F(BackfillTest, RecordsEachDefaultBranchCommitOnceOldestFirstOutsideTheChec
     // The builds ran in folders of their own, so the user's checkout was never built in.
     EXPECT_FALSE(fs::exists(repository_.directory() / "built"));
     EXPECT_EQ(repository_.git({"status", "--porcelain", "--untracked-files=all"}), "");
-    EXPECT_TRUE(fs::exists(repository_.directory() / ".git" / "benchwatch-worktrees" / shas[0] /
-                           "built"));
+    EXPECT_TRUE(
+        fs::exists(repository_.directory() / ".git" / "benchwatch-worktrees" / shas[0] / "built"));
 }
 
 TEST_F(BackfillTest, ACommitThatDoesNotBuildIsReportedAndSkipped) {
@@ -127,8 +127,8 @@ TEST_F(BackfillTest, ACommitThatDoesNotBuildIsReportedAndSkipped) {
     const auto output = backfill();
     ASSERT_EQ(output.exit_code, 0) << output.err;
     EXPECT_EQ(stored(), (std::vector<std::pair<std::string, double>>{{good, 101}, {fixed, 103}}));
-    const auto log = repository_.directory() / ".git" / "benchwatch-worktrees" / broken /
-                     "benchwatch-build.log";
+    const auto log =
+        repository_.directory() / ".git" / "benchwatch-worktrees" / broken / "benchwatch-build.log";
     EXPECT_NE(output.err.find(fmt::format(
                   "warning: build of {} failed: exit 2 (error: broken.cpp:1: expected ;); its "
                   "whole output is in {}; skipped, nothing recorded\n",
@@ -146,8 +146,8 @@ TEST_F(BackfillTest, ARangeNamesTheCommitsAfterItsStartUpToItsEnd) {
     for (int speed : {101, 102, 103, 104}) shas.push_back(commit(speed));
     const auto output = backfill({shas[0] + ".." + shas[2]});
     ASSERT_EQ(output.exit_code, 0) << output.err;
-    EXPECT_EQ(stored(), (std::vector<std::pair<std::string, double>>{{shas[1], 102},
-                                                                       {shas[2], 103}}));
+    EXPECT_EQ(stored(),
+              (std::vector<std::pair<std::string, double>>{{shas[1], 102}, {shas[2], 103}}));
 }
 
 TEST_F(BackfillTest, WithoutARecipeItSaysWhatToAdd) {
@@ -241,7 +241,9 @@ TEST_P(InterruptedBackfillTest, ARerunRecordsEveryCommitOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Signals, InterruptedBackfillTest, ::testing::Values(SIGINT, SIGKILL),
-                         [](const auto& signal) { return signal.param == SIGINT ? "SIGINT" : "SIGKILL"; });
+                         [](const auto& signal) {
+                             return signal.param == SIGINT ? "SIGINT" : "SIGKILL";
+                         });
 
 }  // namespace
 }  // namespace benchwatch::testing

@@ -28,8 +28,8 @@ TEST(Utf8, MalformedSequencesHaveNoLength) {
 
 TEST(Utf8, CodePointsOfEachLength) {
     EXPECT_EQ(utf8_code_point("a"), U'a');
-    EXPECT_EQ(utf8_code_point("\xC3\xA9"), 0xE9U);             // é
-    EXPECT_EQ(utf8_code_point("\xC2\x85"), 0x85U);             // NEXT LINE, a C1 control
+    EXPECT_EQ(utf8_code_point("\xC3\xA9"), 0xE9U);              // é
+    EXPECT_EQ(utf8_code_point("\xC2\x85"), 0x85U);              // NEXT LINE, a C1 control
     EXPECT_EQ(utf8_code_point("\xE2\x80\xAE"), 0x202EU);        // RIGHT-TO-LEFT OVERRIDE
     EXPECT_EQ(utf8_code_point("\xE3\x80\x80"), 0x3000U);        // IDEOGRAPHIC SPACE
     EXPECT_EQ(utf8_code_point("\xF0\x9F\x94\xB4"), 0x1F534U);   // 🔴
