@@ -25,6 +25,13 @@ std::string checked_out_commit(const fs::path& folder) {
     return sha;
 }
 
+// Whether `name` is a full SHA-1 or SHA-256 in lowercase hex: the only folders of the root this
+// class made, and so the only ones it may remove, whatever else a user keeps there.
+bool is_commit_folder_name(const std::string& name) {
+    return (name.size() == 40 || name.size() == 64) &&
+           name.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
 // Marks `folder` as used now: its modification time orders the folders for freeing.
 void touch(const fs::path& folder) {
     std::error_code ignored;
@@ -68,7 +75,9 @@ void CommitFolders::free_space_for(const fs::path& kept) {
     std::uintmax_t total = 0;
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(root_, error)) {
-        if (!entry.is_directory() || entry.path() == kept) continue;
+        if (!entry.is_directory() || entry.is_symlink() || entry.path() == kept ||
+            !is_commit_folder_name(entry.path().filename().string()))
+            continue;
         const auto bytes = folder_size(entry.path());
         entries.push_back({entry.path(), entry.last_write_time(), bytes});
         total += bytes;

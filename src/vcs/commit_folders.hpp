@@ -11,7 +11,8 @@ namespace benchwatch::vcs {
 // A folder of checked-out commits, one linked git work tree per commit, so that benchwatch can
 // build and measure any commit without touching the user's own checkout. A commit's folder is
 // kept after use (a rebuild there is then incremental) until the folders together pass a size
-// limit; the least recently used go first.
+// limit; the least recently used go first. Only folders named by a full SHA are ever removed, so
+// that anything else kept in the root survives.
 class CommitFolders {
   public:
     // The folders of `repository`'s commits under `root`, created when first needed, keeping at

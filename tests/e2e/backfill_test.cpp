@@ -141,6 +141,28 @@ TEST_F(BackfillTest, ACommitThatDoesNotBuildIsReportedAndSkipped) {
         << output.out;
 }
 
+TEST_F(BackfillTest, PastTheLimitOnlyCommitFoldersAreFreedOldestFirst) {
+    const auto folders = scratch_.path() / "commits";
+    repository_.write_file(
+        "benchwatch.toml",
+        fmt::format("project = \"p\"\nmachine = \"m\"\n[measure]\nbuild = \"sh build.sh\"\n"
+                    "run = \"sh bench.sh\"\nworktrees = \"{}\"\nworktrees_limit_gb = 0\n",
+                    folders.string()));
+    const auto first = commit(101);
+    const auto second = commit(102);
+    write_text(folders / "notes" / "mine.txt", "not benchwatch's");
+
+    const auto output = backfill();
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(stored().size(), 2U);
+    // With no room kept, each checkout frees the commit folders before it; the user's folder
+    // in the same place is left alone.
+    EXPECT_FALSE(fs::exists(folders / first));
+    EXPECT_TRUE(fs::exists(folders / second / "built"));
+    EXPECT_EQ(read_text(folders / "notes" / "mine.txt"), "not benchwatch's");
+    EXPECT_EQ(repository_.git({"worktree", "list", "--porcelain"}).find(first), std::string::npos);
+}
+
 TEST_F(BackfillTest, ARangeNamesTheCommitsAfterItsStartUpToItsEnd) {
     std::vector<std::string> shas;
     for (int speed : {101, 102, 103, 104}) shas.push_back(commit(speed));
