@@ -127,7 +127,8 @@ int run_backfill(const BackfillFlags& flags) {
     // starts from a clean slate and skips what was recorded.
     vcs::end_child_groups_with_this_process();
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    for (const auto& warning : run::machine_warnings(cores))
+    const auto machine_warnings = run::machine_warnings(cores);
+    for (const auto& warning : machine_warnings)
         std::cerr << "warning: " << warning.message << '\n';
 
     vcs::CommitFolders folders(*context.repository, commit_folders_root(context),
@@ -154,6 +155,15 @@ int run_backfill(const BackfillFlags& flags) {
             run.content_hash = fmt::format("{:016x}", parsed.content_hash);
             run.environment = run::capture_environment(folder, compilers);
             for (auto& [key, value] : parsed.context) run.environment[key] = value;
+            // Stored with the run as `run` stores them, so that the dashboard shows them too.
+            auto warnings = machine_warnings;
+            if (auto warning = run::harness_warning(parsed.context)) warnings.push_back(*warning);
+            if (auto warning = run::sample_warning(run.results)) warnings.push_back(*warning);
+            for (const auto& warning : warnings)
+                run.warnings.push_back({run::to_string(warning.issue), warning.message});
+            for (const auto& warning : parsed.warnings)
+                std::cerr << "warning: " << commit.substr(0, 12) << ": "
+                          << model::printable_line(warning) << '\n';
         } catch (const model::Error& error) {
             // A commit that does not build, or whose suite fails or prints no results, is
             // skipped; a repository or machine that cannot be used stops the backfill.

@@ -112,6 +112,15 @@ TEST_F(BackfillTest, RecordsEachDefaultBranchCommitOnceOldestFirstOutsideTheChec
               std::string::npos)
         << second.out;
 
+    // Recorded as `run` records: the environment, and the stability warnings (one result of one
+    // repetition is few samples).
+    const auto runs = store::open_store(store_)->list_runs({});
+    EXPECT_TRUE(runs.back().environment.contains("os")) << runs.back().environment.size();
+    EXPECT_EQ(runs.back().environment.at("git.dirty"), "no");
+    std::vector<std::string> kinds;
+    for (const auto& warning : runs.back().warnings) kinds.push_back(warning.kind);
+    EXPECT_NE(std::find(kinds.begin(), kinds.end(), "few-samples"), kinds.end());
+
     // The builds ran in folders of their own, so the user's checkout was never built in.
     EXPECT_FALSE(fs::exists(repository_.directory() / "built"));
     EXPECT_EQ(repository_.git({"status", "--porcelain", "--untracked-files=all"}), "");
