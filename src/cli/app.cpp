@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
         add_copy_command(app),
         add_confirm_command(app),
         add_backfill_command(app),
+        add_bisect_command(app),
         add_backtest_command(app),
     };
     const auto help_command = add_help_command(app);

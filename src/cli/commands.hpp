@@ -105,6 +105,8 @@ Command add_copy_command(CLI::App& parent);
 
 // `benchwatch backfill`: builds and records default-branch commits that have no run yet.
 Command add_backfill_command(CLI::App& parent);
+// `benchwatch bisect`: finds the commit of a benchmark's step between two commits.
+Command add_bisect_command(CLI::App& parent);
 // `benchwatch confirm`: re-measures flagged benchmarks, base and head interleaved.
 Command add_confirm_command(CLI::App& parent);
 

@@ -201,6 +201,40 @@ TEST_F(BackfillTest, AMalformedRangeIsRefused) {
               "OLDER up to NEWER)\n");
 }
 
+TEST_F(BackfillTest, BisectFindsThePlantedStepAmongSixteenUnbenchmarkedCommits) {
+    // Two benchmarked commits with 16 between them; commit 11 makes the benchmark 20% slower.
+    std::vector<std::string> shas;
+    for (int i = 0; i < 18; ++i) shas.push_back(commit(i >= 11 ? 120 : 100));
+    const auto output = run(benchwatch_command({"bisect", "--store", store_, "--good", shas.front(),
+                                                "--bad", shas.back(), "--benchmark", "speed"}),
+                            repository_.directory(), without_ci_variables());
+    ASSERT_EQ(output.exit_code, 0) << output.err << output.out;
+    EXPECT_NE(output.out.find(fmt::format("First commit at the new level: {} speed 120\n",
+                                          shas[11].substr(0, 12))),
+              std::string::npos)
+        << output.out;
+    // At most ⌈log₂ 17⌉ + 2 commits measured: the two ends and one per halving.
+    std::set<std::string> measured;
+    for (const auto& [sha, value] : stored()) measured.insert(sha);
+    EXPECT_LE(measured.size(), 7U) << output.err;
+    EXPECT_TRUE(measured.contains(shas[11]));
+    EXPECT_TRUE(measured.contains(shas[10]));
+}
+
+TEST_F(BackfillTest, BisectWithoutAStepSaysSo) {
+    const auto good = commit(100);
+    commit(100);
+    const auto bad = commit(100);
+    const auto output = run(benchwatch_command({"bisect", "--store", store_, "--good", good,
+                                                "--bad", bad, "--benchmark", "speed"}),
+                            repository_.directory(), without_ci_variables());
+    EXPECT_EQ(output.exit_code, 1) << output.err;
+    EXPECT_NE(output.out.find("No step to bisect: re-measured interleaved, the change is not "
+                              "beyond 3% either way.\n"),
+              std::string::npos)
+        << output.out;
+}
+
 // The text of `path`, or "" when it does not exist (yet).
 std::string read_text_or_empty(const fs::path& path) {
     std::error_code error;

@@ -1,0 +1,170 @@
+#include "run/bisect.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "cli/commit_measurer.hpp"
+#include "model/category.hpp"
+#include "model/printable.hpp"
+#include "report/progress.hpp"
+#include "vcs/process.hpp"
+
+namespace benchwatch::cli {
+
+namespace {
+
+struct BisectFlags {
+    CommonFlags common;
+    std::string good;
+    std::string bad;
+    std::string benchmark;
+    std::string metric = "time";
+    std::string default_branch;
+    int max_rounds = 30;
+    double time_budget_seconds = 600;
+};
+
+// "+12.3% (+11.0% to +13.9%, 11 rounds)": a re-measured change and its interval.
+std::string evidence_text(const model::ConfirmedBenchmark& evidence) {
+    const auto percent = [](double change) { return fmt::format("{:+.1f}%", change * 100); };
+    const auto interval =
+        evidence.change_low && evidence.change_high
+            ? fmt::format("{} to {}", percent(*evidence.change_low), percent(*evidence.change_high))
+            : std::string("no interval yet");
+    return fmt::format("{} ({}, {} round{})", percent(evidence.change), interval, evidence.rounds,
+                       evidence.rounds == 1 ? "" : "s");
+}
+
+// "3f2a9c01d4e5 Speed up the parser": a commit as the report names it.
+std::string commit_line(const Context& context, const std::string& commit) {
+    const auto info = context.repository->commit_info(commit);
+    return model::printable_line(
+        fmt::format("{} {}", commit.substr(0, 12), info ? info->subject : std::string()));
+}
+
+int run_bisect(const BisectFlags& flags) {
+    const auto context = Context::discover(flags.common.repo);
+    const auto branch = resolve_default_branch_name(flags.default_branch, context);
+    CommitMeasurer measurer("bisect", context, resolve_project(flags.common, context),
+                            resolve_machine(flags.common, context), branch,
+                            resolve_store(flags.common, context));
+    const auto& repository = *context.repository;
+    const auto good = repository.resolve(flags.good);
+    const auto bad = repository.resolve(flags.bad);
+    for (const auto& [flag, given, sha] :
+         {std::tuple{"--good", flags.good, good}, std::tuple{"--bad", flags.bad, bad}})
+        if (!sha)
+            throw UsageError(fmt::format("{} '{}' names no commit of this repository", flag,
+                                         shown_input(given)));
+    std::vector<std::string> commits{*good};
+    for (auto& commit : repository.first_parent_range(*good, *bad))
+        commits.push_back(std::move(commit));
+    if (commits.size() < 2 || commits.back() != *bad)
+        throw UsageError(fmt::format(
+            "--bad {} does not follow --good {} on its first-parent history; give the older "
+            "commit as --good",
+            bad->substr(0, 12), good->substr(0, 12)));
+
+    run::ConfirmTarget target;
+    target.name = flags.benchmark;
+    target.metric = flags.metric;
+    target.minimum_change = model::minimum_change_of(flags.benchmark, context.config.categories);
+
+    vcs::end_child_groups_with_this_process();
+    // The first measurement of each commit, recorded when it has no run yet, so that
+    // `history --changes` and the dashboard then see the commit bisect found.
+    std::map<std::string, ingest::ParsedResults> first_measurements;
+    bool direction_known = false;
+    const auto measure = [&](const std::string& commit) {
+        if (!first_measurements.contains(commit))
+            std::cerr << "measuring " << commit_line(context, commit) << '\n';
+        auto parsed = measurer.measure(commit);
+        const auto found = std::find_if(
+            parsed.results.begin(), parsed.results.end(), [&](const model::Result& result) {
+                return result.benchmark == flags.benchmark && result.metric == flags.metric;
+            });
+        if (found == parsed.results.end())
+            throw UsageError(fmt::format(
+                "benchmark '{}' ({}) is not in the results of {}; check --benchmark and --metric",
+                shown_input(flags.benchmark), shown_input(flags.metric), commit.substr(0, 12)));
+        if (!direction_known) {
+            target.direction = found->direction;
+            direction_known = true;
+        }
+        auto results = parsed.results;
+        first_measurements.try_emplace(commit, std::move(parsed));
+        return results;
+    };
+    // The direction comes with the results: measured once before the search starts.
+    measure(commits.front());
+
+    run::ConfirmSettings settings;
+    settings.max_rounds = flags.max_rounds;
+    settings.time_budget_seconds = flags.time_budget_seconds;
+    const auto outcome = run::bisect(commits, target, context.config.categories, measure,
+                                     report::steady_seconds, settings);
+
+    const auto with_runs = measurer.with_runs(commits);
+    for (auto& [commit, parsed] : first_measurements)
+        if (!with_runs.contains(commit)) measurer.record(commit, std::move(parsed));
+
+    const auto name = model::printable_line(model::with_metric(flags.benchmark, flags.metric));
+    std::cout << fmt::format("{} from {} to {}: {}, {}\n", name, good->substr(0, 12),
+                             bad->substr(0, 12), evidence_text(outcome.step),
+                             model::to_string(outcome.step.verdict));
+    if (outcome.step.verdict != model::ConfirmationVerdict::Confirmed) {
+        std::cout << fmt::format(
+            "No step to bisect: re-measured interleaved, the change is not "
+            "beyond {:.0f}% either way.\n",
+            target.minimum_change * 100);
+        return 1;
+    }
+    for (const auto& probe : outcome.probes)
+        std::cout << fmt::format("  {}  {}: {}\n", commit_line(context, probe.commit),
+                                 run::to_string(probe.side), evidence_text(probe.evidence));
+    if (outcome.culprit.empty()) {
+        std::cout << fmt::format(
+            "Undecided: the step is in {}..{}; rerun with more "
+            "--max-rounds or a quieter machine.\n",
+            outcome.first.substr(0, 12), outcome.last.substr(0, 12));
+        return 1;
+    }
+    std::cout << fmt::format("First commit at the new level: {}\n",
+                             commit_line(context, outcome.culprit));
+    return 0;
+}
+
+}  // namespace
+
+Command add_bisect_command(CLI::App& parent) {
+    auto flags = std::make_shared<BisectFlags>();
+    auto* command = parent.add_subcommand(
+        "bisect", "Find the commit where a benchmark stepped, measuring commits between two");
+    add_common_flags(*command, flags->common);
+    command->add_option("--good", flags->good, "A commit before the step")->required();
+    command->add_option("--bad", flags->bad, "A later commit after the step")->required();
+    command->add_option("--benchmark", flags->benchmark, "The benchmark that stepped")->required();
+    command->add_option("--metric", flags->metric, "Its metric (default: time)");
+    command->add_option("--default-branch", flags->default_branch,
+                        "The branch the runs made are recorded on (default: the default branch)");
+    command
+        ->add_option("--max-rounds", flags->max_rounds,
+                     "Interleaved rounds at most for each commit measured")
+        ->check(CLI::Range(2, 1000));
+    command
+        ->add_option("--time-budget", flags->time_budget_seconds,
+                     "Seconds at most for each commit's rounds")
+        ->check(CLI::PositiveNumber);
+    return {command, [flags] { return run_bisect(*flags); }};
+}
+
+}  // namespace benchwatch::cli

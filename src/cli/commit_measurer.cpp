@@ -1,0 +1,139 @@
+#include "cli/commit_measurer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <thread>
+#include <utility>
+
+#include "cli/recording.hpp"
+#include "ingest/assemble.hpp"
+#include "model/printable.hpp"
+#include "run/environment.hpp"
+#include "run/timed_process.hpp"
+#include "store/store.hpp"
+
+namespace benchwatch::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view recipe_help =
+    "add a [measure] table to benchwatch.toml, e.g. build = \"cmake -S . -B build && cmake "
+    "--build build\" and run = \"build/bench --benchmark_format=json\" (docs/measure.md)";
+
+const MeasureConfig& measure_config(const Context& context, std::string_view command) {
+    if (!context.repository)
+        throw UsageError(fmt::format(
+            "{} builds commits of a git repository; run it inside one or pass --repo", command));
+    if (!context.config.measure)
+        throw UsageError(fmt::format("{} needs to know how to build and measure a commit; {}",
+                                     command, recipe_help));
+    return *context.config.measure;
+}
+
+run::Recipe recipe_of(const MeasureConfig& measure) {
+    run::Recipe recipe;
+    recipe.build = measure.build;
+    recipe.suite = measure.run;
+    recipe.results = measure.results;
+    recipe.input_format = measure.input_format;
+    if (measure.timeout_seconds)
+        recipe.timeout = std::chrono::duration<double>(*measure.timeout_seconds);
+    return recipe;
+}
+
+// Where the commits are checked out: [measure] worktrees (relative to the config file), else
+// the repository's git folder, which no `git status` of the user's checkout lists.
+fs::path commit_folders_root(const Context& context) {
+    const auto& written = context.config.measure->worktrees;
+    if (written.empty()) return context.repository->common_git_dir() / "benchwatch-worktrees";
+    const fs::path path(written);
+    return path.is_absolute() ? path
+                              : context.config.directory_or(context.working_directory) / path;
+}
+
+}  // namespace
+
+CommitMeasurer::CommitMeasurer(std::string_view command, const Context& context,
+                               std::string project, std::string machine, std::string branch,
+                               std::string store_url)
+    : context_(context),
+      project_(std::move(project)),
+      machine_(std::move(machine)),
+      branch_(std::move(branch)),
+      store_url_(std::move(store_url)),
+      recipe_(recipe_of(measure_config(context, command))),
+      folders_(*context.repository, commit_folders_root(context),
+               context.config.measure->worktrees_limit_bytes) {
+    const std::vector<std::vector<std::string>> commands{run::shell_argv(recipe_.build),
+                                                         run::shell_argv(recipe_.suite)};
+    compilers_ = context.config.compilers.value_or(run::default_compilers(commands));
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    machine_warnings_ = run::machine_warnings(cores);
+}
+
+fs::path CommitMeasurer::prepare(const std::string& commit) {
+    if (const auto found = prepared_.find(commit); found != prepared_.end()) return found->second;
+    // Said once, before the first build, rather than for a command refused before building.
+    if (prepared_.empty())
+        for (const auto& warning : machine_warnings_)
+            std::cerr << "warning: " << warning.message << '\n';
+    const auto folder = folders_.checkout(commit);
+    run::build_commit(recipe_, folder, commit, {{"BENCHWATCH_COMMIT", commit}});
+    prepared_.emplace(commit, folder);
+    return folder;
+}
+
+ingest::ParsedResults CommitMeasurer::measure(const std::string& commit) {
+    const auto folder = prepare(commit);
+    auto parsed = run::run_suite(recipe_, folder, commit, {{"BENCHWATCH_COMMIT", commit}});
+    for (const auto& warning : parsed.warnings)
+        std::cerr << "warning: " << commit.substr(0, 12) << ": " << model::printable_line(warning)
+                  << '\n';
+    parsed.warnings.clear();
+    return parsed;
+}
+
+void CommitMeasurer::record(const std::string& commit, ingest::ParsedResults parsed) {
+    model::Run run;
+    run.results = std::move(parsed.results);
+    run.format = parsed.format;
+    run.content_hash = fmt::format("{:016x}", parsed.content_hash);
+    run.environment = run::capture_environment(prepare(commit), compilers_);
+    for (auto& [key, value] : parsed.context) run.environment[key] = value;
+    // Stored with the run as `run` stores them, so that the dashboard shows them too.
+    auto warnings = machine_warnings_;
+    if (auto warning = run::harness_warning(parsed.context)) warnings.push_back(*warning);
+    if (auto warning = run::sample_warning(run.results)) warnings.push_back(*warning);
+    for (const auto& warning : warnings)
+        run.warnings.push_back({run::to_string(warning.issue), warning.message});
+
+    ingest::RunMetadata metadata;
+    metadata.project = project_;
+    metadata.machine = machine_;
+    metadata.commit = commit;
+    metadata.branch = branch_;
+    metadata.environment.push_back(fmt::format("{}=no", model::dirty_key));
+    if (const auto info = context_.repository->commit_info(commit))
+        metadata.commit_info = model::CommitInfo{info->message, info->author, info->timestamp, ""};
+    metadata.recorded_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+    run.environment.erase(std::string(model::dirty_key));
+    ingest::apply_environment_facts(metadata.environment, run.environment);
+    store_run(std::move(run), metadata, store_url_);
+}
+
+std::set<std::string> CommitMeasurer::with_runs(const std::vector<std::string>& commits) const {
+    std::set<std::string> measured;
+    const auto store = store::open_store(store_url_);
+    for (const auto& run : store->list_runs({project_, machine_, "", commits}))
+        measured.insert(run.commit);
+    return measured;
+}
+
+}  // namespace benchwatch::cli

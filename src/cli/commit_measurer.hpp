@@ -1,0 +1,57 @@
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/defaults.hpp"
+#include "ingest/ingest.hpp"
+#include "run/recipe.hpp"
+#include "run/stability.hpp"
+#include "vcs/commit_folders.hpp"
+
+namespace benchwatch::cli {
+
+// What `backfill` and `bisect` both do to a commit: check it out in a folder of its own, build
+// it and run its suite with benchwatch.toml's [measure] recipe, and record a run of it as `run`
+// records one (environment, compilers, stability warnings, the commit's message and date).
+class CommitMeasurer {
+  public:
+    // Measures commits of `context`'s repository, whose config must have a [measure] table
+    // (throws UsageError saying what `command` needs otherwise), as runs of `project` on
+    // `machine` on `branch`, stored in `store_url`. The machine's stability warnings, taken now
+    // before anything runs, are printed before the first build.
+    CommitMeasurer(std::string_view command, const Context& context, std::string project,
+                   std::string machine, std::string branch, std::string store_url);
+
+    // Checks out and builds `commit`, once per measurer. Throws run::RecipeError when the build
+    // fails, vcs::GitError when the commit cannot be checked out.
+    std::filesystem::path prepare(const std::string& commit);
+
+    // Runs the suite of `commit` once, prepared first when it is not. Throws run::RecipeError or
+    // ingest::InputError when the suite fails or prints no results.
+    ingest::ParsedResults measure(const std::string& commit);
+
+    // Records `parsed`, a measurement of `commit`, as a run in the store, and prints the
+    // "recorded run …" line.
+    void record(const std::string& commit, ingest::ParsedResults parsed);
+
+    // The commits among `commits` that already have a run of this project and machine.
+    std::set<std::string> with_runs(const std::vector<std::string>& commits) const;
+
+  private:
+    const Context& context_;
+    std::string project_;
+    std::string machine_;
+    std::string branch_;
+    std::string store_url_;
+    run::Recipe recipe_;
+    vcs::CommitFolders folders_;
+    std::vector<std::string> compilers_;
+    std::vector<run::StabilityWarning> machine_warnings_;
+    std::map<std::string, std::filesystem::path> prepared_;
+};
+
+}  // namespace benchwatch::cli
