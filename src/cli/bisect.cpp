@@ -129,13 +129,20 @@ int run_bisect(const BisectFlags& flags) {
         return 1;
     }
     for (const auto& probe : outcome.probes)
-        std::cout << fmt::format("  {}  {}: {}\n", commit_line(context, probe.commit),
-                                 run::to_string(probe.side), evidence_text(probe.evidence));
-    if (outcome.culprit.empty()) {
         std::cout << fmt::format(
-            "Undecided: the step is in {}..{}; rerun with more "
-            "--max-rounds or a quieter machine.\n",
-            outcome.first.substr(0, 12), outcome.last.substr(0, 12));
+            "  {}  {}: {}\n", commit_line(context, probe.commit), run::to_string(probe.side),
+            probe.side == run::Side::Skipped ? model::printable_line(probe.skipped_because)
+                                             : evidence_text(probe.evidence));
+    if (outcome.culprit.empty()) {
+        // The search ends undecided for one of two reasons: a probe's rounds ran out, or every
+        // commit left in the range was skipped.
+        const bool rounds_ran_out =
+            !outcome.probes.empty() && outcome.probes.back().side == run::Side::Unknown;
+        std::cout << fmt::format("Undecided: the step is in {}..{}; {}.\n",
+                                 outcome.first.substr(0, 12), outcome.last.substr(0, 12),
+                                 rounds_ran_out
+                                     ? "rerun with more --max-rounds or a quieter machine"
+                                     : "the commits between could not be measured (skipped above)");
         return 1;
     }
     std::cout << fmt::format("First commit at the new level: {}\n",

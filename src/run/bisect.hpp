@@ -16,9 +16,10 @@ enum class Side {
     Before,   // at the old level: the step came later
     After,    // at the new level: the step came at or before it
     Unknown,  // its rounds ran out before deciding
+    Skipped,  // it does not build, or its suite fails: another commit is probed instead
 };
 
-// "before", "after", "unknown".
+// "before", "after", "unknown", "skipped".
 const char* to_string(Side side);
 
 // One commit bisect measured, and the evidence that placed it.
@@ -28,6 +29,7 @@ struct BisectProbe {
     // Its re-measurement against the commit before the step (or, when that did not decide,
     // against the one after it).
     model::ConfirmedBenchmark evidence;
+    std::string skipped_because;  // for a skipped probe: the one-line error that skipped it
 };
 
 // What bisect found.
@@ -51,8 +53,11 @@ using MeasureCommit = std::function<std::vector<model::Result>(const std::string
 // the target's category minimum; when that confirms a step, each probe (the middle of the
 // range left) is measured interleaved against the first commit, and judged against half the
 // step, as `confirm` judges a flagged change; a probe that decides nothing is measured against
-// the last commit instead. A probe neither decides ends the search with a range. `settings`
-// bound each interleaved measurement. Requires at least two commits.
+// the last commit instead. A probe neither decides ends the search with a range. A probe whose
+// measuring throws a model::Error of kind MeasurementAborted or Input (it does not build, its
+// suite fails) is skipped for the untried commit nearest the middle; when every commit left is
+// skipped, the search ends with a range. Other errors, and those of the two ends, propagate.
+// `settings` bound each interleaved measurement. Requires at least two commits.
 BisectOutcome bisect(std::span<const std::string> commits, const ConfirmTarget& target,
                      const std::vector<model::Category>& categories, const MeasureCommit& measure,
                      const Clock& clock, const ConfirmSettings& settings);

@@ -221,6 +221,30 @@ TEST_F(BackfillTest, BisectFindsThePlantedStepAmongSixteenUnbenchmarkedCommits) 
     EXPECT_TRUE(measured.contains(shas[10]));
 }
 
+TEST_F(BackfillTest, BisectSkipsACommitThatDoesNotBuildAndSaysWhatItLeaves) {
+    // The benchmark creeps up 1% a commit, and the middle commit does not build: its neighbours
+    // place the step after the first and at or before the second, so the range is the broken
+    // commit and the one after it.
+    const auto good = commit(101);
+    commit(102);
+    const auto broken = commit(103, {"broken"});
+    const auto after = commit(104);
+    const auto bad = commit(105);
+    const auto output = run(benchwatch_command({"bisect", "--store", store_, "--good", good,
+                                                "--bad", bad, "--benchmark", "speed"}),
+                            repository_.directory(), without_ci_variables());
+    EXPECT_EQ(output.exit_code, 1) << output.err;
+    EXPECT_NE(output.out.find(fmt::format("  {} speed 103  skipped: build of {} failed: exit 2",
+                                          broken.substr(0, 12), broken.substr(0, 12))),
+              std::string::npos)
+        << output.out;
+    EXPECT_NE(output.out.find(fmt::format("Undecided: the step is in {}..{}; the commits between "
+                                          "could not be measured (skipped above).\n",
+                                          broken.substr(0, 12), after.substr(0, 12))),
+              std::string::npos)
+        << output.out;
+}
+
 TEST_F(BackfillTest, BisectWithoutAStepSaysSo) {
     const auto good = commit(100);
     commit(100);

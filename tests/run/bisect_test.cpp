@@ -1,6 +1,7 @@
 // What could break: bisect naming a commit next to the one that made the step, measuring more
 // commits than halving the range needs, going on when the ends show no step, or treating a probe
-// its rounds could not decide as if they had.
+// its rounds could not decide as if they had, or giving up at a commit that does not build when
+// a neighbour would do.
 #include "run/bisect.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,8 @@
 #include <set>
 #include <string>
 #include <vector>
+
+#include "run/recipe.hpp"
 
 namespace benchwatch::run {
 namespace {
@@ -33,7 +36,11 @@ class FakeSuite {
   public:
     explicit FakeSuite(std::function<double(int)> level) : level_(std::move(level)) {}
 
+    // Measuring any of `commits` fails as a commit that does not build does.
+    void break_builds_of(std::set<std::string> commits) { broken_ = std::move(commits); }
+
     std::vector<model::Result> operator()(const std::string& commit) {
+        if (broken_.contains(commit)) throw RecipeError("build of " + commit + " failed: exit 2");
         measured_.insert(commit);
         const int index = std::stoi(commit.substr(1));
         model::Result result;
@@ -47,6 +54,7 @@ class FakeSuite {
   private:
     std::function<double(int)> level_;
     std::set<std::string> measured_;
+    std::set<std::string> broken_;
     int runs_ = 0;
 };
 
@@ -103,6 +111,37 @@ TEST(Bisect, AProbeHalfwayUpTheStepLeavesARange) {
     EXPECT_TRUE(outcome.culprit.empty());
     EXPECT_EQ(outcome.first, "c1");
     EXPECT_EQ(outcome.last, "c8");
+}
+
+TEST(Bisect, ACommitThatDoesNotBuildIsSkippedForItsNeighbour) {
+    const auto commits = commit_names(9);
+    FakeSuite suite([](int index) { return index >= 6 ? 120.0 : 100.0; });
+    suite.break_builds_of({"c4"});
+    const auto outcome = bisect(commits, target_named("a"), {}, std::ref(suite), no_time, {});
+    EXPECT_EQ(outcome.culprit, "c6");
+    ASSERT_FALSE(outcome.probes.empty());
+    EXPECT_EQ(outcome.probes.front().commit, "c4");
+    EXPECT_EQ(outcome.probes.front().side, Side::Skipped);
+    EXPECT_EQ(outcome.probes.front().skipped_because, "build of c4 failed: exit 2");
+    EXPECT_EQ(outcome.probes[1].commit, "c3");  // the nearest untried commit, earlier first
+}
+
+TEST(Bisect, AnUnbuildableCommitNextToTheStepLeavesTheRangeItHides) {
+    // Step at c5 with c4 unbuildable: c4..c5 cannot be split.
+    const auto commits = commit_names(9);
+    FakeSuite suite([](int index) { return index >= 5 ? 120.0 : 100.0; });
+    suite.break_builds_of({"c4"});
+    const auto outcome = bisect(commits, target_named("a"), {}, std::ref(suite), no_time, {});
+    EXPECT_TRUE(outcome.culprit.empty());
+    EXPECT_EQ(outcome.first, "c4");
+    EXPECT_EQ(outcome.last, "c5");
+}
+
+TEST(Bisect, AnEndThatDoesNotBuildStopsIt) {
+    const auto commits = commit_names(5);
+    FakeSuite suite([](int) { return 100.0; });
+    suite.break_builds_of({"c4"});
+    EXPECT_THROW(bisect(commits, target_named("a"), {}, std::ref(suite), no_time, {}), RecipeError);
 }
 
 TEST(Bisect, AdjacentEndsNeedNoProbe) {
