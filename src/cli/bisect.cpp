@@ -100,8 +100,9 @@ int run_bisect(const BisectFlags& flags) {
             target.direction = found->direction;
             direction_known = true;
         }
+        if (first_measurements.contains(commit)) return std::move(parsed.results);
         auto results = parsed.results;
-        first_measurements.try_emplace(commit, std::move(parsed));
+        first_measurements.emplace(commit, std::move(parsed));
         return results;
     };
     // The direction comes with the results: measured once before the search starts.

@@ -106,10 +106,7 @@ void CommitMeasurer::record(const std::string& commit, ingest::ParsedResults par
     run.environment = run::capture_environment(prepare(commit), compilers_);
     for (auto& [key, value] : parsed.context) run.environment[key] = value;
     // Stored with the run as `run` stores them, so that the dashboard shows them too.
-    auto warnings = machine_warnings_;
-    if (auto warning = run::harness_warning(parsed.context)) warnings.push_back(*warning);
-    if (auto warning = run::sample_warning(run.results)) warnings.push_back(*warning);
-    for (const auto& warning : warnings)
+    for (const auto& warning : run::run_warnings(machine_warnings_, parsed.context, run.results))
         run.warnings.push_back({run::to_string(warning.issue), warning.message});
 
     ingest::RunMetadata metadata;

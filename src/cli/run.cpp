@@ -187,7 +187,7 @@ int run_run(const RunCommandFlags& flags) {
 
     // Taken before anything runs, so that the load of the benchmarks themselves does not count.
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    std::vector<run::StabilityWarning> warnings = run::machine_warnings(cores);
+    const auto warnings = run::machine_warnings(cores);
 
     const int harness_steps = flags.harness.empty() ? 0 : flags.warmup + flags.repetitions;
     const auto mode = flags.no_progress ? report::ProgressMode::Plain
@@ -244,9 +244,7 @@ int run_run(const RunCommandFlags& flags) {
     run.environment.erase(std::string(model::dirty_key));
     ingest::apply_environment_facts(metadata.environment, run.environment);
 
-    if (auto warning = run::harness_warning(harness_context)) warnings.push_back(*warning);
-    if (auto warning = run::sample_warning(run.results)) warnings.push_back(*warning);
-    for (const auto& warning : warnings) {
+    for (const auto& warning : run::run_warnings(warnings, harness_context, run.results)) {
         print_warning(warning.message);
         run.warnings.push_back({run::to_string(warning.issue), warning.message});
     }

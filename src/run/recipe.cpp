@@ -17,7 +17,8 @@ std::string short_sha(const std::string& commit) {
     return commit.substr(0, 12);
 }
 
-TimedResult run_in(const std::string& text, const std::filesystem::path& folder,
+// The shell command `text`, run in `folder`, as run_timed() and describe_failure() take it.
+Command command_in(const std::string& text, const std::filesystem::path& folder,
                    const std::map<std::string, std::string>& environment,
                    const std::optional<std::chrono::duration<double>>& timeout, OutputMode mode) {
     Command command;
@@ -26,7 +27,7 @@ TimedResult run_in(const std::string& text, const std::filesystem::path& folder,
     command.environment = environment;
     command.stdout_mode = mode;
     command.timeout = timeout;
-    return run_timed(command);
+    return command;
 }
 
 // The last line of `text` that is not blank, at most 200 bytes of it: where build tools put the
@@ -52,19 +53,17 @@ void build_commit(const Recipe& recipe, const std::filesystem::path& folder,
                   const std::string& commit,
                   const std::map<std::string, std::string>& environment) {
     if (recipe.build.empty()) return;
-    const auto result =
-        run_in(recipe.build, folder, environment, recipe.timeout, OutputMode::capture);
+    const auto command =
+        command_in(recipe.build, folder, environment, recipe.timeout, OutputMode::capture);
+    const auto result = run_timed(command);
     if (result.succeeded()) return;
     // Build tools print their errors on either stream (ninja on stdout), and the line that
     // matters is rarely the first: the whole output is kept beside the build.
     const auto log = folder / build_log_name;
     std::ofstream(log, std::ios::binary) << result.out << result.err;
-    Command described;
-    described.argv = shell_argv(recipe.build);
-    described.timeout = recipe.timeout;
     const auto last = last_line_of(result.err.empty() ? result.out : result.err);
     throw RecipeError(fmt::format("build of {} failed: {}{}; its whole output is in {}",
-                                  short_sha(commit), describe_failure(result, described),
+                                  short_sha(commit), describe_failure(result, command),
                                   last.empty() ? "" : " (" + last + ")", log.string()));
 }
 
@@ -75,14 +74,11 @@ ingest::ParsedResults run_suite(const Recipe& recipe, const std::filesystem::pat
         recipe.results.empty() ? std::filesystem::path() : folder / recipe.results;
     std::error_code ignored;
     if (!results.empty()) std::filesystem::remove(results, ignored);
-    const auto result = run_in(recipe.suite, folder, environment, recipe.timeout,
-                               results.empty() ? OutputMode::capture : OutputMode::discard);
-    if (!result.succeeded()) {
-        Command described;
-        described.argv = shell_argv(recipe.suite);
-        described.timeout = recipe.timeout;
-        fail("benchmark run", commit, describe_failure(result, described), result.err);
-    }
+    const auto command = command_in(recipe.suite, folder, environment, recipe.timeout,
+                                    results.empty() ? OutputMode::capture : OutputMode::discard);
+    const auto result = run_timed(command);
+    if (!result.succeeded())
+        fail("benchmark run", commit, describe_failure(result, command), result.err);
     if (results.empty())
         return ingest::parse(result.out,
                              fmt::format("output of '{}' at {}", recipe.suite, short_sha(commit)),

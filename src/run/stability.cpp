@@ -74,6 +74,14 @@ std::optional<StabilityWarning> harness_warning(const model::Environment& contex
                             "-DCMAKE_BUILD_TYPE=Release so that the times are representative."};
 }
 
+std::vector<StabilityWarning> run_warnings(std::vector<StabilityWarning> machine,
+                                           const model::Environment& context,
+                                           const std::vector<model::Result>& results) {
+    if (auto warning = harness_warning(context)) machine.push_back(*warning);
+    if (auto warning = sample_warning(results)) machine.push_back(*warning);
+    return machine;
+}
+
 std::optional<StabilityWarning> sample_warning(const std::vector<model::Result>& results) {
     std::vector<std::string_view> few;
     for (const auto& result : results) {

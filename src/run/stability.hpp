@@ -38,6 +38,13 @@ std::optional<StabilityWarning> harness_warning(const model::Environment& contex
 // A warning naming the results with a sample count below 5 (the first three, then how many more).
 std::optional<StabilityWarning> sample_warning(const std::vector<model::Result>& results);
 
+// Every warning stored with a run: `machine` (the machine's, taken before anything ran), then
+// harness_warning() of the harness's `context` and sample_warning() of its `results` when they
+// apply.
+std::vector<StabilityWarning> run_warnings(std::vector<StabilityWarning> machine,
+                                           const model::Environment& context,
+                                           const std::vector<model::Result>& results);
+
 // The scaling governor of every CPU with cpufreq under `sys`, in CPU order; empty without cpufreq.
 std::vector<std::string> read_governors(const std::filesystem::path& sys = "/sys");
 
