@@ -33,7 +33,7 @@ struct BisectFlags {
     double time_budget_seconds = 600;
 };
 
-// "+12.3% (+11.0% to +13.9%, 11 rounds)": a re-measured change and its interval.
+// "+12.3% (+11.0% to +13.9%, 8 rounds)": a re-measured change and its interval.
 std::string evidence_text(const model::ConfirmedBenchmark& evidence) {
     const auto percent = [](double change) { return fmt::format("{:+.1f}%", change * 100); };
     const auto interval =

@@ -24,9 +24,10 @@ namespace {
 constexpr const char* kDecisionRule =
     "Decision rule: each round runs --base-cmd and --head-cmd once, in alternating order\n"
     "(base-head, head-base, ...) so that drift cancels, and pairs each benchmark's values as\n"
-    "ln(head/base). After every round a sign-test interval for the median of those ratios\n"
-    "(distribution-free, so outliers cannot fool it) is taken at level 1 - alpha/max-rounds,\n"
-    "so that all looks together err with probability at most alpha. With --only-unusual, a\n"
+    "ln(head/base). After every round an interval for the median of those ratios is taken\n"
+    "from their signs (distribution-free, so outliers cannot fool it) as a confidence\n"
+    "sequence: all rounds' intervals together err with probability at most alpha, however\n"
+    "many rounds are run. With --only-unusual, a\n"
     "flagged change is confirmed when the interval lies beyond half the flagged change in its\n"
     "direction, and dismissed when it lies short of it. Without, a benchmark is confirmed as\n"
     "changed when the interval lies beyond its category's minimum change either way, and\n"

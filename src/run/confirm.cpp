@@ -92,8 +92,23 @@ std::vector<ConfirmTarget> targets_from_results(std::span<const model::Result> b
     return targets;
 }
 
+stats::Interval median_bound(std::span<const double> log_ratios, const ConfirmSettings& settings) {
+    if (settings.rule == IntervalRule::BonferroniSignTest)
+        return stats::median_interval(log_ratios,
+                                      stats::alpha_per_look(settings.alpha, settings.max_rounds));
+    return stats::median_confidence_sequence(log_ratios, settings.alpha);
+}
+
+int first_deciding_round(const ConfirmSettings& settings) {
+    if (settings.rule == IntervalRule::BonferroniSignTest)
+        return stats::fewest_values_for_interval(
+            stats::alpha_per_look(settings.alpha, settings.max_rounds));
+    return stats::fewest_values_for_sequence(settings.alpha);
+}
+
 model::ConfirmedBenchmark judge_rounds(const ConfirmTarget& target,
-                                       std::span<const double> log_ratios, double alpha_per_look) {
+                                       std::span<const double> log_ratios,
+                                       const ConfirmSettings& settings) {
     model::ConfirmedBenchmark judged;
     judged.name = target.name;
     judged.metric = target.metric;
@@ -105,7 +120,7 @@ model::ConfirmedBenchmark judge_rounds(const ConfirmTarget& target,
 
     const double median = stats::median(log_ratios);
     judged.change = std::exp(median) - 1;
-    const auto interval = stats::median_interval(log_ratios, alpha_per_look);
+    const auto interval = median_bound(log_ratios, settings);
     if (interval.finite()) {
         judged.change_low = std::exp(interval.low) - 1;
         judged.change_high = std::exp(interval.high) - 1;
@@ -141,12 +156,11 @@ model::Confirmation confirm(std::optional<std::vector<ConfirmTarget>> targets,
                             const std::vector<model::Category>& categories, const Measure& measure,
                             const Clock& clock, const ConfirmSettings& settings) {
     assert(settings.max_rounds >= 1 && settings.alpha > 0 && settings.alpha < 1);
-    const double alpha_look = stats::alpha_per_look(settings.alpha, settings.max_rounds);
     model::Confirmation confirmation;
     confirmation.alpha = settings.alpha;
     confirmation.max_rounds = settings.max_rounds;
     confirmation.time_budget_seconds = settings.time_budget_seconds;
-    confirmation.first_deciding_round = stats::fewest_values_for_interval(alpha_look);
+    confirmation.first_deciding_round = first_deciding_round(settings);
     confirmation.stop = model::ConfirmationStop::MaxRounds;
 
     if (targets && targets->empty()) {
@@ -182,7 +196,7 @@ model::Confirmation confirm(std::optional<std::vector<ConfirmTarget>> targets,
         if (round == 1) {
             log_ratios.resize(targets->size());
             for (const auto& target : *targets)
-                confirmation.benchmarks.push_back(judge_rounds(target, {}, alpha_look));
+                confirmation.benchmarks.push_back(judge_rounds(target, {}, settings));
         }
         confirmation.rounds = round;
 
@@ -196,7 +210,7 @@ model::Confirmation confirm(std::optional<std::vector<ConfirmTarget>> targets,
             auto& judged = confirmation.benchmarks[i];
             if (judged.verdict != model::ConfirmationVerdict::Undecided) continue;
             log_ratios[i].push_back(std::log(head_value / base_value));
-            judged = judge_rounds(target, log_ratios[i], alpha_look);
+            judged = judge_rounds(target, log_ratios[i], settings);
             if (judged.verdict == model::ConfirmationVerdict::Undecided) all_decided = false;
         }
         if (all_decided) {

@@ -12,6 +12,7 @@
 #include "model/confirmation.hpp"
 #include "model/error.hpp"
 #include "model/result.hpp"
+#include "stats/stats.hpp"
 
 namespace benchwatch::run {
 
@@ -19,7 +20,8 @@ namespace benchwatch::run {
 // is one line naming the benchmark, the command and the round, and how to fix it.
 class ConfirmError : public model::Error {
   public:
-    explicit ConfirmError(const std::string& message) : Error(model::ErrorKind::Measurement, message) {}
+    explicit ConfirmError(const std::string& message)
+        : Error(model::ErrorKind::Measurement, message) {}
 };
 
 // Which of the two commands a measurement runs.
@@ -28,12 +30,28 @@ enum class Build { Base, Head };
 // "base" or "head".
 const char* to_string(Build build);
 
+// How confirm bounds the median of the per-round ratios after each round.
+enum class IntervalRule {
+    // stats::median_confidence_sequence at alpha: valid however many rounds are looked at.
+    ConfidenceSequence,
+    // stats::median_interval at alpha / max_rounds (Bonferroni over the looks); the rule confirm
+    // had before, kept so that bench/confirm_rounds can measure one against the other.
+    BonferroniSignTest,
+};
+
 // How long and how strictly `confirm` measures.
 struct ConfirmSettings {
     double alpha = 0.05;  // chance that one benchmark's verdict is wrong, over all its looks
     int max_rounds = 30;  // each round runs both commands once
     double time_budget_seconds = 600;
+    IntervalRule rule = IntervalRule::ConfidenceSequence;
 };
+
+// The interval for the median of `log_ratios` under settings.rule at settings.alpha.
+stats::Interval median_bound(std::span<const double> log_ratios, const ConfirmSettings& settings);
+
+// The first round whose median_bound() can be finite.
+int first_deciding_round(const ConfirmSettings& settings);
 
 // One benchmark to decide.
 struct ConfirmTarget {
@@ -56,12 +74,13 @@ std::vector<ConfirmTarget> targets_from_results(std::span<const model::Result> b
                                                 std::span<const model::Result> head,
                                                 const std::vector<model::Category>& categories);
 
-// The verdict on `target` from the per-round ln(head/base) values, with intervals at level
-// 1 − alpha_per_look: against half the flagged change when there is one (confirmed beyond it
-// in the flagged direction, dismissed short of it), otherwise against ±ln(1 + minimum_change)
-// (confirmed beyond either, dismissed when between both). `rounds` is log_ratios.size().
+// The verdict on `target` from the per-round ln(head/base) values, with median_bound(): against
+// half the flagged change when there is one (confirmed beyond it in the flagged direction,
+// dismissed short of it), otherwise against ±ln(1 + minimum_change) (confirmed beyond either,
+// dismissed when between both). `rounds` is log_ratios.size().
 model::ConfirmedBenchmark judge_rounds(const ConfirmTarget& target,
-                                       std::span<const double> log_ratios, double alpha_per_look);
+                                       std::span<const double> log_ratios,
+                                       const ConfirmSettings& settings);
 
 // Runs one build's benchmarks once and returns their results.
 using Measure = std::function<std::vector<model::Result>(Build)>;
@@ -70,8 +89,8 @@ using Measure = std::function<std::vector<model::Result>(Build)>;
 using Clock = std::function<double()>;
 
 // Measures base and head in rounds, alternating which goes first (base-head, head-base, …) so
-// that drift cancels, and judges every undecided target after each round with
-// judge_rounds(..., settings.alpha / settings.max_rounds); a verdict, once reached, stays. Stops
+// that drift cancels, and judges every undecided target after each round with judge_rounds();
+// a verdict, once reached, stays. Stops
 // when every target is decided, after settings.max_rounds rounds, or before a round that would
 // end past the time budget (judged by the mean round so far). `targets` nullopt: every benchmark
 // in both builds' first results (targets_from_results with `categories`). Throws ConfirmError

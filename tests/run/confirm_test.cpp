@@ -27,46 +27,48 @@ ConfirmTarget flagged_target(const std::string& name, double change) {
     return target;
 }
 
+const ConfirmSettings kDefault;
+
 // ln(1.1) repeated: every round measured head 10% slower.
 std::vector<double> rounds_of(double change, int count) {
     return std::vector<double>(static_cast<std::size_t>(count), std::log1p(change));
 }
 
 TEST(JudgeRounds, ConfirmsAChangeBeyondHalfTheFlaggedOne) {
-    // Flagged +20%: the line is sqrt(1.2) − 1 = +9.54%; six rounds at +10% are beyond it, and at
-    // alpha 0.05 six values give the interval [min, max] = [+10%, +10%].
-    const auto judged = judge_rounds(flagged_target("a", 0.2), rounds_of(0.10, 6), 0.05);
+    // Flagged +20%: the line is sqrt(1.2) − 1 = +9.54%; eight rounds at +10% are beyond it, and
+    // at alpha 0.05 eight values give the interval [min, max] = [+10%, +10%].
+    const auto judged = judge_rounds(flagged_target("a", 0.2), rounds_of(0.10, 8), kDefault);
     EXPECT_EQ(judged.verdict, model::ConfirmationVerdict::Confirmed);
     EXPECT_EQ(judged.measured, model::Verdict::Slower);
     EXPECT_NEAR(judged.boundary, std::sqrt(1.2) - 1, 1e-12);
     EXPECT_NEAR(judged.change, 0.10, 1e-12);
     EXPECT_NEAR(*judged.change_low, 0.10, 1e-12);
-    EXPECT_EQ(judged.rounds, 6);
+    EXPECT_EQ(judged.rounds, 8);
 }
 
 TEST(JudgeRounds, DismissesAChangeShortOfHalfTheFlaggedOne) {
     // +9% < +9.54%: short of the line, so the flagged +20% was mostly noise.
-    const auto judged = judge_rounds(flagged_target("a", 0.2), rounds_of(0.09, 6), 0.05);
+    const auto judged = judge_rounds(flagged_target("a", 0.2), rounds_of(0.09, 8), kDefault);
     EXPECT_EQ(judged.verdict, model::ConfirmationVerdict::Dismissed);
     EXPECT_EQ(judged.measured, model::Verdict::Unchanged);
 }
 
 TEST(JudgeRounds, MirrorsForAFlaggedSpeedUp) {
     // Flagged −19%: the line is sqrt(0.81) − 1 = −10%; −12% is beyond, −5% short of it.
-    EXPECT_EQ(judge_rounds(flagged_target("a", -0.19), rounds_of(-0.12, 6), 0.05).measured,
+    EXPECT_EQ(judge_rounds(flagged_target("a", -0.19), rounds_of(-0.12, 8), kDefault).measured,
               model::Verdict::Faster);
-    EXPECT_EQ(judge_rounds(flagged_target("a", -0.19), rounds_of(-0.05, 6), 0.05).verdict,
+    EXPECT_EQ(judge_rounds(flagged_target("a", -0.19), rounds_of(-0.05, 8), kDefault).verdict,
               model::ConfirmationVerdict::Dismissed);
 }
 
 TEST(JudgeRounds, StaysUndecidedWhileTheIntervalCrossesTheLine) {
-    // Five values cannot make a 95% sign interval (2 × 1/32 > 0.05).
-    const auto few = judge_rounds(flagged_target("a", 0.2), rounds_of(0.5, 5), 0.05);
+    // Seven values cannot make a 95% interval: all seven above is evidence 255 / 8 < 2 / 0.05.
+    const auto few = judge_rounds(flagged_target("a", 0.2), rounds_of(0.5, 7), kDefault);
     EXPECT_EQ(few.verdict, model::ConfirmationVerdict::Undecided);
     EXPECT_FALSE(few.change_low.has_value());
-    // Six values spanning the line at ln(1.2)/2 = 0.0912: interval [0.0, 0.2] crosses it.
-    const std::vector<double> spread{0.0, 0.2, 0.1, 0.1, 0.1, 0.1};
-    EXPECT_EQ(judge_rounds(flagged_target("a", 0.2), spread, 0.05).verdict,
+    // Eight values spanning the line at ln(1.2)/2 = 0.0912: interval [0.0, 0.2] crosses it.
+    const std::vector<double> spread{0.0, 0.2, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1};
+    EXPECT_EQ(judge_rounds(flagged_target("a", 0.2), spread, kDefault).verdict,
               model::ConfirmationVerdict::Undecided);
 }
 
@@ -74,15 +76,17 @@ TEST(JudgeRounds, WithoutAFlagJudgesAgainstTheMinimumEitherWay) {
     ConfirmTarget target;
     target.name = "a";
     target.minimum_change = 0.03;
-    EXPECT_EQ(judge_rounds(target, rounds_of(-0.04, 6), 0.05).measured, model::Verdict::Faster);
-    EXPECT_EQ(judge_rounds(target, rounds_of(0.02, 6), 0.05).verdict,
+    EXPECT_EQ(judge_rounds(target, rounds_of(-0.04, 8), kDefault).measured, model::Verdict::Faster);
+    EXPECT_EQ(judge_rounds(target, rounds_of(0.02, 8), kDefault).verdict,
               model::ConfirmationVerdict::Dismissed);
     // [+1%, +4%] crosses +3%.
-    const std::vector<double> across{std::log1p(0.01), std::log1p(0.04), 0.02, 0.02, 0.02, 0.02};
-    EXPECT_EQ(judge_rounds(target, across, 0.05).verdict, model::ConfirmationVerdict::Undecided);
+    const std::vector<double> across{
+        std::log1p(0.01), std::log1p(0.04), 0.02, 0.02, 0.02, 0.02, 0.02, 0.02};
+    EXPECT_EQ(judge_rounds(target, across, kDefault).verdict,
+              model::ConfirmationVerdict::Undecided);
     // Bigger is better: a 4% rise is an improvement.
     target.direction = model::Direction::BiggerIsBetter;
-    EXPECT_EQ(judge_rounds(target, rounds_of(0.04, 6), 0.05).measured, model::Verdict::Faster);
+    EXPECT_EQ(judge_rounds(target, rounds_of(0.04, 8), kDefault).measured, model::Verdict::Faster);
 }
 
 // A fake pair of builds: head is `head_factor` times base; records the order of measurements.
@@ -99,11 +103,11 @@ struct FakeBuilds {
 TEST(Confirm, AlternatesWhichBuildGoesFirstAndStopsWhenAllAreDecided) {
     FakeBuilds builds{1.2};
     ConfirmSettings settings;
-    settings.max_rounds = 10;  // 0.005 per look: 2^(1−n) <= 0.005 from n = 9
+    settings.max_rounds = 10;  // no matter to the confidence sequence: 8 rounds at alpha 0.05
     const auto confirmation = confirm(
         std::vector{flagged_target("a", 0.2)}, {}, std::ref(builds), [] { return 0.0; }, settings);
-    EXPECT_EQ(confirmation.first_deciding_round, 9);
-    EXPECT_EQ(confirmation.rounds, 9);
+    EXPECT_EQ(confirmation.first_deciding_round, 8);
+    EXPECT_EQ(confirmation.rounds, 8);
     EXPECT_EQ(confirmation.stop, model::ConfirmationStop::AllDecided);
     ASSERT_EQ(confirmation.benchmarks.size(), 1u);
     EXPECT_EQ(confirmation.benchmarks[0].verdict, model::ConfirmationVerdict::Confirmed);
@@ -112,7 +116,21 @@ TEST(Confirm, AlternatesWhichBuildGoesFirstAndStopsWhenAllAreDecided) {
     EXPECT_EQ(builds.order[1], Build::Head);
     EXPECT_EQ(builds.order[2], Build::Head);
     EXPECT_EQ(builds.order[3], Build::Base);
-    EXPECT_EQ(builds.order.size(), 18u);
+    EXPECT_EQ(builds.order.size(), 16u);
+}
+
+TEST(Confirm, TheBonferroniRuleSpendsTheErrorOverMaxRounds) {
+    FakeBuilds builds{1.2};
+    ConfirmSettings settings;
+    settings.rule = IntervalRule::BonferroniSignTest;
+    settings.max_rounds = 10;  // 0.005 per look: 2^(1−n) <= 0.005 from n = 9
+    const auto confirmation = confirm(
+        std::vector{flagged_target("a", 0.2)}, {}, std::ref(builds), [] { return 0.0; }, settings);
+    EXPECT_EQ(confirmation.first_deciding_round, 9);
+    EXPECT_EQ(confirmation.rounds, 9);
+    EXPECT_EQ(confirmation.benchmarks[0].verdict, model::ConfirmationVerdict::Confirmed);
+    settings.max_rounds = 30;  // 0.00167 per look: from n = 11
+    EXPECT_EQ(first_deciding_round(settings), 11);
 }
 
 TEST(Confirm, WithoutTargetsJudgesEveryBenchmarkInBoth) {
@@ -145,12 +163,12 @@ TEST(Confirm, NoRoundStartsThatWouldEndPastTheBudget) {
 }
 
 TEST(Confirm, AVerdictOnceReachedStays) {
-    // Head is 20% slower for 9 rounds (decided at round 9), then equal; "b" is never decided
+    // Head is 20% slower for 8 rounds (decided at round 8), then equal; "b" is never decided
     // since the target's line sits at its true change of 0.
     int measured = 0;
     auto measure = [&](Build build) {
         ++measured;
-        const double factor = build == Build::Head && measured <= 18 ? 1.2 : 1.0;
+        const double factor = build == Build::Head && measured <= 16 ? 1.2 : 1.0;
         return std::vector{time_result("a", 100 * factor), time_result("b", 50)};
     };
     ConfirmTarget never;
@@ -163,7 +181,7 @@ TEST(Confirm, AVerdictOnceReachedStays) {
     EXPECT_EQ(confirmation.rounds, 10);
     EXPECT_EQ(confirmation.stop, model::ConfirmationStop::MaxRounds);
     EXPECT_EQ(confirmation.benchmarks[0].verdict, model::ConfirmationVerdict::Confirmed);
-    EXPECT_EQ(confirmation.benchmarks[0].rounds, 9);
+    EXPECT_EQ(confirmation.benchmarks[0].rounds, 8);
     EXPECT_EQ(confirmation.benchmarks[1].verdict, model::ConfirmationVerdict::Undecided);
 }
 

@@ -3,8 +3,9 @@
 //
 // Usage: noisy_harness STATE_DIR base|head NAME:NANOSECONDS:HEAD_CHANGE...
 // Prints Google Benchmark JSON with one iteration row per NAME. The value is NANOSECONDS, times
-// 1 + HEAD_CHANGE in head mode, times the noise: a log-normal factor (σ = 1%) and, in 5% of
-// draws, a slowdown of 5% to 50% (heavy-tailed, as a preempted run is). The seed is
+// 1 + HEAD_CHANGE in head mode, times the noise: a log-normal factor (σ = 1%, or
+// BENCHWATCH_NOISE_SIGMA) and, in 5% of draws, a slowdown of 5% to 50% (heavy-tailed, as a
+// preempted run is). The seed is
 // BENCHWATCH_NOISE_SEED (default 1) and the number of earlier invocations, counted in
 // STATE_DIR/invocations, so that every invocation draws differently.
 #include <cmath>
@@ -29,8 +30,8 @@ double standard_normal(std::mt19937_64& engine) {
 }
 
 // The multiplicative noise of one measurement.
-double noise_factor(std::mt19937_64& engine) {
-    double factor = std::exp(0.01 * standard_normal(engine));
+double noise_factor(std::mt19937_64& engine, double sigma) {
+    double factor = std::exp(sigma * standard_normal(engine));
     if (uniform(engine) < 0.05) factor *= 1.05 + 0.45 * uniform(engine);
     return factor;
 }
@@ -53,6 +54,8 @@ int main(int argc, char** argv) {
     const bool head = std::string(argv[2]) == "head";
     const char* seed_text = std::getenv("BENCHWATCH_NOISE_SEED");
     const std::uint64_t seed = seed_text != nullptr ? std::strtoull(seed_text, nullptr, 10) : 1;
+    const char* sigma_text = std::getenv("BENCHWATCH_NOISE_SIGMA");
+    const double sigma = sigma_text != nullptr ? std::strtod(sigma_text, nullptr) : 0.01;
     const int invocation = next_invocation(argv[1]);
     std::mt19937_64 engine(seed * 1000003u + static_cast<std::uint64_t>(invocation));
 
@@ -64,7 +67,8 @@ int main(int argc, char** argv) {
         const std::string name = spec.substr(0, first);
         const double nanoseconds = std::stod(spec.substr(first + 1, second - first - 1));
         const double head_change = std::stod(spec.substr(second + 1));
-        const double value = nanoseconds * (head ? 1 + head_change : 1) * noise_factor(engine);
+        const double value =
+            nanoseconds * (head ? 1 + head_change : 1) * noise_factor(engine, sigma);
         std::printf(
             "%s\n    {\"name\": \"%s\", \"run_name\": \"%s\", \"run_type\": \"iteration\", "
             "\"repetitions\": 1, \"threads\": 1, \"iterations\": 1000, \"real_time\": %.17g, "
