@@ -83,11 +83,17 @@ int run_bisect(const BisectFlags& flags) {
     // The first measurement of each commit, recorded when it has no run yet, so that
     // `history --changes` and the dashboard then see the commit bisect found.
     std::map<std::string, ingest::ParsedResults> first_measurements;
+    const auto had_runs = measurer.with_runs(commits);
+    const std::vector<std::string> only_the_benchmark{flags.benchmark};
     bool direction_known = false;
     const auto measure = [&](const std::string& commit) {
+        // A measurement to be recorded runs the whole suite, so that the run it records lacks
+        // none of the commit's benchmarks; the rounds after it run the one benchmark only.
+        const bool recorded = !first_measurements.contains(commit) && !had_runs.contains(commit);
         if (!first_measurements.contains(commit))
             std::cerr << "measuring " << commit_line(context, commit) << '\n';
-        auto parsed = measurer.measure(commit);
+        auto parsed = measurer.measure(
+            commit, recorded ? std::span<const std::string>() : std::span(only_the_benchmark));
         const auto found = std::find_if(
             parsed.results.begin(), parsed.results.end(), [&](const model::Result& result) {
                 return result.benchmark == flags.benchmark && result.metric == flags.metric;
@@ -114,9 +120,8 @@ int run_bisect(const BisectFlags& flags) {
     const auto outcome = run::bisect(commits, target, context.config.categories, measure,
                                      report::steady_seconds, settings);
 
-    const auto with_runs = measurer.with_runs(commits);
     for (auto& [commit, parsed] : first_measurements)
-        if (!with_runs.contains(commit)) measurer.record(commit, std::move(parsed));
+        if (!had_runs.contains(commit)) measurer.record(commit, std::move(parsed));
 
     const auto name = model::printable_line(model::with_metric(flags.benchmark, flags.metric));
     std::cout << fmt::format("{} from {} to {}: {}, {}\n", name, good->substr(0, 12),

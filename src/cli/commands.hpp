@@ -35,6 +35,10 @@ struct ComparisonFlags {
     std::string history_url;
     std::string method;
     std::optional<double> false_alarms_per_pr;  // the level method's budget, over the config's
+    // --confirm: re-measure the flagged benchmarks with the [measure] recipe, base and head
+    // interleaved, within confirm_budget_seconds (their builds included).
+    bool confirm = false;
+    double confirm_budget_seconds = 600;
 };
 
 // Checks a --false-alarms-per-pr value: a number above 0 and at most 1000.
@@ -47,7 +51,8 @@ void add_comparison_flags(CLI::App& command, ComparisonFlags& flags);
 model::Comparison compare_head(const ComparisonFlags& flags, const std::string& head,
                                const Context& context);
 
-// Whether a benchmark of the comparison is unusually slower (--fail-on-regression fails).
+// Whether --fail-on-regression fails: a benchmark of the comparison is unusually slower, or, when
+// the flagged benchmarks were re-measured (--confirm), a slower change was confirmed.
 bool anything_slower(const model::Comparison& comparison);
 
 // The report a forge command (`github comment|summary`, `gitlab comment`) posts, in at most

@@ -88,9 +88,11 @@ fs::path CommitMeasurer::prepare(const std::string& commit) {
     return folder;
 }
 
-ingest::ParsedResults CommitMeasurer::measure(const std::string& commit) {
+ingest::ParsedResults CommitMeasurer::measure(const std::string& commit,
+                                              std::span<const std::string> benchmarks) {
     const auto folder = prepare(commit);
-    auto parsed = run::run_suite(recipe_, folder, commit, {{"BENCHWATCH_COMMIT", commit}});
+    auto parsed =
+        run::run_suite(recipe_, folder, commit, {{"BENCHWATCH_COMMIT", commit}}, benchmarks);
     for (const auto& warning : parsed.warnings)
         std::cerr << "warning: " << commit.substr(0, 12) << ": " << model::printable_line(warning)
                   << '\n';

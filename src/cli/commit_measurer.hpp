@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,9 +31,11 @@ class CommitMeasurer {
     // fails, vcs::GitError when the commit cannot be checked out.
     std::filesystem::path prepare(const std::string& commit);
 
-    // Runs the suite of `commit` once, prepared first when it is not. Throws run::RecipeError or
+    // Runs the suite of `commit` once, prepared first when it is not; a recipe with
+    // "{benchmarks}" runs only `benchmarks` (empty: all). Throws run::RecipeError or
     // ingest::InputError when the suite fails or prints no results.
-    ingest::ParsedResults measure(const std::string& commit);
+    ingest::ParsedResults measure(const std::string& commit,
+                                  std::span<const std::string> benchmarks = {});
 
     // Records `parsed`, a measurement of `commit`, as a run in the store, and prints the
     // "recorded run …" line.

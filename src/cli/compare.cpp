@@ -11,8 +11,12 @@
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
+#include "cli/commit_measurer.hpp"
+#include "report/progress.hpp"
 #include "report/report.hpp"
+#include "run/confirm.hpp"
 #include "store/store.hpp"
+#include "vcs/process.hpp"
 
 namespace benchwatch::cli {
 
@@ -44,6 +48,45 @@ std::string render(const model::Comparison& comparison, const std::string& forma
     return out.str();
 }
 
+// Re-measures what `comparison` flagged, its baseline's commit and its head each built in a
+// folder of its own, and stores the verdicts in comparison.confirmation. Nothing flagged, nothing
+// measured.
+void confirm_flagged(model::Comparison& comparison, const ComparisonFlags& flags,
+                     const Context& context) {
+    const auto targets = run::targets_from_report(comparison);
+    if (targets.empty()) return;
+    // Ctrl-C or a kill ends the build or suite being run too, which has a group of its own.
+    vcs::end_child_groups_with_this_process();
+    const double start = report::steady_seconds();
+    CommitMeasurer measurer("compare --confirm", context, comparison.project, comparison.machine,
+                            "", resolve_store(flags.common, context));
+    const auto& base = comparison.baseline.commit;
+    const auto& head = comparison.head_commit;
+    std::cerr << fmt::format("confirming {} flagged benchmark{}: building {} and {}\n",
+                             targets.size(), targets.size() == 1 ? "" : "s", base.substr(0, 12),
+                             head.substr(0, 12));
+    measurer.prepare(base);
+    measurer.prepare(head);
+
+    run::ConfirmSettings settings;
+    settings.time_budget_seconds =
+        std::max(0.0, flags.confirm_budget_seconds - (report::steady_seconds() - start));
+    std::vector<std::string> names;
+    for (const auto& target : targets)
+        if (names.empty() || names.back() != target.name) names.push_back(target.name);
+    auto confirmation = run::confirm(
+        targets, comparison.categories,
+        [&](run::Build build) {
+            return measurer.measure(build == run::Build::Base ? base : head, names).results;
+        },
+        report::steady_seconds, settings);
+    confirmation.time_budget_seconds = flags.confirm_budget_seconds;
+    confirmation.base_command = "[measure] run at " + base;
+    confirmation.head_command = "[measure] run at " + head;
+    confirmation.report = "the comparison above";
+    comparison.confirmation = std::move(confirmation);
+}
+
 int run_compare(const CompareFlags& flags) {
     const auto context = Context::discover(flags.comparison.common.repo);
     const auto comparison =
@@ -64,6 +107,7 @@ int run_compare(const CompareFlags& flags) {
 }  // namespace
 
 bool anything_slower(const model::Comparison& comparison) {
+    if (comparison.confirmation) return model::confirmed_slower(*comparison.confirmation) > 0;
     return std::any_of(comparison.benchmarks.begin(), comparison.benchmarks.end(),
                        [](const model::BenchmarkComparison& benchmark) {
                            return benchmark.verdict == model::Verdict::Slower;
@@ -97,6 +141,14 @@ void add_comparison_flags(CLI::App& command, ComparisonFlags& flags) {
                     "Flukes per pull request the level method may make on the default branch's "
                     "history; its thresholds are calibrated to it (default: config, 1)")
         ->check(false_alarm_budget);
+    command.add_flag("--confirm", flags.confirm,
+                     "Re-measure what the report flags, base and head interleaved, with "
+                     "benchwatch.toml's [measure] recipe (docs/confirm.md); "
+                     "--fail-on-regression then counts confirmed slowdowns only");
+    command
+        .add_option("--confirm-budget", flags.confirm_budget_seconds,
+                    "Seconds --confirm may spend, building both commits included (default: 600)")
+        ->check(CLI::PositiveNumber);
 }
 
 model::Comparison compare_head(const ComparisonFlags& flags, const std::string& head,
@@ -112,7 +164,9 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
     const auto store =
         store::open_store(resolve_store(flags.common, context), store::Access::ReadCache);
     const auto* repository = context.repository ? &*context.repository : nullptr;
-    return compare::compare(*store, repository, options);
+    auto comparison = compare::compare(*store, repository, options);
+    if (flags.confirm) confirm_flagged(comparison, flags, context);
+    return comparison;
 }
 
 Command add_compare_command(CLI::App& parent) {
@@ -128,7 +182,8 @@ Command add_compare_command(CLI::App& parent) {
     command->add_option("-o,--output", flags->output,
                         "Write the report to this file (default: standard output)");
     command->add_flag("--fail-on-regression", flags->fail_on_regression,
-                      "Exit 1 when a benchmark is unusually slower");
+                      "Exit 1 when a benchmark is unusually slower (with --confirm: when a "
+                      "slower change is confirmed)");
     return {command, [flags] { return run_compare(*flags); }};
 }
 

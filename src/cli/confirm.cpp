@@ -116,14 +116,6 @@ std::string render(const model::Confirmation& confirmation, const std::string& f
     return out.str();
 }
 
-bool any_confirmed_slower(const model::Confirmation& confirmation) {
-    for (const auto& benchmark : confirmation.benchmarks)
-        if (benchmark.verdict == model::ConfirmationVerdict::Confirmed &&
-            benchmark.measured == model::Verdict::Slower)
-            return true;
-    return false;
-}
-
 int run_confirm(const ConfirmFlags& flags) {
     const auto context = Context::discover(flags.repo);
     // Ctrl-C or a kill ends the command being measured too, which runs in a group of its own.
@@ -149,7 +141,7 @@ int run_confirm(const ConfirmFlags& flags) {
         std::cout << text << std::flush;
     else
         write_file_atomically(flags.output, text);
-    return flags.fail_on_regression && any_confirmed_slower(confirmation) ? 1 : 0;
+    return flags.fail_on_regression && model::confirmed_slower(confirmation) > 0 ? 1 : 0;
 }
 
 }  // namespace

@@ -21,7 +21,12 @@ CommitStatus comparison_status(const model::Comparison& comparison, bool fail_on
     };
     const auto slower = count(model::Verdict::Slower);
     CommitStatus status;
-    status.state = fail_on_regression && slower > 0 ? "failure" : "success";
+    // Re-measured flagged changes fail only when a slowdown was confirmed.
+    const auto failing =
+        comparison.confirmation
+            ? static_cast<std::ptrdiff_t>(model::confirmed_slower(*comparison.confirmation))
+            : slower;
+    status.state = fail_on_regression && failing > 0 ? "failure" : "success";
     if (comparison.baseline.kind == model::BaselineKind::None)
         status.description = fmt::format("no baseline run to compare {} benchmarks with",
                                          comparison.head_only_results.size());
@@ -35,6 +40,9 @@ CommitStatus comparison_status(const model::Comparison& comparison, bool fail_on
         status.description =
             fmt::format("{} slower, {} faster{} of {} benchmarks", slower,
                         count(model::Verdict::Faster), unjudged, comparison.benchmarks.size());
+        if (comparison.confirmation)
+            status.description += fmt::format("; {} slower confirmed",
+                                              model::confirmed_slower(*comparison.confirmation));
     }
     status.description.resize(std::min(status.description.size(), description_limit));
     status.context = "benchwatch/" + comparison.project;

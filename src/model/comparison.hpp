@@ -8,29 +8,12 @@
 #include <vector>
 
 #include "model/category.hpp"
+#include "model/confirmation.hpp"
 #include "model/result.hpp"
 #include "model/run.hpp"
+#include "model/verdict.hpp"
 
 namespace benchwatch::model {
-
-// The outcome of judging one benchmark: only changes beyond its noise are Slower or Faster;
-// Inconclusive when the method could not judge it (the level method, on too short a history);
-// TooNoisy when it was not flagged but could only have flagged a change far beyond its
-// category's minimum (see too_noisy_multiple), so that "not flagged" does not mean unchanged.
-enum class Verdict { Unchanged, Slower, Faster, Inconclusive, TooNoisy };
-
-// "unchanged", "slower", "faster", "inconclusive", "too_noisy".
-const char* to_string(Verdict verdict);
-
-// A benchmark is too noisy to judge when the smallest change it could flag exceeds both this
-// many times its category's minimum and too_noisy_floor (docs/report.md says why these bounds).
-inline constexpr double too_noisy_multiple = 10;
-inline constexpr double too_noisy_floor = 0.25;
-
-// Whether the verdict flags a change: Slower or Faster.
-constexpr bool flags_change(Verdict verdict) {
-    return verdict == Verdict::Slower || verdict == Verdict::Faster;
-}
 
 // Allocation count going from zero to non-zero (Starts) or back (Stops).
 enum class AllocationChange { None, Starts, Stops };
@@ -230,6 +213,9 @@ struct Comparison {
     std::vector<Warning> head_warnings;      // stability warnings of the head's latest attempt
     std::vector<Warning> baseline_warnings;  // the same for the baseline (empty without one)
     std::string history_url;                 // empty: no link
+    // What `compare --confirm` decided when it re-measured the flagged benchmarks; nullopt when
+    // nothing was re-measured.
+    std::optional<Confirmation> confirmation;
 };
 
 }  // namespace benchwatch::model

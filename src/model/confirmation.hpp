@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "model/comparison.hpp"
 #include "model/result.hpp"
+#include "model/verdict.hpp"
 
 namespace benchwatch::model {
 
@@ -78,5 +78,15 @@ struct Confirmation {
     ConfirmationStop stop = ConfirmationStop::AllDecided;
     std::vector<ConfirmedBenchmark> benchmarks;  // sorted by name, then metric
 };
+
+// How many of the confirmation's benchmarks were confirmed as slower.
+inline std::size_t confirmed_slower(const Confirmation& confirmation) {
+    std::size_t count = 0;
+    for (const auto& benchmark : confirmation.benchmarks)
+        if (benchmark.verdict == ConfirmationVerdict::Confirmed &&
+            benchmark.measured == Verdict::Slower)
+            ++count;
+    return count;
+}
 
 }  // namespace benchwatch::model

@@ -107,7 +107,8 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-// What render_confirmation_text() writes, before lines that could be read as workflow commands are defused.
+// What render_confirmation_text() writes, before lines that could be read as workflow commands are
+// defused.
 void write_confirmation_text(const model::Confirmation& confirmation, std::ostream& out) {
     out << rounds_sentence(confirmation) << '\n';
     out << "Base: " << detail::plain_text(confirmation.base_command) << '\n';
@@ -161,7 +162,7 @@ void render_confirmation_markdown(const model::Confirmation& confirmation, std::
     out << '\n' << rule_sentence(confirmation) << '\n';
 }
 
-void render_confirmation_json(const model::Confirmation& confirmation, std::ostream& out) {
+nlohmann::ordered_json detail::confirmation_json(const model::Confirmation& confirmation) {
     json benchmarks = json::array();
     for (const auto& benchmark : confirmation.benchmarks) {
         const bool flagged = benchmark.flagged_change.has_value();
@@ -180,7 +181,7 @@ void render_confirmation_json(const model::Confirmation& confirmation, std::ostr
             {"measured", model::to_string(benchmark.measured)},
         });
     }
-    const json document = {
+    return {
         {"base_command", confirmation.base_command},
         {"head_command", confirmation.head_command},
         {"report", confirmation.report.empty() ? json(nullptr) : json(confirmation.report)},
@@ -192,7 +193,10 @@ void render_confirmation_json(const model::Confirmation& confirmation, std::ostr
         {"stopped", model::to_string(confirmation.stop)},
         {"benchmarks", std::move(benchmarks)},
     };
-    out << document.dump(2) << '\n';
+}
+
+void render_confirmation_json(const model::Confirmation& confirmation, std::ostream& out) {
+    out << detail::confirmation_json(confirmation).dump(2) << '\n';
 }
 
 }  // namespace benchwatch::report

@@ -188,6 +188,8 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
         document["suite_move"] = comparison.suite_move;
     }
     if (says_detectable && has_baseline) document["detectable"] = detectable_json(comparison);
+    if (comparison.confirmation)
+        document["confirmation"] = detail::confirmation_json(*comparison.confirmation);
     out << document.dump(2) << "\n";
 }
 

@@ -26,4 +26,8 @@ inline nlohmann::ordered_json environment_changes_json(
     return list;
 }
 
+// `benchwatch confirm --format json`'s document, which a report of `compare --confirm` carries
+// as its "confirmation".
+nlohmann::ordered_json confirmation_json(const model::Confirmation& confirmation);
+
 }  // namespace benchwatch::report::detail

@@ -113,6 +113,53 @@ model::Verdict read_verdict(const Field& field) {
     field.fail("\"unchanged\", \"slower\", \"faster\", \"inconclusive\" or \"too_noisy\"");
 }
 
+model::ConfirmationVerdict read_confirmation_verdict(const Field& field) {
+    const auto text = field.text();
+    for (const auto verdict :
+         {model::ConfirmationVerdict::Confirmed, model::ConfirmationVerdict::Dismissed,
+          model::ConfirmationVerdict::Undecided})
+        if (text == model::to_string(verdict)) return verdict;
+    field.fail("\"confirmed\", \"dismissed\" or \"undecided\"");
+}
+
+model::ConfirmationStop read_confirmation_stop(const Field& field) {
+    const auto text = field.text();
+    for (const auto stop : {model::ConfirmationStop::AllDecided, model::ConfirmationStop::MaxRounds,
+                            model::ConfirmationStop::TimeBudget})
+        if (text == model::to_string(stop)) return stop;
+    field.fail("\"all decided\", \"max rounds\" or \"time budget\"");
+}
+
+model::Confirmation read_confirmation(const Field& field) {
+    model::Confirmation confirmation;
+    confirmation.base_command = field["base_command"].text();
+    confirmation.head_command = field["head_command"].text();
+    confirmation.report = field["report"].optional_text().value_or("");
+    confirmation.alpha = field["alpha"].number();
+    confirmation.max_rounds = field["max_rounds"].integer();
+    confirmation.time_budget_seconds = field["time_budget_seconds"].number();
+    confirmation.rounds = field["rounds"].integer();
+    confirmation.first_deciding_round = field["first_deciding_round"].integer();
+    confirmation.stop = read_confirmation_stop(field["stopped"]);
+    for (const auto& element : field["benchmarks"].elements()) {
+        model::ConfirmedBenchmark benchmark;
+        benchmark.name = element["name"].text();
+        benchmark.metric = element["metric"].text();
+        benchmark.direction = read_direction(element["direction"]);
+        if (!element["flagged"].is_null()) benchmark.flagged = read_verdict(element["flagged"]);
+        benchmark.flagged_change = element["flagged_change"].optional_number();
+        benchmark.boundary = element["boundary"].number();
+        benchmark.change = element["change"].number();
+        benchmark.change_low = element["change_low"].optional_number();
+        benchmark.change_high = element["change_high"].optional_number();
+        benchmark.rounds = element["rounds"].integer();
+        benchmark.verdict = read_confirmation_verdict(element["verdict"]);
+        benchmark.measured = read_verdict(element["measured"]);
+        confirmation.benchmarks.push_back(std::move(benchmark));
+    }
+    return confirmation;
+}
+
 model::AllocationChange read_allocation_change(const Field& field) {
     const auto text = field.text();
     if (text == "none") return model::AllocationChange::None;
@@ -312,6 +359,7 @@ model::Comparison read_json(std::string_view text, std::string_view source) {
     comparison.head_warnings = read_warnings(root["head_warnings"]);
     comparison.baseline_warnings = read_warnings(root["baseline_warnings"]);
     comparison.history_url = root["history_url"].optional_text().value_or("");
+    if (root.has("confirmation")) comparison.confirmation = read_confirmation(root["confirmation"]);
     return comparison;
 }
 

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "report/confirmation.hpp"
 #include "report/report.hpp"
 #include "report/wording.hpp"
 
@@ -172,6 +173,10 @@ void render(const model::Comparison& comparison, const Shortening* shortening, s
                     out << left_out_note(row_count(unusual) - unusual_shown->size(),
                                          row_count(unusual), "unusual changes", shortening->limit,
                                          comparison.history_url);
+            }
+            if (comparison.confirmation) {
+                out << "\n";
+                render_confirmation_markdown(*comparison.confirmation, out);
             }
             const auto all = detail::all_rows(comparison);
             const ShownRows all_shown = shortening ? shown(shortening->all) : nullptr;

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "report/confirmation.hpp"
 #include "report/report.hpp"
 #include "report/wording.hpp"
 
@@ -201,6 +202,10 @@ void write_text(const model::Comparison& comparison, std::ostream& out, bool col
             if (const auto unusual = detail::unusual_rows(comparison); !unusual.empty()) {
                 out << "\n" << paint("Unusual changes", Tone::Bold, color) << "\n";
                 write_comparison_table(unusual, within_noise, out, color);
+            }
+            if (comparison.confirmation) {
+                out << "\n" << paint("Confirmation", Tone::Bold, color) << "\n";
+                render_confirmation_text(*comparison.confirmation, out);
             }
             out << "\n" << paint("All benchmarks", Tone::Bold, color) << "\n";
             write_comparison_table(detail::all_rows(comparison), within_noise, out, color);

@@ -168,6 +168,14 @@ model::Confirmation confirm(std::optional<std::vector<ConfirmTarget>> targets,
         return confirmation;
     }
 
+    // A budget already spent (by building, say) runs no round at all.
+    if (targets && settings.time_budget_seconds <= 0) {
+        for (const auto& target : *targets)
+            confirmation.benchmarks.push_back(judge_rounds(target, {}, settings));
+        confirmation.stop = model::ConfirmationStop::TimeBudget;
+        return confirmation;
+    }
+
     std::vector<std::vector<double>> log_ratios;
     const double start = clock();
     for (int round = 1; round <= settings.max_rounds; ++round) {

@@ -92,7 +92,8 @@ using Clock = std::function<double()>;
 // that drift cancels, and judges every undecided target after each round with judge_rounds();
 // a verdict, once reached, stays. Stops
 // when every target is decided, after settings.max_rounds rounds, or before a round that would
-// end past the time budget (judged by the mean round so far). `targets` nullopt: every benchmark
+// end past the time budget (judged by the mean round so far); runs none when the budget is 0 or
+// less. `targets` nullopt: every benchmark
 // in both builds' first results (targets_from_results with `categories`). Throws ConfirmError
 // when a target is missing from a round's results, or when `targets` is nullopt and the first
 // results share no benchmark; runs nothing when `targets` is empty. Only the figures are filled in;

@@ -47,7 +47,45 @@ std::string last_line_of(std::string_view text) {
                                   reason.empty() ? "" : " (" + reason + ")"));
 }
 
+// `text` as one /bin/sh word: in single quotes, each ' written as '\''.
+std::string shell_quoted(std::string_view text) {
+    std::string quoted = "'";
+    for (const char c : text) {
+        if (c == '\'')
+            quoted += "'\\''";
+        else
+            quoted += c;
+    }
+    return quoted + "'";
+}
+
+// `name` with every character a regular expression gives a meaning escaped by a backslash.
+std::string regex_literal(std::string_view name) {
+    std::string escaped;
+    for (const char c : name) {
+        if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) escaped += '\\';
+        escaped += c;
+    }
+    return escaped;
+}
+
 }  // namespace
+
+std::string suite_command(const Recipe& recipe, std::span<const std::string> benchmarks) {
+    std::string pattern = ".";
+    if (!benchmarks.empty()) {
+        pattern = "^(";
+        for (std::size_t i = 0; i < benchmarks.size(); ++i)
+            pattern += (i == 0 ? "" : "|") + regex_literal(benchmarks[i]);
+        pattern += ")$";
+    }
+    const auto word = shell_quoted(pattern);
+    std::string command = recipe.suite;
+    for (auto at = command.find(benchmarks_placeholder); at != std::string::npos;
+         at = command.find(benchmarks_placeholder, at + word.size()))
+        command.replace(at, benchmarks_placeholder.size(), word);
+    return command;
+}
 
 void build_commit(const Recipe& recipe, const std::filesystem::path& folder,
                   const std::string& commit,
@@ -69,19 +107,21 @@ void build_commit(const Recipe& recipe, const std::filesystem::path& folder,
 
 ingest::ParsedResults run_suite(const Recipe& recipe, const std::filesystem::path& folder,
                                 const std::string& commit,
-                                const std::map<std::string, std::string>& environment) {
+                                const std::map<std::string, std::string>& environment,
+                                std::span<const std::string> benchmarks) {
+    const auto suite = suite_command(recipe, benchmarks);
     const std::filesystem::path results =
         recipe.results.empty() ? std::filesystem::path() : folder / recipe.results;
     std::error_code ignored;
     if (!results.empty()) std::filesystem::remove(results, ignored);
-    const auto command = command_in(recipe.suite, folder, environment, recipe.timeout,
+    const auto command = command_in(suite, folder, environment, recipe.timeout,
                                     results.empty() ? OutputMode::capture : OutputMode::discard);
     const auto result = run_timed(command);
     if (!result.succeeded())
         fail("benchmark run", commit, describe_failure(result, command), result.err);
     if (results.empty())
         return ingest::parse(result.out,
-                             fmt::format("output of '{}' at {}", recipe.suite, short_sha(commit)),
+                             fmt::format("output of '{}' at {}", suite, short_sha(commit)),
                              recipe.input_format);
     if (!std::filesystem::exists(results))
         fail("benchmark run", commit, fmt::format("it wrote no {}", recipe.results), result.err);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -15,8 +16,10 @@ namespace benchwatch::run {
 // How to build a commit and run its benchmark suite: shell commands run with /bin/sh -c in the
 // folder the commit is checked out in.
 struct Recipe {
-    std::string build;    // empty: nothing to build
-    std::string suite;    // prints results in a format `record` reads, or writes `results`
+    std::string build;  // empty: nothing to build
+    // Prints results in a format `record` reads, or writes `results`. Each "{benchmarks}" in it
+    // becomes a pattern of the benchmarks wanted (suite_command()).
+    std::string suite;
     std::string results;  // the file `suite` writes, relative to the folder; empty: its stdout
     std::string input_format = "auto";
     std::optional<std::chrono::duration<double>> timeout;  // for each command; nullopt: none
@@ -39,11 +42,22 @@ inline constexpr std::string_view build_log_name = "benchwatch-build.log";
 void build_commit(const Recipe& recipe, const std::filesystem::path& folder,
                   const std::string& commit, const std::map<std::string, std::string>& environment);
 
-// Runs the recipe's suite once in `folder` and reads the results it printed or wrote. Throws
-// RecipeError when it fails or writes no results, and ingest's InputError when they are not a
-// results file.
+// The placeholder in Recipe::suite that names the benchmarks to run.
+inline constexpr std::string_view benchmarks_placeholder = "{benchmarks}";
+
+// The recipe's suite with each benchmarks_placeholder replaced by one shell word: a regular
+// expression (POSIX extended and RE2 alike) that matches exactly the names in `benchmarks`,
+// their metacharacters escaped, or '.' (any name) when `benchmarks` is empty. Example: for
+// suite "bench --benchmark_filter={benchmarks}" and {"BM_Sort/8", "BM_Parse"}:
+// "bench --benchmark_filter='^(BM_Sort/8|BM_Parse)$'".
+std::string suite_command(const Recipe& recipe, std::span<const std::string> benchmarks);
+
+// Runs the recipe's suite (suite_command() for `benchmarks`, empty: all) once in `folder` and
+// reads the results it printed or wrote. Throws RecipeError when it fails or writes no results,
+// and ingest's InputError when they are not a results file.
 ingest::ParsedResults run_suite(const Recipe& recipe, const std::filesystem::path& folder,
                                 const std::string& commit,
-                                const std::map<std::string, std::string>& environment);
+                                const std::map<std::string, std::string>& environment,
+                                std::span<const std::string> benchmarks = {});
 
 }  // namespace benchwatch::run

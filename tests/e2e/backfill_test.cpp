@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "store/store.hpp"
@@ -219,6 +220,55 @@ TEST_F(BackfillTest, BisectFindsThePlantedStepAmongSixteenUnbenchmarkedCommits) 
     EXPECT_LE(measured.size(), 7U) << output.err;
     EXPECT_TRUE(measured.contains(shas[11]));
     EXPECT_TRUE(measured.contains(shas[10]));
+}
+
+TEST_F(BackfillTest, BisectRunsTheWholeSuiteForTheRunsItRecordsAndTheBenchmarkOtherwise) {
+    // A suite with a filter, as Google Benchmark's --benchmark_filter: "other" runs only when
+    // the pattern is '.', and every pattern it was given is logged.
+    const auto log = scratch_.path() / "patterns";
+    repository_.write_file(
+        "bench.sh",
+        fmt::format("echo \"$1\" >> {}\n"
+                    "other=''\n"
+                    "if [ \"$1\" = . ]; then other=', {{\"name\": \"other\", \"run_type\": "
+                    "\"iteration\", \"real_time\": 5, \"time_unit\": \"ns\"}}'; fi\n"
+                    "printf '{{\"benchmarks\": [{{\"name\": \"speed\", \"run_type\": "
+                    "\"iteration\", \"real_time\": %s, \"time_unit\": \"ns\"}}%s]}}' "
+                    "\"$(cat speed)\" \"$other\"\n",
+                    log.string()));
+    repository_.write_file("benchwatch.toml",
+                           "project = \"p\"\nmachine = \"m\"\n[measure]\nbuild = \"true\"\n"
+                           "run = \"sh bench.sh {benchmarks}\"\n");
+    std::vector<std::string> shas;
+    for (int i = 0; i < 6; ++i) shas.push_back(commit(i >= 3 ? 120 : 100));
+    const auto output = run(benchwatch_command({"bisect", "--store", store_, "--good", shas.front(),
+                                                "--bad", shas.back(), "--benchmark", "speed"}),
+                            repository_.directory(), without_ci_variables());
+    ASSERT_EQ(output.exit_code, 0) << output.err << output.out;
+    EXPECT_NE(output.out.find("First commit at the new level: " + shas[3].substr(0, 12)),
+              std::string::npos)
+        << output.out;
+
+    const auto store = store::open_store(store_);
+    const auto runs = store->list_runs({});
+    ASSERT_GE(runs.size(), 3U);
+    std::size_t whole = 0;
+    std::size_t narrowed = 0;
+    std::istringstream patterns(read_text(log));
+    for (std::string line; std::getline(patterns, line);) {
+        if (line == ".")
+            ++whole;
+        else if (line == "^(speed)$")
+            ++narrowed;
+        else
+            ADD_FAILURE() << "the suite was given " << line;
+    }
+    EXPECT_EQ(whole, runs.size());  // one whole run per recorded commit
+    EXPECT_GT(narrowed, 8U);        // every other round
+    for (const auto& run : runs) {
+        const std::int64_t ids[] = {run.id};
+        EXPECT_EQ(store->results(ids).at(run.id).size(), 2U) << run.commit;
+    }
 }
 
 TEST_F(BackfillTest, BisectSkipsACommitThatDoesNotBuildAndSaysWhatItLeaves) {

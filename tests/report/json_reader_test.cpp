@@ -41,15 +41,14 @@ TEST_P(ReadBack, RendersTheApprovedFilesAgain) {
     testing::expect_golden(text.str(), name + ".txt");
 }
 
-INSTANTIATE_TEST_SUITE_P(ApprovedReports, ReadBack,
-                         ::testing::Values("unusual_in_two_categories", "nothing_unusual",
-                                           "environment_changes", "nearest_ancestor", "no_baseline",
-                                           "allocation_changes", "added_and_removed",
-                                           "hostile_names", "bigger_is_better",
-                                           "machine_and_warnings", "machine_changed",
-                                           "warnings_without_baseline", "level_with_suite_move",
-                                           "level_one_factor", "level_detectable_change",
-                                           "level_too_noisy", "level_nothing_judged"));
+INSTANTIATE_TEST_SUITE_P(
+    ApprovedReports, ReadBack,
+    ::testing::Values("unusual_in_two_categories", "nothing_unusual", "environment_changes",
+                      "nearest_ancestor", "no_baseline", "allocation_changes", "added_and_removed",
+                      "hostile_names", "bigger_is_better", "machine_and_warnings",
+                      "machine_changed", "warnings_without_baseline", "level_with_suite_move",
+                      "level_one_factor", "level_detectable_change", "level_too_noisy",
+                      "level_nothing_judged", "confirmed_changes"));
 
 TEST(ReadBack, ShortenedRenderingOfAReadBackReportIsTheApprovedOne) {
     const auto comparison =

@@ -383,6 +383,55 @@ model::Comparison level_nothing_judged() {
     return comparison;
 }
 
+// The flagged changes of unusual_in_two_categories() re-measured by `compare --confirm`: the
+// copy slowdown confirmed, the permutedims speed-up confirmed, the synchronization slowdown a
+// dismissed fluke, and latency/ttfp left undecided by the time budget.
+model::Comparison confirmed_changes() {
+    auto comparison = unusual_in_two_categories();
+    model::Confirmation confirmation;
+    confirmation.base_command = "[measure] run at " + comparison.baseline.commit;
+    confirmation.head_command = "[measure] run at " + comparison.head_commit;
+    confirmation.report = "the comparison above";
+    confirmation.max_rounds = 30;
+    confirmation.time_budget_seconds = 600;
+    confirmation.rounds = 12;
+    confirmation.first_deciding_round = 8;
+    confirmation.stop = model::ConfirmationStop::TimeBudget;
+    const auto row = [](std::string name, model::Verdict flagged, double flagged_change,
+                        double change, std::optional<double> low, std::optional<double> high,
+                        int rounds, model::ConfirmationVerdict verdict, model::Verdict measured) {
+        model::ConfirmedBenchmark benchmark;
+        benchmark.name = std::move(name);
+        benchmark.flagged = flagged;
+        benchmark.flagged_change = flagged_change;
+        benchmark.boundary = std::sqrt(1 + flagged_change) - 1;
+        benchmark.change = change;
+        benchmark.change_low = low;
+        benchmark.change_high = high;
+        benchmark.rounds = rounds;
+        benchmark.verdict = verdict;
+        benchmark.measured = measured;
+        return benchmark;
+    };
+    using C = model::ConfirmationVerdict;
+    confirmation.benchmarks = {
+        // 38'100 / 33'300 − 1 = 0.144144
+        row("array/copy", Verdict::Slower, 0.144144, 0.139, 0.121, 0.158, 8, C::Confirmed,
+            Verdict::Slower),
+        // 41'060 / 50'240 − 1 = −0.182723
+        row("array/permutedims/4d", Verdict::Faster, -0.182723, -0.176, -0.19, -0.161, 8,
+            C::Confirmed, Verdict::Faster),
+        // 7'354 / 4'862 − 1 = 0.512546
+        row("cuda/synchronization/context/nonblocking", Verdict::Slower, 0.512546, 0.004, -0.02,
+            0.031, 9, C::Dismissed, Verdict::Unchanged),
+        // 2.03e9 / 1.69e9 − 1 = 0.201183
+        row("latency/ttfp", Verdict::Slower, 0.201183, 0.09, std::nullopt, std::nullopt, 12,
+            C::Undecided, Verdict::Unchanged),
+    };
+    comparison.confirmation = std::move(confirmation);
+    return comparison;
+}
+
 struct Scenario {
     const char* name;
     model::Comparison (*make)();
@@ -432,7 +481,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Scenario{"level_one_factor", level_one_factor},
                       Scenario{"level_detectable_change", level_detectable_change},
                       Scenario{"level_too_noisy", level_too_noisy},
-                      Scenario{"level_nothing_judged", level_nothing_judged}),
+                      Scenario{"level_nothing_judged", level_nothing_judged},
+                      Scenario{"confirmed_changes", confirmed_changes}),
     [](const auto& scenario) { return std::string(scenario.param.name); });
 
 TEST(RenderText, ColoursVerdictsOnlyWhenAsked) {

@@ -37,15 +37,15 @@ bool is_ascii_punctuation(char c) {
 // U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069: they reorder the text around them.
 bool is_bidi_control(std::string_view text) {
     for (const std::string_view control :
-         {"\u061c", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e",
-          "\u2066", "\u2067", "\u2068", "\u2069"})
+         {"\u061c", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066",
+          "\u2067", "\u2068", "\u2069"})
         if (text.starts_with(control)) return true;
     return false;
 }
 
 bool starts_mention(char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
 }
 
 // The Markdown markup problem of one line outside the report's own tags, which are removed first.
@@ -56,12 +56,13 @@ std::optional<std::string> markdown_line_problem(std::size_t number, std::string
          {std::string_view("<details><summary>All benchmarks</summary>"),
           std::string_view("</details>")})
         if (text == tag) text.clear();
-    if (text.starts_with('#') && text != "## Benchmark results")
+    if (text.starts_with('#') && text != "## Benchmark results" && text != "### Confirmation")
         return problem("a heading", number, line);
     if (text.starts_with('>')) return problem("a block quote", number, line);
     if (!text.empty() && text.find_first_not_of('=') == std::string::npos)
         return problem("a heading underline", number, line);
-    if (!text.empty() && !text.starts_with('|') && text.find_first_not_of("- ") == std::string::npos)
+    if (!text.empty() && !text.starts_with('|') &&
+        text.find_first_not_of("- ") == std::string::npos)
         return problem("a heading underline or rule", number, line);
     // CommonMark: a backslash escapes the ASCII punctuation character after it, and only that.
     std::size_t separators = 0;
@@ -111,7 +112,8 @@ std::pair<std::uint32_t, std::size_t> leading_code_point(std::string_view text) 
 bool is_white_space(std::uint32_t code_point) {
     constexpr std::array<std::uint32_t, 10> singles = {0x20,   0x85,   0xA0,   0x1680, 0x2028,
                                                        0x2029, 0x202F, 0x205F, 0x3000, 0x0B};
-    if ((code_point >= 0x09 && code_point <= 0x0D) || (code_point >= 0x2000 && code_point <= 0x200A))
+    if ((code_point >= 0x09 && code_point <= 0x0D) ||
+        (code_point >= 0x2000 && code_point <= 0x200A))
         return true;
     for (const auto single : singles)
         if (code_point == single) return true;
@@ -128,47 +130,48 @@ std::optional<std::string> markdown_problem(std::string_view markdown) {
 }
 
 std::optional<std::string> terminal_problem(std::string_view text, bool own_colours) {
-    return first_line_problem(text, [&](std::size_t number,
-                                        std::string_view line) -> std::optional<std::string> {
-        for (std::size_t i = 0; i < line.size(); ++i) {
-            const auto byte = static_cast<unsigned char>(line[i]);
-            if (own_colours && byte == 0x1B) {
-                bool own = false;
-                for (const std::string_view sequence :
-                     {"\x1b[0m", "\x1b[1m", "\x1b[31m", "\x1b[32m", "\x1b[33m"}) {
-                    if (line.substr(i).starts_with(sequence)) {
-                        i += sequence.size() - 1;
-                        own = true;
-                        break;
+    return first_line_problem(
+        text, [&](std::size_t number, std::string_view line) -> std::optional<std::string> {
+            for (std::size_t i = 0; i < line.size(); ++i) {
+                const auto byte = static_cast<unsigned char>(line[i]);
+                if (own_colours && byte == 0x1B) {
+                    bool own = false;
+                    for (const std::string_view sequence :
+                         {"\x1b[0m", "\x1b[1m", "\x1b[31m", "\x1b[32m", "\x1b[33m"}) {
+                        if (line.substr(i).starts_with(sequence)) {
+                            i += sequence.size() - 1;
+                            own = true;
+                            break;
+                        }
                     }
+                    if (own) continue;
                 }
-                if (own) continue;
+                if (byte < 0x20 || byte == 0x7F)
+                    return problem("a control character", number, line);
+                if (is_bidi_control(line.substr(i)))
+                    return problem("a bidirectional formatting character", number, line);
+                if (byte == 0xC2 && i + 1 < line.size() &&
+                    static_cast<unsigned char>(line[i + 1]) < 0xA0)
+                    return problem("a C1 control character", number, line);
             }
-            if (byte < 0x20 || byte == 0x7F) return problem("a control character", number, line);
-            if (is_bidi_control(line.substr(i)))
-                return problem("a bidirectional formatting character", number, line);
-            if (byte == 0xC2 && i + 1 < line.size() &&
-                static_cast<unsigned char>(line[i + 1]) < 0xA0)
-                return problem("a C1 control character", number, line);
-        }
-        return std::nullopt;
-    });
+            return std::nullopt;
+        });
 }
 
 std::optional<std::string> workflow_command_problem(std::string_view text) {
-    return first_line_problem(text, [](std::size_t number,
-                                       std::string_view line) -> std::optional<std::string> {
-        if (line.find("##[") != std::string_view::npos)
-            return problem("an old-style workflow command", number, line);
-        std::string_view rest = line;
-        while (true) {
-            const auto [code_point, length] = leading_code_point(rest);
-            if (length == 0 || !is_white_space(code_point)) break;
-            rest.remove_prefix(length);
-        }
-        if (rest.starts_with("::")) return problem("a workflow command", number, line);
-        return std::nullopt;
-    });
+    return first_line_problem(
+        text, [](std::size_t number, std::string_view line) -> std::optional<std::string> {
+            if (line.find("##[") != std::string_view::npos)
+                return problem("an old-style workflow command", number, line);
+            std::string_view rest = line;
+            while (true) {
+                const auto [code_point, length] = leading_code_point(rest);
+                if (length == 0 || !is_white_space(code_point)) break;
+                rest.remove_prefix(length);
+            }
+            if (rest.starts_with("::")) return problem("a workflow command", number, line);
+            return std::nullopt;
+        });
 }
 
 }  // namespace benchwatch::testing

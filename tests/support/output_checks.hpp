@@ -13,10 +13,10 @@ namespace benchwatch::testing {
 
 // Markup in a Markdown report that the report did not write itself: HTML other than its own
 // `<details><summary>All benchmarks</summary>` … `</details>`, an @mention, a link or image (an
-// unescaped '[' or "]("), a heading other than "## Benchmark results", a block quote, a line
-// that would underline the one above it into a heading, a control character, a bidirectional
-// formatting character (U+202E and the like, which reorder what is shown), or a table row
-// whose cells differ in number from its header's.
+// unescaped '[' or "]("), a heading other than "## Benchmark results" and "### Confirmation", a
+// block quote, a line that would underline the one above it into a heading, a control character,
+// a bidirectional formatting character (U+202E and the like, which reorder what is shown), or a
+// table row whose cells differ in number from its header's.
 std::optional<std::string> markdown_problem(std::string_view markdown);
 
 // A byte that drives a terminal: a C0 control character other than the newline, DEL, or a C1
