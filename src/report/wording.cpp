@@ -408,9 +408,10 @@ std::string explanation_paragraph(const model::Comparison& comparison, Escape es
         "Times are the minimum time of every benchmark. A change is unusual when it exceeds both "
         "{} the benchmark's typical change between consecutive runs on the default branch and a "
         "minimum per category ({}). A benchmark that starts or stops allocating is listed however "
-        "few the allocations. A single run can still be a fluke, so rerun before drawing "
-        "conclusions.",
-        factor_words(comparison.method.seed.factor), join(minimums, ", "));
+        "few the allocations. A single run can still be a fluke, so {}.",
+        factor_words(comparison.method.seed.factor), join(minimums, ", "),
+        comparison.confirmation ? "each flagged change was measured again below"
+                                : "rerun before drawing conclusions");
 }
 
 bool says_what_it_could_detect(const model::Comparison& comparison) {
