@@ -12,6 +12,7 @@
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/commit_measurer.hpp"
+#include "model/printable.hpp"
 #include "report/progress.hpp"
 #include "report/report.hpp"
 #include "run/confirm.hpp"
@@ -51,10 +52,9 @@ std::string render(const model::Comparison& comparison, const std::string& forma
 // Re-measures what `comparison` flagged, its baseline's commit and its head each built in a
 // folder of its own, and stores the verdicts in comparison.confirmation. Nothing flagged, nothing
 // measured.
-void confirm_flagged(model::Comparison& comparison, const ComparisonFlags& flags,
-                     const Context& context) {
-    const auto targets = run::targets_from_report(comparison);
-    if (targets.empty()) return;
+void re_measure_flagged(model::Comparison& comparison,
+                        const std::vector<run::ConfirmTarget>& targets,
+                        const ComparisonFlags& flags, const Context& context) {
     // Ctrl-C or a kill ends the build or suite being run too, which has a group of its own.
     vcs::end_child_groups_with_this_process();
     const double start = report::steady_seconds();
@@ -85,6 +85,30 @@ void confirm_flagged(model::Comparison& comparison, const ComparisonFlags& flags
     confirmation.head_command = "[measure] run at " + head;
     confirmation.report = "the comparison above";
     comparison.confirmation = std::move(confirmation);
+}
+
+// re_measure_flagged(), or when a commit cannot be checked out, built or measured, a warning
+// and the report as it was: a CI job still gets its report, judged on one run of each side.
+void confirm_flagged(model::Comparison& comparison, const ComparisonFlags& flags,
+                     const Context& context) {
+    const auto targets = run::targets_from_report(comparison);
+    if (targets.empty()) return;
+    const auto unconfirmed = [](const model::Error& error) {
+        std::cerr << "warning: the flagged changes could not be re-measured, so the report is not "
+                     "confirmed: "
+                  << model::printable_line(error.what()) << '\n';
+    };
+    try {
+        re_measure_flagged(comparison, targets, flags, context);
+    } catch (const run::RecipeError& error) {
+        unconfirmed(error);
+    } catch (const run::ConfirmError& error) {
+        unconfirmed(error);
+    } catch (const ingest::InputError& error) {
+        unconfirmed(error);
+    } catch (const vcs::GitError& error) {
+        unconfirmed(error);
+    }
 }
 
 int run_compare(const CompareFlags& flags) {

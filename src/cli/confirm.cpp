@@ -42,7 +42,7 @@ struct ConfirmFlags {
     std::string results_file;
     std::string results_format = "auto";
     double time_budget_seconds = 600;
-    int max_rounds = 30;
+    int max_rounds = 100;
     double alpha = 0.05;
     std::optional<double> timeout_seconds;
     std::string format = "text";

@@ -42,7 +42,7 @@ enum class IntervalRule {
 // How long and how strictly `confirm` measures.
 struct ConfirmSettings {
     double alpha = 0.05;  // chance that one benchmark's verdict is wrong, over all its looks
-    int max_rounds = 30;  // each round runs both commands once
+    int max_rounds = 100;  // each round runs both commands once
     double time_budget_seconds = 600;
     IntervalRule rule = IntervalRule::ConfidenceSequence;
 };

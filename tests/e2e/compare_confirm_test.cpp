@@ -144,6 +144,28 @@ TEST_F(CompareConfirmTest, FailOnRegressionCountsConfirmedSlowdownsOnly) {
         << confirmed.out;
 }
 
+TEST_F(CompareConfirmTest, ACommitThatDoesNotBuildLeavesTheReportUnconfirmedWithAWarning) {
+    repository_.write_file(
+        "benchwatch.toml",
+        fmt::format("project = \"p\"\nmachine = \"m\"\n[measure]\nbuild = \"test ! -f broken\"\n"
+                    "run = \"NOISY_HARNESS={} NOISE_STATE={} sh bench.sh\"\n",
+                    BENCHWATCH_NOISY_HARNESS, scratch_.path().string()));
+    repository_.write_file("broken", "");
+    const auto broken = repository_.commit("break the build");
+    record_head_with_a_fluke();
+    const auto output = benchwatch(
+        {"compare", "--store", store_, "--confirm", "--fail-on-regression", "--format", "json"});
+    EXPECT_EQ(output.exit_code, 1)
+        << output.err;  // the flagged slowdowns, unconfirmed, still count
+    const auto report = nlohmann::json::parse(output.out);
+    EXPECT_FALSE(report.contains("confirmation"));
+    EXPECT_NE(output.err.find("warning: the flagged changes could not be re-measured, so the "
+                              "report is not confirmed: build of " +
+                              broken.substr(0, 12) + " failed: exit 1"),
+              std::string::npos)
+        << output.err;
+}
+
 TEST_F(CompareConfirmTest, WithoutARecipeSaysWhatToAdd) {
     record_head_with_a_fluke();
     repository_.write_file("benchwatch.toml", "project = \"p\"\nmachine = \"m\"\n");

@@ -1,5 +1,6 @@
 // What could break: the status's state not following --fail-on-regression, or its description
-// miscounting the verdicts or saying "0 slower" without the benchmarks that could not be judged.
+// miscounting the verdicts or saying "0 slower" without the benchmarks that could not be judged,
+// or failing on a flagged slowdown that re-measuring dismissed.
 #include "github/status.hpp"
 
 #include <gtest/gtest.h>
@@ -37,6 +38,26 @@ TEST(Status, CountsWhatCouldNotBeJudged) {
               "0 slower, 0 faster, 3 too noisy, 1 inconclusive of 5 benchmarks");
     EXPECT_EQ(comparison_status(comparison_with({Slower, TooNoisy}), true).description,
               "1 slower, 0 faster, 1 too noisy of 2 benchmarks");
+}
+
+TEST(Status, WithTheFlaggedChangesReMeasuredOnlyAConfirmedSlowdownFails) {
+    using enum model::Verdict;
+    auto comparison = comparison_with({Slower, Slower, Unchanged});
+    model::Confirmation confirmation;
+    model::ConfirmedBenchmark dismissed;
+    dismissed.verdict = model::ConfirmationVerdict::Dismissed;
+    model::ConfirmedBenchmark undecided;  // Undecided by default
+    confirmation.benchmarks = {dismissed, undecided};
+    comparison.confirmation = confirmation;
+    auto status = comparison_status(comparison, true);
+    EXPECT_EQ(status.state, "success");
+    EXPECT_EQ(status.description, "2 slower, 0 faster of 3 benchmarks; 0 slower confirmed");
+
+    comparison.confirmation->benchmarks[1].verdict = model::ConfirmationVerdict::Confirmed;
+    comparison.confirmation->benchmarks[1].measured = Slower;
+    status = comparison_status(comparison, true);
+    EXPECT_EQ(status.state, "failure");
+    EXPECT_EQ(status.description, "2 slower, 0 faster of 3 benchmarks; 1 slower confirmed");
 }
 
 TEST(Status, FasterOnlyNeverFails) {
