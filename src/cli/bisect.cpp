@@ -13,9 +13,14 @@
 
 #include "cli/commands.hpp"
 #include "cli/commit_measurer.hpp"
+#include "compare/changes.hpp"
+#include "compare/compare.hpp"
+#include "compare/method.hpp"
+#include "compare/replay.hpp"
 #include "model/category.hpp"
 #include "model/printable.hpp"
 #include "report/progress.hpp"
+#include "store/store.hpp"
 #include "vcs/process.hpp"
 
 namespace benchwatch::cli {
@@ -51,17 +56,57 @@ std::string commit_line(const Context& context, const std::string& commit) {
         fmt::format("{} {}", commit.substr(0, 12), info ? info->subject : std::string()));
 }
 
+// The commits either side of the latest step of the benchmark that `history --changes` finds on
+// the default branch, its own or within a suite event. Throws UsageError when it finds none.
+std::pair<std::string, std::string> latest_step(const BisectFlags& flags, const Context& context) {
+    const auto source = resolve_history_source(flags.common, flags.default_branch, context);
+    const auto store =
+        store::open_store(resolve_store(flags.common, context), store::Access::ReadCache);
+    const auto* repository = &*context.repository;
+    // The steps `history --changes` shows: sized against what the configured method would flag.
+    const auto whole = compare::history(*store, repository, source, "", 0, context.config.settings);
+    const auto method = compare::make_method(
+        compare::calibrated_on(whole, resolve_method("", context), context.config.categories));
+    const auto changes =
+        compare::history_changes(*store, repository, source, flags.benchmark, 0,
+                                 context.config.settings, *method, context.config.categories);
+    const model::HistoryStep* latest = nullptr;
+    const auto consider = [&](const model::HistoryStep& step) {
+        if (step.benchmark == flags.benchmark && step.metric == flags.metric &&
+            (latest == nullptr || step.position > latest->position))
+            latest = &step;
+    };
+    for (const auto& step : changes.steps) consider(step);
+    for (const auto& event : changes.events)
+        for (const auto& step : event.steps) consider(step);
+    if (latest == nullptr)
+        throw UsageError(fmt::format(
+            "history --changes finds no step of '{}' ({}) on {}; pass --good and --bad to "
+            "bisect a range of your own",
+            shown_input(flags.benchmark), shown_input(flags.metric), source.default_branch));
+    std::cerr << fmt::format("bisecting the step history --changes found between {} and {}\n",
+                             latest->before_commit.substr(0, 12),
+                             latest->after_commit.substr(0, 12));
+    return {latest->before_commit, latest->after_commit};
+}
+
 int run_bisect(const BisectFlags& flags) {
     const auto context = Context::discover(flags.common.repo);
     const auto branch = resolve_default_branch_name(flags.default_branch, context);
     CommitMeasurer measurer("bisect", context, resolve_project(flags.common, context),
                             resolve_machine(flags.common, context), branch,
                             resolve_store(flags.common, context));
+    if (flags.good.empty() != flags.bad.empty())
+        throw UsageError(
+            "give both --good and --bad, or neither to bisect the latest step "
+            "history --changes finds");
+    const auto [good_given, bad_given] =
+        flags.good.empty() ? latest_step(flags, context) : std::pair{flags.good, flags.bad};
     const auto& repository = *context.repository;
-    const auto good = repository.resolve(flags.good);
-    const auto bad = repository.resolve(flags.bad);
+    const auto good = repository.resolve(good_given);
+    const auto bad = repository.resolve(bad_given);
     for (const auto& [flag, given, sha] :
-         {std::tuple{"--good", flags.good, good}, std::tuple{"--bad", flags.bad, bad}})
+         {std::tuple{"--good", good_given, good}, std::tuple{"--bad", bad_given, bad}})
         if (!sha)
             throw UsageError(fmt::format("{} '{}' names no commit of this repository", flag,
                                          shown_input(given)));
@@ -163,8 +208,11 @@ Command add_bisect_command(CLI::App& parent) {
     auto* command = parent.add_subcommand(
         "bisect", "Find the commit where a benchmark stepped, measuring commits between two");
     add_common_flags(*command, flags->common);
-    command->add_option("--good", flags->good, "A commit before the step")->required();
-    command->add_option("--bad", flags->bad, "A later commit after the step")->required();
+    command->add_option("--good", flags->good,
+                        "A commit before the step (default: with --bad, the last commit before "
+                        "the latest step history --changes finds)");
+    command->add_option("--bad", flags->bad,
+                        "A later commit after the step (default: the first after that step)");
     command->add_option("--benchmark", flags->benchmark, "The benchmark that stepped")->required();
     command->add_option("--metric", flags->metric, "Its metric (default: time)");
     command->add_option("--default-branch", flags->default_branch,

@@ -271,6 +271,50 @@ TEST_F(BackfillTest, BisectRunsTheWholeSuiteForTheRunsItRecordsAndTheBenchmarkOt
     }
 }
 
+TEST_F(BackfillTest, BisectWithoutARangeTakesTheLatestStepHistoryChangesFinds) {
+    // Eight measured commits at 100, nine unmeasured (the fifth makes it 120), six measured at
+    // 120: history --changes sees a step between the eighth and the eighteenth commit.
+    std::vector<std::string> shas;
+    for (int i = 0; i < 8; ++i) shas.push_back(commit(100));
+    ASSERT_EQ(backfill({"--last", "8"}).exit_code, 0);
+    for (int i = 0; i < 9; ++i) shas.push_back(commit(i >= 4 ? 120 : 100));
+    for (int i = 0; i < 6; ++i) shas.push_back(commit(120));
+    ASSERT_EQ(backfill({shas[16] + "..main"}).exit_code, 0);
+
+    const auto output =
+        run(benchwatch_command({"bisect", "--store", store_, "--benchmark", "speed"}),
+            repository_.directory(), without_ci_variables());
+    ASSERT_EQ(output.exit_code, 0) << output.err << output.out;
+    EXPECT_NE(output.err.find(
+                  fmt::format("bisecting the step history --changes found between {} and {}\n",
+                              shas[7].substr(0, 12), shas[17].substr(0, 12))),
+              std::string::npos)
+        << output.err;
+    EXPECT_NE(output.out.find(fmt::format("First commit at the new level: {} speed 120\n",
+                                          shas[12].substr(0, 12))),
+              std::string::npos)
+        << output.out;
+}
+
+TEST_F(BackfillTest, BisectWithoutARangeOrAStepSaysWhatToGive) {
+    commit(100);
+    commit(100);
+    ASSERT_EQ(backfill().exit_code, 0);
+    const auto none = run(benchwatch_command({"bisect", "--store", store_, "--benchmark", "speed"}),
+                          repository_.directory(), without_ci_variables());
+    EXPECT_EQ(none.exit_code, 2);
+    EXPECT_EQ(none.err,
+              "error: history --changes finds no step of 'speed' (time) on main; pass --good and "
+              "--bad to bisect a range of your own\n");
+    const auto half = run(
+        benchwatch_command({"bisect", "--store", store_, "--good", "main", "--benchmark", "speed"}),
+        repository_.directory(), without_ci_variables());
+    EXPECT_EQ(half.exit_code, 2);
+    EXPECT_EQ(half.err,
+              "error: give both --good and --bad, or neither to bisect the latest step history "
+              "--changes finds\n");
+}
+
 TEST_F(BackfillTest, BisectSkipsACommitThatDoesNotBuildAndSaysWhatItLeaves) {
     // The benchmark creeps up 1% a commit, and the middle commit does not build: its neighbours
     // place the step after the first and at or before the second, so the range is the broken
