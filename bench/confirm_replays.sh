@@ -5,7 +5,7 @@
 # A repository of the example suite (examples/) gets 10 commits on main, backfilled by benchwatch,
 # and a pull request that makes BM_TopWords/65536 about 10% slower (10% more text to count). Each
 # replay starts from a copy of that history and records the pull request's run while three CPU
-# hogs run at a raised priority for the first second of the suite, which slows BM_CountWords (it
+# hogs run at a raised priority for the first 3 seconds of the suite, which slows BM_CountWords (it
 # runs first). This machine's runs differ by 40-60% from one to the next (its cores switch between
 # two speeds), so no history of it flags a 10% change; the replay therefore flags in the report,
 # by hand, the real change at +10% and each BM_CountWords the hog slowed by 15% or more at the
@@ -71,13 +71,13 @@ head="$(git -C "$repo" rev-parse HEAD)"
 cmake -S "$repo" -B "$work/head-build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$work/head-build" --target textkit_bench >/dev/null
 
-# The suite with three busy loops beside it for its first second, above its priority when
+# The suite with three busy loops beside it for its first 3 seconds, above its priority when
 # allowed: with three on two cores, the suite shares its core with one whatever the placement.
 hog_priority=()
 [[ -z "$(nice -n -10 true 2>&1)" ]] && hog_priority=(nice -n -10)
 cat >"$work/hogged_suite" <<EOF
 #!/usr/bin/env bash
-for _ in 1 2 3; do timeout 1 ${hog_priority[*]} sh -c 'while :; do :; done' & done
+for _ in 1 2 3; do timeout 3 ${hog_priority[*]} sh -c 'while :; do :; done' & done
 exec "$work/head-build/textkit_bench" --benchmark_min_time=0.05 --benchmark_repetitions=3 \\
     --benchmark_format=json
 EOF
@@ -101,6 +101,8 @@ for replay in $(seq 1 "$replays"); do
 import json, sys
 report = json.load(open(sys.argv[1]))
 for benchmark in report["benchmarks"]:
+    # Only these two are flagged, whatever this machine's history made of the others.
+    benchmark["verdict"], benchmark["unusual"] = "unchanged", False
     if benchmark["name"] == "BM_TopWords/65536":
         benchmark["head"] = benchmark["base"] * 1.10
     elif not benchmark["name"].startswith("BM_CountWords/") or benchmark["head"] < 1.15 * benchmark["base"]:

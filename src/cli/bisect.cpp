@@ -20,6 +20,7 @@
 #include "model/category.hpp"
 #include "model/printable.hpp"
 #include "report/progress.hpp"
+#include "report/report.hpp"
 #include "store/store.hpp"
 #include "vcs/process.hpp"
 
@@ -40,7 +41,7 @@ struct BisectFlags {
 
 // "+12.3% (+11.0% to +13.9%, 8 rounds)": a re-measured change and its interval.
 std::string evidence_text(const model::ConfirmedBenchmark& evidence) {
-    const auto percent = [](double change) { return fmt::format("{:+.1f}%", change * 100); };
+    const auto percent = [](double change) { return report::format_change(change); };
     const auto interval =
         evidence.change_low && evidence.change_high
             ? fmt::format("{} to {}", percent(*evidence.change_low), percent(*evidence.change_high))
