@@ -89,15 +89,14 @@ using Measure = std::function<std::vector<model::Result>(Build)>;
 using Clock = std::function<double()>;
 
 // Measures base and head in rounds, alternating which goes first (base-head, head-base, …) so
-// that drift cancels, and judges every undecided target after each round with judge_rounds();
-// a verdict, once reached, stays. Stops
-// when every target is decided, after settings.max_rounds rounds, or before a round that would
-// end past the time budget (judged by the mean round so far); runs none when the budget is 0 or
-// less. `targets` nullopt: every benchmark
-// in both builds' first results (targets_from_results with `categories`). Throws ConfirmError
-// when a target is missing from a round's results, or when `targets` is nullopt and the first
-// results share no benchmark; runs nothing when `targets` is empty. Only the figures are filled in;
-// the caller sets the commands and the report's name.
+// that drift cancels, and judges every undecided target after each round with judge_rounds(); a
+// verdict, once reached, stays. Stops when every target is decided, after settings.max_rounds
+// rounds, or before a round that would end past the time budget (judged by the mean round so
+// far); runs none when the budget is 0 or less. `targets` nullopt: every benchmark in both
+// builds' first results (targets_from_results with `categories`). Throws ConfirmError when a
+// target is missing from a round's results, or when `targets` is nullopt and the first results
+// share no benchmark; runs nothing when `targets` is empty. Only the figures are filled in; the
+// caller sets the commands and the report's name.
 model::Confirmation confirm(std::optional<std::vector<ConfirmTarget>> targets,
                             const std::vector<model::Category>& categories, const Measure& measure,
                             const Clock& clock, const ConfirmSettings& settings);
