@@ -13,10 +13,6 @@
 
 #include "cli/commands.hpp"
 #include "cli/commit_measurer.hpp"
-#include "compare/changes.hpp"
-#include "compare/compare.hpp"
-#include "compare/method.hpp"
-#include "compare/replay.hpp"
 #include "model/category.hpp"
 #include "model/printable.hpp"
 #include "report/progress.hpp"
@@ -63,14 +59,7 @@ std::pair<std::string, std::string> latest_step(const BisectFlags& flags, const 
     const auto source = resolve_history_source(flags.common, flags.default_branch, context);
     const auto store =
         store::open_store(resolve_store(flags.common, context), store::Access::ReadCache);
-    const auto* repository = &*context.repository;
-    // The steps `history --changes` shows: sized against what the configured method would flag.
-    const auto whole = compare::history(*store, repository, source, "", 0, context.config.settings);
-    const auto method = compare::make_method(
-        compare::calibrated_on(whole, resolve_method("", context), context.config.categories));
-    const auto changes =
-        compare::history_changes(*store, repository, source, flags.benchmark, 0,
-                                 context.config.settings, *method, context.config.categories);
+    const auto changes = default_branch_changes(*store, source, flags.benchmark, 0, context);
     const model::HistoryStep* latest = nullptr;
     const auto consider = [&](const model::HistoryStep& step) {
         if (step.benchmark == flags.benchmark && step.metric == flags.metric &&

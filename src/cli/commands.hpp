@@ -7,7 +7,9 @@
 
 #include "cli/defaults.hpp"
 #include "model/comparison.hpp"
+#include "model/history.hpp"
 #include "serve/dashboard.hpp"
+#include "store/store.hpp"
 
 namespace benchwatch::cli {
 
@@ -50,6 +52,14 @@ void add_comparison_flags(CLI::App& command, ComparisonFlags& flags);
 // Compares `head` with its baseline as the flags, the config and the repository say.
 model::Comparison compare_head(const ComparisonFlags& flags, const std::string& head,
                                const Context& context);
+
+// The steps of the default branch's history that `history --changes` shows (over the last
+// `limit` runs, or all with 0), each bigger than what the configured method, calibrated as the
+// next report would be, would flag there.
+model::HistoryChanges default_branch_changes(store::Store& store,
+                                             const compare::HistorySource& source,
+                                             const std::string& benchmark, std::size_t limit,
+                                             const Context& context);
 
 // Whether --fail-on-regression fails: a benchmark of the comparison is unusually slower, or, when
 // the flagged benchmarks were re-measured (--confirm), a slower change was confirmed.

@@ -34,6 +34,22 @@ std::string no_history_message(const HistoryFlags& flags, const compare::History
         source.machine, source.default_branch, source.default_branch);
 }
 
+}  // namespace
+
+model::HistoryChanges default_branch_changes(store::Store& store,
+                                             const compare::HistorySource& source,
+                                             const std::string& benchmark, std::size_t limit,
+                                             const Context& context) {
+    const auto* repository = context.repository ? &*context.repository : nullptr;
+    const auto whole = compare::history(store, repository, source, "", 0, context.config.settings);
+    const auto method = compare::make_method(
+        compare::calibrated_on(whole, resolve_method("", context), context.config.categories));
+    return compare::history_changes(store, repository, source, benchmark, limit,
+                                    context.config.settings, *method, context.config.categories);
+}
+
+namespace {
+
 int run_history(const HistoryFlags& flags) {
     const auto context = Context::discover(flags.common.repo);
     const auto source = resolve_history_source(flags.common, flags.default_branch, context);
@@ -42,15 +58,9 @@ int run_history(const HistoryFlags& flags) {
         store::open_store(resolve_store(flags.common, context), store::Access::ReadOnly);
     const auto* repository = context.repository ? &*context.repository : nullptr;
     if (flags.changes) {
-        // Steps are found in the whole history unless --limit says otherwise. A step must exceed
-        // what the configured method would flag, calibrated as the next report would be.
-        const auto whole =
-            compare::history(*store, repository, source, "", 0, context.config.settings);
-        const auto method = compare::make_method(
-            compare::calibrated_on(whole, resolve_method("", context), context.config.categories));
-        const auto changes = compare::history_changes(
-            *store, repository, source, flags.benchmark, flags.limit_given ? flags.limit : 0,
-            context.config.settings, *method, context.config.categories);
+        // Steps are found in the whole history unless --limit says otherwise.
+        const auto changes = default_branch_changes(*store, source, flags.benchmark,
+                                                    flags.limit_given ? flags.limit : 0, context);
         if (changes.runs == 0) throw UsageError(no_history_message(flags, source));
         if (flags.format == "json")
             report::render_changes_json(changes, std::cout);
