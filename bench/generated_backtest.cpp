@@ -119,8 +119,8 @@ int main(int argc, char** argv) {
     }
     const Regime regimes[] = {{"model", 1, 1}, {"wider", 2.5, 1}, {"statistic", 0.4, 0.75}};
     const double budgets[] = {0.5, 1, 2};
-    const auto seed = compare::make_method({model::MethodKind::Seed, {}, {}});
-    const auto level = compare::make_method({model::MethodKind::Level, {}, {}});
+    const auto seed = compare::make_method({model::MethodKind::Seed, {}, {}, {}});
+    const auto level = compare::make_method({model::MethodKind::Level, {}, {}, {}});
 
     fmt::print("{:<9} {:>5} {:>7}  {:>22}  {:>22}  {:>22}  {:>22}  {:>22}\n", "regime", "suite",
                "regime@", "seed", "level, budget 0.5", "level, budget 1", "level, budget 2",

@@ -1,5 +1,6 @@
 // Generates the large inputs that bench/cli_timing.sh times benchwatch on:
-//   make_bench_data gbench FILE BENCHMARKS REPETITIONS
+//   make_bench_data gbench FILE BENCHMARKS REPETITIONS [SEED SLOWDOWN]
+//       SLOWDOWN (e.g. 1.1) makes every 20th benchmark that much slower in every repetition
 //   make_bench_data history STORE RUNS BENCHMARKS   (default-branch runs, then one "pr" run)
 //   make_bench_data record STORE FIRST COUNT BENCHMARKS
 //       default-branch runs FIRST … FIRST+COUNT-1, one record() each, timed, for
@@ -19,7 +20,7 @@
 namespace {
 
 int usage() {
-    std::cerr << "usage: make_bench_data gbench FILE BENCHMARKS REPETITIONS\n"
+    std::cerr << "usage: make_bench_data gbench FILE BENCHMARKS REPETITIONS [SEED SLOWDOWN]\n"
                  "       make_bench_data history STORE RUNS BENCHMARKS\n"
                  "       make_bench_data record STORE FIRST COUNT BENCHMARKS\n";
     return 2;
@@ -54,6 +55,11 @@ int main(int argc, char** argv) {
         for (std::size_t run = first; run < first + count; ++run)
             seconds += timed_record(*store, bench::synthetic_run("synthetic", run, benchmarks, 1));
         print_throughput(count, count * benchmarks, seconds);
+        return 0;
+    }
+    if (argc == 7 && std::string(argv[1]) == "gbench") {
+        std::ofstream(argv[2]) << bench::google_benchmark_json(
+            std::stoul(argv[3]), std::stoi(argv[4]), std::stoul(argv[5]), std::stod(argv[6]));
         return 0;
     }
     if (argc != 5) return usage();

@@ -16,7 +16,8 @@ double base_value(std::size_t benchmark) {
 
 }  // namespace
 
-std::string google_benchmark_json(std::size_t benchmarks, int repetitions, std::uint64_t seed) {
+std::string google_benchmark_json(std::size_t benchmarks, int repetitions, std::uint64_t seed,
+                                  double slowdown) {
     std::mt19937_64 random(seed);
     std::uniform_real_distribution<double> noise(0.98, 1.02);
     std::string out =
@@ -24,7 +25,7 @@ std::string google_benchmark_json(std::size_t benchmarks, int repetitions, std::
         "\"num_cpus\": 2, \"library_build_type\": \"release\"},\n  \"benchmarks\": [\n";
     for (std::size_t i = 0; i < benchmarks; ++i) {
         for (int repetition = 0; repetition < repetitions; ++repetition) {
-            const double time = base_value(i) * noise(random);
+            const double time = base_value(i) * noise(random) * (i % 20 == 0 ? slowdown : 1.0);
             out += fmt::format(
                 "    {{\"name\": \"BM_Synthetic/{0}\", \"family_index\": {0}, "
                 "\"per_family_instance_index\": 0, \"run_name\": \"BM_Synthetic/{0}\", "

@@ -67,6 +67,11 @@ int run_backtest(const BacktestFlags& flags) {
     std::vector<bool> is_default;
     for (const auto& name : chosen_methods(flags, default_name)) {
         const auto choice = compare::with_method_named(default_choice, name);
+        if (choice.kind == model::MethodKind::Samples)
+            throw UsageError(
+                "backtest cannot replay the samples method: it replays each run's stored best "
+                "values, not the samples behind them; backtest seed or level, and compare two "
+                "files with --method samples");
         methods.push_back(compare::make_method(choice));
         candidates.push_back({methods.back().get(), choice.kind == model::MethodKind::Level
                                                         ? compare::calibration_rule_of(choice.level)

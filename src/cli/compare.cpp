@@ -12,6 +12,7 @@
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/commit_measurer.hpp"
+#include "ingest/ingest.hpp"
 #include "model/printable.hpp"
 #include "report/progress.hpp"
 #include "report/report.hpp"
@@ -25,6 +26,7 @@ namespace {
 
 struct CompareFlags {
     ComparisonFlags comparison;
+    std::vector<std::string> files;  // BASE_FILE HEAD_FILE: compare them without a store
     std::string head;
     std::string format;  // empty: text on a terminal, else markdown
     std::string output;
@@ -111,10 +113,63 @@ void confirm_flagged(model::Comparison& comparison, const ComparisonFlags& flags
     }
 }
 
-int run_compare(const CompareFlags& flags) {
+// The flags that choose a commit or a history, which two files have neither of.
+void reject_history_flags(const CompareFlags& flags) {
+    const auto& comparison = flags.comparison;
+    const std::pair<bool, const char*> given[] = {
+        {!flags.head.empty(), "--head"},
+        {!comparison.base.empty(), "--base"},
+        {!comparison.default_branch.empty(), "--default-branch"},
+        {comparison.confirm, "--confirm"},
+        {!comparison.common.store.empty(), "--store"},
+    };
+    for (const auto& [set, name] : given)
+        if (set)
+            throw UsageError(fmt::format(
+                "{} does not apply when two result files are compared (they are the base and "
+                "the head, and no store or history is read); leave it out, or record the files "
+                "and compare commits",
+                name));
+}
+
+// BASE_FILE HEAD_FILE read as `record` reads them, judged without history by the samples method
+// unless --method names another.
+model::Comparison compare_two_files(const CompareFlags& flags) {
+    if (flags.files.size() != 2)
+        throw UsageError(fmt::format(
+            "compare takes two result files, BASE_FILE HEAD_FILE, or none (then it compares "
+            "commits of the store); got {}",
+            flags.files.size()));
+    reject_history_flags(flags);
+    std::vector<ingest::ParsedResults> parsed;
+    for (const auto& file : flags.files) {
+        parsed.push_back(ingest::parse_file(file, "auto"));
+        for (const auto& warning : parsed.back().warnings)
+            std::cerr << "warning: " << warning << '\n';
+    }
+    if (parsed[0].format != parsed[1].format)
+        throw UsageError(fmt::format(
+            "{} holds {} results and {} holds {} results; compare two runs of one harness",
+            model::printable_line(flags.files[0]), parsed[0].format,
+            model::printable_line(flags.files[1]), parsed[1].format));
     const auto context = Context::discover(flags.comparison.common.repo);
-    const auto comparison =
-        compare_head(flags.comparison, resolve_head(flags.head, context), context);
+    const auto method = resolve_method(
+        flags.comparison.method.empty() ? std::string("samples") : flags.comparison.method,
+        context, flags.comparison.false_alarms_per_pr);
+    return compare::compare_files(
+        {flags.files[0], std::move(parsed[0].results), std::move(parsed[0].context)},
+        {flags.files[1], std::move(parsed[1].results), std::move(parsed[1].context)}, method,
+        context.config.categories);
+}
+
+int run_compare(const CompareFlags& flags) {
+    model::Comparison comparison;
+    if (!flags.files.empty()) {
+        comparison = compare_two_files(flags);
+    } else {
+        const auto context = Context::discover(flags.comparison.common.repo);
+        comparison = compare_head(flags.comparison, resolve_head(flags.head, context), context);
+    }
 
     const bool to_stdout = flags.output.empty();
     const bool to_terminal = to_stdout && isatty(STDOUT_FILENO) != 0;
@@ -157,9 +212,9 @@ void add_comparison_flags(CLI::App& command, ComparisonFlags& flags) {
     command.add_option("--history-url", flags.history_url, "Link to the history dashboard");
     command.add_option(
         "--method", flags.method,
-        "Comparison method: seed (docs/comparison-rule.md) or level (docs/JUDGEMENT.md) "
-        "(default: " +
-            compare::default_method_name() + ")");
+        "Comparison method: seed (docs/comparison-rule.md), level (docs/JUDGEMENT.md) or "
+        "samples (docs/two-files.md) (default: " +
+            compare::default_method_name() + "; samples for two files)");
     command
         .add_option("--false-alarms-per-pr", flags.false_alarms_per_pr,
                     "Flukes per pull request the level method may make on the default branch's "
@@ -195,9 +250,14 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
 
 Command add_compare_command(CLI::App& parent) {
     auto flags = std::make_shared<CompareFlags>();
-    auto* command =
-        parent.add_subcommand("compare", "Compare a pull request's run with its baseline");
+    auto* command = parent.add_subcommand(
+        "compare",
+        "Compare a pull request's run with its baseline, or two result files (BASE_FILE "
+        "HEAD_FILE) by their samples");
     add_comparison_flags(*command, flags->comparison);
+    command->add_option("files", flags->files,
+                        "Two result files, base then head, to compare without a store or "
+                        "history (docs/two-files.md)");
     command->add_option("--head", flags->head, "Head commit (default: HEAD, or GITHUB_SHA)");
     command
         ->add_option("--format", flags->format,

@@ -187,6 +187,9 @@ model::MethodChoice resolve_method(const std::string& flag, const Context& conte
     choice.seed = context.config.settings;
     choice.level = context.config.level_settings;
     if (budget) choice.level.false_alarms_per_pr = *budget;
+    // The samples method spends the same budget per comparison as the level method does.
+    if (choice.level.false_alarms_per_pr)
+        choice.samples.false_alarms_per_pr = *choice.level.false_alarms_per_pr;
     return compare::with_method_named(choice, name);
 }
 

@@ -321,6 +321,7 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
         evidence.head = benchmark.head;
         evidence.smaller_is_better = benchmark.direction == model::Direction::SmallerIsBetter;
         evidence.minimum_change = comparison.categories[benchmark.category].minimum_change;
+        evidence.base_samples = base_result.samples;
         evidence.head_samples = head_result.samples;
         suite.push_back(evidence);
         comparison.benchmarks.push_back(std::move(benchmark));
@@ -342,7 +343,10 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
             benchmark.verdict = model::Verdict::TooNoisy;
         if (benchmark.base > 0 && assessments[i].reference > 0)
             benchmark.base = assessments[i].reference;
+        if (assessments[i].head_value > 0) benchmark.head = assessments[i].head_value;
         if (assessments[i].suite_move != 0) comparison.suite_move = assessments[i].suite_move;
+        if (assessments[i].run_to_run != 0)
+            comparison.run_to_run_spread = assessments[i].run_to_run;
     }
     for (const auto& [key, base_result] : base.results)
         if (!head.results.contains(key)) comparison.removed.push_back(base_result);
@@ -382,7 +386,46 @@ std::vector<model::CategorySummary> summarize(const model::Comparison& compariso
     return summaries;
 }
 
+Side side_of(const ResultsFile& file) {
+    Side side;
+    side.commit = file.name;
+    for (const auto& result : file.results)
+        side.results.emplace(ResultKey{result.benchmark, result.metric}, result);
+    for (const auto& [key, value] : file.environment)
+        (model::is_machine_key(key) ? side.machine : side.environment).emplace(key, value);
+    return side;
+}
+
 }  // namespace
+
+model::Comparison compare_files(const ResultsFile& base, const ResultsFile& head,
+                                const model::MethodChoice& method,
+                                const std::vector<model::Category>& categories) {
+    const auto base_side = side_of(base);
+    const auto head_side = side_of(head);
+    model::Comparison comparison;
+    comparison.head_commit = head.name;
+    comparison.baseline.kind = model::BaselineKind::Files;
+    comparison.baseline.commit = base.name;
+    comparison.method = method;
+    comparison.calibration.source = model::CalibrationSource::Fixed;
+    comparison.categories = categories;
+    comparison.history_order = "none";
+    comparison.machine_environment = head_side.machine;
+    judge_benchmarks(comparison, head_side, base_side, {}, *make_method(method));
+    if (comparison.benchmarks.empty())
+        throw CompareError(fmt::format(
+            "no benchmark is in both {} ({} result{}) and {} ({} result{}); compare two runs of "
+            "one suite",
+            base.name, base.results.size(), base.results.size() == 1 ? "" : "s", head.name,
+            head.results.size(), head.results.size() == 1 ? "" : "s"));
+    comparison.summaries = summarize(comparison);
+    comparison.environment_changes =
+        environment_differences(base_side.environment, head_side.environment);
+    if (!base_side.machine.empty() && !head_side.machine.empty())
+        comparison.machine_changes = environment_differences(base_side.machine, head_side.machine);
+    return comparison;
+}
 
 bool too_noisy(double detectable_change, double minimum_change) {
     return detectable_change > model::too_noisy_multiple * minimum_change &&

@@ -54,6 +54,21 @@ struct CompareOptions {
 model::Comparison compare(store::Store& store, const vcs::Repository* repository,
                           const CompareOptions& options);
 
+// One results file as compare_files() reads it: its name for the report and what it holds.
+struct ResultsFile {
+    std::string name;  // as the user gave it, e.g. "base.json"
+    std::vector<model::Result> results;
+    model::Environment environment;  // what the file says of its environment
+};
+
+// Compares two result files without a store or history: every benchmark and metric in both,
+// judged by `method` (the samples method reads the samples each file carries; a method that
+// needs history finds none), with BaselineKind::Files. Throws CompareError when no benchmark
+// is in both files. Example: compare_files({"a.json", …}, {"b.json", …}, samples, categories).
+model::Comparison compare_files(const ResultsFile& base, const ResultsFile& head,
+                                const model::MethodChoice& method,
+                                const std::vector<model::Category>& categories);
+
 // Whether a benchmark that could flag only changes beyond `detectable_change` (0.31 for 31%) is
 // too noisy to judge in a category whose minimum is `minimum_change`: beyond both
 // model::too_noisy_multiple times that minimum and model::too_noisy_floor. Example:

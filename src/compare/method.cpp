@@ -7,6 +7,7 @@
 
 #include "compare/compare.hpp"
 #include "compare/level_method.hpp"
+#include "compare/samples_method.hpp"
 #include "stats/stats.hpp"
 
 namespace benchwatch::compare {
@@ -116,7 +117,14 @@ class SeedMethod final : public Method {
 }  // namespace
 
 std::unique_ptr<Method> make_method(const model::MethodChoice& choice) {
-    if (choice.kind == model::MethodKind::Seed) return std::make_unique<SeedMethod>(choice.seed);
+    switch (choice.kind) {
+        case model::MethodKind::Seed:
+            return std::make_unique<SeedMethod>(choice.seed);
+        case model::MethodKind::Samples:
+            return make_samples_method(choice.samples);
+        case model::MethodKind::Level:
+            break;
+    }
     return make_level_method(choice.level);
 }
 
@@ -130,7 +138,7 @@ model::MethodChoice with_method_named(model::MethodChoice choice, std::string_vi
 }
 
 std::vector<std::string> method_names() {
-    return {"seed", "level"};
+    return {"seed", "level", "samples"};
 }
 
 std::string default_method_name() {

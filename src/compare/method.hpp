@@ -22,7 +22,8 @@ struct BenchmarkEvidence {
     double head = 0;
     bool smaller_is_better = true;
     double minimum_change = 0.03;  // the benchmark's category minimum, e.g. 0.03 for 3%
-    std::optional<model::SampleSummary> head_samples;  // where the format has them
+    std::optional<model::SampleSummary> base_samples;  // where the format has them
+    std::optional<model::SampleSummary> head_samples;
 };
 
 // What a method concludes about one benchmark.
@@ -32,10 +33,14 @@ struct Assessment {
     double typical_change = 0;     // the noise measure used (seed: median |ln ratio|)
     int history_pairs = 0;         // consecutive history pairs the noise was learned from
     double reference = 0;          // the level head was compared with (seed: base)
+    double head_value = 0;         // the head's value judged (samples: its median); 0: head
     double detectable_change = 0;  // smallest relative change flagged here, 0.05 for 5%
     // The suite's move the benchmark was judged against, e.g. −0.4 when the whole suite ran 40%
     // faster; 0 when the suite did not move as a whole.
     double suite_move = 0;
+    // The samples method's spread between runs that the suite's samples do not explain (ln
+    // scale); 0 for the other methods.
+    double run_to_run = 0;
 };
 
 // The part of judging one pull request's suite that does not depend on the method's setting
@@ -97,7 +102,7 @@ model::Verdict to_verdict(stats::Judgement judgement);
 std::unique_ptr<Method> make_method(const model::MethodChoice& choice);
 
 // `choice` with its kind set to the method called `name`. Throws CompareError "unknown method
-// 'x'; available: seed, level" for a name method_names() does not list.
+// 'x'; available: seed, level, samples" for a name method_names() does not list.
 model::MethodChoice with_method_named(model::MethodChoice choice, std::string_view name);
 
 // Every method's name, in the order the unknown-method message lists them.

@@ -62,6 +62,9 @@ enum class BaselineKind {
     None,             // nothing to compare with
     // Without git: the latest run recorded on the default branch's name (not the head's commit)
     LatestOnDefaultBranch,
+    // Two result files compared without a store or history: `commit` is the base file's name
+    // and Comparison::head_commit the head file's
+    Files,
 };
 
 // Which commit the head is compared with, and why.
@@ -147,20 +150,33 @@ struct LevelRuleSettings {
     double suite_spread_factor = 3.0;
 };
 
-// Which way of judging a pull request: `seed` writes the JuliaGPU reports, `level` is the default.
-enum class MethodKind { Seed, Level };
+// The settings of the samples method, which judges two runs by the samples each carries.
+struct SamplesRuleSettings {
+    // Flukes allowed per comparison: each of the suite's m judged benchmarks is tested at
+    // false_alarms_per_pr / m, so the expected count of false flags is at most this.
+    double false_alarms_per_pr = 1.0;
+    // With fewer benchmarks carrying samples the run-to-run spread cannot be learned from the
+    // suite, and their verdicts are Inconclusive.
+    std::size_t suite_minimum = 3;
+};
 
-// "seed", "level".
+// Which way of judging a pull request: `seed` writes the JuliaGPU reports, `level` is the
+// default, `samples` judges two runs by their samples alone (two result files).
+enum class MethodKind { Seed, Level, Samples };
+
+// "seed", "level", "samples".
 const char* to_string(MethodKind kind);
 
 // The kind whose name is `name`; std::nullopt for a name no method has.
 std::optional<MethodKind> method_kind_named(std::string_view name);
 
-// A judging method and its settings as one value: a Seed method reads `seed`, a Level one `level`.
+// A judging method and its settings as one value: a Seed method reads `seed`, a Level one
+// `level`, a Samples one `samples`.
 struct MethodChoice {
     MethodKind kind = MethodKind::Level;
     SeedRuleSettings seed;
     LevelRuleSettings level;
+    SamplesRuleSettings samples;
 };
 
 // How the level method's sensitivity was set for one comparison.
@@ -197,6 +213,9 @@ struct Comparison {
     // The median move of the whole suite from its levels when the level method found one
     // (−0.4: 40% faster), which every benchmark was judged against; 0 when none.
     double suite_move = 0;
+    // The samples method's spread between runs that the samples do not explain, learned from the
+    // suite (ln scale, 0.05 ≈ 5%); 0 for the other methods.
+    double run_to_run_spread = 0;
     std::string history_order;         // "git" (first-parent chain) or "recorded" (recording order)
     int history_runs = 0;              // default-branch runs the typical changes were learned from
     std::vector<Category> categories;  // configured order

@@ -37,12 +37,21 @@ const char* to_string(Verdict verdict) {
 }
 
 const char* to_string(MethodKind kind) {
-    return kind == MethodKind::Seed ? "seed" : "level";
+    switch (kind) {
+        case MethodKind::Seed:
+            return "seed";
+        case MethodKind::Level:
+            return "level";
+        case MethodKind::Samples:
+            break;
+    }
+    return "samples";
 }
 
 std::optional<MethodKind> method_kind_named(std::string_view name) {
     if (name == "seed") return MethodKind::Seed;
     if (name == "level") return MethodKind::Level;
+    if (name == "samples") return MethodKind::Samples;
     return std::nullopt;
 }
 

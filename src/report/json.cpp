@@ -23,6 +23,8 @@ const char* baseline_kind_name(model::BaselineKind kind) {
             return "explicit";
         case model::BaselineKind::LatestOnDefaultBranch:
             return "latest_on_default_branch";
+        case model::BaselineKind::Files:
+            return "files";
         case model::BaselineKind::None:
             break;
     }
@@ -185,6 +187,15 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
             {"pull_requests", calibration.pull_requests},
             {"flukes_per_pr", calibration.flukes_per_pr},
         };
+        document["suite_move"] = comparison.suite_move;
+    }
+    if (comparison.method.kind == model::MethodKind::Samples) {
+        const auto& settings = comparison.method.samples;
+        document["samples_settings"] = {
+            {"false_alarms_per_pr", settings.false_alarms_per_pr},
+            {"suite_minimum", settings.suite_minimum},
+        };
+        document["run_to_run_spread"] = comparison.run_to_run_spread;
         document["suite_move"] = comparison.suite_move;
     }
     if (says_detectable && has_baseline) document["detectable"] = detectable_json(comparison);

@@ -174,15 +174,16 @@ model::BaselineKind read_baseline_kind(const Field& field) {
     if (text == "nearest_ancestor") return model::BaselineKind::NearestAncestor;
     if (text == "explicit") return model::BaselineKind::Explicit;
     if (text == "latest_on_default_branch") return model::BaselineKind::LatestOnDefaultBranch;
+    if (text == "files") return model::BaselineKind::Files;
     if (text == "none") return model::BaselineKind::None;
     field.fail(
-        "\"merge_base\", \"nearest_ancestor\", \"explicit\", \"latest_on_default_branch\" or "
-        "\"none\"");
+        "\"merge_base\", \"nearest_ancestor\", \"explicit\", \"latest_on_default_branch\", "
+        "\"files\" or \"none\"");
 }
 
 model::MethodKind read_method_kind(const Field& field) {
     if (const auto kind = model::method_kind_named(field.text())) return *kind;
-    field.fail("\"seed\" or \"level\"");
+    field.fail("\"seed\", \"level\" or \"samples\"");
 }
 
 model::CalibrationSource read_calibration_source(const Field& field) {
@@ -334,6 +335,14 @@ model::Comparison read_json(std::string_view text, std::string_view source) {
         comparison.calibration.pull_requests = calibration["pull_requests"].integer();
         comparison.calibration.flukes_per_pr = calibration["flukes_per_pr"].number();
     }
+    if (root.has("samples_settings")) {
+        const auto samples = root["samples_settings"];
+        comparison.method.samples.false_alarms_per_pr = samples["false_alarms_per_pr"].number();
+        comparison.method.samples.suite_minimum =
+            static_cast<std::size_t>(samples["suite_minimum"].integer());
+    }
+    if (root.has("run_to_run_spread"))
+        comparison.run_to_run_spread = root["run_to_run_spread"].number();
     comparison.calibration.sensitivity = comparison.method.level.sensitivity;
     if (root.has("suite_move")) comparison.suite_move = root["suite_move"].number();
     comparison.history_order = root["history_order"].text();

@@ -186,6 +186,11 @@ std::string baseline_sentence(const model::Comparison& comparison, Escape escape
                 "Compared with {}, the latest run recorded on the default branch (no git history "
                 "to find the merge base).",
                 commit);
+        case model::BaselineKind::Files:
+            return fmt::format(
+                "Compared {} with {}, file against file: two runs without a history, judged by "
+                "the samples each carries.",
+                escape(comparison.head_commit), commit);
         case model::BaselineKind::None:
             break;
     }
@@ -395,6 +400,32 @@ std::string level_explanation(const model::Comparison& comparison,
     return paragraph;
 }
 
+// The samples method's paragraph (docs/JUDGEMENT.md, "Two runs judged by their samples").
+std::string samples_explanation(const model::Comparison& comparison,
+                                const std::vector<std::string>& minimums) {
+    const auto& settings = comparison.method.samples;
+    const auto budget = settings.false_alarms_per_pr;
+    auto paragraph = fmt::format(
+        "Times are the median of each benchmark's samples in each run. A change is unusual when "
+        "it exceeds both a minimum per category ({}) and its noise at Student's t for {:g} false "
+        "alarm{} shared among the benchmarks judged: the spread of its own samples plus the "
+        "spread between runs that the suite's other benchmarks show and their samples do not "
+        "({} here), since two runs minutes apart differ by more than their repetitions suggest. "
+        "Benchmarks without samples in both runs, and every benchmark of a suite with fewer "
+        "than {} that have them, are inconclusive. A benchmark that starts or stops allocating "
+        "is listed however few the allocations.",
+        join(minimums, ", "), budget, budget == 1 ? "" : "s",
+        fmt::format("{:.1f}%", 100 * std::expm1(comparison.run_to_run_spread)),
+        settings.suite_minimum);
+    if (comparison.suite_move != 0)
+        paragraph += fmt::format(
+            " The whole suite moved by {} between the runs; two runs cannot tell a machine "
+            "that ran faster or slower from a change that moved everything, so each benchmark is "
+            "judged against that move.",
+            format_change(comparison.suite_move));
+    return paragraph;
+}
+
 }  // namespace
 
 std::string explanation_paragraph(const model::Comparison& comparison, Escape escape) {
@@ -404,6 +435,8 @@ std::string explanation_paragraph(const model::Comparison& comparison, Escape es
                                        percent_without_trailing_zeros(category.minimum_change)));
     if (comparison.method.kind == model::MethodKind::Level)
         return level_explanation(comparison, minimums);
+    if (comparison.method.kind == model::MethodKind::Samples)
+        return samples_explanation(comparison, minimums);
     return fmt::format(
         "Times are the minimum time of every benchmark. A change is unusual when it exceeds both "
         "{} the benchmark's typical change between consecutive runs on the default branch and a "

@@ -72,7 +72,7 @@ TEST(DetectableLogChange, IsTheMethodsThresholdForAHeadAfterTheHistory) {
     EXPECT_NEAR(detectable_log_change(*method, history, 0.2, true), std::log(1.2), 1e-12);
     EXPECT_EQ(detectable_log_change(*method, {}, 0.03, true), 0);
     // The seed rule's: 3 × the median |ln ratio| of consecutive runs (0 here), at least ln 1.03.
-    const auto seed = make_method({model::MethodKind::Seed, {}, {}});
+    const auto seed = make_method({model::MethodKind::Seed, {}, {}, {}});
     EXPECT_NEAR(detectable_log_change(*seed, history, 0.03, true), std::log(1.03), 1e-12);
 }
 

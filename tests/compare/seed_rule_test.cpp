@@ -394,7 +394,7 @@ TEST(Errors, UnknownMethod) {
         compare::with_method_named({}, "magic");
         FAIL() << "no error";
     } catch (const compare::CompareError& error) {
-        EXPECT_STREQ(error.what(), "unknown method 'magic'; available: seed, level");
+        EXPECT_STREQ(error.what(), "unknown method 'magic'; available: seed, level, samples");
     }
 }
 

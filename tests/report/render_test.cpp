@@ -307,6 +307,45 @@ model::Comparison level_one_factor() {
     return comparison;
 }
 
+// Two result files judged by the samples method: a slowdown beyond its noise, a speed-up within
+// it, a benchmark without samples (inconclusive) and one too noisy to judge, with the run-to-run
+// spread the suite showed and the whole suite 8% slower, which each benchmark was judged against.
+model::Comparison two_files() {
+    auto parse = benchmark("BM_Parse/1000", kPerformance, 20'000, 26'000, Verdict::Slower);
+    parse.typical_change = 0.04;
+    parse.threshold = 0.15;
+    parse.detectable_change = 0.1618;
+    auto sort = benchmark("BM_Sort/64", kPerformance, 11'000, 10'500);
+    sort.typical_change = 0.04;
+    sort.threshold = 0.15;
+    sort.detectable_change = 0.1618;
+    auto join = benchmark("BM_Join/64", kPerformance, 620, 700, Verdict::Inconclusive);
+    join.typical_change = 0;
+    join.threshold = 0;
+    join.detectable_change = 0;
+    auto words = benchmark("BM_Words/4096", kPerformance, 4'300, 6'100, Verdict::TooNoisy);
+    words.typical_change = 0.2;
+    words.threshold = 0.75;
+    words.detectable_change = 1.117;
+    auto comparison = comparison_with(
+        {join, parse, sort, words},
+        {
+            // 700/620 × 26000/20000 × 10500/11000 × 6100/4300 = 1.9873, ^(1/4) = 1.1873
+            {0.1873, 1, 0, 4, 1},
+        });
+    comparison.project.clear();
+    comparison.machine.clear();
+    comparison.head_commit = "results/head.json";
+    comparison.baseline = {model::BaselineKind::Files, "results/base.json", "", 0};
+    comparison.history_order = "none";
+    comparison.history_runs = 0;
+    comparison.method.kind = model::MethodKind::Samples;
+    comparison.calibration = {};
+    comparison.run_to_run_spread = 0.0392;
+    comparison.suite_move = 0.08;
+    return comparison;
+}
+
 // A row as the level method leaves it: able to flag changes beyond `detectable`.
 model::BenchmarkComparison judged(model::BenchmarkComparison row, double detectable) {
     row.detectable_change = detectable;
@@ -482,7 +521,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Scenario{"level_detectable_change", level_detectable_change},
                       Scenario{"level_too_noisy", level_too_noisy},
                       Scenario{"level_nothing_judged", level_nothing_judged},
-                      Scenario{"confirmed_changes", confirmed_changes}),
+                      Scenario{"confirmed_changes", confirmed_changes},
+                      Scenario{"two_files", two_files}),
     [](const auto& scenario) { return std::string(scenario.param.name); });
 
 TEST(RenderText, ColoursVerdictsOnlyWhenAsked) {
@@ -539,6 +579,11 @@ TEST(RenderMarkdown, BaselineSentenceForEveryKind) {
     // An id that is not a SHA (outside git) is shown whole rather than cut to 9 characters.
     comparison.baseline = {model::BaselineKind::Explicit, "release-2024", "", 0};
     EXPECT_EQ(baseline_line(comparison), "Compared with release-2024.");
+    comparison.baseline = {model::BaselineKind::Files, "old/run.json", "", 0};
+    comparison.head_commit = "new/run.json";
+    EXPECT_EQ(baseline_line(comparison),
+              "Compared new/run.json with old/run.json, file against file: two runs without a "
+              "history, judged by the samples each carries.");
 }
 
 TEST(RenderMarkdown, ExplanationNamesTheConfiguredFactorAndMinimums) {

@@ -1,0 +1,133 @@
+#include "compare/samples_method.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "stats/sample_test.hpp"
+#include "stats/stats.hpp"
+
+namespace benchwatch::compare {
+
+namespace {
+
+stats::SampleSpread spread_of(const model::SampleSummary& summary) {
+    return {summary.count, summary.median, summary.mean, summary.stddev};
+}
+
+// The setting-free part of one suite: each benchmark's move and the suite's centre and spread.
+struct SamplesPrepared final : PreparedSuite {
+    struct Benchmark {
+        std::optional<stats::SampleMove> move;  // nullopt: no samples on one side
+        double base_median = 0;
+        double head_median = 0;
+        bool smaller_is_better = true;
+        double minimum_change = 0;
+    };
+    std::vector<Benchmark> benchmarks;
+    std::size_t judged = 0;     // benchmarks with a move
+    double suite_move = 0;      // median log move of the judged benchmarks
+    double run_to_run = 0;      // τ, log scale
+    double run_to_run_df = 1;   // its degrees of freedom
+};
+
+class SamplesMethod final : public Method {
+  public:
+    explicit SamplesMethod(const model::SamplesRuleSettings& settings) : settings_(settings) {
+        assert(settings_.false_alarms_per_pr > 0);
+    }
+
+    std::string name() const override { return "samples"; }
+
+    std::unique_ptr<PreparedSuite> prepare(
+        std::span<const BenchmarkEvidence> suite) const override {
+        auto prepared = std::make_unique<SamplesPrepared>();
+        std::vector<double> moves;
+        std::vector<double> within;
+        for (const auto& evidence : suite) {
+            SamplesPrepared::Benchmark benchmark;
+            benchmark.smaller_is_better = evidence.smaller_is_better;
+            benchmark.minimum_change = evidence.minimum_change;
+            if (evidence.base_samples && evidence.head_samples) {
+                benchmark.move = stats::sample_move(spread_of(*evidence.base_samples),
+                                                    spread_of(*evidence.head_samples));
+                benchmark.base_median = evidence.base_samples->median;
+                benchmark.head_median = evidence.head_samples->median;
+            }
+            if (benchmark.move) {
+                moves.push_back(benchmark.move->log_move);
+                within.push_back(benchmark.move->within_variance);
+            }
+            prepared->benchmarks.push_back(benchmark);
+        }
+        prepared->judged = moves.size();
+        if (moves.size() < settings_.suite_minimum) return prepared;
+        prepared->suite_move = stats::median(moves);
+        for (double& move : moves) move -= prepared->suite_move;
+        prepared->run_to_run = stats::run_to_run_spread(moves, within);
+        prepared->run_to_run_df = stats::run_to_run_degrees_of_freedom(moves.size());
+        return prepared;
+    }
+
+    std::vector<Assessment> decide(const PreparedSuite& prepared, double setting) const override {
+        const auto& suite = dynamic_cast<const SamplesPrepared&>(prepared);
+        const bool enough = suite.judged >= settings_.suite_minimum && suite.judged > 0;
+        const double per_benchmark =
+            enough ? std::min(1.0, 1.0 / setting / static_cast<double>(suite.judged)) : 1.0;
+        const double tau_squared = suite.run_to_run * suite.run_to_run;
+        std::vector<Assessment> assessments;
+        assessments.reserve(suite.benchmarks.size());
+        for (const auto& benchmark : suite.benchmarks) {
+            Assessment assessment;
+            assessment.verdict = model::Verdict::Inconclusive;
+            if (!benchmark.move || !enough) {
+                assessments.push_back(assessment);
+                continue;
+            }
+            const auto& move = *benchmark.move;
+            const double variance = move.within_variance + tau_squared;
+            const double df = stats::satterthwaite_degrees_of_freedom(
+                move.within_variance, move.within_df, tau_squared, suite.run_to_run_df);
+            const double noise = std::sqrt(variance);
+            assessment.typical_change = noise;
+            assessment.threshold =
+                std::max(stats::student_t_critical(per_benchmark, df) * noise,
+                         std::log1p(benchmark.minimum_change));
+            assessment.detectable_change = std::exp(assessment.threshold) - 1.0;
+            assessment.reference = benchmark.base_median;
+            assessment.head_value = benchmark.head_median;
+            assessment.suite_move = std::expm1(suite.suite_move);
+            assessment.run_to_run = suite.run_to_run;
+            assessment.verdict = to_verdict(stats::judge_log_ratio(
+                move.log_move - suite.suite_move, assessment.threshold,
+                benchmark.smaller_is_better));
+            assessments.push_back(assessment);
+        }
+        return assessments;
+    }
+
+    double setting() const override { return 1.0 / settings_.false_alarms_per_pr; }
+
+    std::unique_ptr<Method> with_setting(double setting) const override {
+        auto settings = settings_;
+        settings.false_alarms_per_pr = 1.0 / setting;
+        return std::make_unique<SamplesMethod>(settings);
+    }
+
+    std::pair<double, double> setting_range() const override { return {0.01, 1000.0}; }
+
+    std::size_t history_wanted() const override { return 0; }
+
+  private:
+    model::SamplesRuleSettings settings_;
+};
+
+}  // namespace
+
+std::unique_ptr<Method> make_samples_method(const model::SamplesRuleSettings& settings) {
+    return std::make_unique<SamplesMethod>(settings);
+}
+
+}  // namespace benchwatch::compare

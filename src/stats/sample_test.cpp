@@ -1,0 +1,98 @@
+#include "stats/sample_test.hpp"
+
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+namespace benchwatch::stats {
+
+namespace {
+
+// The median of a chi-square distribution with one degree of freedom.
+constexpr double chi_square_1_median = 0.454936423119572;
+
+bool usable_spread(const SampleSpread& side) {
+    return side.count >= 2 && std::isfinite(side.median) && side.median > 0 &&
+           std::isfinite(side.mean) && side.mean > 0 && std::isfinite(side.stddev) &&
+           side.stddev >= 0;
+}
+
+double median_in_place(std::vector<double> values) {
+    const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+    std::nth_element(values.begin(), middle, values.end());
+    if (values.size() % 2 == 1) return *middle;
+    return (*middle + *std::max_element(values.begin(), middle)) / 2.0;
+}
+
+// The median of deviation² / (within + τ²) over the benchmarks.
+double median_scaled_square(std::span<const double> deviations, std::span<const double> within,
+                            double tau) {
+    std::vector<double> scaled(deviations.size());
+    for (std::size_t i = 0; i < deviations.size(); ++i) {
+        const double variance = within[i] + tau * tau;
+        const double square = deviations[i] * deviations[i];
+        scaled[i] = variance > 0 ? square / variance : (square > 0 ? INFINITY : 0.0);
+    }
+    return median_in_place(std::move(scaled));
+}
+
+}  // namespace
+
+std::optional<SampleMove> sample_move(const SampleSpread& base, const SampleSpread& head) {
+    if (!usable_spread(base) || !usable_spread(head)) return std::nullopt;
+    const double base_cv = base.stddev / base.mean;
+    const double head_cv = head.stddev / head.mean;
+    SampleMove move;
+    move.log_move = std::log(head.median / base.median);
+    move.within_variance = std::numbers::pi / 2.0 *
+                           (base_cv * base_cv / static_cast<double>(base.count) +
+                            head_cv * head_cv / static_cast<double>(head.count));
+    move.within_df = static_cast<double>(base.count + head.count - 2);
+    return move;
+}
+
+double run_to_run_spread(std::span<const double> deviations,
+                         std::span<const double> within_variances) {
+    if (deviations.size() < 2) return 0;
+    if (median_scaled_square(deviations, within_variances, 0) <= chi_square_1_median) return 0;
+    // The median of the scaled squares falls as τ grows: bisect for the τ where it is the
+    // chi-square's median. Every deviation is below the largest |deviation| / √median, so that τ
+    // is a bracket's top.
+    double largest = 0;
+    for (const double deviation : deviations) largest = std::max(largest, std::abs(deviation));
+    double low = 0;
+    double high = largest / std::sqrt(chi_square_1_median) + 1e-300;
+    for (int step = 0; step < 200 && high - low > 1e-12 * high; ++step) {
+        const double middle = (low + high) / 2.0;
+        if (median_scaled_square(deviations, within_variances, middle) > chi_square_1_median)
+            low = middle;
+        else
+            high = middle;
+    }
+    return high;
+}
+
+double run_to_run_degrees_of_freedom(std::size_t deviations) {
+    if (deviations < 2) return 1;
+    return std::max(1.0, 0.37 * static_cast<double>(deviations - 1));
+}
+
+double satterthwaite_degrees_of_freedom(double a, double df_a, double b, double df_b) {
+    if (b <= 0) return df_a;
+    if (a <= 0) return df_b;
+    return (a + b) * (a + b) / (a * a / df_a + b * b / df_b);
+}
+
+double student_t_two_sided_p(double t, double df) {
+    const boost::math::students_t distribution(df);
+    return std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(distribution, std::abs(t))));
+}
+
+double student_t_critical(double p, double df) {
+    const boost::math::students_t distribution(df);
+    return boost::math::quantile(boost::math::complement(distribution, p / 2.0));
+}
+
+}  // namespace benchwatch::stats

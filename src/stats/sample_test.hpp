@@ -1,0 +1,61 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+namespace benchwatch::stats {
+
+// What one run says about the spread of one benchmark's samples: their count, median, mean and
+// sample standard deviation, in the benchmark's unit.
+struct SampleSpread {
+    std::int64_t count = 0;
+    double median = 0;
+    double mean = 0;
+    double stddev = 0;
+};
+
+// One benchmark's move between two runs as their samples tell it.
+struct SampleMove {
+    double log_move = 0;         // ln(head median / base median)
+    double within_variance = 0;  // the variance of log_move that each run's own spread explains
+    double within_df = 0;        // its degrees of freedom, base count + head count − 2
+};
+
+// The move from `base` to `head`: log_move = ln(head.median / base.median) and within_variance
+// = π/2 × (cv_b²/n_b + cv_h²/n_h) with cv = stddev / mean, the large-sample variance of the log
+// of a median of n values of relative spread cv. std::nullopt when either side has fewer than 2
+// samples or a median, mean or deviation that is not finite and positive (a deviation may be
+// 0). Example: base {10, 100, 100, 10}, head {10, 110, 110, 11} give log_move = ln 1.1 and
+// within_variance = π/2 × 0.002.
+std::optional<SampleMove> sample_move(const SampleSpread& base, const SampleSpread& head);
+
+// The spread τ of the moves between two runs that their samples do not explain (the machine
+// differing from one run to the next), from `deviations` (each benchmark's log move minus the
+// suite's median move) and their `within_variances`: the τ ≥ 0 at which the median of
+// deviation² / (within_variance + τ²) is 0.4549, the median of a chi-square with one degree of
+// freedom, so that most benchmarks lie within the noise as most do when nothing changed; 0 when
+// the within variances alone explain the deviations, and for fewer than 2 deviations. A
+// deviation of a benchmark that really changed moves the median by one rank only.
+// Example: deviations {−0.1, 0, 0.1} with zero within variances give τ = 0.1 / √0.4549.
+double run_to_run_spread(std::span<const double> deviations,
+                         std::span<const double> within_variances);
+
+// Degrees of freedom of a run-to-run spread learned from `deviations` benchmarks as
+// run_to_run_spread() learns it: 0.37 × (deviations − 1), the share of a normal sample's
+// information a median-based spread keeps, at least 1.
+double run_to_run_degrees_of_freedom(std::size_t deviations);
+
+// The Welch–Satterthwaite degrees of freedom of a sum of two variance estimates:
+// (a + b)² / (a²/df_a + b²/df_b); df_a where b is 0, df_b where a is 0.
+double satterthwaite_degrees_of_freedom(double a, double df_a, double b, double df_b);
+
+// The two-sided tail probability of Student's t with `df` degrees of freedom beyond |t|.
+// Example: student_t_two_sided_p(2.0, 10) ≈ 0.0734.
+double student_t_two_sided_p(double t, double df);
+
+// The |t| whose two-sided tail probability is `p` with `df` degrees of freedom (0 < p ≤ 1).
+// Example: student_t_critical(0.05, 10) ≈ 2.228.
+double student_t_critical(double p, double df);
+
+}  // namespace benchwatch::stats

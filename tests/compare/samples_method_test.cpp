@@ -1,0 +1,111 @@
+// What could break: the samples method judging two runs by the wrong numbers (values instead of
+// medians, the move without the suite's), not learning the spread between runs that the samples
+// leave unexplained, not spending the budget over the suite, or flagging a benchmark it has no
+// samples for.
+#include "compare/samples_method.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace benchwatch::compare {
+namespace {
+
+// A benchmark of median `median` over 10 samples with a relative spread of 1% on both sides.
+BenchmarkEvidence evidence(double base_median, double head_median, bool smaller_is_better = true) {
+    BenchmarkEvidence one;
+    one.base = base_median * 0.98;
+    one.head = head_median * 0.98;
+    one.smaller_is_better = smaller_is_better;
+    one.base_samples = model::SampleSummary{10, base_median, base_median, base_median / 100};
+    one.head_samples = model::SampleSummary{10, head_median, head_median, head_median / 100};
+    return one;
+}
+
+// Log moves 0, 0.01, −0.01 and 0.5. The suite's median move is 0.005, the deviations from it
+// ±0.005, −0.015 and 0.495, each with a within variance of π/2 × 2 × 0.0001/10 = 3.1416e-5.
+// The median of their squares, (25e-6 + 225e-6)/2 = 125e-6, over within + τ² is 0.454936 at
+// τ² = 2.4335e-4 (τ = 0.015600). With 0.37 × 3 = 1.11 degrees of freedom for τ² and 18 for the
+// within variance, Satterthwaite gives 1.4136; a budget of 1 over 4 benchmarks puts Student's t
+// at p = 0.25, |t| = 1.88349, and the threshold at 1.88349 × √(within + τ²) = 0.031221, above the
+// 3% minimum's ln 1.03 = 0.029559.
+std::vector<BenchmarkEvidence> suite_with_one_slowdown() {
+    return {evidence(100, 100), evidence(100, 100 * std::exp(0.01)),
+            evidence(100, 100 * std::exp(-0.01)), evidence(100, 100 * std::exp(0.5))};
+}
+
+TEST(SamplesMethod, FlagsTheMoveBeyondTheNoiseThatTheSuiteAndTheSamplesShow) {
+    const auto assessments = make_samples_method({})->judge(suite_with_one_slowdown());
+    ASSERT_EQ(assessments.size(), 4u);
+    EXPECT_EQ(assessments[0].verdict, model::Verdict::Unchanged);
+    EXPECT_EQ(assessments[1].verdict, model::Verdict::Unchanged);
+    EXPECT_EQ(assessments[2].verdict, model::Verdict::Unchanged);
+    EXPECT_EQ(assessments[3].verdict, model::Verdict::Slower);
+    for (const auto& assessment : assessments) {
+        EXPECT_NEAR(assessment.threshold, 0.0312207, 1e-6);
+        EXPECT_NEAR(assessment.detectable_change, 0.0317132, 1e-6);
+        EXPECT_NEAR(assessment.typical_change, 0.0165760, 1e-6);
+        EXPECT_NEAR(assessment.run_to_run, 0.0155996, 1e-6);
+        EXPECT_NEAR(assessment.suite_move, std::expm1(0.005), 1e-12);
+    }
+    // The medians are what was judged, not the files' best values.
+    EXPECT_DOUBLE_EQ(assessments[3].reference, 100);
+    EXPECT_NEAR(assessments[3].head_value, 100 * std::exp(0.5), 1e-9);
+}
+
+TEST(SamplesMethod, SpendsItsBudgetOverTheWholeSuite) {
+    // Budget 0.001 over 4: p = 0.00025, |t| = 281.5 at 1.41 degrees of freedom, a threshold of
+    // 4.667 that the 0.495 deviation does not reach.
+    const auto strict = make_samples_method({.false_alarms_per_pr = 0.001});
+    const auto assessments = strict->judge(suite_with_one_slowdown());
+    EXPECT_NEAR(assessments[3].threshold, 4.66698, 1e-4);
+    EXPECT_EQ(assessments[3].verdict, model::Verdict::Unchanged);
+    EXPECT_DOUBLE_EQ(strict->setting(), 1000);
+    EXPECT_EQ(strict->with_setting(1)->judge(suite_with_one_slowdown())[3].verdict,
+              model::Verdict::Slower);
+}
+
+TEST(SamplesMethod, JudgesEachBenchmarkAgainstTheSuitesMove) {
+    // The machine ran 40% slower for the head: every move is judged less 0.3365, the median.
+    std::vector<BenchmarkEvidence> suite;
+    for (const double move : {0.33, 0.34, 0.335, 0.345, 0.3365})
+        suite.push_back(evidence(100, 100 * std::exp(move)));
+    const auto assessments = make_samples_method({})->judge(suite);
+    for (const auto& assessment : assessments) {
+        EXPECT_EQ(assessment.verdict, model::Verdict::Unchanged);
+        EXPECT_NEAR(assessment.suite_move, std::expm1(0.3365), 1e-12);
+    }
+}
+
+TEST(SamplesMethod, ReadsTheDirectionOfEachMetric) {
+    auto suite = suite_with_one_slowdown();
+    for (auto& one : suite) one.smaller_is_better = false;
+    EXPECT_EQ(make_samples_method({})->judge(suite)[3].verdict, model::Verdict::Faster);
+}
+
+TEST(SamplesMethod, CannotJudgeWithoutSamplesOnBothSides) {
+    auto suite = suite_with_one_slowdown();
+    suite.push_back(evidence(100, 200));
+    suite.back().base_samples.reset();
+    const auto assessments = make_samples_method({})->judge(suite);
+    EXPECT_EQ(assessments[4].verdict, model::Verdict::Inconclusive);
+    // The four with samples are judged as before: the fifth is not one of the suite's m.
+    EXPECT_EQ(assessments[3].verdict, model::Verdict::Slower);
+    EXPECT_NEAR(assessments[3].threshold, 0.0312207, 1e-6);
+}
+
+TEST(SamplesMethod, CannotLearnTheSpreadBetweenRunsFromFewerThanThreeBenchmarks) {
+    const std::vector<BenchmarkEvidence> two{evidence(100, 100), evidence(100, 300)};
+    for (const auto& assessment : make_samples_method({})->judge(two))
+        EXPECT_EQ(assessment.verdict, model::Verdict::Inconclusive);
+    const std::vector<BenchmarkEvidence> one_sample{evidence(100, 100), evidence(100, 100),
+                                                    evidence(100, 300)};
+    auto single = one_sample;
+    single[0].head_samples->count = 1;
+    for (const auto& assessment : make_samples_method({})->judge(single))
+        EXPECT_EQ(assessment.verdict, model::Verdict::Inconclusive);
+}
+
+}  // namespace
+}  // namespace benchwatch::compare

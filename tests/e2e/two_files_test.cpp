@@ -1,0 +1,136 @@
+// What could break: `compare BASE_FILE HEAD_FILE`, the one-command comparison without a store:
+// reading the files as record does, judging them by their samples, writing the same report in
+// every format, touching no store, and refusing files that cannot be compared with one line that
+// says why.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "support/output_checks.hpp"
+#include "support/test_support.hpp"
+
+namespace benchwatch::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path two_files_data = fs::path(BENCHWATCH_TEST_DATA) / "two-files";
+
+// The approved report tests/data/report/NAME, or (BENCHWATCH_UPDATE_GOLDEN=1) its replacement.
+void expect_report(const std::string& actual, const std::string& name) {
+    const auto path = fs::path(BENCHWATCH_TEST_DATA) / "report" / name;
+    const char* update = std::getenv("BENCHWATCH_UPDATE_GOLDEN");
+    if (update != nullptr && std::string(update) == "1") {
+        write_text(path, actual);
+        return;
+    }
+    const auto expected = read_text(path);
+    EXPECT_TRUE(actual == expected) << path << " differs:\n" << unified_diff(expected, actual);
+}
+
+class TwoFilesTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        for (const char* name : {"base.json", "head.json", "other_suite.json"})
+            fs::copy_file(two_files_data / name, directory_.path() / name);
+        fs::copy_file(fs::path(BENCHWATCH_TEST_DATA) / "hyperfine" / "two_commands.json",
+                      directory_.path() / "hyperfine.json");
+    }
+
+    vcs::ProcessOutput benchwatch(const std::vector<std::string>& arguments) {
+        return run(benchwatch_command(arguments), directory_.path(), without_ci_variables());
+    }
+
+    TemporaryDirectory directory_{"benchwatch-two-files"};
+};
+
+TEST_F(TwoFilesTest, OneCommandComparesTwoFilesByTheirSamplesWithoutAStore) {
+    const auto markdown = benchwatch({"compare", "base.json", "head.json", "--format", "markdown"});
+    ASSERT_EQ(markdown.exit_code, 0) << markdown.err;
+    EXPECT_EQ(markdown.err, "");
+    expect_report(markdown.out, "two_files_cli.md");
+    EXPECT_EQ(markdown_problem(markdown.out), std::nullopt);
+    const auto text = benchwatch({"compare", "base.json", "head.json", "--format", "text"});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    expect_report(text.out, "two_files_cli.txt");
+    const auto json = benchwatch({"compare", "base.json", "head.json", "--format", "json"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    expect_report(json.out, "two_files_cli.json");
+    // Nothing was stored, nor a store made.
+    EXPECT_FALSE(fs::exists(directory_.path() / ".benchwatch"));
+}
+
+TEST_F(TwoFilesTest, FailsOnTheSlowdownItFlagsAndNotOnTwoRunsOfOneBuild) {
+    EXPECT_EQ(benchwatch({"compare", "base.json", "head.json", "--fail-on-regression", "-o",
+                          "report.md"})
+                  .exit_code,
+              1);
+    EXPECT_NE(read_text(directory_.path() / "report.md").find("BM_CountWords/1024"),
+              std::string::npos);
+    const auto same = benchwatch({"compare", "base.json", "base.json", "--fail-on-regression"});
+    EXPECT_EQ(same.exit_code, 0) << same.err;
+}
+
+TEST_F(TwoFilesTest, TheBudgetFlagAndAnotherMethodApply) {
+    // At 10⁻⁶ false alarms the 25% slowdown is within the threshold of Student's t.
+    const auto strict = benchwatch({"compare", "base.json", "head.json", "--fail-on-regression",
+                                    "--false-alarms-per-pr", "0.000001", "--format", "json"});
+    EXPECT_EQ(strict.exit_code, 0) << strict.err;
+    EXPECT_NE(strict.out.find("\"false_alarms_per_pr\": 1e-06"), std::string::npos);
+    // The level method needs a history, and two files have none.
+    const auto level = benchwatch({"compare", "base.json", "head.json", "--method", "level",
+                                   "--fail-on-regression", "--format", "text"});
+    EXPECT_EQ(level.exit_code, 0) << level.err;
+    EXPECT_NE(level.out.find("inconclusive"), std::string::npos);
+}
+
+TEST_F(TwoFilesTest, FilesThatCannotBeComparedGetOneLineEach) {
+    auto output = benchwatch({"compare", "base.json", "hyperfine.json"});
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err,
+              "error: base.json holds googlebenchmark results and hyperfine.json holds hyperfine "
+              "results; compare two runs of one harness\n");
+    output = benchwatch({"compare", "base.json", "other_suite.json"});
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err,
+              "error: no benchmark is in both base.json (6 results) and other_suite.json (6 "
+              "results); compare two runs of one suite\n");
+    output = benchwatch({"compare", "base.json"});
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err,
+              "error: compare takes two result files, BASE_FILE HEAD_FILE, or none (then it "
+              "compares commits of the store); got 1\n");
+    output = benchwatch({"compare", "base.json", "missing.json"});
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_NE(output.err.find("missing.json"), std::string::npos) << output.err;
+    EXPECT_EQ(std::count(output.err.begin(), output.err.end(), '\n'), 1) << output.err;
+    write_text(directory_.path() / "broken.json", "{\"benchmarks\": [\n  {\"name\": }\n]}\n");
+    output = benchwatch({"compare", "broken.json", "head.json"});
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err.rfind("error: broken.json:", 0), 0u) << output.err;
+    EXPECT_EQ(std::count(output.err.begin(), output.err.end(), '\n'), 1) << output.err;
+    output = benchwatch({"compare", "base.json", "head.json", "--base", "abc1234"});
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(output.err,
+              "error: --base does not apply when two result files are compared (they are the "
+              "base and the head, and no store or history is read); leave it out, or record the "
+              "files and compare commits\n");
+}
+
+TEST_F(TwoFilesTest, HostileFileNamesReachNoTerminal) {
+    const std::string name = "evil\x1b[2J\n::error::x.json";
+    fs::copy_file(directory_.path() / "base.json", directory_.path() / name);
+    const auto output = benchwatch({"compare", name, "hyperfine.json"});
+    EXPECT_EQ(output.exit_code, 2);
+    EXPECT_EQ(terminal_problem(output.err, false), std::nullopt) << output.err;
+    EXPECT_EQ(workflow_command_problem(output.err), std::nullopt) << output.err;
+    const auto report = benchwatch({"compare", name, "head.json", "--format", "markdown"});
+    ASSERT_EQ(report.exit_code, 0) << report.err;
+    EXPECT_EQ(markdown_problem(report.out), std::nullopt) << report.out;
+    const auto text = benchwatch({"compare", name, "head.json", "--format", "text"});
+    EXPECT_EQ(terminal_problem(text.out, false), std::nullopt) << text.out;
+}
+
+}  // namespace
+}  // namespace benchwatch::testing

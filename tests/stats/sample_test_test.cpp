@@ -1,0 +1,98 @@
+// What could break: the samples test's pieces going wrong in ways a report cannot show: a move
+// or its within-run variance off by a factor (π/2, the counts), the run-to-run spread pulled by
+// the one benchmark that really changed or not found where the samples explain everything, and
+// Student's t tails or degrees of freedom off.
+#include "stats/sample_test.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+namespace benchwatch::stats {
+namespace {
+
+TEST(SampleMove, IsTheLogOfTheMediansRatioWithTheirSpreadsVariance) {
+    const auto move = sample_move({10, 100, 100, 10}, {10, 110, 110, 11});
+    ASSERT_TRUE(move);
+    EXPECT_DOUBLE_EQ(move->log_move, std::log(1.1));
+    // cv = 0.1 on both sides: π/2 × (0.01/10 + 0.01/10).
+    EXPECT_DOUBLE_EQ(move->within_variance, std::numbers::pi / 2.0 * 0.002);
+    EXPECT_EQ(move->within_df, 18);
+}
+
+TEST(SampleMove, TakesTheMedianNotTheMeanAndEachSidesOwnCount) {
+    // cv 0.2 over 4 samples and 0 over 6: π/2 × 0.04/4.
+    const auto move = sample_move({4, 50, 100, 20}, {6, 25, 30, 0});
+    ASSERT_TRUE(move);
+    EXPECT_DOUBLE_EQ(move->log_move, std::log(0.5));
+    EXPECT_DOUBLE_EQ(move->within_variance, std::numbers::pi / 2.0 * 0.01);
+    EXPECT_EQ(move->within_df, 8);
+}
+
+TEST(SampleMove, NeedsTwoSamplesAndPositiveFiniteSummariesOnBothSides) {
+    const SampleSpread good{5, 10, 10, 1};
+    EXPECT_FALSE(sample_move({1, 10, 10, 0}, good));
+    EXPECT_FALSE(sample_move(good, {1, 10, 10, 0}));
+    EXPECT_FALSE(sample_move({5, 0, 10, 1}, good));
+    EXPECT_FALSE(sample_move(good, {5, 10, -1, 1}));
+    EXPECT_FALSE(sample_move(good, {5, 10, 10, NAN}));
+    EXPECT_FALSE(sample_move(good, {5, INFINITY, 10, 1}));
+    EXPECT_FALSE(sample_move(good, {5, 10, 10, -1}));
+    EXPECT_TRUE(sample_move(good, good));
+}
+
+TEST(RunToRunSpread, MakesTheMedianScaledSquareTheChiSquaresMedian) {
+    const std::vector<double> none(3, 0.0);
+    // The median |deviation| 0.1 must be the median of |N(0, τ²)|: τ = 0.1 / √0.454936.
+    EXPECT_NEAR(run_to_run_spread(std::vector<double>{-0.1, 0, 0.1}, none), 0.148260221850560,
+                1e-9);
+    // 0.09 / (0.05 + τ²) = 0.454936: τ² = 0.147831.
+    EXPECT_NEAR(run_to_run_spread(std::vector<double>{0.3, -0.3, 0.3, -0.3},
+                                  std::vector<double>(4, 0.05)),
+                0.384486463283945, 1e-9);
+}
+
+TEST(RunToRunSpread, IsNotMovedByTheOneBenchmarkThatChanged) {
+    EXPECT_NEAR(run_to_run_spread(std::vector<double>{-0.1, 0, 0.1, 0.1, 5},
+                                  std::vector<double>(5, 0.0)),
+                0.148260221850560, 1e-9);
+}
+
+TEST(RunToRunSpread, IsZeroWhereTheSamplesExplainTheMovesAndForOneBenchmark) {
+    // With within variances of 1 the scaled squares are 0.01, 0.01 and 0.04: their median is
+    // already below the chi-square's 0.4549.
+    EXPECT_EQ(run_to_run_spread(std::vector<double>{0.1, -0.1, 0.2}, std::vector<double>(3, 1.0)),
+              0);
+    EXPECT_EQ(run_to_run_spread(std::vector<double>{0.3}, std::vector<double>{0}), 0);
+    EXPECT_EQ(run_to_run_spread(std::vector<double>{}, std::vector<double>{}), 0);
+    EXPECT_EQ(run_to_run_spread(std::vector<double>(4, 0.0), std::vector<double>(4, 0.0)), 0);
+}
+
+TEST(RunToRunDegreesOfFreedom, IsTheMediansShareOfTheSuiteAndAtLeastOne) {
+    EXPECT_DOUBLE_EQ(run_to_run_degrees_of_freedom(11), 3.7);
+    EXPECT_DOUBLE_EQ(run_to_run_degrees_of_freedom(10001), 3700);
+    EXPECT_DOUBLE_EQ(run_to_run_degrees_of_freedom(2), 1);
+    EXPECT_DOUBLE_EQ(run_to_run_degrees_of_freedom(0), 1);
+}
+
+TEST(SatterthwaiteDegreesOfFreedom, WeighsEachPartByItsVariance) {
+    EXPECT_NEAR(satterthwaite_degrees_of_freedom(1, 10, 1, 5), 4.0 / 0.3, 1e-12);
+    EXPECT_DOUBLE_EQ(satterthwaite_degrees_of_freedom(2, 18, 0, 3.7), 18);
+    EXPECT_DOUBLE_EQ(satterthwaite_degrees_of_freedom(0, 18, 2, 3.7), 3.7);
+}
+
+TEST(StudentT, HasTheTablesTails) {
+    EXPECT_NEAR(student_t_two_sided_p(2.0, 10), 0.0733880347707404, 1e-12);
+    EXPECT_NEAR(student_t_two_sided_p(-2.0, 10), 0.0733880347707404, 1e-12);
+    EXPECT_NEAR(student_t_two_sided_p(5.0, 3.7), 0.00916396764489332, 1e-10);
+    EXPECT_DOUBLE_EQ(student_t_two_sided_p(0, 4), 1);
+    EXPECT_NEAR(student_t_critical(0.05, 10), 2.22813885196494, 1e-10);
+    // 10,000 benchmarks at one false alarm: 18 degrees of freedom, p = 0.0001.
+    EXPECT_NEAR(student_t_critical(1e-4, 18), 4.96570628529156, 1e-8);
+    EXPECT_NEAR(student_t_critical(0.05, 1e6), 1.95996635681411, 1e-8);
+}
+
+}  // namespace
+}  // namespace benchwatch::stats
