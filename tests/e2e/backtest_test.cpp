@@ -174,6 +174,14 @@ TEST_F(BacktestTest, ErrorsAreOneLine) {
     EXPECT_TRUE(unknown.err.starts_with("error: unknown method 'magic'; available: seed, "))
         << unknown.err;
 
+    // Backtest replays stored best values, which carry no samples to judge.
+    const auto samples = benchwatch({"backtest", "--method", "samples"});
+    EXPECT_EQ(samples.exit_code, 2);
+    EXPECT_EQ(samples.err,
+              "error: backtest cannot replay the samples method: it replays each run's stored "
+              "best values, not the samples behind them; backtest seed or level, and compare two "
+              "files with --method samples\n");
+
     const auto twice = benchwatch({"backtest", "--inject", "0.1,0.10"});
     EXPECT_EQ(twice.exit_code, 2);
     EXPECT_EQ(twice.err,

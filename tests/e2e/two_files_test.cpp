@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "support/output_checks.hpp"
+#include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
 namespace benchwatch::testing {
@@ -83,6 +84,34 @@ TEST_F(TwoFilesTest, TheBudgetFlagAndAnotherMethodApply) {
                                    "--fail-on-regression", "--format", "text"});
     EXPECT_EQ(level.exit_code, 0) << level.err;
     EXPECT_NE(level.out.find("inconclusive"), std::string::npos);
+}
+
+TEST_F(TwoFilesTest, TheSamplesMethodJudgesStoredRunsByTheirStoredSummaries) {
+    const std::string store = test_store_url(directory_.path());
+    const auto record = [&](const std::string& file, const std::string& commit) {
+        const auto output =
+            benchwatch({"record", "--store", store, "--project", "p", "--machine", "m",
+                        "--commit", fake_commit(commit), "--branch", "main", file});
+        ASSERT_EQ(output.exit_code, 0) << output.err;
+    };
+    record("base.json", "base");
+    record("head.json", "head");
+    const auto stored = benchwatch({"compare", "--store", store, "--project", "p", "--machine",
+                                    "m", "--head", fake_commit("head"), "--base",
+                                    fake_commit("base"), "--method", "samples", "--format",
+                                    "json"});
+    ASSERT_EQ(stored.exit_code, 0) << stored.err;
+    // The same verdicts as the files themselves give: the store keeps what the test reads.
+    const auto files = benchwatch({"compare", "base.json", "head.json", "--format", "json"});
+    const auto verdicts = [](const std::string& json) {
+        std::vector<std::string> found;
+        for (std::size_t at = json.find("\"verdict\""); at != std::string::npos;
+             at = json.find("\"verdict\"", at + 1))
+            found.push_back(json.substr(at, json.find(',', at) - at));
+        return found;
+    };
+    EXPECT_EQ(verdicts(stored.out), verdicts(files.out));
+    EXPECT_NE(stored.out.find("\"verdict\": \"slower\""), std::string::npos);
 }
 
 TEST_F(TwoFilesTest, FilesThatCannotBeComparedGetOneLineEach) {
