@@ -70,13 +70,18 @@ struct Side {
     std::vector<model::Warning> warnings;
 };
 
+// `environment` into the side's machine keys and the rest.
+void split_environment(const model::Environment& environment, Side& side) {
+    for (const auto& [key, value] : environment)
+        (model::is_machine_key(key) ? side.machine : side.environment).emplace(key, value);
+}
+
 Side load_side(store::Store& store, const RunIndex& index, const std::string& commit) {
     const auto runs = index.runs_of(commit);
     assert(!runs.empty());
     const model::Run& latest = *runs.back();
     Side side{commit, detail::load_combined(store, index, commit), {}, {}, latest.warnings};
-    for (const auto& [key, value] : latest.environment)
-        (model::is_machine_key(key) ? side.machine : side.environment).emplace(key, value);
+    split_environment(latest.environment, side);
     return side;
 }
 
@@ -391,9 +396,17 @@ Side side_of(const ResultsFile& file) {
     side.commit = file.name;
     for (const auto& result : file.results)
         side.results.emplace(ResultKey{result.benchmark, result.metric}, result);
-    for (const auto& [key, value] : file.environment)
-        (model::is_machine_key(key) ? side.machine : side.environment).emplace(key, value);
+    split_environment(file.environment, side);
     return side;
+}
+
+// The summaries and the environment and machine differences of a judged comparison.
+void add_totals_and_differences(model::Comparison& comparison, const Side& base,
+                                const Side& head) {
+    comparison.summaries = summarize(comparison);
+    comparison.environment_changes = environment_differences(base.environment, head.environment);
+    if (!base.machine.empty() && !head.machine.empty())
+        comparison.machine_changes = environment_differences(base.machine, head.machine);
 }
 
 }  // namespace
@@ -419,11 +432,7 @@ model::Comparison compare_files(const ResultsFile& base, const ResultsFile& head
             "one suite",
             base.name, base.results.size(), base.results.size() == 1 ? "" : "s", head.name,
             head.results.size(), head.results.size() == 1 ? "" : "s"));
-    comparison.summaries = summarize(comparison);
-    comparison.environment_changes =
-        environment_differences(base_side.environment, head_side.environment);
-    if (!base_side.machine.empty() && !head_side.machine.empty())
-        comparison.machine_changes = environment_differences(base_side.machine, head_side.machine);
+    add_totals_and_differences(comparison, base_side, head_side);
     return comparison;
 }
 
@@ -474,10 +483,7 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
                                        compared_keys, wanted, comparison.history_runs);
 
     judge_benchmarks(comparison, head, base, series, *method);
-    comparison.summaries = summarize(comparison);
-    comparison.environment_changes = environment_differences(base.environment, head.environment);
-    if (!base.machine.empty() && !head.machine.empty())
-        comparison.machine_changes = environment_differences(base.machine, head.machine);
+    add_totals_and_differences(comparison, base, head);
     comparison.baseline_warnings = base.warnings;
     return comparison;
 }
