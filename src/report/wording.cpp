@@ -544,8 +544,9 @@ std::string too_noisy_sentence(std::size_t count) {
         percent_without_trailing_zeros(model::too_noisy_floor));
 }
 
-// Why nothing could be judged, and what would help.
-std::string nothing_judged_sentence(const Detectability& found) {
+// Why nothing could be judged, and what would help; `by_samples`: the samples method, whose
+// inconclusive benchmarks lack samples rather than history.
+std::string nothing_judged_sentence(const Detectability& found, bool by_samples) {
     std::vector<std::string> reasons;
     std::vector<std::string> remedies;
     if (found.too_noisy > 0) {
@@ -556,7 +557,15 @@ std::string nothing_judged_sentence(const Detectability& found) {
         remedies.push_back(
             "a quieter machine or more repetitions of each benchmark lower the noise");
     }
-    if (found.inconclusive > 0) {
+    if (found.inconclusive > 0 && by_samples) {
+        reasons.push_back(fmt::format(
+            "{} {} too few samples (at least 2 in each run, in at least 3 benchmarks of the "
+            "suite)",
+            found.inconclusive, found.inconclusive == 1 ? "benchmark has" : "benchmarks have"));
+        remedies.push_back(
+            "running each benchmark several times gives it samples (Google Benchmark's "
+            "--benchmark_repetitions=10, hyperfine's --runs 10)");
+    } else if (found.inconclusive > 0) {
         reasons.push_back(
             fmt::format("{} {} too little history on the default branch", found.inconclusive,
                         found.inconclusive == 1 ? "benchmark has" : "benchmarks have"));
@@ -577,7 +586,9 @@ std::string nothing_judged_sentence(const Detectability& found) {
 std::string detectable_sentence(const model::Comparison& comparison, Escape escape) {
     if (!says_what_it_could_detect(comparison) || comparison.benchmarks.empty()) return "";
     const auto found = detectability(comparison);
-    if (!found.anything_judged) return nothing_judged_sentence(found);
+    if (!found.anything_judged)
+        return nothing_judged_sentence(
+            found, comparison.method.kind == model::MethodKind::Samples);
     auto sentence = typical_and_worst(found, escape);
     if (found.too_noisy > 0) {
         if (!sentence.empty()) sentence += ' ';

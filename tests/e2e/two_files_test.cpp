@@ -114,6 +114,25 @@ TEST_F(TwoFilesTest, TheSamplesMethodJudgesStoredRunsByTheirStoredSummaries) {
     EXPECT_NE(stored.out.find("\"verdict\": \"slower\""), std::string::npos);
 }
 
+TEST_F(TwoFilesTest, WithoutRepetitionsNothingIsJudgedAndTheReportSaysHowToGetSamples) {
+    write_text(directory_.path() / "once.json",
+               R"({"benchmarks": [
+  {"name": "BM_A", "run_type": "iteration", "real_time": 10, "time_unit": "ns"},
+  {"name": "BM_B", "run_type": "iteration", "real_time": 20, "time_unit": "ns"},
+  {"name": "BM_C", "run_type": "iteration", "real_time": 30, "time_unit": "ns"}
+]}
+)");
+    const auto output = benchwatch({"compare", "once.json", "once.json", "--format", "markdown"});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_NE(output.out.find("Nothing could be judged, so the zeros above do not mean that "
+                              "nothing changed: 3 benchmarks have too few samples (at least 2 in "
+                              "each run, in at least 3 benchmarks of the suite). Running each "
+                              "benchmark several times gives it samples (Google Benchmark's "
+                              "--benchmark_repetitions=10, hyperfine's --runs 10)."),
+              std::string::npos)
+        << output.out;
+}
+
 TEST_F(TwoFilesTest, FilesThatCannotBeComparedGetOneLineEach) {
     auto output = benchwatch({"compare", "base.json", "hyperfine.json"});
     EXPECT_EQ(output.exit_code, 2);
