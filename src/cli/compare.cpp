@@ -218,7 +218,8 @@ void add_comparison_flags(CLI::App& command, ComparisonFlags& flags) {
     command
         .add_option("--false-alarms-per-pr", flags.false_alarms_per_pr,
                     "Flukes per pull request the level method may make on the default branch's "
-                    "history; its thresholds are calibrated to it (default: config, 1)")
+                    "history, its thresholds calibrated to it; for the samples method, the "
+                    "flukes allowed over the suite (default: config, 1)")
         ->check(false_alarm_budget);
     command.add_flag("--confirm", flags.confirm,
                      "Re-measure what the report flags, base and head interleaved, with "
