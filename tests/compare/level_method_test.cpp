@@ -102,7 +102,9 @@ TEST(LevelMethod, AShortHistoryIsFlaggedOnlyBeyondTwiceItsLargestChange) {
 }
 
 TEST(LevelMethod, OneRunOfHistoryIsInconclusiveWhateverTheHead) {
-    const std::vector<BenchmarkEvidence> suite{evidence({100}, 1000), evidence({100}, 10)};
+    // The evidence keeps a view of its history, which must outlive the judgement.
+    const std::vector<double> one_run{100};
+    const std::vector<BenchmarkEvidence> suite{evidence(one_run, 1000), evidence(one_run, 10)};
     for (const auto& assessment : level()->judge(suite)) {
         EXPECT_EQ(assessment.verdict, model::Verdict::Inconclusive);
         EXPECT_DOUBLE_EQ(assessment.reference, 100);
