@@ -6,6 +6,8 @@
 #include <numbers>
 #include <vector>
 
+#include "stats/stats.hpp"
+
 namespace benchwatch::stats {
 
 namespace {
@@ -19,13 +21,6 @@ bool usable_spread(const SampleSpread& side) {
            side.stddev >= 0;
 }
 
-double median_in_place(std::vector<double> values) {
-    const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-    std::nth_element(values.begin(), middle, values.end());
-    if (values.size() % 2 == 1) return *middle;
-    return (*middle + *std::max_element(values.begin(), middle)) / 2.0;
-}
-
 // The median of deviation² / (within + τ²) over the benchmarks.
 double median_scaled_square(std::span<const double> deviations, std::span<const double> within,
                             double tau) {
@@ -35,7 +30,7 @@ double median_scaled_square(std::span<const double> deviations, std::span<const 
         const double square = deviations[i] * deviations[i];
         scaled[i] = variance > 0 ? square / variance : (square > 0 ? INFINITY : 0.0);
     }
-    return median_in_place(std::move(scaled));
+    return median(scaled);
 }
 
 }  // namespace
