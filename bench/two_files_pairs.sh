@@ -8,6 +8,7 @@
 # when BM_CountWords… or gzip is flagged slower), at the default budget and at 0.1.
 #   bench/two_files_pairs.sh BENCHWATCH [ROUNDS] [interleaved]
 # "interleaved" runs Google Benchmark with --benchmark_enable_random_interleaving=true.
+# BENCHWATCH_KEEP_PAIRS=DIR keeps the result files there, for a second look at them.
 set -euo pipefail
 source "$(dirname -- "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 benchwatch="$(realpath "${1:?usage: bench/two_files_pairs.sh BENCHWATCH [ROUNDS] [interleaved]}")"
@@ -16,7 +17,12 @@ interleave=()
 if [[ "${3:-}" == interleaved ]]; then interleave=(--benchmark_enable_random_interleaving=true); fi
 ensure_packages hyperfine libbenchmark-dev cmake ninja-build g++ python3
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+keep="${BENCHWATCH_KEEP_PAIRS:-}"
+keep_files() {
+    if [[ -n "$keep" ]]; then mkdir -p "$keep" && cp "$work"/gb_*.json "$work"/hf_*.json "$keep"/ 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap keep_files EXIT
 
 cp -r "$BENCHWATCH_ROOT/examples" "$work/plain"
 cp -r "$BENCHWATCH_ROOT/examples" "$work/slowed"

@@ -59,7 +59,7 @@ std::vector<CommitPoint> commit_points(
         }
         if (point.url.empty() && !options.repository_url.empty())
             point.url = options.repository_url + "/commit/" + commit;
-        if (i > 0) point.time_ms = std::max(point.time_ms, previous_time);
+        if (i > 0) point.time_ms = std::max(point.time_ms, previous_time + 1);
         previous_time = point.time_ms;
         points.push_back(std::move(point));
     }

@@ -23,8 +23,9 @@ std::string stable_id(std::string_view name);
 // A default-branch commit with runs on one machine, as the dashboard shows it.
 struct CommitPoint {
     std::string commit;
-    // Its committer date (else its first run's recording time), never before the previous
-    // commit's.
+    // Its committer date (else its first run's recording time), at least 1 ms after the previous
+    // commit's: commits of a rebased stack share one second, and a chart needs each point at its
+    // own place on the time axis to find the points of a time range.
     std::int64_t time_ms = 0;
     std::string subject;       // the first line of its message; "" when unknown
     std::string author;        // "" when unknown

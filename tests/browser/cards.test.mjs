@@ -1,8 +1,9 @@
 // The dashboard's cards could waste their titles on a prefix every benchmark shares, write a value
 // otherwise than the command line does ("120.7 µs" for its "121 µs"), label an axis "1,000 ns",
-// call a benchmark with one run "typical change 0.0%", or, opened from disk, say only "Failed to
-// fetch": this test records a small Go-like history with the real benchwatch and checks the page
-// in headless Chromium, served and as a static site opened as a file.
+// call a benchmark with one run "typical change 0.0%", leave the later of commits that share a
+// second outside a chart's value range, or, opened from disk, say only "Failed to fetch": this
+// test records a small Go-like history with the real benchwatch and checks the page in headless
+// Chromium, served and as a static site opened as a file.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -35,6 +36,8 @@ if (skip) console.log(`# skipping the dashboard cards browser test: ${skip}`);
 const GET = [120700, 120650, 120720, 120690, 120710, 120700];
 const PUT = [960, 975, 990, 999, 985, 970];
 const LATER = 5000;
+const FIRST_DATE = '2026-03-01T10:00:00Z';
+const STACK_DATE = '2026-03-02T10:00:00Z';
 
 function googleBenchmarkFile(rows) {
   return JSON.stringify({
@@ -55,6 +58,12 @@ function benchwatch(cwd, ...args) {
 
 function git(cwd, ...args) {
   return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+}
+
+// git with its author and committer dates set to `date`.
+function gitAt(cwd, date, ...args) {
+  const env = { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
+  return execFileSync('git', args, { cwd, encoding: 'utf8', env }).trim();
 }
 
 // Starts `benchwatch serve` on a free port and resolves with its address from the first line.
@@ -121,7 +130,10 @@ describe('the dashboard cards', { skip }, () => {
     for (let i = 0; i < GET.length; i++) {
       writeFileSync(join(repository, 'file.txt'), `${i}\n`);
       git(repository, 'add', 'file.txt');
-      git(repository, '-c', 'user.name=A. Person', '-c', 'user.email=a@example.com',
+      // The first commit a day before the others, which share one committer date as a rebased
+      // stack does: each point must still get its own place on the time axis, or the chart
+      // leaves all but the first of the stack out of its value range.
+      gitAt(repository, i === 0 ? FIRST_DATE : STACK_DATE, '-c', 'user.name=A. Person', '-c', 'user.email=a@example.com',
         'commit', '--quiet', '-m', `change ${i}`);
       const rows = [['BenchmarkGet', GET[i]], ['BenchmarkPut', PUT[i]]];
       if (i === GET.length - 1) rows.push(['BenchmarkLater', LATER]);
@@ -187,7 +199,8 @@ describe('the dashboard cards', { skip }, () => {
       assert.equal(new Set(labels).size, labels.length, `${name}: ${labels}`);
     }
     // Put's values reach 999 ns, so its axis runs to 1000 ns or more: in µs.
-    assert.ok((await axisLabelsOf(page, 'BenchmarkPut')).every((label) => label.endsWith(' µs')));
+    const putLabels = await axisLabelsOf(page, 'BenchmarkPut');
+    assert.ok(putLabels.every((label) => label.endsWith(' µs')), `BenchmarkPut: ${putLabels}`);
     await page.close();
   });
 

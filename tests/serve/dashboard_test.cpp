@@ -55,7 +55,7 @@ TEST_F(DashboardTest, ProjectsMachinesAndTheDefaultMachine) {
     EXPECT_EQ(project.machines[1].commits.size(), 2u);
 }
 
-TEST_F(DashboardTest, CommitsInRecordedOrderWithTimesThatNeverGoBack) {
+TEST_F(DashboardTest, CommitsInRecordedOrderWithTimesThatAlwaysMoveOn) {
     const MachineHistory& machine = m1();
     EXPECT_EQ(machine.order, "recorded");
     ASSERT_EQ(machine.commits.size(), 10u);
@@ -63,7 +63,8 @@ TEST_F(DashboardTest, CommitsInRecordedOrderWithTimesThatNeverGoBack) {
     EXPECT_EQ(machine.commits[9].commit, "c10");
     EXPECT_EQ(machine.commits[0].time_ms, start_ms + hour_ms);
     EXPECT_EQ(machine.commits[2].time_ms, start_ms + 3 * hour_ms);
-    EXPECT_EQ(machine.commits[3].time_ms, start_ms + 3 * hour_ms);  // recorded at +2 h: clamped
+    // Recorded at +2 h: placed 1 ms after the commit before it, never at the same instant.
+    EXPECT_EQ(machine.commits[3].time_ms, start_ms + 3 * hour_ms + 1);
     EXPECT_EQ(machine.commits[4].time_ms, start_ms + 5 * hour_ms);
 }
 
@@ -106,6 +107,24 @@ TEST(DashboardDates, PointsSitAtCommitDatesAndDirtyRunsAreNoPoints) {
     ASSERT_EQ(machine.benchmarks.size(), 1u);
     EXPECT_EQ(machine.benchmarks[0].values, (std::vector<double>{100, 100, 100}));
     EXPECT_TRUE(machine.pulls.empty());
+}
+
+TEST(DashboardDates, CommitsThatShareASecondGetAPlaceEachOnTheTimeAxis) {
+    // A rebased stack lands with one committer date on every commit.
+    benchwatch::testing::TemporaryDirectory directory{"benchwatch-serve"};
+    const auto store = store::open_store(benchwatch::testing::test_store_url(directory.path()));
+    for (int number = 1; number <= 3; ++number) {
+        model::Run run = testing::sample_run("m1", "c" + std::to_string(number), number);
+        run.results = {testing::result("a", 100.0 * number)};
+        run.commit_info = model::CommitInfo{"m", "a", "2024-01-10T12:00:00Z", ""};
+        store->record(run);
+    }
+    const auto dashboard = load_dashboard(*store, nullptr, {});
+    const MachineHistory& machine = *dashboard.find_project("p")->find_machine("m1");
+    ASSERT_EQ(machine.commits.size(), 3u);
+    EXPECT_EQ(machine.commits[0].time_ms, 1704888000000);
+    EXPECT_EQ(machine.commits[1].time_ms, 1704888000001);
+    EXPECT_EQ(machine.commits[2].time_ms, 1704888000002);
 }
 
 TEST_F(DashboardTest, SubjectAuthorAndForgeLinks) {
