@@ -19,7 +19,9 @@ ensure_packages hyperfine libbenchmark-dev cmake ninja-build g++ python3
 work="$(mktemp -d)"
 keep="${BENCHWATCH_KEEP_PAIRS:-}"
 keep_files() {
-    if [[ -n "$keep" ]]; then mkdir -p "$keep" && cp "$work"/gb_*.json "$work"/hf_*.json "$keep"/ 2>/dev/null || true; fi
+    if [[ -n "$keep" ]] && mkdir -p "$keep"; then
+        cp "$work"/gb_*.json "$work"/hf_*.json "$keep"/ 2>/dev/null || true
+    fi
     rm -rf "$work"
 }
 trap keep_files EXIT

@@ -133,8 +133,8 @@ describe('the dashboard cards', { skip }, () => {
       // The first commit a day before the others, which share one committer date as a rebased
       // stack does: each point must still get its own place on the time axis, or the chart
       // leaves all but the first of the stack out of its value range.
-      gitAt(repository, i === 0 ? FIRST_DATE : STACK_DATE, '-c', 'user.name=A. Person', '-c', 'user.email=a@example.com',
-        'commit', '--quiet', '-m', `change ${i}`);
+      gitAt(repository, i === 0 ? FIRST_DATE : STACK_DATE, '-c', 'user.name=A. Person',
+        '-c', 'user.email=a@example.com', 'commit', '--quiet', '-m', `change ${i}`);
       const rows = [['BenchmarkGet', GET[i]], ['BenchmarkPut', PUT[i]]];
       if (i === GET.length - 1) rows.push(['BenchmarkLater', LATER]);
       writeFileSync(results, googleBenchmarkFile(rows));

@@ -139,7 +139,7 @@ TEST_F(ApiTest, WholeSeries) {
     EXPECT_EQ(body["commit"][8], "c09");
     EXPECT_EQ(body["subject"][0], "Fix it");
     EXPECT_EQ(body["author"][0], "Ann");
-    EXPECT_EQ(body["url"][0], "");                       // no repository_url configured here
+    EXPECT_EQ(body["url"][0], "");                           // no repository_url configured here
     EXPECT_EQ(body["time"][3], start_ms + 3 * hour_ms + 1);  // c04: 1 ms after c03
 }
 
