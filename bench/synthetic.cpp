@@ -58,8 +58,8 @@ model::Run synthetic_run(std::string project, std::size_t run_index, std::size_t
         model::Result result;
         result.benchmark = fmt::format("group{}/bench{}", i / 50, i);
         result.value = base_value(i) * noise(random);
-        result.samples =
-            model::SampleSummary{5, result.value * 1.01, result.value * 1.01, result.value * 0.005};
+        result.samples = model::SampleSummary{
+            5, result.value * 1.01, result.value * 1.01, result.value * 0.005, {}};
         run.results.push_back(std::move(result));
     }
     return run;

@@ -6,16 +6,24 @@
 # input, then with gzip given a 15% larger one), and compares each round's first file with its
 # second (every benchmark flagged is a false flag) and with its third (the slowdown is caught
 # when BM_CountWords… or gzip is flagged slower), at the default budget and at 0.1.
-#   bench/two_files_pairs.sh BENCHWATCH [ROUNDS] [interleaved]
-# "interleaved" runs Google Benchmark with --benchmark_enable_random_interleaving=true.
-# BENCHWATCH_KEEP_PAIRS=DIR keeps the result files there, for a second look at them.
+#   bench/two_files_pairs.sh BENCHWATCH [ROUNDS] [interleaved|warmed]
+# "interleaved" runs Google Benchmark with --benchmark_enable_random_interleaving=true, "warmed"
+# with --benchmark_min_warmup_time=0.5.
+# BENCHWATCH_KEEP_PAIRS=DIR keeps the result files there, for a second look at them;
+# BENCHWATCH_REUSE_PAIRS=DIR judges the files an earlier run kept there instead of making new ones
+# (ROUNDS of them), so that two builds of benchwatch can be compared on the same files.
 set -euo pipefail
 source "$(dirname -- "${BASH_SOURCE[0]}")/../scripts/lib.sh"
-benchwatch="$(realpath "${1:?usage: bench/two_files_pairs.sh BENCHWATCH [ROUNDS] [interleaved]}")"
+benchwatch="$(realpath "${1:?usage: bench/two_files_pairs.sh BENCHWATCH [ROUNDS] [interleaved|warmed]}")"
 rounds="${2:-20}"
-interleave=()
-if [[ "${3:-}" == interleaved ]]; then interleave=(--benchmark_enable_random_interleaving=true); fi
-ensure_packages hyperfine libbenchmark-dev cmake ninja-build g++ python3
+harness_options=()
+case "${3:-}" in
+    interleaved) harness_options=(--benchmark_enable_random_interleaving=true) ;;
+    warmed) harness_options=(--benchmark_min_warmup_time=0.5) ;;
+    "") ;;
+    *) die "unknown harness option '$3': interleaved or warmed" ;;
+esac
+reuse="${BENCHWATCH_REUSE_PAIRS:-}"
 work="$(mktemp -d)"
 keep="${BENCHWATCH_KEEP_PAIRS:-}"
 keep_files() {
@@ -26,9 +34,18 @@ keep_files() {
 }
 trap keep_files EXIT
 
-cp -r "$BENCHWATCH_ROOT/examples" "$work/plain"
-cp -r "$BENCHWATCH_ROOT/examples" "$work/slowed"
-python3 - "$work/slowed/src/textkit.cpp" <<'PYEOF'
+gbench() {
+    "$work/$1/build/textkit_bench" --benchmark_repetitions=10 --benchmark_min_time=0.02 \
+        "${harness_options[@]}" --benchmark_format=json --benchmark_out="$2" >/dev/null
+}
+hyperfine_run() {
+    (cd "$work" && hyperfine -N --runs 10 --warmup 1 --export-json "$2" -n gzip "gzip -1 -c $1" \
+        -n sha256 "sha256sum input.txt" -n md5 "md5sum input.txt" -n wc "wc input.txt" \
+        -n sort "sort input.txt" -n cksum "cksum input.txt" >/dev/null 2>&1)
+}
+# count_words does 15% more work in the slowed build.
+slow_down_count_words() {
+    python3 - "$1" <<'PYEOF'
 import sys
 path = sys.argv[1]
 text = open(path).read()
@@ -40,36 +57,38 @@ text = text.replace(counted, """    for_each_word(text, [&words](std::string_vie
     return again == static_cast<std::size_t>(-1) ? 0 : words;""")
 open(path, "w").write(text)
 PYEOF
-for build in plain slowed; do
-    cmake -S "$work/$build" -B "$work/$build/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-    ninja -C "$work/$build/build" >/dev/null
-done
-head -c 3000000 /dev/urandom | base64 > "$work/input.txt"
-head -c 3450000 /dev/urandom | base64 > "$work/input_larger.txt"
-
-gbench() {
-    "$work/$1/build/textkit_bench" --benchmark_repetitions=10 --benchmark_min_time=0.02 \
-        "${interleave[@]}" --benchmark_format=json --benchmark_out="$2" >/dev/null
 }
-hyperfine_run() {
-    (cd "$work" && hyperfine -N --runs 10 --warmup 1 --export-json "$2" -n gzip "gzip -1 -c $1" \
-        -n sha256 "sha256sum input.txt" -n md5 "md5sum input.txt" -n wc "wc input.txt" \
-        -n sort "sort input.txt" -n cksum "cksum input.txt" >/dev/null 2>&1)
+make_pairs() {
+    ensure_packages hyperfine libbenchmark-dev cmake ninja-build g++ python3
+    cp -r "$BENCHWATCH_ROOT/examples" "$work/plain"
+    cp -r "$BENCHWATCH_ROOT/examples" "$work/slowed"
+    slow_down_count_words "$work/slowed/src/textkit.cpp"
+    for build in plain slowed; do
+        cmake -S "$work/$build" -B "$work/$build/build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+        ninja -C "$work/$build/build" >/dev/null
+    done
+    head -c 3000000 /dev/urandom | base64 > "$work/input.txt"
+    head -c 3450000 /dev/urandom | base64 > "$work/input_larger.txt"
+    for round in $(seq 1 "$rounds"); do
+        gbench plain "$work/gb_base_$round.json"
+        gbench plain "$work/gb_same_$round.json"
+        gbench slowed "$work/gb_slow_$round.json"
+        hyperfine_run input.txt "$work/hf_base_$round.json"
+        hyperfine_run input.txt "$work/hf_same_$round.json"
+        hyperfine_run input_larger.txt "$work/hf_slow_$round.json"
+    done
 }
+if [[ -n "$reuse" ]]; then
+    cp "$reuse"/gb_*.json "$reuse"/hf_*.json "$work"/
+else
+    make_pairs
+fi
 # Prints the benchmarks the report in $1 flagged, one verdict and name a line.
 flagged() {
     python3 -c 'import json, sys
 for b in json.load(open(sys.argv[1]))["benchmarks"]:
     if b["verdict"] in ("slower", "faster"): print(b["verdict"], b["name"])' "$1"
 }
-for round in $(seq 1 "$rounds"); do
-    gbench plain "$work/gb_base_$round.json"
-    gbench plain "$work/gb_same_$round.json"
-    gbench slowed "$work/gb_slow_$round.json"
-    hyperfine_run input.txt "$work/hf_base_$round.json"
-    hyperfine_run input.txt "$work/hf_same_$round.json"
-    hyperfine_run input_larger.txt "$work/hf_slow_$round.json"
-done
 for kind in gb hf; do
     slowed_name=BM_CountWords
     [[ "$kind" == hf ]] && slowed_name=gzip
@@ -86,7 +105,7 @@ for kind in gb hf; do
         done
         median_spread="$(printf '%s\n' "${spreads[@]}" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')"
         printf '%s, budget %s: %d false flags in %d same-build pairs (%.2f per pair); slowdown caught in %d of %d; median run-to-run spread %s%%\n' \
-            "$([[ $kind == gb ]] && echo "Google Benchmark${interleave:+, interleaved}" || echo hyperfine)" \
+            "$([[ $kind == gb ]] && echo "Google Benchmark${3:+, $3}" || echo hyperfine)" \
             "$budget" "$false_flags" "$rounds" "$(echo "$false_flags / $rounds" | bc -l)" "$caught" "$rounds" "$median_spread"
     done
 done

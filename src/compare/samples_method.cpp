@@ -14,7 +14,7 @@ namespace benchwatch::compare {
 namespace {
 
 stats::SampleSpread spread_of(const model::SampleSummary& summary) {
-    return {summary.count, summary.median, summary.mean, summary.stddev};
+    return {summary.count, summary.median, summary.mean, summary.stddev, summary.values};
 }
 
 // The setting-free part of one suite: each benchmark's move and the suite's centre and spread.
@@ -27,10 +27,10 @@ struct SamplesPrepared final : PreparedSuite {
         double minimum_change = 0;
     };
     std::vector<Benchmark> benchmarks;
-    std::size_t judged = 0;     // benchmarks with a move
-    double suite_move = 0;      // median log move of the judged benchmarks
-    double run_to_run = 0;      // τ, log scale
-    double run_to_run_df = 1;   // its degrees of freedom
+    std::size_t judged = 0;    // benchmarks with a move
+    double suite_move = 0;     // median log move of the judged benchmarks
+    double run_to_run = 0;     // τ, log scale
+    double run_to_run_df = 1;  // its degrees of freedom
 };
 
 class SamplesMethod final : public Method {
@@ -92,17 +92,16 @@ class SamplesMethod final : public Method {
                 move.within_variance, move.within_df, tau_squared, suite.run_to_run_df);
             const double noise = std::sqrt(variance);
             assessment.typical_change = noise;
-            assessment.threshold =
-                std::max(stats::student_t_critical(per_benchmark, df) * noise,
-                         std::log1p(benchmark.minimum_change));
+            assessment.threshold = std::max(stats::student_t_critical(per_benchmark, df) * noise,
+                                            std::log1p(benchmark.minimum_change));
             assessment.detectable_change = std::exp(assessment.threshold) - 1.0;
             assessment.reference = benchmark.base_median;
             assessment.head_value = benchmark.head_median;
             assessment.suite_move = std::expm1(suite.suite_move);
             assessment.run_to_run = suite.run_to_run;
-            assessment.verdict = to_verdict(stats::judge_log_ratio(
-                move.log_move - suite.suite_move, assessment.threshold,
-                benchmark.smaller_is_better));
+            assessment.verdict = to_verdict(stats::judge_log_ratio(move.log_move - suite.suite_move,
+                                                                   assessment.threshold,
+                                                                   benchmark.smaller_is_better));
             assessments.push_back(assessment);
         }
         return assessments;

@@ -139,8 +139,11 @@ class BenchmarkDotNetReader {
         model::Result result;
         result.benchmark = entry.name;
         result.value = *entry.min;
-        result.samples = model::SampleSummary{static_cast<std::int64_t>(*entry.n), *entry.median,
-                                              *entry.mean, *entry.standard_deviation};
+        result.samples = model::SampleSummary{static_cast<std::int64_t>(*entry.n),
+                                              *entry.median,
+                                              *entry.mean,
+                                              *entry.standard_deviation,
+                                              {}};
         result.memory = entry.bytes_allocated;
         parsed_.results.push_back(std::move(result));
     }

@@ -129,7 +129,7 @@ class Catch2Reader {
         result.benchmark = name;
         result.value = mean;
         // Catch2 reports no median; its mean stands in for it.
-        result.samples = model::SampleSummary{*samples, mean, mean, stddev};
+        result.samples = model::SampleSummary{*samples, mean, mean, stddev, {}};
         parsed_.results.push_back(std::move(result));
     }
 

@@ -236,8 +236,11 @@ class CriterionReader {
         } else {
             time.value = estimates.slope.value_or(*estimates.mean);
             check_time(estimates_file, identity.full_id, time.value);
-            time.samples = model::SampleSummary{0, estimates.median.value_or(*estimates.mean),
-                                                *estimates.mean, estimates.std_dev.value_or(0)};
+            time.samples = model::SampleSummary{0,
+                                                estimates.median.value_or(*estimates.mean),
+                                                *estimates.mean,
+                                                estimates.std_dev.value_or(0),
+                                                {}};
         }
         parsed_.results.push_back(time);
         const auto add_throughput = [&](double per_iteration, const char* unit) {

@@ -1,8 +1,8 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <initializer_list>
 #include <array>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -243,9 +243,11 @@ class GoogleBenchmarkReader {
                                     benchmark.name));
         check_positive_time(input_, benchmark.name, *value);
         result.value = *value;
-        result.samples = model::SampleSummary{
-            benchmark.repetitions, aggregate("median").value_or(*value),
-            aggregate("mean").value_or(*value), aggregate("stddev").value_or(0)};
+        result.samples = model::SampleSummary{benchmark.repetitions,
+                                              aggregate("median").value_or(*value),
+                                              aggregate("mean").value_or(*value),
+                                              aggregate("stddev").value_or(0),
+                                              {}};
         return result;
     }
 
@@ -268,10 +270,10 @@ bool has_any_key(ondemand::value value, std::initializer_list<std::string_view> 
     return false;
 }
 
-// Google Benchmark writes {"context": {"executable", "library_build_type"…}, "benchmarks": [{"name",
-// "run_type", "real_time", "time_unit"…}…]}: other harnesses also have a "benchmarks" array
-// (pytest-benchmark, nvbench), so the file is ours when the context or the first row is Google
-// Benchmark's own.
+// Google Benchmark writes {"context": {"executable", "library_build_type"…}, "benchmarks":
+// [{"name", "run_type", "real_time", "time_unit"…}…]}: other harnesses also have a "benchmarks"
+// array (pytest-benchmark, nvbench), so the file is ours when the context or the first row is
+// Google Benchmark's own.
 Claim detect_googlebenchmark(const Probe& probe) {
     if (probe.json == nullptr || probe.json->type().value() != ondemand::json_type::object)
         return {};

@@ -381,6 +381,7 @@ void check_values(const std::vector<model::Result>& results, std::string_view so
             check("median", result.samples->median, true);
             check("mean", result.samples->mean, true);
             check("standard deviation", result.samples->stddev, true);
+            for (const double sample : result.samples->values) check("sample", sample, true);
         }
         if (result.allocations) check("allocation count", *result.allocations, false);
         if (result.memory) check("memory in bytes", *result.memory, false);

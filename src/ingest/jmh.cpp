@@ -261,8 +261,10 @@ class JmhReader {
         }
         const auto median = run.percentiles.find("50.0");
         return {static_cast<std::int64_t>(count),
-                median != run.percentiles.end() ? median->second * factor : mean, mean,
-                count > 1 ? std::sqrt(squares / (count - 1)) : 0};
+                median != run.percentiles.end() ? median->second * factor : mean,
+                mean,
+                count > 1 ? std::sqrt(squares / (count - 1)) : 0,
+                {}};
     }
 
     void check_positive(std::string_view name, double value, bool throughput) const {

@@ -202,7 +202,8 @@ void check_positive_time(const JsonInput& input, std::string_view benchmark, dou
 
 model::SampleSummary summarize(std::span<const double> times) {
     return {static_cast<std::int64_t>(times.size()), stats::median(times), stats::mean(times),
-            stats::sample_stddev(times)};
+            stats::sample_stddev(times),
+            stats::kept_order_statistics(times, model::kKeptSampleValues)};
 }
 
 // FNV-1a over 8-byte words, then the tail bytes.

@@ -225,7 +225,10 @@ class NvbenchReader {
             stddev = *relative * mean_ns;
         result.samples =
             model::SampleSummary{static_cast<std::int64_t>(find(measurement.count_tag).value_or(0)),
-                                 mean_ns, mean_ns, stddev};
+                                 mean_ns,
+                                 mean_ns,
+                                 stddev,
+                                 {}};
         parsed_.results.push_back(std::move(result));
         return true;
     }

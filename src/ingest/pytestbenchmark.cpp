@@ -160,9 +160,11 @@ class PytestBenchmarkReader {
                                            name));
             result.value = *stats.min * nanoseconds_per_second;
             check_positive_time(input_, name, result.value);
-            result.samples = model::SampleSummary{
-                static_cast<std::int64_t>(*stats.rounds), *stats.median * nanoseconds_per_second,
-                *stats.mean * nanoseconds_per_second, *stats.stddev * nanoseconds_per_second};
+            result.samples = model::SampleSummary{static_cast<std::int64_t>(*stats.rounds),
+                                                  *stats.median * nanoseconds_per_second,
+                                                  *stats.mean * nanoseconds_per_second,
+                                                  *stats.stddev * nanoseconds_per_second,
+                                                  {}};
         }
         parsed_.results.push_back(std::move(result));
     }

@@ -129,7 +129,8 @@ void check_names(const std::vector<model::Result>& results, std::string_view sou
 // or read back.
 void check_values(const std::vector<model::Result>& results, std::string_view source);
 
-// Count, median, mean and sample standard deviation of a benchmark's sample times.
+// Count, median, mean and sample standard deviation of a benchmark's sample times, and the
+// order statistics of them that a result keeps.
 model::SampleSummary summarize(std::span<const double> times);
 
 // What a reader's detect function may look at: the file's text, and its JSON document when the

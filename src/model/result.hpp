@@ -1,9 +1,11 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace benchwatch::model {
 
@@ -16,12 +18,19 @@ const char* to_string(Direction direction);
 // Parses "smaller"/"bigger"; std::nullopt for anything else.
 std::optional<Direction> parse_direction(std::string_view text);
 
+// The most sample values one result keeps; a result of more samples keeps that many of their
+// order statistics, evenly spaced from the smallest to the largest.
+inline constexpr std::size_t kKeptSampleValues = 64;
+
 // What a format says about the spread of the samples behind one value.
 struct SampleSummary {
     std::int64_t count = 0;
     double median = 0;
     double mean = 0;
     double stddev = 0;
+    // Ascending: the samples, or kKeptSampleValues of their order statistics where there are
+    // more; empty where the format gives a summary only.
+    std::vector<double> values = {};
 
     friend bool operator==(const SampleSummary&, const SampleSummary&) = default;
 };
@@ -29,7 +38,7 @@ struct SampleSummary {
 // One benchmark's value of one metric in one run. Times are always stored in nanoseconds
 // (unit "ns"); `value` is the best of the samples (the minimum for smaller-is-better metrics).
 struct Result {
-    std::string benchmark;    // '/'-separated path, e.g. "array/copyto!/gpu_to_cpu"
+    std::string benchmark;  // '/'-separated path, e.g. "array/copyto!/gpu_to_cpu"
     std::string metric = "time";
     double value = 0;
     std::string unit = "ns";

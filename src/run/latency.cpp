@@ -43,10 +43,12 @@ model::Result latency_result(const std::string& name, const std::vector<TimedRes
     result.memory = static_cast<double>(peak_rss);
     result.user_time = user_ns;
     result.system_time = system_ns;
-    result.samples = model::SampleSummary{.count = static_cast<std::int64_t>(wall_ns.size()),
-                                          .median = stats::median(wall_ns),
-                                          .mean = stats::mean(wall_ns),
-                                          .stddev = stats::sample_stddev(wall_ns)};
+    result.samples = model::SampleSummary{
+        .count = static_cast<std::int64_t>(wall_ns.size()),
+        .median = stats::median(wall_ns),
+        .mean = stats::mean(wall_ns),
+        .stddev = stats::sample_stddev(wall_ns),
+        .values = stats::kept_order_statistics(wall_ns, model::kKeptSampleValues)};
     return result;
 }
 

@@ -1,7 +1,9 @@
 #include "stats/sample_test.hpp"
 
 #include <algorithm>
+#include <boost/math/distributions/beta.hpp>
 #include <boost/math/distributions/students_t.hpp>
+#include <cassert>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -33,17 +35,66 @@ double median_scaled_square(std::span<const double> deviations, std::span<const 
     return median(scaled);
 }
 
+// The Maritz–Jarrett weights of k order statistics for the ((k + 1) / 2)-th: the chance that a
+// Beta((k + 1) / 2, k − (k + 1) / 2 + 1) variable, the share of a distribution below that order
+// statistic, falls between (i − 1) / k and i / k. Suites judge many benchmarks with one count,
+// so each count's weights are computed once per thread.
+const std::vector<double>& median_weights(std::size_t k) {
+    thread_local std::vector<std::vector<double>> by_count;
+    if (by_count.size() <= k) by_count.resize(k + 1);
+    std::vector<double>& weights = by_count[k];
+    if (!weights.empty()) return weights;
+    const double rank = static_cast<double>((k + 1) / 2);
+    const boost::math::beta_distribution<double> share(rank, static_cast<double>(k) - rank + 1);
+    double below = 0;
+    for (std::size_t i = 1; i <= k; ++i) {
+        const double upto =
+            i == k ? 1.0 : boost::math::cdf(share, static_cast<double>(i) / static_cast<double>(k));
+        weights.push_back(upto - below);
+        below = upto;
+    }
+    return weights;
+}
+
+bool usable_kept(std::span<const double> kept, std::int64_t count) {
+    return kept.size() >= 2 && static_cast<std::int64_t>(kept.size()) <= count &&
+           std::all_of(kept.begin(), kept.end(),
+                       [](double value) { return std::isfinite(value) && value > 0; });
+}
+
+double median_variance_from_deviation(const SampleSpread& side) {
+    const double cv = side.stddev / side.mean;
+    return std::numbers::pi / 2.0 * cv * cv / static_cast<double>(side.count);
+}
+
 }  // namespace
+
+double log_median_variance(std::span<const double> kept, std::int64_t count) {
+    assert(kept.size() >= 2 && static_cast<std::int64_t>(kept.size()) <= count);
+    const std::vector<double>& weights = median_weights(kept.size());
+    // Moments about the kept median's log, so that large logs do not cancel.
+    const double centre = std::log(kept[(kept.size() - 1) / 2]);
+    double first = 0;
+    double second = 0;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+        const double deviation = std::log(kept[i]) - centre;
+        first += weights[i] * deviation;
+        second += weights[i] * deviation * deviation;
+    }
+    const double variance = std::max(0.0, second - first * first);
+    return variance * static_cast<double>(kept.size()) / static_cast<double>(count);
+}
 
 std::optional<SampleMove> sample_move(const SampleSpread& base, const SampleSpread& head) {
     if (!usable_spread(base) || !usable_spread(head)) return std::nullopt;
-    const double base_cv = base.stddev / base.mean;
-    const double head_cv = head.stddev / head.mean;
     SampleMove move;
     move.log_move = std::log(head.median / base.median);
-    move.within_variance = std::numbers::pi / 2.0 *
-                           (base_cv * base_cv / static_cast<double>(base.count) +
-                            head_cv * head_cv / static_cast<double>(head.count));
+    if (usable_kept(base.kept, base.count) && usable_kept(head.kept, head.count))
+        move.within_variance =
+            log_median_variance(base.kept, base.count) + log_median_variance(head.kept, head.count);
+    else
+        move.within_variance =
+            median_variance_from_deviation(base) + median_variance_from_deviation(head);
     move.within_df = static_cast<double>(base.count + head.count - 2);
     return move;
 }
@@ -82,7 +133,8 @@ double satterthwaite_degrees_of_freedom(double a, double df_a, double b, double 
 
 double student_t_two_sided_p(double t, double df) {
     const boost::math::students_t distribution(df);
-    return std::min(1.0, 2.0 * boost::math::cdf(boost::math::complement(distribution, std::abs(t))));
+    return std::min(1.0,
+                    2.0 * boost::math::cdf(boost::math::complement(distribution, std::abs(t))));
 }
 
 double student_t_critical(double p, double df) {

@@ -7,12 +7,15 @@
 namespace benchwatch::stats {
 
 // What one run says about the spread of one benchmark's samples: their count, median, mean and
-// sample standard deviation, in the benchmark's unit.
+// sample standard deviation, in the benchmark's unit, and where the format gives each sample,
+// the order statistics kept of them (ascending; all of them, or evenly spaced ones as
+// kept_order_statistics() keeps them).
 struct SampleSpread {
     std::int64_t count = 0;
     double median = 0;
     double mean = 0;
     double stddev = 0;
+    std::span<const double> kept;
 };
 
 // One benchmark's move between two runs as their samples tell it.
@@ -22,12 +25,22 @@ struct SampleMove {
     double within_df = 0;        // its degrees of freedom, base count + head count − 2
 };
 
-// The move from `base` to `head`: log_move = ln(head.median / base.median) and within_variance
-// = π/2 × (cv_b²/n_b + cv_h²/n_h) with cv = stddev / mean, the large-sample variance of the log
-// of a median of n values of relative spread cv. std::nullopt when either side has fewer than 2
-// samples or a median, mean or deviation that is not finite and positive (a deviation may be
-// 0). Example: base {10, 100, 100, 10}, head {10, 110, 110, 11} give log_move = ln 1.1 and
-// within_variance = π/2 × 0.002.
+// The variance of the log of the median of `count` samples of which `kept` are the order
+// statistics kept (ascending): the Maritz–Jarrett estimate for the ((k + 1) / 2)-th of the k
+// kept values of ln x, which weighs every order statistic by the chance that it is the median
+// of a sample drawn again, times k / count when fewer than `count` were kept. It follows the
+// samples themselves, so a median that could fall on either of two speeds gets the spread
+// between them. Requires positive values, k >= 2 and count >= k.
+// Example: kept {1, e, e²}, count 3 give 14/27 (weights 7/27, 13/27, 7/27 on ln x = 0, 1, 2).
+double log_median_variance(std::span<const double> kept, std::int64_t count);
+
+// The move from `base` to `head`: log_move = ln(head.median / base.median), and within_variance
+// the sum of each side's variance of the log of its median: log_median_variance() where both
+// sides kept at least 2 positive order statistics, else π/2 × cv²/n with cv = stddev / mean, the
+// large-sample variance of the log of a median of n values of relative spread cv.
+// std::nullopt when either side has fewer than 2 samples or a median, mean or deviation that is
+// not finite and positive (a deviation may be 0). Example: base {10, 100, 100, 10}, head {10,
+// 110, 110, 11}, nothing kept, give log_move = ln 1.1 and within_variance = π/2 × 0.002.
 std::optional<SampleMove> sample_move(const SampleSpread& base, const SampleSpread& head);
 
 // The spread τ of the moves between two runs that their samples do not explain (the machine

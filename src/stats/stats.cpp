@@ -58,6 +58,22 @@ double sample_stddev(std::span<const double> values) {
     return std::sqrt(squares / static_cast<double>(values.size() - 1));
 }
 
+std::vector<double> kept_order_statistics(std::span<const double> values, std::size_t most) {
+    assert(most >= 2);
+    std::vector<double> sorted(values.begin(), values.end());
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted.size() <= most) return sorted;
+    std::vector<double> kept;
+    kept.reserve(most);
+    const double last = static_cast<double>(sorted.size() - 1);
+    for (std::size_t i = 0; i < most; ++i) {
+        const double rank =
+            std::round(static_cast<double>(i) * last / static_cast<double>(most - 1));
+        kept.push_back(sorted[static_cast<std::size_t>(rank)]);
+    }
+    return kept;
+}
+
 Interval wilson_interval(long successes, long trials, double z) {
     if (trials <= 0) return {0, 1};
     const double n = static_cast<double>(trials);

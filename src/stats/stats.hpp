@@ -19,6 +19,13 @@ double mean(std::span<const double> values);
 // Sample standard deviation (n − 1 in the denominator); 0 for fewer than two values.
 double sample_stddev(std::span<const double> values);
 
+// The order statistics of `values` to keep when at most `most` may be kept: all of them in
+// ascending order when there are no more than `most`, otherwise the ones at ranks
+// round(i × (n − 1) / (most − 1)) for i = 0 … most − 1, so the smallest, the largest and evenly
+// spaced ranks between. Requires most >= 2. Example: kept_order_statistics({5, 1, 4, 2, 3}, 3)
+// == {1, 3, 5}.
+std::vector<double> kept_order_statistics(std::span<const double> values, std::size_t most);
+
 // A closed interval; infinite bounds when the data cannot bound it.
 struct Interval {
     double low = -std::numeric_limits<double>::infinity();

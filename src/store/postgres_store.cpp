@@ -557,23 +557,25 @@ class PostgresStore final : public CoreStore {
         std::vector<const model::Result*> ordered;
         ordered.reserve(run.results.size());
         for (const model::Result& result : run.results) ordered.push_back(&result);
-        std::sort(ordered.begin(), ordered.end(), [](const model::Result* a, const model::Result* b) {
-            return std::tuple(std::string_view(a->benchmark), std::string_view(a->metric),
-                              std::string_view(a->unit), std::string_view(model::to_string(a->direction))) <
-                   std::tuple(std::string_view(b->benchmark), std::string_view(b->metric),
-                              std::string_view(b->unit), std::string_view(model::to_string(b->direction)));
-        });
+        std::sort(ordered.begin(), ordered.end(),
+                  [](const model::Result* a, const model::Result* b) {
+                      return std::tuple(std::string_view(a->benchmark), std::string_view(a->metric),
+                                        std::string_view(a->unit),
+                                        std::string_view(model::to_string(a->direction))) <
+                             std::tuple(std::string_view(b->benchmark), std::string_view(b->metric),
+                                        std::string_view(b->unit),
+                                        std::string_view(model::to_string(b->direction)));
+                  });
         for (std::size_t start = 0; start < ordered.size(); start += kResultsPerStatement)
-            insert_result_slice(
-                run, run_id,
-                std::span<const model::Result* const>(ordered).subspan(
-                    start, std::min(kResultsPerStatement, ordered.size() - start)));
+            insert_result_slice(run, run_id,
+                                std::span<const model::Result* const>(ordered).subspan(
+                                    start, std::min(kResultsPerStatement, ordered.size() - start)));
     }
 
     void insert_result_slice(const model::Run& run, const std::string& run_id,
                              std::span<const model::Result* const> slice) {
         ArrayLiteral names, metrics, units, directions, values, allocations, memory, sample_counts,
-            medians, means, deviations, user_times, system_times, gc_times;
+            medians, means, deviations, user_times, system_times, gc_times, sample_values;
         for (const model::Result* each : slice) {
             const model::Result& result = *each;
             names.add(result.benchmark);
@@ -591,6 +593,9 @@ class PostgresStore final : public CoreStore {
             medians.add(samples ? std::optional(samples->median) : std::nullopt);
             means.add(samples ? std::optional(samples->mean) : std::nullopt);
             deviations.add(samples ? std::optional(samples->stddev) : std::nullopt);
+            sample_values.add(samples && !samples->values.empty()
+                                  ? std::optional(encode_sample_values(samples->values))
+                                  : std::nullopt);
         }
         connection_->query(
             "INSERT INTO benchmarks (project, name, metric, unit, direction) "
@@ -602,20 +607,21 @@ class PostgresStore final : public CoreStore {
             {run.project, names.text(), metrics.text(), units.text(), directions.text()});
         const Rows added = connection_->query(
             "INSERT INTO results (run_id, benchmark_id, value, allocations, memory, sample_count, "
-            "sample_median, sample_mean, sample_stddev, user_time, system_time, gc_time) "
+            "sample_median, sample_mean, sample_stddev, user_time, system_time, gc_time, "
+            "sample_values) "
             "SELECT $1, b.id, r.value, r.allocations, r.memory, r.sample_count, r.median, r.mean, "
-            "r.stddev, r.user_time, r.system_time, r.gc_time "
+            "r.stddev, r.user_time, r.system_time, r.gc_time, r.sample_values "
             "FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], "
             "$8::float8[], $9::float8[], $10::bigint[], $11::float8[], $12::float8[], "
-            "$13::float8[], $14::float8[], $15::float8[], $16::float8[]) "
+            "$13::float8[], $14::float8[], $15::float8[], $16::float8[], $17::text[]) "
             "AS r(name, metric, unit, direction, value, allocations, memory, sample_count, "
-            "median, mean, stddev, user_time, system_time, gc_time) "
+            "median, mean, stddev, user_time, system_time, gc_time, sample_values) "
             "JOIN benchmarks AS b ON b.project = $2 AND b.name = r.name AND b.metric = r.metric "
             "AND b.unit = r.unit AND b.direction = r.direction",
             {run_id, run.project, names.text(), metrics.text(), units.text(), directions.text(),
              values.text(), allocations.text(), memory.text(), sample_counts.text(), medians.text(),
              means.text(), deviations.text(), user_times.text(), system_times.text(),
-             gc_times.text()});
+             gc_times.text(), sample_values.text()});
         if (added.changed() != static_cast<std::int64_t>(slice.size()))
             throw PgFailure(kDataCorrupted, fmt::format("{} of {} results found their benchmark",
                                                         added.changed(), slice.size()));

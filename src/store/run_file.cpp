@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "model/fnv.hpp"
 
@@ -41,11 +43,13 @@ Json result_json(const model::Result& result) {
         {"gc_time", &result.gc_time}};
     for (const auto& [name, value] : optional_fields)
         if (value->has_value()) json[name] = **value;
-    if (result.samples)
+    if (result.samples) {
         json["samples"] = Json{{"count", result.samples->count},
                                {"median", result.samples->median},
                                {"mean", result.samples->mean},
                                {"stddev", result.samples->stddev}};
+        if (!result.samples->values.empty()) json["samples"]["values"] = result.samples->values;
+    }
     return json;
 }
 
@@ -96,6 +100,24 @@ class FieldReader {
         return value;
     }
 
+    // An ascending array of at most model::kKeptSampleValues finite numbers.
+    std::vector<double> sample_values(const char* key) const {
+        const Json& values = array(key);
+        if (values.size() > model::kKeptSampleValues)
+            fail(key, fmt::format("holds {} values, more than the {} a result keeps", values.size(),
+                                  model::kKeptSampleValues));
+        std::vector<double> numbers;
+        numbers.reserve(values.size());
+        for (const Json& value : values) {
+            if (!value.is_number() || !std::isfinite(value.get<double>()))
+                fail(key, "must hold finite numbers only");
+            numbers.push_back(value.get<double>());
+            if (numbers.size() > 1 && numbers.back() < numbers[numbers.size() - 2])
+                fail(key, "must be in ascending order");
+        }
+        return numbers;
+    }
+
     const Json& array(const char* key) const {
         const auto& value = field(key);
         if (!value.is_array()) fail(key, "must be an array");
@@ -143,8 +165,16 @@ model::Result parse_result(const Json& json, const std::string& place, std::stri
     if (fields.has("samples")) {
         const auto samples_place = fields.path("samples");
         const FieldReader samples(fields.object("samples"), samples_place, source);
-        result.samples = model::SampleSummary{samples.integer("count"), samples.number("median"),
-                                              samples.number("mean"), samples.number("stddev")};
+        result.samples = model::SampleSummary{samples.integer("count"),
+                                              samples.number("median"),
+                                              samples.number("mean"),
+                                              samples.number("stddev"),
+                                              {}};
+        if (samples.has("values")) {
+            result.samples->values = samples.sample_values("values");
+            if (static_cast<std::int64_t>(result.samples->values.size()) > result.samples->count)
+                samples.fail("values", "holds more values than \"count\" says there are samples");
+        }
     }
     return result;
 }

@@ -615,8 +615,9 @@ class SqliteStore final : public CoreStore {
         Statement add_result(*connection_,
                              "INSERT INTO results (run_id, benchmark_id, value, allocations, "
                              "memory, sample_count, sample_median, sample_mean, sample_stddev, "
-                             "user_time, system_time, gc_time) "
-                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+                             "user_time, system_time, gc_time, sample_values) "
+                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+        std::string sample_values;
         for (const model::Result& result : run.results) {
             const std::string_view direction = model::to_string(result.direction);
             auto [known, is_new] = known_ids.try_emplace(
@@ -647,6 +648,10 @@ class SqliteStore final : public CoreStore {
                 add_result.bind_real(7, result.samples->median);
                 add_result.bind_real(8, result.samples->mean);
                 add_result.bind_real(9, result.samples->stddev);
+                if (!result.samples->values.empty()) {
+                    sample_values = encode_sample_values(result.samples->values);
+                    add_result.bind_text(13, sample_values);
+                }
             }
             add_result.run();
         }

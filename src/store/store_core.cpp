@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
+#include <iterator>
 #include <tuple>
 #include <unordered_set>
 
@@ -15,7 +17,7 @@ namespace {
 // ever appended; a released step never changes what it creates. "{id}", "{bigint}", "{real}"
 // and "{clustered}" stand for the dialect's spelling (Dialect); everything else is SQL that
 // SQLite and PostgreSQL read alike.
-constexpr std::array<std::string_view, 5> kMigrations = {
+constexpr std::array<std::string_view, 6> kMigrations = {
     // 1: runs, their environment, normalised benchmark names, and compact results.
     R"sql(
 CREATE TABLE runs (
@@ -104,6 +106,11 @@ CREATE TABLE cached_calibrations (
     written {bigint} NOT NULL,
     PRIMARY KEY (project, machine, settings)
 ){clustered};
+)sql",
+    // 6: the samples behind each result, or evenly spaced order statistics of them, so that a
+    // comparison of two stored runs can judge the spread of each median from the samples.
+    R"sql(
+ALTER TABLE results ADD COLUMN sample_values TEXT;
 )sql",
 };
 
@@ -233,6 +240,37 @@ model::Direction stored_direction(const std::string& benchmark, const std::strin
         throw StoreDataError(
             fmt::format("benchmark \"{}\" has unknown direction \"{}\"", benchmark, text));
     return *direction;
+}
+
+std::string encode_sample_values(std::span<const double> values) {
+    std::string text;
+    for (const double value : values) {
+        if (!text.empty()) text += ' ';
+        fmt::format_to(std::back_inserter(text), "{}", value);
+    }
+    return text;
+}
+
+std::vector<double> decode_sample_values(std::string_view text, const std::string& benchmark) {
+    std::vector<double> values;
+    const char* at = text.data();
+    const char* const end = text.data() + text.size();
+    while (at < end) {
+        if (!values.empty()) {
+            if (*at != ' ') break;
+            ++at;
+        }
+        double value = 0;
+        const auto [next, error] = std::from_chars(at, end, value);
+        if (error != std::errc() || !std::isfinite(value)) break;
+        values.push_back(value);
+        at = next;
+    }
+    if (at != end || values.size() > model::kKeptSampleValues)
+        throw StoreDataError(fmt::format(
+            "benchmark \"{}\" has sample values that are not a list of at most {} numbers",
+            benchmark, model::kKeptSampleValues));
+    return values;
 }
 
 void sort_results(std::unordered_map<std::int64_t, std::vector<model::Result>>& results_by_run) {

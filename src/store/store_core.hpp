@@ -183,7 +183,7 @@ inline constexpr std::string_view kBenchmarkColumns = "id, name, metric, unit, d
 // The columns of `results` that read_result_values() reads, in its order.
 inline constexpr std::string_view kResultColumns =
     "run_id, benchmark_id, value, allocations, memory, sample_count, sample_median, sample_mean, "
-    "sample_stddev, user_time, system_time, gc_time";
+    "sample_stddev, user_time, system_time, gc_time, sample_values";
 
 // A run from a row of kRunColumns, without environment, warnings or results. `Row` has
 // is_null(column), text(column) and integer(column), columns counted from 0.
@@ -221,6 +221,14 @@ model::Result read_benchmark(const Row& row) {
     return result;
 }
 
+// A result's kept sample values as results.sample_values holds them: the shortest decimals that
+// read back exactly, separated by single spaces. Example: {1.5, 20} gives "1.5 20".
+std::string encode_sample_values(std::span<const double> values);
+
+// The values encode_sample_values() wrote. Throws StoreDataError naming `benchmark` when `text`
+// is not such a list of at most model::kKeptSampleValues finite numbers.
+std::vector<double> decode_sample_values(std::string_view text, const std::string& benchmark);
+
 // Fills `result`'s values from a row of kResultColumns. `Row` also has optional_real(column),
 // nullopt for NULL. A sample summary's NULL reads as NaN: SQLite keeps a NaN (say, the deviation
 // of one sample) as NULL.
@@ -235,9 +243,12 @@ void read_result_values(const Row& row, model::Result& result) {
     result.user_time = row.optional_real(9);
     result.system_time = row.optional_real(10);
     result.gc_time = row.optional_real(11);
-    if (!row.is_null(5))
-        result.samples =
-            model::SampleSummary{row.integer(5), real_or_nan(6), real_or_nan(7), real_or_nan(8)};
+    if (!row.is_null(5)) {
+        result.samples = model::SampleSummary{
+            row.integer(5), real_or_nan(6), real_or_nan(7), real_or_nan(8), {}};
+        if (!row.is_null(12))
+            result.samples->values = decode_sample_values(row.text(12), result.benchmark);
+    }
 }
 
 // Sorts each run's results by benchmark name, then metric, then unit (bytewise), the order

@@ -18,8 +18,8 @@ BenchmarkEvidence evidence(double base_median, double head_median, bool smaller_
     one.base = base_median * 0.98;
     one.head = head_median * 0.98;
     one.smaller_is_better = smaller_is_better;
-    one.base_samples = model::SampleSummary{10, base_median, base_median, base_median / 100};
-    one.head_samples = model::SampleSummary{10, head_median, head_median, head_median / 100};
+    one.base_samples = model::SampleSummary{10, base_median, base_median, base_median / 100, {}};
+    one.head_samples = model::SampleSummary{10, head_median, head_median, head_median / 100, {}};
     return one;
 }
 

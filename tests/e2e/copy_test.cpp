@@ -64,7 +64,8 @@ std::vector<model::Run> sample_history() {
                         result("sum/throughput", 4.0e9 / factor)};
         run->results[0].allocations = 12;
         run->results[0].memory = 4096 * factor;
-        run->results[0].samples = model::SampleSummary{25, 1510.0 * factor, 1520.5, 7.25};
+        run->results[0].samples = model::SampleSummary{
+            25, 1510.0 * factor, 1520.5, 7.25, {1500.0 * factor, 1510.0 * factor, 1530.25}};
         run->results[1].user_time = 1.5e9;
         run->results[1].system_time = 0.25e9;
         run->results[1].gc_time = 0.125e9;
@@ -352,7 +353,7 @@ TEST_F(CopyTest, TargetWithANewerSchemaIsRefusedUntouched) {
     EXPECT_EQ(refused.exit_code, 2);
     // The current version is 5 (tests/e2e/migrate_test.cpp).
     EXPECT_EQ(refused.err, fmt::format("error: store {} has schema version 9, newer than this "
-                                       "benchwatch (5); upgrade benchwatch\n",
+                                       "benchwatch (6); upgrade benchwatch\n",
                                        target));
     EXPECT_EQ(read_text(target), before);
     EXPECT_FALSE(fs::exists(target + "-wal"));

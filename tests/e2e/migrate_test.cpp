@@ -38,25 +38,25 @@ TEST(MigrateTest, CheckChangesNothingThenMigrateMigratesOnce) {
                            directory.path(), without_ci_variables());
     EXPECT_EQ(check.exit_code, 1);
     EXPECT_EQ(check.out, "store " + store +
-                             ": at schema version 0, migrations to version 5 pending; run "
+                             ": at schema version 0, migrations to version 6 pending; run "
                              "benchwatch migrate\n");
     EXPECT_TRUE(untouched(url));
 
     const auto first = run(benchwatch_command({"migrate", "--store", url}), directory.path(),
                            without_ci_variables());
     EXPECT_EQ(first.exit_code, 0) << first.err;
-    EXPECT_EQ(first.out, "store " + store + ": schema version 5 (migrated from 0)\n");
+    EXPECT_EQ(first.out, "store " + store + ": schema version 6 (migrated from 0)\n");
 
     const auto second = run(benchwatch_command({"migrate", "--store", url}), directory.path(),
                             without_ci_variables());
-    EXPECT_EQ(second.out, "store " + store + ": already at schema version 5\n");
+    EXPECT_EQ(second.out, "store " + store + ": already at schema version 6\n");
     const auto current = run(benchwatch_command({"migrate", "--check", "--store", url}),
                              directory.path(), without_ci_variables());
     EXPECT_EQ(current.exit_code, 0);
-    EXPECT_EQ(current.out, "store " + store + ": at schema version 5, nothing to migrate\n");
+    EXPECT_EQ(current.out, "store " + store + ": at schema version 6, nothing to migrate\n");
 }
 
-TEST(MigrateTest, VersionFourStoreIsMigratedToFiveKeepingItsRuns) {
+TEST(MigrateTest, VersionFourStoreIsMigratedToTheCurrentOneKeepingItsRuns) {
     const testing::TemporaryDirectory directory("benchwatch-migrate");
     const std::string url = test_store_url(directory.path());
     const std::string store = store::without_credentials(url);
@@ -70,16 +70,19 @@ TEST(MigrateTest, VersionFourStoreIsMigratedToFiveKeepingItsRuns) {
                                 results.string()}),
             directory.path(), without_ci_variables());
     ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
-    // Version 4 is the first four steps, which never change: undo the fifth.
+    // Version 4 is the first four steps, which never change: undo the fifth and the sixth.
     if (stores_on_postgres()) {
         ASSERT_EQ(postgres_query_text(url,
                                       "DROP TABLE cached_calibrations; "
+                                      "ALTER TABLE results DROP COLUMN sample_values; "
                                       "UPDATE schema_version SET version = 4"),
                   "");
     } else {
         sqlite3* db = nullptr;
         ASSERT_EQ(sqlite3_open(url.c_str(), &db), SQLITE_OK);
-        ASSERT_EQ(sqlite3_exec(db, "DROP TABLE cached_calibrations; PRAGMA user_version = 4",
+        ASSERT_EQ(sqlite3_exec(db,
+                               "DROP TABLE cached_calibrations; ALTER TABLE results DROP COLUMN "
+                               "sample_values; PRAGMA user_version = 4",
                                nullptr, nullptr, nullptr),
                   SQLITE_OK);
         sqlite3_close(db);
@@ -89,12 +92,12 @@ TEST(MigrateTest, VersionFourStoreIsMigratedToFiveKeepingItsRuns) {
                            directory.path(), without_ci_variables());
     EXPECT_EQ(check.exit_code, 1);
     EXPECT_EQ(check.out, "store " + store +
-                             ": at schema version 4, migrations to version 5 pending; run "
+                             ": at schema version 4, migrations to version 6 pending; run "
                              "benchwatch migrate\n");
     const auto migrated = run(benchwatch_command({"migrate", "--store", url}), directory.path(),
                               without_ci_variables());
     EXPECT_EQ(migrated.exit_code, 0) << migrated.err;
-    EXPECT_EQ(migrated.out, "store " + store + ": schema version 5 (migrated from 4)\n");
+    EXPECT_EQ(migrated.out, "store " + store + ": schema version 6 (migrated from 4)\n");
     const auto runs = store::open_store(url)->list_runs({});
     ASSERT_EQ(runs.size(), 1u);
     EXPECT_EQ(runs[0].commit, testing::fake_commit("c1"));
@@ -121,7 +124,7 @@ TEST(MigrateTest, NewerStoreIsRefused) {
                              directory.path(), without_ci_variables());
     EXPECT_EQ(refused.exit_code, 2);
     EXPECT_EQ(refused.err, "error: store " + store +
-                               " has schema version 9, newer than this benchwatch (5); upgrade "
+                               " has schema version 9, newer than this benchwatch (6); upgrade "
                                "benchwatch\n");
 }
 

@@ -74,7 +74,8 @@ TEST(BenchmarkDotNet, BriefReportLeavesOutAFailedBenchmarkWithAWarning) {
     // Statistics: N 3, Min 12.25, Median 12.5, Mean 12.5, StandardDeviation 0.25 ns
     EXPECT_EQ(parsed.results[0].value, 12.25);
     EXPECT_EQ(parsed.results[0].samples,
-              (model::SampleSummary{.count = 3, .median = 12.5, .mean = 12.5, .stddev = 0.25}));
+              (model::SampleSummary{
+                  .count = 3, .median = 12.5, .mean = 12.5, .stddev = 0.25, .values = {}}));
     EXPECT_EQ(*parsed.results[0].memory, 0);
     ASSERT_EQ(parsed.warnings.size(), 1u);
     EXPECT_EQ(parsed.warnings[0],

@@ -68,7 +68,7 @@ TEST(BenchmarkTools, PrefixedTypeNamesReadAsUnprefixed) {
     // "BenchmarkTools.BenchmarkGroup" holding a "BenchmarkTools.Trial" of one time, 50.5 ns
     const auto& sum = parsed.results[1];
     EXPECT_DOUBLE_EQ(sum.value, 50.5);
-    EXPECT_EQ(sum.samples, (model::SampleSummary{1, 50.5, 50.5, 0}));
+    EXPECT_EQ(sum.samples, (model::SampleSummary{1, 50.5, 50.5, 0, {50.5}}));
 }
 
 TEST(BenchmarkTools, VersionsBecomeTheContext) {
@@ -97,7 +97,7 @@ TEST(BenchmarkTools, NullTimesInATrialAreLeftOutWithAWarning) {
     const auto& flaky = parsed.results[0];  // times null, 40, 60
     EXPECT_DOUBLE_EQ(flaky.value, 40);
     // two finite samples: median = mean = 50, stddev = sqrt((100 + 100) / 1)
-    EXPECT_EQ(flaky.samples, (model::SampleSummary{2, 50, 50, std::sqrt(200.0)}));
+    EXPECT_EQ(flaky.samples, (model::SampleSummary{2, 50, 50, std::sqrt(200.0), {40, 60}}));
     ASSERT_EQ(parsed.warnings.size(), 1u);
     EXPECT_EQ(
         parsed.warnings[0],

@@ -59,7 +59,7 @@ TEST(Catch2, Version2ReportGivesTheMeanOfEachBenchmark) {
     // the report, so the mean stands in for it
     EXPECT_EQ(fib10.value, 82.8298);
     ASSERT_TRUE(fib10.samples.has_value());
-    EXPECT_EQ(*fib10.samples, (model::SampleSummary{20, 82.8298, 82.8298, 19.3839}));
+    EXPECT_EQ(*fib10.samples, (model::SampleSummary{20, 82.8298, 82.8298, 19.3839, {}}));
 
     const auto& fib15 = parsed.results[1];
     EXPECT_EQ(fib15.benchmark, "Fibonacci/fib 15");
@@ -70,7 +70,7 @@ TEST(Catch2, Version2ReportGivesTheMeanOfEachBenchmark) {
     const auto& sort = parsed.results[2];
     EXPECT_EQ(sort.benchmark, "Vector/sorting/sort 1000");
     EXPECT_EQ(sort.value, 3877.28);
-    EXPECT_EQ(*sort.samples, (model::SampleSummary{20, 3877.28, 3877.28, 985.026}));
+    EXPECT_EQ(*sort.samples, (model::SampleSummary{20, 3877.28, 3877.28, 985.026, {}}));
 }
 
 TEST(Catch2, Version3ReportHasNoGroup) {
@@ -96,7 +96,7 @@ TEST(Catch2, Version3ReportHasNoGroup) {
     ASSERT_EQ(parsed.results.size(), 1u);
     EXPECT_EQ(parsed.results[0].benchmark, "Hash/crc32");
     EXPECT_EQ(parsed.results[0].value, 1500.0);  // 1.5e+03
-    EXPECT_EQ(*parsed.results[0].samples, (model::SampleSummary{100, 1500, 1500, 25.5}));
+    EXPECT_EQ(*parsed.results[0].samples, (model::SampleSummary{100, 1500, 1500, 25.5, {}}));
     EXPECT_EQ(parsed.context.at("catch2.version"), "3.4.0");
 }
 

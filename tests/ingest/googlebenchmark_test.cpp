@@ -80,8 +80,9 @@ TEST(GoogleBenchmark, AggregateOnlyFilesUseTheMedian) {
     const auto& accumulate = parsed.results[0];
     EXPECT_EQ(accumulate.benchmark, "BM_Accumulate");
     EXPECT_DOUBLE_EQ(accumulate.value, 5.319053784023905);
-    EXPECT_EQ(accumulate.samples,
-              (model::SampleSummary{3, 5.319053784023905, 5.299979740505043, 0.03383441997495173}));
+    EXPECT_EQ(
+        accumulate.samples,
+        (model::SampleSummary{3, 5.319053784023905, 5.299979740505043, 0.03383441997495173, {}}));
     EXPECT_FALSE(accumulate.allocations);
     EXPECT_DOUBLE_EQ(parsed.results[1].value, 1241.492752367414);   // 1.241492752367414 us
     EXPECT_DOUBLE_EQ(parsed.results[2].value, 1125262.7999965625);  // 1.1252627999965625 ms
@@ -92,8 +93,9 @@ TEST(GoogleBenchmark, ErroredBenchmarkIsLeftOutWithAWarning) {
     const auto parsed = parse_file(path, "auto");
     ASSERT_EQ(parsed.results.size(), 3u);
     for (const auto& result : parsed.results) EXPECT_NE(result.benchmark, "BM_NeedsDevice");
-    EXPECT_EQ(parsed.results[0].samples,
-              (model::SampleSummary{1, 5.175127575209779, 5.175127575209779, 0}));
+    EXPECT_EQ(
+        parsed.results[0].samples,
+        (model::SampleSummary{1, 5.175127575209779, 5.175127575209779, 0, {5.175127575209779}}));
     EXPECT_EQ(parsed.warnings,
               std::vector<std::string>{path.string() +
                                        ": benchmark 'BM_NeedsDevice' reported an error and was "
@@ -122,7 +124,7 @@ TEST(GoogleBenchmark, MinAggregateIsPreferredOverMedian) {
         "results.json", "auto");
     // 3 s = 3e9 ns; no mean or stddev row: mean falls back to the value, stddev to 0
     EXPECT_DOUBLE_EQ(parsed.results.at(0).value, 3e9);
-    EXPECT_EQ(parsed.results.at(0).samples, (model::SampleSummary{5, 4e9, 3e9, 0}));
+    EXPECT_EQ(parsed.results.at(0).samples, (model::SampleSummary{5, 4e9, 3e9, 0, {}}));
 }
 
 TEST(GoogleBenchmark, OldRowsWithoutRunTypeOrRunNameAreIterations) {

@@ -177,7 +177,7 @@ TEST(Limits, ValuesThatAreNotFiniteAreRefusedWhateverTheReader) {
               "results.json: benchmark 'copy', metric 'throughput': the value in B/s is inf, not "
               "a finite number; results must hold finite values");
     rate.value = 1;
-    rate.samples = model::SampleSummary{2, 1, std::numeric_limits<double>::quiet_NaN(), 0};
+    rate.samples = model::SampleSummary{2, 1, std::numeric_limits<double>::quiet_NaN(), 0, {}};
     EXPECT_EQ(refusal(rate),
               "results.json: benchmark 'copy', metric 'throughput': the mean in B/s is nan, not a "
               "finite number; results must hold finite values");

@@ -14,7 +14,7 @@ namespace benchwatch::stats {
 namespace {
 
 TEST(SampleMove, IsTheLogOfTheMediansRatioWithTheirSpreadsVariance) {
-    const auto move = sample_move({10, 100, 100, 10}, {10, 110, 110, 11});
+    const auto move = sample_move({10, 100, 100, 10, {}}, {10, 110, 110, 11, {}});
     ASSERT_TRUE(move);
     EXPECT_DOUBLE_EQ(move->log_move, std::log(1.1));
     // cv = 0.1 on both sides: π/2 × (0.01/10 + 0.01/10).
@@ -24,22 +24,58 @@ TEST(SampleMove, IsTheLogOfTheMediansRatioWithTheirSpreadsVariance) {
 
 TEST(SampleMove, TakesTheMedianNotTheMeanAndEachSidesOwnCount) {
     // cv 0.2 over 4 samples and 0 over 6: π/2 × 0.04/4.
-    const auto move = sample_move({4, 50, 100, 20}, {6, 25, 30, 0});
+    const auto move = sample_move({4, 50, 100, 20, {}}, {6, 25, 30, 0, {}});
     ASSERT_TRUE(move);
     EXPECT_DOUBLE_EQ(move->log_move, std::log(0.5));
     EXPECT_DOUBLE_EQ(move->within_variance, std::numbers::pi / 2.0 * 0.01);
     EXPECT_EQ(move->within_df, 8);
 }
 
+TEST(LogMedianVariance, WeighsEachOrderStatisticByItsChanceOfBeingTheMedian) {
+    // Three samples, median the 2nd: Beta(2, 2) puts 7/27, 13/27 and 7/27 of its mass in the
+    // thirds, so on ln x = 0, 1, 2 the mean is 1 and the mean square 41/27.
+    const std::vector<double> kept{1, std::exp(1.0), std::exp(2.0)};
+    EXPECT_NEAR(log_median_variance(kept, 3), 14.0 / 27.0, 1e-12);
+    // The same order statistics kept of 30 samples: a median of ten times as many is ten times
+    // less spread.
+    EXPECT_NEAR(log_median_variance(kept, 30), 1.4 / 27.0, 1e-12);
+    // Scale does not matter: ×1000 moves every log alike.
+    const std::vector<double> scaled{1000, 1000 * std::exp(1.0), 1000 * std::exp(2.0)};
+    EXPECT_NEAR(log_median_variance(scaled, 3), 14.0 / 27.0, 1e-12);
+}
+
+TEST(LogMedianVariance, SeesAMedianThatCanFallOnEitherOfTwoSpeeds) {
+    // Five samples at 100 and five at 150: which speed the median of a run lands on is close
+    // to a coin toss. The 5th of 10 falls in the lower half with the chance that 5 or more of
+    // 10 fair coins come up, 638/1024, so the variance of its log is p (1 − p) ln² 1.5 = 0.0386,
+    // 5.5 times the π/2 × cv²/n = 0.0070 that the deviation (cv 0.211) would give.
+    std::vector<double> two_speeds(5, 100.0);
+    two_speeds.insert(two_speeds.end(), 5, 150.0);
+    const double lower = 638.0 / 1024.0;
+    const double expected = lower * (1 - lower) * std::log(1.5) * std::log(1.5);
+    EXPECT_NEAR(log_median_variance(two_speeds, 10), expected, 1e-12);
+    const SampleSpread side{10, 125, 125, 26.35, two_speeds};
+    const auto move = sample_move(side, side);
+    ASSERT_TRUE(move);
+    EXPECT_NEAR(move->within_variance, 2 * expected, 1e-12);
+}
+
+TEST(SampleMove, UsesTheDeviationWhereEitherSideKeptNoSamples) {
+    const std::vector<double> kept{90, 100, 110};
+    const auto move = sample_move({10, 100, 100, 10, kept}, {10, 110, 110, 11, {}});
+    ASSERT_TRUE(move);
+    EXPECT_DOUBLE_EQ(move->within_variance, std::numbers::pi / 2.0 * 0.002);
+}
+
 TEST(SampleMove, NeedsTwoSamplesAndPositiveFiniteSummariesOnBothSides) {
-    const SampleSpread good{5, 10, 10, 1};
-    EXPECT_FALSE(sample_move({1, 10, 10, 0}, good));
-    EXPECT_FALSE(sample_move(good, {1, 10, 10, 0}));
-    EXPECT_FALSE(sample_move({5, 0, 10, 1}, good));
-    EXPECT_FALSE(sample_move(good, {5, 10, -1, 1}));
-    EXPECT_FALSE(sample_move(good, {5, 10, 10, NAN}));
-    EXPECT_FALSE(sample_move(good, {5, INFINITY, 10, 1}));
-    EXPECT_FALSE(sample_move(good, {5, 10, 10, -1}));
+    const SampleSpread good{5, 10, 10, 1, {}};
+    EXPECT_FALSE(sample_move({1, 10, 10, 0, {}}, good));
+    EXPECT_FALSE(sample_move(good, {1, 10, 10, 0, {}}));
+    EXPECT_FALSE(sample_move({5, 0, 10, 1, {}}, good));
+    EXPECT_FALSE(sample_move(good, {5, 10, -1, 1, {}}));
+    EXPECT_FALSE(sample_move(good, {5, 10, 10, NAN, {}}));
+    EXPECT_FALSE(sample_move(good, {5, INFINITY, 10, 1, {}}));
+    EXPECT_FALSE(sample_move(good, {5, 10, 10, -1, {}}));
     EXPECT_TRUE(sample_move(good, good));
 }
 
@@ -49,15 +85,15 @@ TEST(RunToRunSpread, MakesTheMedianScaledSquareTheChiSquaresMedian) {
     EXPECT_NEAR(run_to_run_spread(std::vector<double>{-0.1, 0, 0.1}, none), 0.148260221850560,
                 1e-9);
     // 0.09 / (0.05 + τ²) = 0.454936: τ² = 0.147831.
-    EXPECT_NEAR(run_to_run_spread(std::vector<double>{0.3, -0.3, 0.3, -0.3},
-                                  std::vector<double>(4, 0.05)),
-                0.384486463283945, 1e-9);
+    EXPECT_NEAR(
+        run_to_run_spread(std::vector<double>{0.3, -0.3, 0.3, -0.3}, std::vector<double>(4, 0.05)),
+        0.384486463283945, 1e-9);
 }
 
 TEST(RunToRunSpread, IsNotMovedByTheOneBenchmarkThatChanged) {
-    EXPECT_NEAR(run_to_run_spread(std::vector<double>{-0.1, 0, 0.1, 0.1, 5},
-                                  std::vector<double>(5, 0.0)),
-                0.148260221850560, 1e-9);
+    EXPECT_NEAR(
+        run_to_run_spread(std::vector<double>{-0.1, 0, 0.1, 0.1, 5}, std::vector<double>(5, 0.0)),
+        0.148260221850560, 1e-9);
 }
 
 TEST(RunToRunSpread, IsZeroWhereTheSamplesExplainTheMovesAndForOneBenchmark) {

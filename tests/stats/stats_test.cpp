@@ -26,6 +26,24 @@ TEST(Median, EmptyIsZero) {
     EXPECT_EQ(median({}), 0);
 }
 
+TEST(KeptOrderStatistics, KeepsEverySampleSortedUpToTheBound) {
+    EXPECT_EQ(kept_order_statistics(std::vector<double>{5, 1, 4, 2, 3}, 5),
+              (std::vector<double>{1, 2, 3, 4, 5}));
+    EXPECT_EQ(kept_order_statistics(std::vector<double>{}, 5), std::vector<double>{});
+}
+
+TEST(KeptOrderStatistics, KeepsTheEndsAndEvenlySpacedRanksBeyondTheBound) {
+    EXPECT_EQ(kept_order_statistics(std::vector<double>{5, 1, 4, 2, 3}, 3),
+              (std::vector<double>{1, 3, 5}));
+    // 101 values 0 … 100 kept as 5: ranks 0, 25, 50, 75, 100.
+    std::vector<double> hundred;
+    for (int i = 100; i >= 0; --i) hundred.push_back(i);
+    EXPECT_EQ(kept_order_statistics(hundred, 5), (std::vector<double>{0, 25, 50, 75, 100}));
+    // 10 values kept as 4: ranks round(0), round(3), round(6), round(9).
+    EXPECT_EQ(kept_order_statistics(std::vector<double>{9, 8, 7, 6, 5, 4, 3, 2, 1, 0}, 4),
+              (std::vector<double>{0, 3, 6, 9}));
+}
+
 TEST(Mean, AveragesAndEmptyIsZero) {
     const std::vector<double> values{1, 2, 3, 4};  // 10 / 4
     EXPECT_DOUBLE_EQ(mean(values), 2.5);

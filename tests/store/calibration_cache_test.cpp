@@ -90,15 +90,17 @@ TEST_P(CalibrationCacheTest, KeepsTheLatestWrittenPerProjectAndMachine) {
 
 TEST_P(CalibrationCacheTest, VersionFourStoreIsMigratedKeepingItsRuns) {
     open()->record(make_run("c1", "h1"));
-    // Version 4 is the first four steps, which never change: undo the fifth.
+    // Version 4 is the first four steps, which never change: undo the fifth and the sixth.
     execute_sql(GetParam() == testing::Backend::Sqlite
-                    ? "DROP TABLE cached_calibrations; PRAGMA user_version = 4;"
-                    : "DROP TABLE cached_calibrations; UPDATE schema_version SET version = 4;");
+                    ? "DROP TABLE cached_calibrations; ALTER TABLE results DROP COLUMN "
+                      "sample_values; PRAGMA user_version = 4;"
+                    : "DROP TABLE cached_calibrations; ALTER TABLE results DROP COLUMN "
+                      "sample_values; UPDATE schema_version SET version = 4;");
     EXPECT_EQ(stored_schema_version(store_url_), 4);
 
     auto store = open();
-    EXPECT_EQ(store->schema_version(), 5);
-    EXPECT_EQ(stored_schema_version(store_url_), 5);
+    EXPECT_EQ(store->schema_version(), 6);
+    EXPECT_EQ(stored_schema_version(store_url_), 6);
     ASSERT_EQ(store->list_runs({}).size(), 1u);
     EXPECT_EQ(store->list_runs({})[0].commit, "c1");
     EXPECT_EQ(store->cached_calibration(key_of("s", "h")), std::nullopt);

@@ -95,7 +95,7 @@ TEST_P(OpenEveryBackendTest, NewStoreIsAtTheCurrentSchemaVersion) {
     auto store = open();
     EXPECT_EQ(store->schema_version(), current_schema_version());
     EXPECT_EQ(stored_schema_version(store_url_), current_schema_version());
-    EXPECT_EQ(current_schema_version(), 5);
+    EXPECT_EQ(current_schema_version(), 6);
 }
 
 TEST_P(OpenEveryBackendTest, StoreWithItsOwnTablesIsMigratedOnceKeepingThem) {
@@ -201,7 +201,7 @@ TEST_F(OpenTest, VersionOneStoreIsMigratedAndItsRunsStillRead) {
     ASSERT_EQ(results.at(7).size(), 1u);
     EXPECT_EQ(results.at(7)[0].benchmark, "array/copy");
     EXPECT_EQ(results.at(7)[0].value, 1500);
-    EXPECT_EQ(results.at(7)[0].samples, (model::SampleSummary{10, 1510, 1520, 5}));
+    EXPECT_EQ(results.at(7)[0].samples, (model::SampleSummary{10, 1510, 1520, 5, {}}));
 
     // The migrated store takes runs with warnings, next to the old run.
     model::Run run = make_run("c2", "h2");

@@ -134,7 +134,7 @@ TEST_F(PostgresTest, UserWhoMayNotCreateTablesIsToldSo) {
         url_as("benchwatch_limited:limited") + "&options=-csearch_path%3D" + schema;
     EXPECT_EQ(store_error_of([&] { open_store(url); }),
               fmt::format("store postgresql:///benchwatch?host={}&options=-csearch_path%3D{}: "
-                          "migrating to schema version 5: permission denied for schema {}; run "
+                          "migrating to schema version 6: permission denied for schema {}; run "
                           "benchwatch migrate as the schema's owner, or grant this user CREATE on "
                           "the schema",
                           socket_directory_, schema, schema));

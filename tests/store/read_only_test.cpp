@@ -100,12 +100,14 @@ class ReadOnlyTest : public StoreTest {
                                      fs::perms::others_read | fs::perms::others_exec);
     }
 
-    // Sets the stored schema version, as an older benchwatch left it.
-    void set_schema_version(int version) const {
+    // Takes the store back to schema version 4, as an older benchwatch left it: undoes the
+    // fifth and sixth steps.
+    void make_version_four() const {
         sqlite3* db = nullptr;
         ASSERT_EQ(sqlite3_open(store_path_.c_str(), &db), SQLITE_OK);
         const std::string sql =
-            fmt::format("DROP TABLE cached_calibrations; PRAGMA user_version = {}", version);
+            "DROP TABLE cached_calibrations; ALTER TABLE results DROP COLUMN sample_values; "
+            "PRAGMA user_version = 4";
         EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
         sqlite3_close(db);
     }
@@ -170,7 +172,7 @@ TEST_F(ReadOnlyTest, ReadOnlyFileInAWritableFolderIsRead) {
 }
 
 TEST_F(ReadOnlyTest, OlderSchemaThatCannotBeMigratedSaysWhatToDo) {
-    set_schema_version(4);
+    make_version_four();
     make_read_only();
     const std::string said = as_nobody([&] {
         open_store(store_path_, Access::ReadOnly);
@@ -184,7 +186,7 @@ TEST_F(ReadOnlyTest, OlderSchemaThatCannotBeMigratedSaysWhatToDo) {
 }
 
 TEST_F(ReadOnlyTest, OlderSchemaThatCanBeWrittenIsMigratedAndRead) {
-    set_schema_version(4);
+    make_version_four();
     EXPECT_EQ(open_store(store_path_, Access::ReadOnly)->list_runs({}).size(), 2u);
     EXPECT_EQ(stored_schema_version(store_path_), current_schema_version());
 }

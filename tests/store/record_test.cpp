@@ -32,7 +32,8 @@ TEST_P(RecordTest, RoundTripsEveryFieldExactly) {
     copy.user_time = 2.5e7;
     copy.system_time = 0.0;
     copy.gc_time = 3.25e6;
-    copy.samples = model::SampleSummary{1000, 1e-300, 1.5e300, 123456789.123456789};
+    copy.samples = model::SampleSummary{
+        1000, 1e-300, 1.5e300, 123456789.123456789, {1e-300, 0.1, 1.0 / 3.0, 1.5e300}};
     model::Result throughput = testing::time_result("throughput/read", 9.875e9);
     throughput.metric = "bytes_per_second";
     throughput.unit = "B/s";
@@ -118,7 +119,7 @@ TEST_P(RecordTest, NanDeviationOfASingleSampleComesBackAsNan) {
     model::Run run = make_run("c1", "h1");
     run.results = {testing::time_result("once", 7.0)};
     run.results[0].samples =
-        model::SampleSummary{1, 7.0, 7.0, std::numeric_limits<double>::quiet_NaN()};
+        model::SampleSummary{1, 7.0, 7.0, std::numeric_limits<double>::quiet_NaN(), {7.0}};
     auto store = open();
     const RecordOutcome outcome = store->record(run);
 

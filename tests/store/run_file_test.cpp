@@ -41,7 +41,7 @@ model::Run full_run() {
     time.user_time = 1e-300;
     time.system_time = 0;
     time.gc_time = 12.25;
-    time.samples = model::SampleSummary{1000, 0.31, 0.32, 0.004};
+    time.samples = model::SampleSummary{1000, 0.31, 0.32, 0.004, {0.305, 0.31, 1.0 / 3.0}};
     model::Result throughput;
     throughput.benchmark = "io/read";
     throughput.metric = "throughput";

@@ -115,6 +115,7 @@ column results.sample_count integer
 column results.sample_mean real
 column results.sample_median real
 column results.sample_stddev real
+column results.sample_values text
 column results.system_time real
 column results.user_time real
 column results.value real not null
