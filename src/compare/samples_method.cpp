@@ -31,6 +31,7 @@ struct SamplesPrepared final : PreparedSuite {
     double suite_move = 0;     // median log move of the judged benchmarks
     double run_to_run = 0;     // τ, log scale
     double run_to_run_df = 1;  // its degrees of freedom
+    double tail_df = 2;        // of the t whose tails the suite's moves show (infinity: normal)
 };
 
 class SamplesMethod final : public Method {
@@ -68,6 +69,21 @@ class SamplesMethod final : public Method {
         for (double& move : moves) move -= prepared->suite_move;
         prepared->run_to_run = stats::run_to_run_spread(moves, within);
         prepared->run_to_run_df = stats::run_to_run_degrees_of_freedom(moves.size());
+        // The tails are those of the benchmarks that did not change: the moves beyond what a
+        // normal allows once in the suite are left out, since most of them are real changes,
+        // and would make any suite where some benchmarks changed look heavy-tailed.
+        const double tau_squared = prepared->run_to_run * prepared->run_to_run;
+        const double changed_beyond =
+            stats::student_t_critical(1.0 / static_cast<double>(moves.size()), 1e6);
+        std::vector<double> scaled;
+        scaled.reserve(moves.size());
+        for (std::size_t i = 0; i < moves.size(); ++i) {
+            const double variance = within[i] + tau_squared;
+            if (variance <= 0) continue;
+            const double move = moves[i] / std::sqrt(variance);
+            if (std::abs(move) <= changed_beyond) scaled.push_back(move);
+        }
+        prepared->tail_df = stats::move_tail_degrees_of_freedom(scaled);
         return prepared;
     }
 
@@ -88,8 +104,11 @@ class SamplesMethod final : public Method {
             }
             const auto& move = *benchmark.move;
             const double variance = move.within_variance + tau_squared;
-            const double df = stats::satterthwaite_degrees_of_freedom(
-                move.within_variance, move.within_df, tau_squared, suite.run_to_run_df);
+            // Neither the samples nor the suite's spread can foresee moves with heavier tails
+            // than the suite's moves show.
+            const double df = std::min(suite.tail_df, stats::satterthwaite_degrees_of_freedom(
+                                                          move.within_variance, move.within_df,
+                                                          tau_squared, suite.run_to_run_df));
             const double noise = std::sqrt(variance);
             assessment.typical_change = noise;
             assessment.threshold = std::max(stats::student_t_critical(per_benchmark, df) * noise,

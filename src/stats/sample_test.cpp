@@ -120,6 +120,54 @@ double run_to_run_spread(std::span<const double> deviations,
     return high;
 }
 
+namespace {
+
+// The 90th percentile of |t_ν| over its median.
+double tail_ratio(double degrees_of_freedom) {
+    const boost::math::students_t distribution(degrees_of_freedom);
+    return boost::math::quantile(boost::math::complement(distribution, 0.05)) /
+           boost::math::quantile(boost::math::complement(distribution, 0.25));
+}
+
+// The p-quantile of `values`, interpolating between order statistics; values are sorted.
+double quantile_of_sorted(std::span<const double> values, double p) {
+    const double position = p * static_cast<double>(values.size() - 1);
+    const auto below = static_cast<std::size_t>(position);
+    if (below + 1 >= values.size()) return values.back();
+    const double share = position - static_cast<double>(below);
+    return values[below] * (1 - share) + values[below + 1] * share;
+}
+
+}  // namespace
+
+double move_tail_degrees_of_freedom(std::span<const double> scaled_moves) {
+    constexpr double assumed = 2;
+    constexpr double heaviest = 1;
+    constexpr double lightest = 1000;
+    if (scaled_moves.size() < kTailSuiteMinimum) return assumed;
+    std::vector<double> sizes;
+    sizes.reserve(scaled_moves.size());
+    for (const double move : scaled_moves) sizes.push_back(std::abs(move));
+    std::sort(sizes.begin(), sizes.end());
+    const double middle = quantile_of_sorted(sizes, 0.5);
+    const double high = quantile_of_sorted(sizes, 0.9);
+    if (!(middle > 0)) return high > 0 ? heaviest : INFINITY;
+    const double ratio = high / middle;
+    if (ratio <= tail_ratio(lightest)) return INFINITY;
+    if (ratio >= tail_ratio(heaviest)) return heaviest;
+    // The ratio falls as ν grows: bisect on log ν.
+    double low = std::log(heaviest);
+    double top = std::log(lightest);
+    for (int step = 0; step < 60; ++step) {
+        const double mid = (low + top) / 2;
+        if (tail_ratio(std::exp(mid)) > ratio)
+            low = mid;
+        else
+            top = mid;
+    }
+    return std::exp((low + top) / 2);
+}
+
 double run_to_run_degrees_of_freedom(std::size_t deviations) {
     if (deviations < 2) return 1;
     return std::max(1.0, 0.37 * static_cast<double>(deviations - 1));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -53,6 +54,22 @@ std::optional<SampleMove> sample_move(const SampleSpread& base, const SampleSpre
 // Example: deviations {−0.1, 0, 0.1} with zero within variances give τ = 0.1 / √0.4549.
 double run_to_run_spread(std::span<const double> deviations,
                          std::span<const double> within_variances);
+
+// Fewest benchmarks whose moves can show how heavy the tails of a suite's moves are.
+inline constexpr std::size_t kTailSuiteMinimum = 50;
+
+// The degrees of freedom ν of the Student t whose tails a suite's moves between two runs show,
+// from `scaled_moves`, each unchanged benchmark's deviation / √(within_variance + τ²) (the
+// caller leaves out the moves too large to be noise, which would make a suite in which some
+// benchmarks changed look heavy-tailed): the ν at which the
+// 90th percentile of |t_ν| over its median (6.31 at ν = 1, 3.58 at ν = 2, 2.44 for a normal) is
+// that ratio of |scaled_moves|; at least 1, and infinity where the ratio is no more than a
+// normal's. Suites of fewer than kTailSuiteMinimum moves cannot show their tails and get 2: between
+// two runs of real suites the moves have heavy tails (a slow phase of the machine moves a few
+// benchmarks by ten times the suite's spread), and those of the example suite, run again and again
+// on a noisy 2-core machine, are close to a t with 2 degrees of freedom. Example: 101 moves of
+// sizes 0.5 (50 of them), 1, 2 (39), 4 and 8 (10) give a ratio of 4 and ν ≈ 1.637.
+double move_tail_degrees_of_freedom(std::span<const double> scaled_moves);
 
 // Degrees of freedom of a run-to-run spread learned from `deviations` benchmarks as
 // run_to_run_spread() learns it: 0.37 × (deviations − 1), the share of a normal sample's

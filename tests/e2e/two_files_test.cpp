@@ -86,7 +86,7 @@ TEST_F(TwoFilesTest, TheBudgetFlagAndAnotherMethodApply) {
     EXPECT_NE(level.out.find("inconclusive"), std::string::npos);
 }
 
-TEST_F(TwoFilesTest, TheSamplesMethodJudgesStoredRunsByTheirStoredSummaries) {
+TEST_F(TwoFilesTest, TheSamplesMethodJudgesStoredRunsByTheirStoredSamples) {
     const std::string store = test_store_url(directory_.path());
     const auto record = [&](const std::string& file, const std::string& commit) {
         const auto output =
@@ -101,16 +101,19 @@ TEST_F(TwoFilesTest, TheSamplesMethodJudgesStoredRunsByTheirStoredSummaries) {
                                     fake_commit("base"), "--method", "samples", "--format",
                                     "json"});
     ASSERT_EQ(stored.exit_code, 0) << stored.err;
-    // The same verdicts as the files themselves give: the store keeps what the test reads.
+    // The same verdicts and thresholds, to the last digit, as the files themselves give: the
+    // store keeps the samples the test reads, not only their summary.
     const auto files = benchwatch({"compare", "base.json", "head.json", "--format", "json"});
-    const auto verdicts = [](const std::string& json) {
+    const auto fields = [](const std::string& json, const std::string& key) {
         std::vector<std::string> found;
-        for (std::size_t at = json.find("\"verdict\""); at != std::string::npos;
-             at = json.find("\"verdict\"", at + 1))
+        for (std::size_t at = json.find(key); at != std::string::npos; at = json.find(key, at + 1))
             found.push_back(json.substr(at, json.find(',', at) - at));
         return found;
     };
-    EXPECT_EQ(verdicts(stored.out), verdicts(files.out));
+    for (const std::string key : {"\"verdict\"", "\"threshold_log\"", "\"noise_log\""}) {
+        EXPECT_EQ(fields(stored.out, key), fields(files.out, key)) << key;
+        EXPECT_FALSE(fields(files.out, key).empty()) << key;
+    }
     EXPECT_NE(stored.out.find("\"verdict\": \"slower\""), std::string::npos);
 }
 

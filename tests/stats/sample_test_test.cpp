@@ -13,6 +13,20 @@
 namespace benchwatch::stats {
 namespace {
 
+// The p-quantile of a standard normal, by bisection on std::erfc.
+double normal_quantile(double p) {
+    double low = -10;
+    double high = 10;
+    for (int step = 0; step < 200; ++step) {
+        const double middle = (low + high) / 2;
+        if (0.5 * std::erfc(-middle / std::sqrt(2.0)) < p)
+            low = middle;
+        else
+            high = middle;
+    }
+    return (low + high) / 2;
+}
+
 TEST(SampleMove, IsTheLogOfTheMediansRatioWithTheirSpreadsVariance) {
     const auto move = sample_move({10, 100, 100, 10, {}}, {10, 110, 110, 11, {}});
     ASSERT_TRUE(move);
@@ -65,6 +79,30 @@ TEST(SampleMove, UsesTheDeviationWhereEitherSideKeptNoSamples) {
     const auto move = sample_move({10, 100, 100, 10, kept}, {10, 110, 110, 11, {}});
     ASSERT_TRUE(move);
     EXPECT_DOUBLE_EQ(move->within_variance, std::numbers::pi / 2.0 * 0.002);
+}
+
+TEST(MoveTailDegreesOfFreedom, FindsTheStudentTWhoseTailsTheSuiteShows) {
+    // |moves| with median 1 and 90th percentile 4: t_ν's ratio 4 is at ν = 1.637.
+    std::vector<double> moves(50, 0.5);
+    moves.push_back(-1);
+    moves.insert(moves.end(), 39, -2.0);
+    moves.push_back(4);
+    moves.insert(moves.end(), 10, 8.0);
+    EXPECT_NEAR(move_tail_degrees_of_freedom(moves), 1.6370, 1e-3);
+}
+
+TEST(MoveTailDegreesOfFreedom, IsNormalHeaviestOrAssumedWhereTheSuiteCannotTell) {
+    // A normal's quantiles: ratio 2.44, no heavier than a normal.
+    std::vector<double> normal;
+    for (int i = 1; i <= 199; ++i) normal.push_back(normal_quantile(i / 200.0));
+    EXPECT_TRUE(std::isinf(move_tail_degrees_of_freedom(normal)));
+    // Most moves tiny and the largest tenth 30 times as large: heavier than any t, so 1.
+    std::vector<double> spiky(70, 0.1);
+    spiky.insert(spiky.end(), 50, 3.0);
+    EXPECT_EQ(move_tail_degrees_of_freedom(spiky), 1);
+    // 49 moves cannot show their tails: 2, however they lie.
+    EXPECT_EQ(move_tail_degrees_of_freedom(std::vector<double>(49, 1.0)), 2);
+    EXPECT_EQ(move_tail_degrees_of_freedom(std::vector<double>(kTailSuiteMinimum - 1, 0.0)), 2);
 }
 
 TEST(SampleMove, NeedsTwoSamplesAndPositiveFiniteSummariesOnBothSides) {
