@@ -100,7 +100,9 @@ for kind in gb hf; do
             "$benchwatch" compare "$work/${kind}_base_$round.json" "$work/${kind}_slow_$round.json" \
                 --false-alarms-per-pr "$budget" --format json -o "$work/slow.json"
             false_flags=$((false_flags + $(flagged "$work/same.json" | wc -l)))
-            if flagged "$work/slow.json" | grep -q "^slower $slowed_name"; then caught=$((caught + 1)); fi
+            # Through a variable: grep -q may stop reading before flagged has written everything.
+            slow_flags="$(flagged "$work/slow.json")"
+            if grep -q "^slower $slowed_name" <<<"$slow_flags"; then caught=$((caught + 1)); fi
             spreads+=("$(python3 -c 'import json, sys; print(round(100 * json.load(open(sys.argv[1]))["run_to_run_spread"], 1))' "$work/same.json")")
         done
         median_spread="$(printf '%s\n' "${spreads[@]}" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')"
