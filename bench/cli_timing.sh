@@ -41,9 +41,9 @@ printf 'input: %s (%s MB), %s (%s MB)\n' results.json "$(du -m "$work/results.js
 printf 'store: %s (%s MB)\n' history.db "$(du -m "$work/history.db" | cut -f1)"
 printf '| command | wall time (min of 5) | peak memory |\n|:--|--:|--:|\n'
 # A fresh store each time: recording into one store again would only find the same run.
-read -r seconds kib < <(measure bash -c "rm -f '$work/r.db'*; exec '$benchwatch' record --store '$work/r.db' --project p --machine m --commit abc --branch main '$work/results.json'")
+read -r seconds kib < <(measure bash -c "cd '$work' && rm -f r.db*; exec '$benchwatch' record --store '$work/r.db' --project p --machine m --commit 0123456789abcdef0123456789abcdef01234567 --branch main '$work/results.json'")
 printf '| record, 100,000 results (100,000 rows) | %s s | %d MB |\n' "$seconds" $((kib / 1024))
-read -r seconds kib < <(measure bash -c "rm -f '$work/r.db'*; exec '$benchwatch' record --store '$work/r.db' --project p --machine m --commit abc --branch main '$work/results-3x.json'")
+read -r seconds kib < <(measure bash -c "cd '$work' && rm -f r.db*; exec '$benchwatch' record --store '$work/r.db' --project p --machine m --commit 0123456789abcdef0123456789abcdef01234567 --branch main '$work/results-3x.json'")
 printf '| record, 100,000 results × 3 repetitions (300,000 rows) | %s s | %d MB |\n' "$seconds" $((kib / 1024))
 # The generated store holds no cached calibration: each uncached run gets a fresh copy of it.
 cp "$work/history.db" "$work/pristine.db"

@@ -37,8 +37,8 @@ PYTHON
 measure() {
     local file="$1" line status=0
     rm -f "$work/r.db"*
-    line="$(/usr/bin/time -f '%e %M' "$benchwatch" record --store "$work/r.db" --project p \
-        --machine m --commit abc --branch main "$file" 2>&1 >/dev/null | tail -n 1)" || status=$?
+    line="$(cd "$work" && /usr/bin/time -f '%e %M' "$benchwatch" record --store "$work/r.db" --project p \
+        --machine m --commit 0123456789abcdef0123456789abcdef01234567 --branch main "$file" 2>&1 >/dev/null | tail -n 1)" || status=$?
     echo "$line $status"
 }
 
