@@ -252,24 +252,23 @@ std::string encode_sample_values(std::span<const double> values) {
 }
 
 std::vector<double> decode_sample_values(std::string_view text, const std::string& benchmark) {
+    const auto not_a_list = [&] {
+        return StoreDataError(fmt::format(
+            "benchmark \"{}\" has sample values that are not a list of at most {} numbers",
+            benchmark, model::kKeptSampleValues));
+    };
     std::vector<double> values;
     const char* at = text.data();
     const char* const end = text.data() + text.size();
     while (at < end) {
-        if (!values.empty()) {
-            if (*at != ' ') break;
-            ++at;
-        }
+        if (!values.empty() && *at++ != ' ') throw not_a_list();
         double value = 0;
         const auto [next, error] = std::from_chars(at, end, value);
-        if (error != std::errc() || !std::isfinite(value)) break;
+        if (error != std::errc() || !std::isfinite(value)) throw not_a_list();
         values.push_back(value);
         at = next;
     }
-    if (at != end || values.size() > model::kKeptSampleValues)
-        throw StoreDataError(fmt::format(
-            "benchmark \"{}\" has sample values that are not a list of at most {} numbers",
-            benchmark, model::kKeptSampleValues));
+    if (values.size() > model::kKeptSampleValues) throw not_a_list();
     return values;
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "store/store_core.hpp"
 #include "store_fixture.hpp"
@@ -84,6 +85,30 @@ TEST(SortResultsTest, SortsByNameThenMetricThenUnitBytewise) {
     for (const model::Result& result : results.at(1))
         order.push_back(result.benchmark + "/" + result.metric);
     EXPECT_EQ(order, (std::vector<std::string>{"B/time", "a/allocs", "a/time", "b/time"}));
+}
+
+TEST(SampleValuesTextTest, ReadsBackExactlyWhatItWrote) {
+    const std::vector<double> values{1e-300, 0.1, 1.0 / 3.0, 20, 1.5e300};
+    const std::string text = encode_sample_values(values);
+    EXPECT_EQ(encode_sample_values(std::vector<double>{1.5, 20}), "1.5 20");
+    EXPECT_EQ(decode_sample_values(text, "b"), values);
+    EXPECT_EQ(decode_sample_values("", "b"), std::vector<double>{});
+}
+
+TEST(SampleValuesTextTest, AnythingElseIsAStoreDataErrorNamingTheBenchmark) {
+    const std::string problem =
+        "benchmark \"array/copy\" has sample values that are not a list of at most 64 numbers";
+    for (const std::string text : {"1.5  2", "1.5,2", "1.5 x", " 1.5", "1.5 ", "nan", "1 inf"}) {
+        try {
+            decode_sample_values(text, "array/copy");
+            ADD_FAILURE() << "accepted '" << text << "'";
+        } catch (const StoreDataError& error) {
+            EXPECT_EQ(error.what(), problem) << text;
+        }
+    }
+    std::string many = "1";
+    for (int i = 0; i < 64; ++i) many += " 1";
+    EXPECT_THROW(decode_sample_values(many, "array/copy"), StoreDataError);
 }
 
 }  // namespace

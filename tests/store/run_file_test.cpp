@@ -167,6 +167,27 @@ TEST(RunFileTest, MalformedFilesGiveOneLineNamingTheFileAndTheField) {
               prefix + "missing \"results[0].samples.mean\"");
 }
 
+TEST(RunFileTest, SampleValuesMustBeFewAscendingFiniteNumbers) {
+    const std::string prefix = std::string(kSource) + ": \"results[0].samples.values\" ";
+    const auto with_values = [](Json values, std::int64_t count = 1000) {
+        return edited([&](Json& json) {
+            json["results"][0]["samples"]["values"] = values;
+            json["results"][0]["samples"]["count"] = count;
+        });
+    };
+    EXPECT_EQ(error_of(with_values(Json{0.3, 0.2})), prefix + "must be in ascending order");
+    EXPECT_EQ(error_of(with_values(Json{0.3, "fast"})), prefix + "must hold finite numbers only");
+    EXPECT_EQ(error_of(with_values(Json::object())), prefix + "must be an array");
+    EXPECT_EQ(error_of(with_values(Json(std::vector<double>(65, 1.0)))),
+              prefix + "holds 65 values, more than the 64 a result keeps");
+    EXPECT_EQ(error_of(with_values(Json{0.1, 0.2, 0.3}, 2)),
+              prefix + "holds more values than \"count\" says there are samples");
+    EXPECT_EQ(parse_run_file(with_values(Json(std::vector<double>(64, 1.0)), 64), kSource)
+                  .results[0]
+                  .samples->values.size(),
+              64u);
+}
+
 TEST(RunFileTest, PathIsOneFilePerProjectMachineCommitAndContent) {
     auto run = full_run();
     EXPECT_EQ(run_file_path(run),
