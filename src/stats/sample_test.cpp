@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stats/stats.hpp"
+#include "stats/transient.hpp"
 
 namespace benchwatch::stats {
 
@@ -16,6 +17,13 @@ namespace {
 
 // The median of a chi-square distribution with one degree of freedom.
 constexpr double chi_square_1_median = 0.454936423119572;
+
+// The 90th percentile of |t_ν| over its median.
+double tail_ratio(double degrees_of_freedom) {
+    const boost::math::students_t distribution(degrees_of_freedom);
+    return boost::math::quantile(boost::math::complement(distribution, 0.05)) /
+           boost::math::quantile(boost::math::complement(distribution, 0.25));
+}
 
 bool usable_spread(const SampleSpread& side) {
     return side.count >= 2 && std::isfinite(side.median) && side.median > 0 &&
@@ -120,26 +128,6 @@ double run_to_run_spread(std::span<const double> deviations,
     return high;
 }
 
-namespace {
-
-// The 90th percentile of |t_ν| over its median.
-double tail_ratio(double degrees_of_freedom) {
-    const boost::math::students_t distribution(degrees_of_freedom);
-    return boost::math::quantile(boost::math::complement(distribution, 0.05)) /
-           boost::math::quantile(boost::math::complement(distribution, 0.25));
-}
-
-// The p-quantile of `values`, interpolating between order statistics; values are sorted.
-double quantile_of_sorted(std::span<const double> values, double p) {
-    const double position = p * static_cast<double>(values.size() - 1);
-    const auto below = static_cast<std::size_t>(position);
-    if (below + 1 >= values.size()) return values.back();
-    const double share = position - static_cast<double>(below);
-    return values[below] * (1 - share) + values[below + 1] * share;
-}
-
-}  // namespace
-
 double move_tail_degrees_of_freedom(std::span<const double> scaled_moves) {
     constexpr double assumed = 2;
     constexpr double heaviest = 1;
@@ -148,9 +136,8 @@ double move_tail_degrees_of_freedom(std::span<const double> scaled_moves) {
     std::vector<double> sizes;
     sizes.reserve(scaled_moves.size());
     for (const double move : scaled_moves) sizes.push_back(std::abs(move));
-    std::sort(sizes.begin(), sizes.end());
-    const double middle = quantile_of_sorted(sizes, 0.5);
-    const double high = quantile_of_sorted(sizes, 0.9);
+    const double middle = quantile(sizes, 0.5);
+    const double high = quantile(sizes, 0.9);
     if (!(middle > 0)) return high > 0 ? heaviest : INFINITY;
     const double ratio = high / middle;
     if (ratio <= tail_ratio(lightest)) return INFINITY;
