@@ -31,11 +31,11 @@ ToolDirection tool_direction(std::string_view tool) {
 double nanoseconds_per(std::string_view unit) {
     for (std::string_view per : {"/op", "/iter", "/call"})
         if (unit.ends_with(per)) unit.remove_suffix(per.size());
-    struct Scale {
+    struct TimeUnit {
         std::string_view unit;
         double nanoseconds;
     };
-    static constexpr std::array<Scale, 9> scales = {{{"ns", 1},
+    static constexpr std::array<TimeUnit, 9> scales = {{{"ns", 1},
                                                      {"us", 1e3},
                                                      {"\u00b5s", 1e3},
                                                      {"\u03bcs", 1e3},
@@ -44,7 +44,7 @@ double nanoseconds_per(std::string_view unit) {
                                                      {"sec", 1e9},
                                                      {"seconds", 1e9},
                                                      {"ps", 1e-3}}};
-    for (const Scale& scale : scales)
+    for (const TimeUnit& scale : scales)
         if (unit == scale.unit) return scale.nanoseconds;
     return 0;
 }

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <initializer_list>
-#include <map>
 #include <set>
 #include <unordered_map>
 #include <utility>
 
+#include "ingest/json_pieces.hpp"
 #include "ingest/readers.hpp"
 
 namespace benchwatch::ingest::detail {
@@ -41,14 +41,15 @@ struct Row {
     std::string_view message;
 };
 
-// Everything the file holds about one benchmark (one run_name).
+// Everything the file holds about one benchmark (one run_name). Vectors rather than sets and
+// maps: a file of 100,000 benchmarks keeps all of them at once, and each has a few entries.
 struct Benchmark {
     std::string name;
     std::vector<double> times;  // ns, one per iteration row
     std::vector<double> allocations;
     std::vector<double> memory;
-    std::set<std::int64_t> repetitions_seen;
-    std::map<std::string, double, std::less<>> aggregates;  // ns, by aggregate_name
+    std::vector<std::int64_t> repetition_indices;  // as the rows give them, checked at the end
+    std::vector<std::pair<std::string, double>> aggregates;  // ns, by aggregate_name
     std::int64_t repetitions = 0;
 };
 
@@ -80,34 +81,53 @@ std::optional<double> smallest_non_negative(const std::vector<double>& values) {
 
 class GoogleBenchmarkReader {
   public:
-    explicit GoogleBenchmarkReader(JsonInput& input) : input_(input) {
-        parsed_.format = "googlebenchmark";
-    }
+    GoogleBenchmarkReader() { parsed_.format = "googlebenchmark"; }
 
-    ParsedResults read() {
-        if (input_.document().type().value() != ondemand::json_type::object)
-            input_.fail("expected a JSON object with a \"benchmarks\" array");
-        ondemand::object root = input_.document().get_object();
+    // Reads a whole file: the context and every row of "benchmarks".
+    void read_document(JsonInput& input) {
+        input_ = &input;
+        if (input.document().type().value() != ondemand::json_type::object)
+            input.fail("expected a JSON object with a \"benchmarks\" array");
+        ondemand::object root = input.document().get_object();
         for (auto field : root) {
             const std::string_view key = field.unescaped_key().value();
             ondemand::value value = field.value();
             if (key == "context") {
                 read_context(value);
             } else if (key == "benchmarks") {
-                input_.expect(value, ondemand::json_type::array, "\"benchmarks\"");
-                for (auto element : value.get_array()) {
-                    ondemand::value row = element.value();
-                    add(read_row(row));
-                }
+                input.expect(value, ondemand::json_type::array, "\"benchmarks\"");
+                read_rows(value.get_array());
             }
         }
-        for (auto& benchmark : benchmarks_) parsed_.results.push_back(to_result(benchmark));
+    }
+
+    // Reads a batch of rows of "benchmarks", a JSON array of them cut from the file.
+    void read_batch(JsonInput& batch) {
+        input_ = &batch;
+        read_rows(batch.document().get_array());
+    }
+
+    // The results, once every row is read.
+    ParsedResults finish() {
+        parsed_.results.reserve(benchmarks_.size());
+        for (auto& benchmark : benchmarks_) {
+            check_repetitions_once(benchmark);
+            parsed_.results.push_back(to_result(benchmark));
+            benchmark = Benchmark{};  // what it held is in the result now
+        }
         return std::move(parsed_);
     }
 
   private:
+    void read_rows(ondemand::array rows) {
+        for (auto element : rows) {
+            ondemand::value row = element.value();
+            add(read_row(row));
+        }
+    }
+
     void read_context(ondemand::value& context) {
-        input_.expect(context, ondemand::json_type::object, "\"context\"");
+        input_->expect(context, ondemand::json_type::object, "\"context\"");
         for (auto field : context.get_object()) {
             const std::string_view key = field.unescaped_key().value();
             if (std::find(kept_context_keys.begin(), kept_context_keys.end(), key) ==
@@ -115,49 +135,51 @@ class GoogleBenchmarkReader {
                 continue;
             const std::string context_key = fmt::format("gbench.{}", key);
             ondemand::value value = field.value();
-            if (auto text = input_.scalar_text(value)) parsed_.context[context_key] = *text;
+            if (auto text = input_->scalar_text(value)) parsed_.context[context_key] = *text;
         }
     }
 
     Row read_row(ondemand::value& element) {
-        input_.expect(element, ondemand::json_type::object, "an element of \"benchmarks\"");
+        input_->expect(element, ondemand::json_type::object, "an element of \"benchmarks\"");
         Row row;
-        std::string what;  // the field's name in quotes, for messages; reused across fields
         for (auto field : element.get_object()) {
             const std::string_view key = field.unescaped_key().value();
-            what.assign(1, '"').append(key).push_back('"');
             ondemand::value value = field.value();
             if (key == "name")
-                row.name = input_.string(value, what);
+                row.name = input_->string(value, "\"name\"");
             else if (key == "run_name")
-                row.run_name = input_.string(value, what);
+                row.run_name = input_->string(value, "\"run_name\"");
             else if (key == "run_type")
-                row.run_type = input_.string(value, what);
+                row.run_type = input_->string(value, "\"run_type\"");
             else if (key == "aggregate_name")
-                row.aggregate_name = input_.string(value, what);
+                row.aggregate_name = input_->string(value, "\"aggregate_name\"");
             else if (key == "aggregate_unit")
-                row.aggregate_unit = input_.string(value, what);
+                row.aggregate_unit = input_->string(value, "\"aggregate_unit\"");
             else if (key == "time_unit")
-                row.time_unit = input_.string(value, what);
+                row.time_unit = input_->string(value, "\"time_unit\"");
             else if (key == "real_time")
-                row.real_time = input_.number(value, what);
+                row.real_time = input_->number(value, "\"real_time\"");
             else if (key == "allocs_per_iter")
-                row.allocs_per_iter = input_.number(value, what);
+                row.allocs_per_iter = input_->number(value, "\"allocs_per_iter\"");
             else if (key == "max_bytes_used")
-                row.max_bytes_used = input_.number(value, what);
+                row.max_bytes_used = input_->number(value, "\"max_bytes_used\"");
             else if (key == "repetitions")
-                row.repetitions = static_cast<std::int64_t>(input_.number(value, what));
+                row.repetitions =
+                    static_cast<std::int64_t>(input_->number(value, "\"repetitions\""));
             else if (key == "repetition_index")
-                row.repetition_index = static_cast<std::int64_t>(input_.number(value, what));
+                row.repetition_index =
+                    static_cast<std::int64_t>(input_->number(value, "\"repetition_index\""));
             else if (key == "error_occurred")
-                row.errored = input_.boolean(value, what);
+                row.errored = input_->boolean(value, "\"error_occurred\"");
             else if (key == "skipped")
-                row.skipped = input_.boolean(value, what);
-            else if (key == "error_message" || key == "skip_message")
-                row.message = input_.string(value, what);
+                row.skipped = input_->boolean(value, "\"skipped\"");
+            else if (key == "error_message")
+                row.message = input_->string(value, "\"error_message\"");
+            else if (key == "skip_message")
+                row.message = input_->string(value, "\"skip_message\"");
         }
         if (row.name.empty() && row.run_name.empty())
-            input_.fail("an element of \"benchmarks\" has no \"name\"");
+            input_->fail("an element of \"benchmarks\" has no \"name\"");
         return row;
     }
 
@@ -169,22 +191,23 @@ class GoogleBenchmarkReader {
         if (!aggregate && !row.run_type.empty() && row.run_type != "iteration") return;
         if (!row.real_time) {
             if (aggregate) return;  // complexity rows (BigO, RMS) carry coefficients instead
-            input_.fail(fmt::format("benchmark '{}': a row without \"real_time\"", name));
+            input_->fail(fmt::format("benchmark '{}': a row without \"real_time\"", name));
         }
         const double time = *row.real_time * nanoseconds_per(row.time_unit, name);
         Benchmark& benchmark = find_or_add(name);
         if (row.repetitions) benchmark.repetitions = *row.repetitions;
         if (aggregate) {
-            if (!benchmark.aggregates.emplace(std::string(row.aggregate_name), time).second)
-                input_.fail(fmt::format("benchmark '{}': aggregate '{}' appears twice", name,
-                                        row.aggregate_name));
+            if (find_aggregate(benchmark, row.aggregate_name))
+                input_->fail(fmt::format("benchmark '{}': aggregate '{}' appears twice", name,
+                                         row.aggregate_name));
+            benchmark.aggregates.emplace_back(row.aggregate_name, time);
             return;
         }
-        if (row.repetition_index &&
-            !benchmark.repetitions_seen.insert(*row.repetition_index).second)
-            input_.fail(fmt::format("benchmark '{}' appears twice (repetition {})", name,
-                                    *row.repetition_index));
-        check_positive_time(input_, name, time);
+        if (row.repetition_index) benchmark.repetition_indices.push_back(*row.repetition_index);
+        check_positive_time(*input_, name, time);
+        if (benchmark.times.empty() && row.repetitions)
+            benchmark.times.reserve(
+                static_cast<std::size_t>(std::clamp<std::int64_t>(*row.repetitions, 1, 64)));
         benchmark.times.push_back(time);
         if (row.allocs_per_iter) benchmark.allocations.push_back(*row.allocs_per_iter);
         if (row.max_bytes_used) benchmark.memory.push_back(*row.max_bytes_used);
@@ -193,11 +216,11 @@ class GoogleBenchmarkReader {
     void warn_left_out(std::string_view name, const Row& row) {
         if (!warned_.emplace(name).second) return;
         const char* what = row.errored ? "reported an error" : "was skipped";
-        parsed_.warnings.push_back(
-            row.message.empty()
-                ? fmt::format("{}: benchmark '{}' {} and was left out", input_.source(), name, what)
-                : fmt::format("{}: benchmark '{}' {} and was left out: {}", input_.source(), name,
-                              what, row.message));
+        parsed_.warnings.push_back(row.message.empty()
+                                       ? fmt::format("{}: benchmark '{}' {} and was left out",
+                                                     input_->source(), name, what)
+                                       : fmt::format("{}: benchmark '{}' {} and was left out: {}",
+                                                     input_->source(), name, what, row.message));
     }
 
     double nanoseconds_per(std::string_view unit, std::string_view benchmark) const {
@@ -205,8 +228,8 @@ class GoogleBenchmarkReader {
         if (unit == "us") return 1e3;
         if (unit == "ms") return 1e6;
         if (unit == "s") return 1e9;
-        input_.fail(fmt::format("benchmark '{}': unknown time_unit '{}'; expected ns, us, ms or s",
-                                benchmark, unit));
+        input_->fail(fmt::format("benchmark '{}': unknown time_unit '{}'; expected ns, us, ms or s",
+                                 benchmark, unit));
     }
 
     Benchmark& find_or_add(std::string_view name) {
@@ -230,18 +253,16 @@ class GoogleBenchmarkReader {
             result.memory = smallest_non_negative(benchmark.memory);
             return result;
         }
-        const auto aggregate = [&](std::string_view name) -> std::optional<double> {
-            const auto found = benchmark.aggregates.find(name);
-            if (found == benchmark.aggregates.end()) return std::nullopt;
-            return found->second;
+        const auto aggregate = [&](std::string_view name) {
+            return find_aggregate(benchmark, name);
         };
         std::optional<double> value = aggregate("min");
         if (!value) value = aggregate("median");
         if (!value) value = aggregate("mean");
         if (!value)
-            input_.fail(fmt::format("benchmark '{}': aggregate rows without a min, median or mean",
-                                    benchmark.name));
-        check_positive_time(input_, benchmark.name, *value);
+            input_->fail(fmt::format("benchmark '{}': aggregate rows without a min, median or mean",
+                                     benchmark.name));
+        check_positive_time(*input_, benchmark.name, *value);
         result.value = *value;
         result.samples = model::SampleSummary{benchmark.repetitions,
                                               aggregate("median").value_or(*value),
@@ -251,7 +272,25 @@ class GoogleBenchmarkReader {
         return result;
     }
 
-    JsonInput& input_;
+    // The aggregate row of `benchmark` named `name`; Google Benchmark writes a few (mean, median,
+    // stddev, cv and the suite's own), so a search is quicker than a map.
+    static std::optional<double> find_aggregate(const Benchmark& benchmark, std::string_view name) {
+        for (const auto& [aggregate_name, time] : benchmark.aggregates)
+            if (aggregate_name == name) return time;
+        return std::nullopt;
+    }
+
+    // Fails when a repetition index appears twice for one benchmark: the file repeats it.
+    void check_repetitions_once(Benchmark& benchmark) const {
+        auto& indices = benchmark.repetition_indices;
+        std::sort(indices.begin(), indices.end());
+        const auto twice = std::adjacent_find(indices.begin(), indices.end());
+        if (twice != indices.end())
+            input_->fail(fmt::format("benchmark '{}' appears twice (repetition {})", benchmark.name,
+                                     *twice));
+    }
+
+    JsonInput* input_ = nullptr;  // the document or batch being read
     ParsedResults parsed_;
     std::vector<Benchmark> benchmarks_;  // in the order the file first names them
     std::unordered_map<std::string, std::size_t, NameHash, std::equal_to<>> index_;
@@ -299,10 +338,30 @@ Claim detect_googlebenchmark(const Probe& probe) {
 }
 
 ParsedResults read_googlebenchmark(JsonInput& input) {
-    return GoogleBenchmarkReader(input).read();
+    GoogleBenchmarkReader reader;
+    reader.read_document(input);
+    return reader.finish();
 }
 
 }  // namespace
+
+ParsedResults read_googlebenchmark_in_pieces(RootArrayPieces& pieces) {
+    GoogleBenchmarkReader reader;
+    while (JsonInput* batch = pieces.next_batch()) {
+        try {
+            reader.read_batch(*batch);
+        } catch (const simdjson::simdjson_error& error) {
+            batch->fail_json(error.error());
+        }
+    }
+    JsonInput& rest = pieces.rest();
+    try {
+        reader.read_document(rest);
+    } catch (const simdjson::simdjson_error& error) {
+        rest.fail_json(error.error());
+    }
+    return reader.finish();
+}
 
 const Reader googlebenchmark_reader{.name = "googlebenchmark",
                                     .detect = detect_googlebenchmark,

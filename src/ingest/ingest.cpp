@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "ingest/json_pieces.hpp"
 #include "ingest/readers.hpp"
 #include "model/printable.hpp"
 #include "model/utf8.hpp"
@@ -192,6 +193,19 @@ using detail::content_hash;
 // cap keeps a mistaken input (a log, a core dump) to about a GiB of memory at worst.
 constexpr std::uintmax_t max_file_bytes = std::uintmax_t{256} << 20;
 
+// Google Benchmark files from this size on are read a batch of rows at a time: 100,000
+// benchmarks × 10 repetitions is about 290 MiB of JSON, and whole it would need the text and an
+// index of it in memory, over a GiB.
+constexpr std::uintmax_t pieces_from_bytes = std::uintmax_t{16} << 20;
+
+// What a batch holds: large enough that simdjson's start-up per batch does not count, small
+// enough that the batch and its index are a few tens of MB.
+constexpr std::size_t batch_bytes = std::size_t{4} << 20;
+
+// A file read in batches takes memory by its results, not its bytes, so it may be larger; the
+// cap bounds the time a mistaken input takes (a few seconds per GiB).
+constexpr std::uintmax_t max_pieces_file_bytes = std::uintmax_t{4} << 30;
+
 // Longest benchmark or metric name accepted: far above any harness's names, short enough to
 // show in a report.
 constexpr std::size_t max_name_bytes = 4096;
@@ -212,21 +226,13 @@ std::string size_text(std::uintmax_t bytes) {
     return fmt::format("{:.1f} {}", scaled, units[unit]);
 }
 
-void check_size(std::uintmax_t bytes, std::string_view source) {
-    if (bytes <= max_file_bytes) return;
+void check_size(std::uintmax_t bytes, std::string_view source,
+                std::uintmax_t limit = max_file_bytes) {
+    if (bytes <= limit) return;
     throw InputError(fmt::format(
-        "{}: file is {}; benchwatch reads results files up to {} MiB; split the run into several "
-        "files",
-        source, size_text(bytes), max_file_bytes >> 20));
-}
-
-void check_utf8(std::string_view content, std::string_view source) {
-    if (simdjson::validate_utf8(content.data(), content.size())) return;
-    const std::size_t offset = model::first_invalid_utf8(content);
-    const auto line = std::count(content.begin(), content.begin() + offset, '\n') + 1;
-    throw InputError(fmt::format(
-        "{}:{}: invalid UTF-8 (byte 0x{:02X} at offset {}); results files must be UTF-8 text",
-        source, line, static_cast<unsigned char>(content[offset]), offset));
+        "{}: file is {}; benchwatch reads {} up to {} MiB; split the run into several files",
+        source, size_text(bytes),
+        limit == max_file_bytes ? "results files" : "Google Benchmark files", limit >> 20));
 }
 
 // The first `characters` characters of `name` (whole UTF-8 sequences), "…" when cut.
@@ -277,22 +283,12 @@ void check_reads_files(std::string_view format, std::string_view source) {
                             source, format));
 }
 
-ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::string_view source,
-                           std::string_view format) {
+// The checks every file's results pass after its reader: some results, printable names, finite
+// values.
+void check_parsed(ParsedResults& parsed, std::string_view source) {
     const auto fail = [&](std::string_view message) {
         throw InputError(fmt::format("{}: {}", source, message));
     };
-    check_size(content.size(), source);
-    if (blank(content)) fail("empty file; expected benchmark results");
-    check_utf8(content, source);
-    check_reads_files(format, source);
-    OpenedFile file(content, capacity, source);
-    ParsedResults parsed;
-    try {
-        parsed = read(file, format);
-    } catch (const simdjson::simdjson_error& error) {
-        file.json().fail_json(error.error());
-    }
     for (auto& warning : parsed.warnings) warning = model::printable_line(warning);
     if (parsed.results.empty() && parsed.warnings.empty()) fail("no benchmark results in the file");
     if (parsed.results.empty()) {
@@ -304,8 +300,40 @@ ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::
     }
     detail::check_names(parsed.results, source);
     detail::check_values(parsed.results, source);
+}
+
+ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::string_view source,
+                           std::string_view format) {
+    check_size(content.size(), source);
+    if (blank(content))
+        throw InputError(fmt::format("{}: empty file; expected benchmark results", source));
+    detail::check_utf8(content, source);
+    check_reads_files(format, source);
+    OpenedFile file(content, capacity, source);
+    ParsedResults parsed;
+    try {
+        parsed = read(file, format);
+    } catch (const simdjson::simdjson_error& error) {
+        file.json().fail_json(error.error());
+    }
+    check_parsed(parsed, source);
     parsed.content_hash = content_hash(content);
     return parsed;
+}
+
+// Whether the text before the "benchmarks" rows is Google Benchmark's, as detection would judge
+// the whole file by its context.
+bool opens_as_googlebenchmark(const std::string& head, std::string_view source) {
+    const std::string text = head + "]}";
+    try {
+        detail::JsonInput input(text, text.size(), source);
+        const detail::Probe probe{text, &input.document()};
+        return detail::googlebenchmark_reader.detect(probe).matches;
+    } catch (const InputError&) {
+        return false;
+    } catch (const simdjson::simdjson_error&) {
+        return false;
+    }
 }
 
 // A folder is read by the one reader that reads folders, or the one named if it does.
@@ -358,6 +386,30 @@ std::string read_stream_bounded(std::ifstream& file) {
 }  // namespace
 
 namespace detail {
+
+void check_utf8(std::string_view content, std::string_view source, std::uintmax_t offset,
+                std::uintmax_t line) {
+    if (simdjson::validate_utf8(content.data(), content.size())) return;
+    const std::size_t at = model::first_invalid_utf8(content);
+    const auto lines = std::count(content.begin(), content.begin() + static_cast<long>(at), '\n');
+    throw InputError(fmt::format(
+        "{}:{}: invalid UTF-8 (byte 0x{:02X} at offset {}); results files must be UTF-8 text",
+        source, line + static_cast<std::uintmax_t>(lines), static_cast<unsigned char>(content[at]),
+        offset + at));
+}
+
+std::optional<ParsedResults> parse_in_pieces(std::istream& in, std::uintmax_t size,
+                                             std::string_view source, std::string_view format,
+                                             std::size_t batch_bytes) {
+    if (format != "auto" && format != googlebenchmark_reader.name) return std::nullopt;
+    RootArrayPieces pieces(in, size, source, "benchmarks", batch_bytes);
+    if (!pieces.found()) return std::nullopt;
+    if (format == "auto" && !opens_as_googlebenchmark(pieces.head(), source)) return std::nullopt;
+    ParsedResults parsed = read_googlebenchmark_in_pieces(pieces);
+    check_parsed(parsed, source);
+    parsed.content_hash = pieces.content_hash();
+    return parsed;
+}
 
 void check_names(const std::vector<model::Result>& results, std::string_view source) {
     for (const model::Result& result : results) {
@@ -426,6 +478,17 @@ std::string read_results_file(const std::filesystem::path& path) {
 ParsedResults parse_file(const std::filesystem::path& path, std::string_view format) {
     std::error_code status_error;
     if (std::filesystem::is_directory(path, status_error)) return parse_directory(path, format);
+    const std::uintmax_t size = std::filesystem::is_regular_file(path, status_error)
+                                    ? std::filesystem::file_size(path, status_error)
+                                    : 0;
+    if (!status_error && size >= pieces_from_bytes) {
+        check_size(size, path.string(), max_pieces_file_bytes);
+        std::ifstream file(path, std::ios::binary);
+        if (file)
+            if (auto parsed =
+                    detail::parse_in_pieces(file, size, path.string(), format, batch_bytes))
+                return std::move(*parsed);
+    }
     const std::string content = detail::read_results_file(path);
     return parse_padded(content, content.capacity(), path.string(), format);
 }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 
 #include "ingest/readers.hpp"
 #include "stats/stats.hpp"
@@ -70,7 +71,17 @@ const char* describe_type(ondemand::json_type type) {
 }
 
 JsonInput::JsonInput(std::string_view content, std::size_t capacity, std::string_view source)
-    : source_(source) {
+    : source_(source), own_parser_(std::in_place), parser_(&*own_parser_) {
+    start(content, capacity);
+}
+
+JsonInput::JsonInput(std::string_view content, std::size_t capacity, std::string_view source,
+                     std::vector<TextOrigin> origins, simdjson::ondemand::parser& parser)
+    : source_(source), origins_(std::move(origins)), parser_(&parser) {
+    start(content, capacity);
+}
+
+void JsonInput::start(std::string_view content, std::size_t capacity) {
     if (capacity < content.size() + simdjson::SIMDJSON_PADDING) {
         owned_ = simdjson::padded_string(content);
         content = std::string_view(owned_.data(), owned_.size());
@@ -78,7 +89,7 @@ JsonInput::JsonInput(std::string_view content, std::size_t capacity, std::string
     }
     text_ = content;
     const simdjson::padded_string_view padded(content.data(), content.size(), capacity);
-    if (auto error = parser_.iterate(padded).get(document_)) fail(describe(error));
+    if (auto error = parser_->iterate(padded).get(document_)) fail(describe(error));
 }
 
 const char* JsonInput::where(ondemand::value& value) {
@@ -94,12 +105,16 @@ void JsonInput::fail(std::string_view message) const {
 void JsonInput::fail_at(const char* where, std::string_view message) const {
     if (where == nullptr || where < text_.data() || where > text_.data() + text_.size())
         fail(message);
-    const std::string_view before(text_.data(), static_cast<std::size_t>(where - text_.data()));
-    const auto line = std::count(before.begin(), before.end(), '\n') + 1;
+    const auto offset = static_cast<std::size_t>(where - text_.data());
+    const TextOrigin origin = *std::prev(
+        std::upper_bound(origins_.begin(), origins_.end(), offset,
+                         [](std::size_t at, const TextOrigin& part) { return at < part.at; }));
+    const std::string_view before = text_.substr(origin.at, offset - origin.at);
+    const auto lines = static_cast<std::uintmax_t>(std::count(before.begin(), before.end(), '\n'));
     const auto line_start = before.rfind('\n');
-    const auto column =
-        line_start == std::string_view::npos ? before.size() + 1 : before.size() - line_start;
-    throw InputError(fmt::format("{}:{}:{}: {}", source_, line, column, message));
+    const auto column = line_start == std::string_view::npos ? origin.column + before.size()
+                                                             : before.size() - line_start;
+    throw InputError(fmt::format("{}:{}:{}: {}", source_, origin.line + lines, column, message));
 }
 
 void JsonInput::fail_json(simdjson::error_code error) {
@@ -119,6 +134,10 @@ void JsonInput::fail_json(simdjson::error_code error) {
     if (error == simdjson::TAPE_ERROR && std::isalpha(static_cast<unsigned char>(*location)))
         fail_at(location, describe(simdjson::INCORRECT_TYPE));
     fail_at(location, describe(error));
+}
+
+void JsonInput::fail_json_at(const char* where, simdjson::error_code error) const {
+    fail_at(where, describe(error));
 }
 
 void JsonInput::expect(ondemand::value& value, ondemand::json_type expected,
@@ -206,17 +225,47 @@ model::SampleSummary summarize(std::span<const double> times) {
             stats::kept_order_statistics(times, model::kKeptSampleValues)};
 }
 
+namespace {
+
+constexpr std::uint64_t fnv_prime = 0x100000001b3ULL;
+
+}  // namespace
+
 // FNV-1a over 8-byte words, then the tail bytes.
 std::uint64_t content_hash(std::string_view bytes) {
-    constexpr std::uint64_t prime = 0x100000001b3ULL;
-    std::uint64_t hash = 0xcbf29ce484222325ULL ^ bytes.size();
+    ContentHasher hasher(bytes.size());
+    hasher.update(bytes);
+    return hasher.value();
+}
+
+ContentHasher::ContentHasher(std::uintmax_t size) : hash_(0xcbf29ce484222325ULL ^ size) {}
+
+void ContentHasher::update(std::string_view bytes) {
     std::size_t at = 0;
+    if (pending_size_ > 0) {
+        const std::size_t taken = std::min(bytes.size(), pending_.size() - pending_size_);
+        std::memcpy(pending_.data() + pending_size_, bytes.data(), taken);
+        pending_size_ += taken;
+        at = taken;
+        if (pending_size_ < pending_.size()) return;
+        std::uint64_t word = 0;
+        std::memcpy(&word, pending_.data(), sizeof word);
+        hash_ = (hash_ ^ word) * fnv_prime;
+        pending_size_ = 0;
+    }
     for (; at + sizeof(std::uint64_t) <= bytes.size(); at += sizeof(std::uint64_t)) {
         std::uint64_t word = 0;
         std::memcpy(&word, bytes.data() + at, sizeof word);
-        hash = (hash ^ word) * prime;
+        hash_ = (hash_ ^ word) * fnv_prime;
     }
-    for (; at < bytes.size(); ++at) hash = (hash ^ static_cast<unsigned char>(bytes[at])) * prime;
+    std::memcpy(pending_.data(), bytes.data() + at, bytes.size() - at);
+    pending_size_ = bytes.size() - at;
+}
+
+std::uint64_t ContentHasher::value() const {
+    std::uint64_t hash = hash_;
+    for (std::size_t at = 0; at < pending_size_; ++at)
+        hash = (hash ^ static_cast<unsigned char>(pending_[at])) * fnv_prime;
     return hash;
 }
 

@@ -2,8 +2,10 @@
 
 #include <simdjson.h>
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
+#include <istream>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,6 +17,14 @@
 
 namespace benchwatch::ingest::detail {
 
+// Where a JsonInput's text from byte `at` on lies in the file: at `line` and `column` (from 1).
+// A text cut from a file, or pieced together from two parts of one, has one per part.
+struct TextOrigin {
+    std::size_t at = 0;
+    std::uintmax_t line = 1;
+    std::uintmax_t column = 1;
+};
+
 // One results file's text, walked once with simdjson On-Demand, and the turning of every failure
 // into a one-line InputError naming the file and, where simdjson says where, line and column.
 // Values that a reader skips are only checked for balanced brackets, not parsed.
@@ -24,6 +34,10 @@ class JsonInput {
     // readable from content.data()) already leaves simdjson's padding; throws InputError when
     // simdjson rejects the text outright (an unclosed string, invalid UTF-8).
     JsonInput(std::string_view content, std::size_t capacity, std::string_view source);
+    // The same for a text cut from the file, whose messages place positions by `origins`
+    // (sorted by `at`, the first at 0), parsed with `parser`, which must outlive this.
+    JsonInput(std::string_view content, std::size_t capacity, std::string_view source,
+              std::vector<TextOrigin> origins, simdjson::ondemand::parser& parser);
     JsonInput(const JsonInput&) = delete;
     JsonInput& operator=(const JsonInput&) = delete;
 
@@ -39,6 +53,8 @@ class JsonInput {
     [[noreturn]] void fail_at(const char* where, std::string_view message) const;
     // Throws the InputError for a simdjson error met at the document's current position.
     [[noreturn]] void fail_json(simdjson::error_code error);
+    // Throws the InputError for a simdjson error at `where` in the text.
+    [[noreturn]] void fail_json_at(const char* where, simdjson::error_code error) const;
 
     // Fails unless `value` has the JSON type `expected`; `what` names it in the message
     // ("\"benchmarks\"" → "expected an array for \"benchmarks\", got a string").
@@ -94,10 +110,14 @@ class JsonInput {
     }
 
   private:
+    void start(std::string_view content, std::size_t capacity);
+
     std::string source_;
     simdjson::padded_string owned_;  // empty when the caller's buffer has the padding
     std::string_view text_;
-    simdjson::ondemand::parser parser_;
+    std::vector<TextOrigin> origins_ = {TextOrigin{}};
+    std::optional<simdjson::ondemand::parser> own_parser_;
+    simdjson::ondemand::parser* parser_ = nullptr;
     simdjson::ondemand::document document_;
 };
 
@@ -112,6 +132,27 @@ void check_positive_time(const JsonInput& input, std::string_view benchmark, dou
 // over 8-byte words); stable across builds and machines, since stores keep it. No defence
 // against attackers, and none is needed.
 std::uint64_t content_hash(std::string_view bytes);
+
+// content_hash() of a file fed in pieces of any size, for a file read in batches.
+class ContentHasher {
+  public:
+    // Starts the hash of `size` bytes in all.
+    explicit ContentHasher(std::uintmax_t size);
+    // Adds the next bytes of the file.
+    void update(std::string_view bytes);
+    // The hash of the bytes added, equal to content_hash() of them all.
+    std::uint64_t value() const;
+
+  private:
+    std::uint64_t hash_;
+    std::array<char, 8> pending_{};  // the start of a word not yet complete
+    std::size_t pending_size_ = 0;
+};
+
+// Fails "source:LINE: invalid UTF-8 (byte 0xFF at offset N) …" unless `content` is UTF-8;
+// `content` starts at byte `offset` and line `line` of the file.
+void check_utf8(std::string_view content, std::string_view source, std::uintmax_t offset = 0,
+                std::uintmax_t line = 1);
 
 // The bytes of the results file at `path` (a regular file or a pipe), with simdjson's padding
 // free after them in the string's capacity. Throws InputError when it cannot be read or is over
@@ -178,6 +219,19 @@ struct Reader {
     // Reads the folder at `path`.
     ParsedResults (*parse_directory)(const std::filesystem::path& path) = nullptr;
 };
+
+class RootArrayPieces;
+
+// Reads a Google Benchmark file a batch of "benchmarks" rows at a time; the results are those
+// the whole-text reader gives.
+ParsedResults read_googlebenchmark_in_pieces(RootArrayPieces& pieces);
+
+// Reads `in`, the `size` bytes of the file called `source`, in batches of about `batch_bytes`
+// when it is a Google Benchmark file (`format` "auto" or "googlebenchmark") and opens like one,
+// with every check parse() makes; nullopt when it is not, for the whole-text path to read.
+std::optional<ParsedResults> parse_in_pieces(std::istream& in, std::uintmax_t size,
+                                             std::string_view source, std::string_view format,
+                                             std::size_t batch_bytes);
 
 // BenchmarkTools.jl's `BenchmarkTools.save` output; see README.md for the mapping.
 extern const Reader benchmarktools_reader;

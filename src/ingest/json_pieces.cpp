@@ -1,0 +1,294 @@
+#include "ingest/json_pieces.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace benchwatch::ingest::detail {
+
+namespace {
+
+// Bytes read at a time from the file after the array.
+constexpr std::size_t read_bytes = std::size_t{1} << 20;
+
+// How far the head (everything before the array) may reach before the file is left to the
+// whole-text path: Google Benchmark's context is a few KB.
+constexpr std::size_t max_head_bytes = std::size_t{16} << 20;
+
+bool is_whitespace(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+}  // namespace
+
+RootArrayPieces::RootArrayPieces(std::istream& in, std::uintmax_t size, std::string_view source,
+                                 std::string_view key, std::size_t batch_bytes)
+    : in_(in), source_(source), batch_bytes_(std::max<std::size_t>(batch_bytes, 1)), hasher_(size) {
+    scan_head(key);
+}
+
+bool RootArrayPieces::fill(std::size_t keep_from) {
+    if (end_of_file_) return false;
+    if (keep_from > 0) {
+        origin_of(keep_from);
+        std::memmove(buffer_.data(), buffer_.data() + keep_from, filled_ - keep_from);
+        filled_ -= keep_from;
+        scanned_ -= keep_from;
+        batch_start_ -= keep_from;
+        counted_ -= keep_from;
+        if (last_comma_) *last_comma_ -= keep_from;
+        buffer_offset_ += keep_from;
+    }
+    // An eighth of a batch at a time: what is left after a batch is moved to the buffer's start
+    // before the next read, so it is kept small.
+    const std::size_t wanted = std::max<std::size_t>(batch_bytes_ / 8, 16);
+    if (buffer_.size() < filled_ + wanted + simdjson::SIMDJSON_PADDING)
+        buffer_.resize(std::max(buffer_.size() * 2, filled_ + wanted + simdjson::SIMDJSON_PADDING));
+    errno = 0;
+    in_.read(buffer_.data() + filled_, static_cast<std::streamsize>(wanted));
+    const auto got = static_cast<std::size_t>(in_.gcount());
+    if (in_.bad())
+        throw InputError(
+            fmt::format("{}: cannot read: {}", source_, std::strerror(errno != 0 ? errno : EIO)));
+    hasher_.update(std::string_view(buffer_.data() + filled_, got));
+    filled_ += got;
+    if (got == 0) end_of_file_ = true;
+    return got > 0;
+}
+
+TextOrigin RootArrayPieces::origin_of(std::size_t at) {
+    std::size_t from = counted_;
+    while (from < at) {
+        const void* newline = std::memchr(buffer_.data() + from, '\n', at - from);
+        if (newline == nullptr) {
+            counted_origin_.column += at - from;
+            break;
+        }
+        const auto line_end =
+            static_cast<std::size_t>(static_cast<const char*>(newline) - buffer_.data());
+        ++counted_origin_.line;
+        counted_origin_.column = 1;
+        from = line_end + 1;
+    }
+    counted_ = at;
+    return counted_origin_;
+}
+
+void RootArrayPieces::scan_head(std::string_view key) {
+    // Only the root object's own keys are compared: a string opened at depth 1 right after '{'
+    // or ',' is a key, and a '[' after its ':' opens the array sought when the key is `key`.
+    std::size_t depth = 0;
+    bool in_string = false;
+    bool escaped = false;
+    bool first = true;
+    char last_token = 0;  // the last byte outside strings at depth 1 that is not whitespace
+    std::size_t string_start = 0;
+    bool key_matches = false;  // whether the last string at depth 1 is `key`
+    std::size_t at = 0;
+    for (;;) {
+        if (at == filled_ && (filled_ > max_head_bytes || !fill(0))) return;
+        const char c = buffer_[at];
+        if (in_string) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"') {
+                in_string = false;
+                if (depth == 1) {
+                    key_matches =
+                        std::string_view(buffer_.data() + string_start, at - string_start) == key;
+                    last_token = '"';
+                }
+            }
+            ++at;
+            continue;
+        }
+        if (is_whitespace(c)) {
+            ++at;
+            continue;
+        }
+        if (first) {
+            if (c != '{') return;
+            first = false;
+            depth = 1;
+            last_token = '{';
+            ++at;
+            continue;
+        }
+        switch (c) {
+            case '"':
+                in_string = true;
+                string_start = at + 1;
+                break;
+            case '[':
+                if (depth == 1 && last_token == ':' && key_matches) {
+                    head_.assign(buffer_.data(), at + 1);
+                    scanned_ = batch_start_ = at + 1;
+                    found_ = true;
+                    return;
+                }
+                ++depth;
+                break;
+            case '{':
+                ++depth;
+                break;
+            case '}':
+            case ']':
+                if (--depth == 0) return;
+                break;
+            default:
+                break;
+        }
+        if (depth == 1) last_token = c;
+        ++at;
+    }
+}
+
+void RootArrayPieces::scan_elements() {
+    const char* const bytes = buffer_.data();
+    std::size_t at = scanned_;
+    const std::size_t end = filled_;
+    while (at < end) {
+        if (in_string_) {
+            // Names are short: a plain loop to the closing quote beats a library search.
+            if (escaped_) {
+                escaped_ = false;
+                ++at;
+            }
+            while (at < end && bytes[at] != '"' && bytes[at] != '\\') ++at;
+            if (at == end) break;
+            if (bytes[at] == '\\') {
+                escaped_ = true;
+                ++at;
+                continue;
+            }
+            in_string_ = false;
+            ++at;
+            continue;
+        }
+        switch (bytes[at]) {
+            case '"':
+                in_string_ = true;
+                break;
+            case '[':
+            case '{':
+                ++depth_;
+                break;
+            case ']':
+            case '}':
+                if (depth_ == 0) {
+                    array_end_ = at;
+                    scanned_ = at;
+                    return;
+                }
+                --depth_;
+                break;
+            case ',':
+                if (depth_ == 0) {
+                    last_comma_ = at;
+                    if (at - batch_start_ >= batch_bytes_) {
+                        scanned_ = at + 1;
+                        return;
+                    }
+                }
+                break;
+            default:
+                break;
+        }
+        ++at;
+    }
+    scanned_ = at;
+}
+
+JsonInput* RootArrayPieces::emit(std::size_t from, std::size_t to, bool close) {
+    // A batch after the first starts at a comma, so it must hold an element: "[{…},]" and
+    // "{…},,{…}" are malformed even where the cut leaves an empty batch.
+    const bool after_comma = emitted_;
+    emitted_ = true;
+    const char closing = buffer_[to];
+    buffer_[from] = '[';
+    if (close) buffer_[to] = ']';
+    const std::size_t length = to - from + (close ? 1 : 0);
+    const std::string_view text(buffer_.data() + from, length);
+    TextOrigin origin = origin_of(from);
+    check_utf8(text, source_, buffer_offset_ + from, origin.line);
+    // The first byte is the file's '[' or ',' before the elements: same line and column.
+    origin.at = 0;
+    batch_.emplace(text, buffer_.size() - from, source_, std::vector<TextOrigin>{origin}, parser_);
+    if (after_comma && std::all_of(text.begin() + 1, text.end() - (close ? 1 : 0), is_whitespace)) {
+        if (!close) batch_->fail_json(simdjson::INCOMPLETE_ARRAY_OR_OBJECT);
+        batch_->fail_json_at(text.data() + text.size() - 1, simdjson::TAPE_ERROR);
+    }
+    // Made ']' for the batch, the array's last byte must have been one: "[{…}}" is malformed.
+    if (array_end_ && to == *array_end_ && closing != ']')
+        batch_->fail_json_at(text.data() + text.size() - 1, simdjson::TAPE_ERROR);
+    return &*batch_;
+}
+
+JsonInput* RootArrayPieces::next_batch() {
+    batch_.reset();
+    if (done_) return nullptr;
+    for (;;) {
+        scan_elements();
+        if (array_end_) {
+            done_ = true;
+            const std::size_t end = *array_end_;
+            // The tail is copied as read: the batch's text ends with the array's bracket, made
+            // ']' if the file had '}' there, and the tail still shows what the file holds.
+            rest_text_.assign(buffer_.data() + end, filled_ - end);
+            JsonInput* batch = emit(batch_start_ - 1, end, true);
+            tail_origin_ = origin_of(end);
+            tail_offset_ = buffer_offset_ + end;
+            read_rest();
+            return batch;
+        }
+        if (last_comma_ && *last_comma_ - batch_start_ >= batch_bytes_) {
+            const std::size_t comma = *last_comma_;
+            const std::size_t from = batch_start_ - 1;
+            batch_start_ = comma + 1;
+            last_comma_.reset();
+            return emit(from, comma, true);
+        }
+        if (!fill(batch_start_ - 1)) {
+            done_ = true;
+            return emit(batch_start_ - 1, filled_, false);
+        }
+    }
+}
+
+void RootArrayPieces::read_rest() {
+    std::string chunk(read_bytes, '\0');
+    for (;;) {
+        errno = 0;
+        in_.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+        const auto got = static_cast<std::size_t>(in_.gcount());
+        if (in_.bad())
+            throw InputError(fmt::format("{}: cannot read: {}", source_,
+                                         std::strerror(errno != 0 ? errno : EIO)));
+        if (got == 0) return;
+        const std::string_view bytes(chunk.data(), got);
+        hasher_.update(bytes);
+        rest_text_.append(bytes);
+    }
+}
+
+JsonInput& RootArrayPieces::rest() {
+    batch_.reset();
+    std::string text = head_ + rest_text_;
+    check_utf8(head_, source_, 0, 1);
+    check_utf8(rest_text_, source_, tail_offset_, tail_origin_.line);
+    tail_origin_.at = head_.size();
+    rest_text_ = std::move(text);
+    rest_.emplace(rest_text_, rest_text_.size(), source_,
+                  std::vector<TextOrigin>{TextOrigin{}, tail_origin_}, parser_);
+    return *rest_;
+}
+
+std::uint64_t RootArrayPieces::content_hash() const {
+    return hasher_.value();
+}
+
+}  // namespace benchwatch::ingest::detail

@@ -1,0 +1,92 @@
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <istream>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ingest/readers.hpp"
+
+namespace benchwatch::ingest::detail {
+
+// A JSON results file whose root object holds one large array (Google Benchmark's "benchmarks"),
+// read a batch of the array's elements at a time instead of whole: memory holds one batch and
+// simdjson's index of it, not the file. Each batch is a JsonInput over a JSON array of whole
+// elements, cut from the file at the commas between elements; its messages give the line and
+// column in the file. The bytes are still checked as the whole-text path checks them (UTF-8,
+// then simdjson's validation of every batch and of what lies beside the array).
+class RootArrayPieces {
+  public:
+    // Reads `in` (of `size` bytes, for the content hash) up to the opening bracket of the array
+    // under `key` in the root object; each batch then holds about `batch_bytes` of the array,
+    // more when one element is larger.
+    RootArrayPieces(std::istream& in, std::uintmax_t size, std::string_view source,
+                    std::string_view key, std::size_t batch_bytes);
+    RootArrayPieces(const RootArrayPieces&) = delete;
+    RootArrayPieces& operator=(const RootArrayPieces&) = delete;
+
+    // Whether the text opens as a JSON object whose field `key` holds an array. When not,
+    // nothing else may be called: the file is one for the whole-text path.
+    bool found() const { return found_; }
+    // The text up to and including the array's opening bracket.
+    const std::string& head() const { return head_; }
+    // The next batch of elements, valid until the next call; nullptr after the last. A file that
+    // ends inside the array gives a last batch that ends there too, for simdjson to refuse.
+    JsonInput* next_batch();
+    // After the last batch: the root object with the array's elements left out, so that what
+    // lies beside the array (Google Benchmark's "context") is read as in a whole file.
+    JsonInput& rest();
+    // After rest(): the content_hash() of the whole file.
+    std::uint64_t content_hash() const;
+
+  private:
+    // Where the byte at buffer_[at] lies in the file, counting lines up to it.
+    TextOrigin origin_of(std::size_t at);
+    // Reads more of the file after what the buffer holds, keeping buffer_[keep_from…]; false at
+    // the end of the file.
+    bool fill(std::size_t keep_from);
+    // Scans the array's elements from scanned_ on, noting each comma between elements, until the
+    // array closes, the buffer ends or a batch's worth lies behind the last comma.
+    void scan_elements();
+    // Scans for the opening bracket of the array under `key`; sets found_.
+    void scan_head(std::string_view key);
+    // Hands over buffer_[from…to] as the batch: its first byte made '[' and, when `close`, the
+    // byte at `to` made ']'; without, the text ends at `to` unclosed.
+    JsonInput* emit(std::size_t from, std::size_t to, bool close);
+    // Reads what is left of the file after the array into the tail.
+    void read_rest();
+
+    std::istream& in_;
+    std::string source_;
+    std::size_t batch_bytes_;
+    std::string buffer_;  // the bytes read and not yet handed over, with simdjson's padding after
+    std::size_t filled_ = 0;
+    std::size_t scanned_ = 0;                // the next byte the scan looks at
+    std::size_t batch_start_ = 0;            // the first byte of the next batch's elements
+    std::optional<std::size_t> last_comma_;  // the last comma between elements found so far
+    std::optional<std::size_t> array_end_;   // the byte closing the array
+    std::uintmax_t buffer_offset_ = 0;       // where buffer_[0] lies in the file
+    bool in_string_ = false;
+    bool escaped_ = false;
+    std::size_t depth_ = 0;  // of brackets and braces inside the current element
+    bool end_of_file_ = false;
+    bool done_ = false;
+    bool emitted_ = false;  // whether a batch was handed over: the next starts at a comma
+    bool found_ = false;
+    // Lines counted so far: buffer_[counted_] starts at counted_origin_.
+    std::size_t counted_ = 0;
+    TextOrigin counted_origin_;
+    std::string head_;
+    std::string rest_text_;
+    TextOrigin tail_origin_;
+    std::uintmax_t tail_offset_ = 0;
+    ContentHasher hasher_;
+    simdjson::ondemand::parser parser_;
+    std::optional<JsonInput> batch_;
+    std::optional<JsonInput> rest_;
+};
+
+}  // namespace benchwatch::ingest::detail

@@ -1,0 +1,187 @@
+// What could break: reading a large Google Benchmark file a batch of rows at a time. Whatever
+// the batch size, and wherever a batch or a read ends (inside a string, an escape, a nested
+// value), the results, warnings, context, hash and every error message must be those of reading
+// the file whole.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ingest/ingest.hpp"
+#include "ingest/parse_error.hpp"
+#include "ingest/readers.hpp"
+#include "support/test_support.hpp"
+
+namespace benchwatch::ingest {
+namespace {
+
+const std::filesystem::path data_dir =
+    std::filesystem::path(BENCHWATCH_TEST_DATA) / "googlebenchmark";
+
+const std::vector<std::size_t> batch_sizes = {1, 2, 3, 7, 64, 1000, std::size_t{1} << 20};
+
+std::string file_text(const std::filesystem::path& path) {
+    std::ifstream file(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+}
+
+std::optional<ParsedResults> in_pieces(const std::string& content, std::size_t batch_bytes,
+                                       std::string_view format = "auto") {
+    std::istringstream in(content);
+    return detail::parse_in_pieces(in, content.size(), "results.json", format, batch_bytes);
+}
+
+std::string pieces_error(const std::string& content, std::size_t batch_bytes,
+                         std::string_view format = "auto") {
+    try {
+        if (!in_pieces(content, batch_bytes, format)) return "not read in pieces";
+    } catch (const InputError& error) {
+        return error.what();
+    }
+    return "no error";
+}
+
+void expect_same_as_whole(const std::string& content, std::string_view format = "auto") {
+    const ParsedResults whole = parse(content, "results.json", format);
+    for (const std::size_t batch : batch_sizes) {
+        SCOPED_TRACE("batch of " + std::to_string(batch) + " bytes");
+        const auto pieces = in_pieces(content, batch, format);
+        ASSERT_TRUE(pieces);
+        EXPECT_EQ(pieces->format, whole.format);
+        EXPECT_EQ(pieces->results, whole.results);
+        EXPECT_EQ(pieces->context, whole.context);
+        EXPECT_EQ(pieces->warnings, whole.warnings);
+        EXPECT_EQ(pieces->content_hash, whole.content_hash);
+    }
+}
+
+void expect_same_error(const std::string& content, std::string_view format = "auto") {
+    const std::string whole = parse_error(content, format);
+    ASSERT_NE(whole, "no error");
+    for (const std::size_t batch : batch_sizes) {
+        SCOPED_TRACE("batch of " + std::to_string(batch) + " bytes");
+        EXPECT_EQ(pieces_error(content, batch, format), whole);
+    }
+}
+
+const std::string context = R"({
+  "context": {"executable": "./bench", "library_build_type": "release", "num_cpus": 2},
+  "benchmarks": [
+)";
+
+std::string row(const std::string& name, double time, int repetition = 0) {
+    return R"(    {"name": ")" + name + R"(", "run_name": ")" + name +
+           R"(", "run_type": "iteration", "repetitions": 3, "repetition_index": )" +
+           std::to_string(repetition) + R"(, "real_time": )" + std::to_string(time) +
+           R"(, "time_unit": "ns"})";
+}
+
+TEST(GoogleBenchmarkInPieces, TheHarnessFilesReadAsWhole) {
+    for (const char* name : {"repetitions.json", "aggregates_only.json", "with_error.json"}) {
+        SCOPED_TRACE(name);
+        expect_same_as_whole(file_text(data_dir / name));
+    }
+}
+
+TEST(GoogleBenchmarkInPieces, NamesHoldingQuotesEscapesBracketsAndCommas) {
+    std::string content = context;
+    const std::vector<std::string> names = {R"(a\"],[{}\\)", R"(b\\\\\",)", R"(c}\u005d,)", "d"};
+    for (int repetition = 0; repetition < 3; ++repetition)
+        for (std::size_t at = 0; at < names.size(); ++at)
+            content += row(names[at], 10.0 + static_cast<double>(at + repetition), repetition) +
+                       (repetition == 2 && at + 1 == names.size() ? "\n" : ",\n");
+    content += "  ]\n}\n";
+    expect_same_as_whole(content);
+    EXPECT_EQ(parse(content, "results.json", "auto").results.at(0).benchmark, R"(a"],[{}\)");
+}
+
+TEST(GoogleBenchmarkInPieces, WhatFollowsTheArrayIsReadToo) {
+    // Context after the rows, and the rows' key twice: read as the whole file reads them.
+    const std::string content =
+        R"({"benchmarks": [)" + row("x", 5) + "," + row("y", 6) +
+        R"(], "context": {"library_build_type": "debug"}, "benchmarks": [)" + row("z", 7) + "]}";
+    expect_same_as_whole(content, "googlebenchmark");
+    EXPECT_EQ(parse(content, "results.json", "googlebenchmark").results.size(), 3u);
+}
+
+TEST(GoogleBenchmarkInPieces, ErrorsNameTheSameLineAndColumn) {
+    const std::string rows = row("a", 1) + ",\n" + row("b", 2) + ",\n";
+    // A missing comma inside a row, a bare word, a negative time, a repeated repetition.
+    expect_same_error(context + rows + R"(    {"name": "c" "real_time": 3})" + "\n]}");
+    expect_same_error(context + rows + R"(    {"name": "c", "real_time": NaN})" + "\n]}");
+    expect_same_error(context + rows + row("c", -3) + "\n]}");
+    expect_same_error(context + rows + row("a", 4) + "\n]}");
+    // A trailing comma, a brace closing the array, a row that is no object.
+    expect_same_error(context + rows + row("c", 3) + ",\n]}");
+    expect_same_error(context + rows + row("c", 3) + "\n}}");
+    expect_same_error(context + rows + "42\n]}");
+    // Cut short: inside a row, between rows, inside a string.
+    expect_same_error(context + rows + R"(    {"name": "c", "real_ti)");
+    expect_same_error(context + rows);
+    expect_same_error(context + rows + R"(    {"name": "c)");
+    // Invalid UTF-8 in a row, and after the array.
+    expect_same_error(context + rows + row("c\xff", 3) + "\n]}");
+    expect_same_error(context + rows + row("c", 3) + "\n], \"x\": \"\xfe\"}");
+    // Two commas between rows.
+    expect_same_error(context + row("a", 1) + ",\n,\n" + row("b", 2) + "\n]}");
+    // Nothing after the array closes, or a malformed context after it.
+    expect_same_error(R"({"benchmarks": [)" + row("x", 5) + "]", "googlebenchmark");
+    expect_same_error(R"({"benchmarks": [)" + row("x", 5) + R"(], "context": {"a" 1}})",
+                      "googlebenchmark");
+}
+
+TEST(GoogleBenchmarkInPieces, OnlyGoogleBenchmarkFilesAreReadInPieces) {
+    for (const std::size_t batch : {std::size_t{1}, std::size_t{4096}}) {
+        EXPECT_EQ(pieces_error(R"([{"name": "a", "real_time": 1}])", batch), "not read in pieces");
+        EXPECT_EQ(pieces_error(R"({"results": [{"command": "a", "times": [1]}]})", batch),
+                  "not read in pieces");
+        // pytest-benchmark's "benchmarks" with a context that is not Google Benchmark's.
+        EXPECT_EQ(pieces_error(R"({"machine_info": {}, "benchmarks": [{"stats": {}}]})", batch),
+                  "not read in pieces");
+        EXPECT_EQ(pieces_error(context + row("a", 1) + "]}", batch, "hyperfine"),
+                  "not read in pieces");
+        // "benchmarks" as a nested key or as a value is not the array sought.
+        EXPECT_EQ(pieces_error(R"({"x": {"benchmarks": [1]}, "y": "benchmarks"})", batch),
+                  "not read in pieces");
+    }
+}
+
+TEST(GoogleBenchmarkInPieces, HashOfAFileFedInPiecesIsTheHashOfItWhole) {
+    const std::string bytes = "0123456789abcdefghijklmnopqrstuvwxyz!";
+    for (std::size_t first = 0; first <= bytes.size(); ++first)
+        for (std::size_t second = first; second <= bytes.size(); ++second) {
+            detail::ContentHasher hasher(bytes.size());
+            hasher.update(std::string_view(bytes).substr(0, first));
+            hasher.update(std::string_view(bytes).substr(first, second - first));
+            hasher.update(std::string_view(bytes).substr(second));
+            EXPECT_EQ(hasher.value(), detail::content_hash(bytes)) << first << ", " << second;
+        }
+}
+
+TEST(GoogleBenchmarkInPieces, ALargeFileIsReadInPiecesAsWhole) {
+    // Over the size from which parse_file reads in pieces, and over the batch it reads at once.
+    std::string content = context;
+    int count = 0;
+    while (content.size() < (std::size_t{20} << 20)) {
+        for (int repetition = 0; repetition < 3; ++repetition)
+            content += row("BM_generated/" + std::to_string(count), 100.0 + count % 17 + repetition,
+                           repetition) +
+                       ",\n";
+        ++count;
+    }
+    content += row("BM_last", 1) + "\n  ]\n}\n";
+    const testing::TemporaryDirectory dir("benchwatch-pieces");
+    const auto path = dir.path() / "large.json";
+    std::ofstream(path, std::ios::binary) << content;
+    const ParsedResults whole = parse(content, path.string(), "auto");
+    const ParsedResults from_file = parse_file(path, "auto");
+    EXPECT_EQ(from_file.results.size(), static_cast<std::size_t>(count) + 1);
+    EXPECT_EQ(from_file.results, whole.results);
+    EXPECT_EQ(from_file.content_hash, whole.content_hash);
+}
+
+}  // namespace
+}  // namespace benchwatch::ingest
