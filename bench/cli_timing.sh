@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Times benchwatch as whole processes on generated data, for docs/PERFORMANCE.md:
-#   - record of a Google Benchmark file of 100,000 results (one row each, and 3 repetitions each)
+#   - record of a Google Benchmark file of 100,000 results (one row each, 3 and 10 repetitions
+#     each; the 10-repetition file, about 290 MiB, is read a batch of rows at a time)
 #   - compare on a store of 1,000 default-branch runs × 1,000 benchmarks, its calibration
 #     computed (nothing cached: a fresh copy of the store each run) and taken from the cache
 # Each is run 5 times; the minimum wall time and the largest peak memory (from GNU time) are shown.
@@ -18,6 +19,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 "$make_data" gbench "$work/results.json" 100000 1
 "$make_data" gbench "$work/results-3x.json" 100000 3
+"$make_data" gbench "$work/results-10x.json" 100000 10
 "$make_data" history "$work/history.db" 1000 1000 >/dev/null
 head_commit="$(printf '%040x' 1001)"
 
@@ -36,15 +38,18 @@ measure() {
     echo "$best $peak"
 }
 
-printf 'input: %s (%s MB), %s (%s MB)\n' results.json "$(du -m "$work/results.json" | cut -f1)" \
-    results-3x.json "$(du -m "$work/results-3x.json" | cut -f1)"
+printf 'input: %s (%s MB), %s (%s MB), %s (%s MB)\n' results.json "$(du -m "$work/results.json" | cut -f1)" \
+    results-3x.json "$(du -m "$work/results-3x.json" | cut -f1)" \
+    results-10x.json "$(du -m "$work/results-10x.json" | cut -f1)"
 printf 'store: %s (%s MB)\n' history.db "$(du -m "$work/history.db" | cut -f1)"
 printf '| command | wall time (min of 5) | peak memory |\n|:--|--:|--:|\n'
 # A fresh store each time: recording into one store again would only find the same run.
 read -r seconds kib < <(measure bash -c "cd '$work' && rm -f r.db*; exec '$benchwatch' record --store '$work/r.db' --project p --machine m --commit 0123456789abcdef0123456789abcdef01234567 --branch main '$work/results.json'")
 printf '| record, 100,000 results (100,000 rows) | %s s | %d MB |\n' "$seconds" $((kib / 1024))
 read -r seconds kib < <(measure bash -c "cd '$work' && rm -f r.db*; exec '$benchwatch' record --store '$work/r.db' --project p --machine m --commit 0123456789abcdef0123456789abcdef01234567 --branch main '$work/results-3x.json'")
-printf '| record, 100,000 results × 3 repetitions (300,000 rows) | %s s | %d MB |\n' "$seconds" $((kib / 1024))
+printf '| record, 100,000 results × 3 repetitions (100,000 rows) | %s s | %d MB |\n' "$seconds" $((kib / 1024))
+read -r seconds kib < <(measure bash -c "cd '$work' && rm -f r.db*; exec '$benchwatch' record --store '$work/r.db' --project p --machine m --commit 0123456789abcdef0123456789abcdef01234567 --branch main '$work/results-10x.json'")
+printf '| record, 100,000 results × 10 repetitions (100,000 rows) | %s s | %d MB |\n' "$seconds" $((kib / 1024))
 # The generated store holds no cached calibration: each uncached run gets a fresh copy of it.
 cp "$work/history.db" "$work/pristine.db"
 read -r seconds kib < <(prepare="cp '$work/pristine.db' '$work/history.db'; rm -f '$work/history.db-wal' '$work/history.db-shm'" measure "$benchwatch" compare --store "$work/history.db" --project synthetic --machine bench --head "$head_commit" --repo "$work" --format markdown)

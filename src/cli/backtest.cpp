@@ -54,6 +54,14 @@ std::vector<std::string> chosen_methods(const BacktestFlags& flags,
     return names;
 }
 
+// Whether any default-branch run in `history` kept the samples behind a value.
+bool carries_samples(const model::History& history) {
+    for (const auto& benchmark : history.benchmarks)
+        for (const auto& samples : benchmark.samples)
+            if (samples) return true;
+    return false;
+}
+
 int run_backtest(const BacktestFlags& flags) {
     const std::set<double> distinct_sizes(flags.injection_sizes.begin(),
                                           flags.injection_sizes.end());
@@ -65,13 +73,10 @@ int run_backtest(const BacktestFlags& flags) {
     std::vector<std::unique_ptr<compare::Method>> methods;
     std::vector<compare::BacktestCandidate> candidates;
     std::vector<bool> is_default;
+    bool replays_samples = false;
     for (const auto& name : chosen_methods(flags, default_name)) {
         const auto choice = compare::with_method_named(default_choice, name);
-        if (choice.kind == model::MethodKind::Samples)
-            throw UsageError(
-                "backtest cannot replay the samples method: it replays each run's stored best "
-                "values, not the samples behind them; backtest seed or level, and compare two "
-                "files with --method samples");
+        replays_samples = replays_samples || choice.kind == model::MethodKind::Samples;
         methods.push_back(compare::make_method(choice));
         candidates.push_back({methods.back().get(), choice.kind == model::MethodKind::Level
                                                         ? compare::calibration_rule_of(choice.level)
@@ -83,8 +88,8 @@ int run_backtest(const BacktestFlags& flags) {
     const auto store =
         store::open_store(resolve_store(flags.common, context), store::Access::ReadOnly);
     const auto* repository = context.repository ? &*context.repository : nullptr;
-    const auto history =
-        compare::history(*store, repository, source, "", 0, context.config.settings);
+    const auto history = compare::history(*store, repository, source, "", 0,
+                                          context.config.settings, replays_samples);
     if (history.commits.size() < compare::backtest_minimum_runs)
         throw UsageError(fmt::format(
             "backtest needs at least {} default-branch runs of project '{}' on machine '{}' "
@@ -92,9 +97,17 @@ int run_backtest(const BacktestFlags& flags) {
             compare::backtest_minimum_runs, source.project, source.machine, source.default_branch,
             history.commits.size(), source.default_branch));
 
+    if (replays_samples && !carries_samples(history))
+        throw UsageError(fmt::format(
+            "backtest --method samples replays the samples each run kept, and no default-branch "
+            "run of project '{}' on machine '{}' kept any; record results that carry repetitions "
+            "or samples (Google Benchmark --benchmark_repetitions, hyperfine's times, go test "
+            "-count) first",
+            source.project, source.machine));
+
     const compare::BacktestOptions options{flags.injection_sizes, flags.budget, flags.seed};
-    const auto backtest = compare::backtest(
-        compare::matrix_of(history, context.config.categories), candidates, options);
+    const auto backtest = compare::backtest(compare::matrix_of(history, context.config.categories),
+                                            candidates, options);
     const report::BacktestLayout layout{is_default, flags.injection_sizes, flags.budget};
     if (flags.format == "json")
         report::render_backtest_json(backtest, layout, std::cout);

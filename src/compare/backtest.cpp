@@ -60,6 +60,14 @@ FlagCounts flag_counts(std::span<const PullRequest> requests, const Prepared& pr
             stats::rate_interval(flukes, interval_z)};
 }
 
+// `samples` as they would be had every sample been `factor` times what it was.
+void scale_samples(model::SampleSummary& samples, double factor) {
+    samples.median *= factor;
+    samples.mean *= factor;
+    samples.stddev *= factor;
+    for (double& value : samples.values) value *= factor;
+}
+
 // The suite entry of pull request `run` that injection size `size` makes worse.
 std::size_t injected_entry(std::uint64_t seed, std::size_t run, double size,
                            std::size_t suite_size) {
@@ -89,6 +97,9 @@ Caught caught_share(const Method& method, std::span<const PullRequest> requests,
         auto& target = suite[entry];
         target.head =
             target.smaller_is_better ? target.head * (1 + size) : target.head / (1 + size);
+        if (target.head_samples)
+            scale_samples(*target.head_samples,
+                          target.smaller_is_better ? 1 + size : 1 / (1 + size));
         const auto assessments = judges[i]->decide(*method.prepare(suite), judges[i]->setting());
         assert(assessments.size() == suite.size());
         ++injected;

@@ -78,8 +78,9 @@ bool too_noisy(double detectable_change, double minimum_change);
 // Each benchmark's values on the default branch, oldest first, at most `limit` runs
 // (0: all), with its typical change over the last `settings.pairs` pairs. `benchmark` non-empty
 // keeps only that benchmark (exact name) or those under it as a prefix ("array/" or "array").
+// `with_samples` keeps each value's samples too (BenchmarkHistory::samples).
 model::History history(store::Store& store, const vcs::Repository* repository,
                        const HistorySource& source, const std::string& benchmark, std::size_t limit,
-                       const model::SeedRuleSettings& settings);
+                       const model::SeedRuleSettings& settings, bool with_samples = false);
 
 }  // namespace benchwatch::compare

@@ -48,7 +48,7 @@ std::int64_t point_time(const RunIndex& index, const std::string& commit) {
 
 model::History history(store::Store& store, const vcs::Repository* repository,
                        const HistorySource& source, const std::string& benchmark, std::size_t limit,
-                       const model::SeedRuleSettings& settings) {
+                       const model::SeedRuleSettings& settings, bool with_samples) {
     const auto index = detail::index_runs(store, source.project, source.machine);
     auto [commits, order] = default_branch_commits(repository, index, source);
 
@@ -63,6 +63,7 @@ model::History history(store::Store& store, const vcs::Repository* repository,
     struct Point {
         std::size_t position;  // in `commits`, newest first
         double value;
+        std::optional<model::SampleSummary> samples;  // only when asked for
     };
     std::map<ResultKey, std::pair<model::Result, std::vector<Point>>> found;
     detail::visit_history(
@@ -70,7 +71,9 @@ model::History history(store::Store& store, const vcs::Repository* repository,
             for (const auto& [key, result] : results) {
                 if (!detail::selected(key.benchmark, benchmark)) continue;
                 auto [entry, inserted] = found.try_emplace(key, result, std::vector<Point>{});
-                entry->second.second.push_back({position, result.value});
+                entry->second.second.push_back(
+                    {position, result.value,
+                     with_samples ? result.samples : std::optional<model::SampleSummary>()});
             }
             return true;
         });
@@ -101,6 +104,7 @@ model::History history(store::Store& store, const vcs::Repository* repository,
             if (point.position >= shown) continue;
             series.commits.push_back(commits[point.position]);
             series.values.push_back(point.value);
+            if (with_samples) series.samples.push_back(point.samples);
         }
         if (!series.values.empty()) history.benchmarks.push_back(std::move(series));
     }

@@ -62,6 +62,10 @@ Replay::Replay(const BacktestMatrix& matrix, std::size_t first_run) {
             evidence.head = *series.values[t];
             evidence.smaller_is_better = series.smaller_is_better;
             evidence.minimum_change = series.minimum_change;
+            if (!series.samples.empty()) {
+                evidence.base_samples = series.samples[t - 1];
+                evidence.head_samples = series.samples[t];
+            }
             request.suite.push_back(evidence);
             request.later_shift.push_back(
                 std::log(window_median(series, t, t + persistence_window) /
@@ -219,8 +223,12 @@ BacktestMatrix matrix_of(const model::History& history,
         series.smaller_is_better = benchmark.direction == model::Direction::SmallerIsBetter;
         series.minimum_change = model::minimum_change_of(benchmark.name, categories);
         series.values.resize(matrix.runs);
-        for (std::size_t i = 0; i < benchmark.commits.size(); ++i)
-            series.values[column_of.at(benchmark.commits[i])] = benchmark.values[i];
+        if (!benchmark.samples.empty()) series.samples.resize(matrix.runs);
+        for (std::size_t i = 0; i < benchmark.commits.size(); ++i) {
+            const std::size_t column = column_of.at(benchmark.commits[i]);
+            series.values[column] = benchmark.values[i];
+            if (!benchmark.samples.empty()) series.samples[column] = benchmark.samples[i];
+        }
         matrix.benchmarks.push_back(std::move(series));
     }
     return matrix;

@@ -26,6 +26,8 @@ struct BacktestSeries {
     double minimum_change = 0.03;  // its category's minimum change
     // One entry per run, oldest first; std::nullopt (or a value <= 0) where it was not measured.
     std::vector<std::optional<double>> values;
+    // Empty, or one entry per run: the samples behind each value, where the run kept them.
+    std::vector<std::optional<model::SampleSummary>> samples = {};
 };
 
 // The default branch's history as benchmarks × runs; every series has `runs` values.

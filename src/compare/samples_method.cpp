@@ -13,6 +13,20 @@ namespace benchwatch::compare {
 
 namespace {
 
+// Default-branch pairs a benchmark's own run-to-run spread is learned from, and the fewest that
+// are trusted: the same window the seed rule reads.
+constexpr int history_pairs = 30;
+constexpr int history_minimum_pairs = 5;
+
+// 1 / Φ⁻¹(0.75): the median of |d| for a normal d is 0.6745 of its standard deviation.
+constexpr double normal_from_median_absolute = 1.482602218505602;
+
+// Degrees of freedom of a variance learned from the median of n absolute moves: such a median
+// is about 37% as efficient as the sample variance of the same n.
+double median_based_degrees_of_freedom(int pairs) {
+    return std::max(1.0, 0.37 * static_cast<double>(pairs));
+}
+
 stats::SampleSpread spread_of(const model::SampleSummary& summary) {
     return {summary.count, summary.median, summary.mean, summary.stddev, summary.values};
 }
@@ -25,6 +39,10 @@ struct SamplesPrepared final : PreparedSuite {
         double head_median = 0;
         bool smaller_is_better = true;
         double minimum_change = 0;
+        // The variance of the log move between two consecutive default-branch runs that this
+        // benchmark's history shows, and its degrees of freedom; 0 without enough history.
+        double history_variance = 0;
+        double history_df = 0;
     };
     std::vector<Benchmark> benchmarks;
     std::size_t judged = 0;    // benchmarks with a move
@@ -51,6 +69,13 @@ class SamplesMethod final : public Method {
             SamplesPrepared::Benchmark benchmark;
             benchmark.smaller_is_better = evidence.smaller_is_better;
             benchmark.minimum_change = evidence.minimum_change;
+            const int pairs = stats::pairs_used(evidence.history.size(), history_pairs);
+            if (pairs >= history_minimum_pairs) {
+                const double deviation = normal_from_median_absolute *
+                                         stats::typical_change(evidence.history, history_pairs);
+                benchmark.history_variance = deviation * deviation;
+                benchmark.history_df = median_based_degrees_of_freedom(pairs);
+            }
             if (evidence.base_samples && evidence.head_samples) {
                 benchmark.move = stats::sample_move(spread_of(*evidence.base_samples),
                                                     spread_of(*evidence.head_samples));
@@ -103,12 +128,20 @@ class SamplesMethod final : public Method {
                 continue;
             }
             const auto& move = *benchmark.move;
-            const double variance = move.within_variance + tau_squared;
+            // The move is at least as noisy as the samples and the suite's spread explain, and
+            // at least as noisy as this benchmark's own moves between default-branch runs: a
+            // benchmark that jumps between processes more than the rest of the suite is judged
+            // by its history where it has one.
+            const double explained = move.within_variance + tau_squared;
+            const bool by_history = benchmark.history_variance > explained;
+            const double variance = by_history ? benchmark.history_variance : explained;
             // Neither the samples nor the suite's spread can foresee moves with heavier tails
             // than the suite's moves show.
-            const double df = std::min(suite.tail_df, stats::satterthwaite_degrees_of_freedom(
-                                                          move.within_variance, move.within_df,
-                                                          tau_squared, suite.run_to_run_df));
+            const double df =
+                std::min(suite.tail_df, by_history ? benchmark.history_df
+                                                   : stats::satterthwaite_degrees_of_freedom(
+                                                         move.within_variance, move.within_df,
+                                                         tau_squared, suite.run_to_run_df));
             const double noise = std::sqrt(variance);
             assessment.typical_change = noise;
             assessment.threshold = std::max(stats::student_t_critical(per_benchmark, df) * noise,
@@ -136,7 +169,7 @@ class SamplesMethod final : public Method {
 
     std::pair<double, double> setting_range() const override { return {0.01, 1000.0}; }
 
-    std::size_t history_wanted() const override { return 0; }
+    std::size_t history_wanted() const override { return history_pairs + 1; }
 
   private:
     model::SamplesRuleSettings settings_;

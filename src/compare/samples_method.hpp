@@ -10,7 +10,9 @@ namespace benchwatch::compare {
 // The samples method (docs/JUDGEMENT.md, "Two runs judged by their samples"): each benchmark's
 // move between the medians of its base and head samples, judged against the spread its samples
 // explain plus the spread of the suite's moves they do not (the machine's run-to-run noise,
-// learned from the suite itself), relative to the suite's median move, with Student's t at
+// learned from the suite itself), or, when larger, the spread of its own moves between
+// consecutive default-branch runs where a history of at least 5 pairs has them (1.4826 × the
+// median |ln ratio| of its last 30 pairs), relative to the suite's median move, with Student's t at
 // false_alarms_per_pr ÷ the benchmarks judged, and never below the category's minimum.
 // Benchmarks without samples on both sides are Inconclusive. Its setting is
 // 1 ÷ false_alarms_per_pr, so that bigger is stricter.

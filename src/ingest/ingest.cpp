@@ -226,13 +226,15 @@ std::string size_text(std::uintmax_t bytes) {
     return fmt::format("{:.1f} {}", scaled, units[unit]);
 }
 
+// Refuses a file over `limit` bytes: max_file_bytes, or max_pieces_file_bytes for a file that may
+// be read in batches.
 void check_size(std::uintmax_t bytes, std::string_view source,
                 std::uintmax_t limit = max_file_bytes) {
     if (bytes <= limit) return;
     throw InputError(fmt::format(
-        "{}: file is {}; benchwatch reads {} up to {} MiB; split the run into several files",
-        source, size_text(bytes),
-        limit == max_file_bytes ? "results files" : "Google Benchmark files", limit >> 20));
+        "{}: file is {}; benchwatch reads results files up to {} MiB, Google Benchmark files up "
+        "to {} GiB; split the run into several files",
+        source, size_text(bytes), max_file_bytes >> 20, max_pieces_file_bytes >> 30));
 }
 
 // The first `characters` characters of `name` (whole UTF-8 sequences), "…" when cut.

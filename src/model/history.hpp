@@ -19,6 +19,9 @@ struct BenchmarkHistory {
     Direction direction = Direction::SmallerIsBetter;
     std::vector<std::string> commits;  // parallel to values
     std::vector<double> values;
+    // Parallel to values when the history was read with its samples (for backtest of the
+    // samples method), else empty.
+    std::vector<std::optional<SampleSummary>> samples = {};
     double typical_change = 0;  // median |ln(x[i+1]/x[i])| of the last pairs (the seed rule's)
     int typical_pairs = 0;      // how many pairs that median was taken over; 0: no history yet
 };

@@ -1,7 +1,7 @@
 // What could break: the samples method judging two runs by the wrong numbers (values instead of
 // medians, the move without the suite's), not learning the spread between runs that the samples
-// leave unexplained, not spending the budget over the suite, or flagging a benchmark it has no
-// samples for.
+// leave unexplained, ignoring a benchmark's own history of moves, not spending the budget over
+// the suite, or flagging a benchmark it has no samples for.
 #include "compare/samples_method.hpp"
 
 #include <gtest/gtest.h>
@@ -52,6 +52,39 @@ TEST(SamplesMethod, FlagsTheMoveBeyondTheNoiseThatTheSuiteAndTheSamplesShow) {
     // The medians are what was judged, not the files' best values.
     EXPECT_DOUBLE_EQ(assessments[3].reference, 100);
     EXPECT_NEAR(assessments[3].head_value, 100 * std::exp(0.5), 1e-9);
+}
+
+// `count` default-branch values alternating 100 and 200: every consecutive move is ln 2.
+std::vector<double> alternating_history(std::size_t count) {
+    std::vector<double> values;
+    for (std::size_t i = 0; i < count; ++i) values.push_back(i % 2 == 0 ? 100.0 : 200.0);
+    return values;
+}
+
+TEST(SamplesMethod, JudgesABenchmarkByItsHistoryWhereItMovesMoreThanTheSuiteShows) {
+    // The 0.5 move's benchmark doubles or halves from one default-branch run to the next: its
+    // last 30 pairs give 1.4826 × ln 2 = 1.027662 for the spread of a move, far above the
+    // 0.016576 the samples and the suite explain. With min(2 for a suite under 50, 0.37 × 30)
+    // = 2 degrees of freedom, Student's t at p = 0.25 is √(2 × 0.75² / (1 − 0.75²)) = 1.603567
+    // and the threshold 1.647925: the 0.495 deviation is noise for this benchmark.
+    auto suite = suite_with_one_slowdown();
+    const auto history = alternating_history(31);
+    suite[3].history = history;
+    const auto assessments = make_samples_method({})->judge(suite);
+    EXPECT_EQ(assessments[3].verdict, model::Verdict::Unchanged);
+    EXPECT_NEAR(assessments[3].typical_change, 1.027662, 1e-6);
+    EXPECT_NEAR(assessments[3].threshold, 1.647925, 1e-6);
+    // The others, without history, are judged as before.
+    EXPECT_NEAR(assessments[0].threshold, 0.0312207, 1e-6);
+
+    // Four pairs are too few to learn a benchmark's spread from: the samples judge it alone.
+    const auto short_history = alternating_history(5);
+    suite[3].history = short_history;
+    EXPECT_EQ(make_samples_method({})->judge(suite)[3].verdict, model::Verdict::Slower);
+    // A quiet history does not lower the noise below what the samples and the suite show.
+    const std::vector<double> quiet(31, 100.0);
+    suite[3].history = quiet;
+    EXPECT_NEAR(make_samples_method({})->judge(suite)[3].threshold, 0.0312207, 1e-6);
 }
 
 TEST(SamplesMethod, SpendsItsBudgetOverTheWholeSuite) {

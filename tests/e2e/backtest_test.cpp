@@ -39,6 +39,25 @@ std::string action_history(const std::vector<std::pair<std::string, std::vector<
            "\n";
 }
 
+// A Google Benchmark file in which each benchmark of `medians` has 5 repetitions 0.1% apart
+// around its median: median × 0.998, 0.999, 1, 1.001, 1.002.
+std::string gbench_file(const std::vector<std::pair<std::string, double>>& medians) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& [name, median] : medians)
+        for (int repetition = 0; repetition < 5; ++repetition)
+            rows.push_back({{"name", name},
+                            {"run_name", name},
+                            {"run_type", "iteration"},
+                            {"repetitions", 5},
+                            {"repetition_index", repetition},
+                            {"real_time", median * (1 + 0.001 * (repetition - 2))},
+                            {"time_unit", "ns"}});
+    return nlohmann::json{
+        {"context", {{"executable", "./bench"}, {"library_build_type", "release"}}},
+        {"benchmarks", rows}}
+        .dump();
+}
+
 class BacktestTest : public ::testing::Test {
   protected:
     vcs::ProcessOutput benchwatch(std::vector<std::string> arguments) {
@@ -71,9 +90,49 @@ class BacktestTest : public ::testing::Test {
         import(file);
     }
 
+    // 16 runs recorded from Google Benchmark files with repetitions, so each keeps its samples:
+    // "b" is 100 up to run 9 and 130 from run 10 on; the other seven hold still, so that the
+    // suite's median move stays 0 when an injection moves one of them as well.
+    void record_runs_with_samples() {
+        for (int run = 0; run < 16; ++run) {
+            const auto file = directory_.path() / fmt::format("run{:02}.json", run);
+            write_text(file, gbench_file({{"a", 50},
+                                          {"b", run < 10 ? 100 : 130},
+                                          {"c", 200},
+                                          {"d", 400},
+                                          {"e", 800},
+                                          {"f", 1600},
+                                          {"g", 3200},
+                                          {"h", 6400}}));
+            const auto output =
+                benchwatch({"record", "--commit", fake_commit(fmt::format("c{:02}", run)),
+                            "--branch", "main", file.string()});
+            ASSERT_EQ(output.exit_code, 0) << output.err;
+        }
+    }
+
     TemporaryDirectory directory_;
     std::string store_ = test_store_url(directory_.path());
 };
+
+TEST_F(BacktestTest, SamplesMethodReplaysTheSamplesEachRunKept) {
+    record_runs_with_samples();
+    const auto output = benchwatch(
+        {"backtest", "--method", "samples", "--format", "json", "--inject", "0.10,0.20"});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    const auto json = nlohmann::ordered_json::parse(output.out);
+    EXPECT_EQ(json.at("prs"), 1);
+    ASSERT_EQ(json.at("methods").size(), 1u);
+    // At run 10 the samples of the seven still ones are those of run 9: no move, and the suite's
+    // spread between runs is 0. "b" moves by ln 1.3, far beyond its samples' 0.1% spread and
+    // the 3% minimum, and stays at 130: a persistent flag, no fluke. An injected +10% or +20%,
+    // which scales the head's samples too, is beyond the 3% minimum wherever it lands.
+    const auto& samples = json.at("methods").at(0);
+    EXPECT_EQ(samples.at("name"), "samples");
+    EXPECT_EQ(samples.at("flukes_per_pr"), 0.0);
+    EXPECT_EQ(samples.at("persistent_per_pr"), 1.0);
+    EXPECT_EQ(samples.at("caught"), (nlohmann::ordered_json{{"0.1", 1.0}, {"0.2", 1.0}}));
+}
 
 TEST_F(BacktestTest, GeneratedHistoryGivesTheHandComputedFigures) {
     import_generated();
@@ -174,14 +233,6 @@ TEST_F(BacktestTest, ErrorsAreOneLine) {
     EXPECT_TRUE(unknown.err.starts_with("error: unknown method 'magic'; available: seed, "))
         << unknown.err;
 
-    // Backtest replays stored best values, which carry no samples to judge.
-    const auto samples = benchwatch({"backtest", "--method", "samples"});
-    EXPECT_EQ(samples.exit_code, 2);
-    EXPECT_EQ(samples.err,
-              "error: backtest cannot replay the samples method: it replays each run's stored "
-              "best values, not the samples behind them; backtest seed or level, and compare two "
-              "files with --method samples\n");
-
     const auto twice = benchwatch({"backtest", "--inject", "0.1,0.10"});
     EXPECT_EQ(twice.exit_code, 2);
     EXPECT_EQ(twice.err,
@@ -205,6 +256,18 @@ TEST_F(BacktestTest, ErrorsAreOneLine) {
 // definitions (tests/data/backtest/seed_backtest.py, which reads the file without benchwatch): 201
 // pull requests (runs 10…210 of 216), 1427 flukes and 643 persistent flags at factor 3; at factor
 // 20, the end of seed's range, still 402 flukes (2 per pull request), so budget 2 is met within it.
+TEST_F(BacktestTest, SamplesMethodNeedsRunsThatKeptSamples) {
+    // An imported github-action-benchmark history holds one value per benchmark and run.
+    import_generated();
+    const auto samples = benchwatch({"backtest", "--method", "samples"});
+    EXPECT_EQ(samples.exit_code, 2);
+    EXPECT_EQ(samples.err,
+              "error: backtest --method samples replays the samples each run kept, and no "
+              "default-branch run of project 'p' on machine 'm' kept any; record results that "
+              "carry repetitions or samples (Google Benchmark --benchmark_repetitions, "
+              "hyperfine's times, go test -count) first\n");
+}
+
 TEST_F(BacktestTest, MetalHistoryMatchesAnIndependentComputation) {
     if (!fs::exists(metal_history))
         GTEST_SKIP() << metal_history << " is absent (it lives outside the project)";

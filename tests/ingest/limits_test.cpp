@@ -61,8 +61,25 @@ TEST(Limits, OneGibibyteFileIsRefusedFromItsSize) {
     } catch (const InputError& error) {
         EXPECT_EQ(std::string(error.what()),
                   file.string() +
-                      ": file is 1.0 GiB; benchwatch reads results files up to 256 MiB; split "
-                      "the run into several files");
+                      ": file is 1.0 GiB; benchwatch reads results files up to 256 MiB, Google "
+                      "Benchmark files up to 4 GiB; split the run into several files");
+    }
+}
+
+TEST(Limits, AFileOverTheCapOfGoogleBenchmarkFilesIsRefusedFromItsSize) {
+    // Google Benchmark files are read in batches, so they may be larger, but not without bound.
+    const TemporaryFolder folder;
+    const auto file = folder.path() / "results.json";
+    std::ofstream(file) << R"({"context": {"library_build_type": "release"}, "benchmarks": [)";
+    std::filesystem::resize_file(file, (std::uintmax_t{4} << 30) + 1);  // sparse
+    try {
+        parse_file(file, "auto");
+        FAIL() << "a file over 4 GiB was accepted";
+    } catch (const InputError& error) {
+        EXPECT_EQ(std::string(error.what()),
+                  file.string() +
+                      ": file is 4.0 GiB; benchwatch reads results files up to 256 MiB, Google "
+                      "Benchmark files up to 4 GiB; split the run into several files");
     }
 }
 
@@ -70,8 +87,8 @@ TEST(Limits, TextOverTheCapIsRefusedBeforeParsing) {
     // 256 MiB + 1 byte of spaces: refused for its size before the blank-file check could run.
     const std::string content((std::size_t{256} << 20) + 1, ' ');
     EXPECT_EQ(parse_error(content),
-              "results.json: file is 256.0 MiB; benchwatch reads results files up to 256 MiB; "
-              "split the run into several files");
+              "results.json: file is 256.0 MiB; benchwatch reads results files up to 256 MiB, "
+              "Google Benchmark files up to 4 GiB; split the run into several files");
 }
 
 TEST(Limits, InvalidUtf8IsRefusedForEveryFormatWithItsLineAndOffset) {
