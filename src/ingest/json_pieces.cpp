@@ -77,8 +77,8 @@ TextOrigin RootArrayPieces::origin_of(std::size_t at) {
 }
 
 void RootArrayPieces::scan_head(std::string_view key) {
-    // Only the root object's own keys are compared: a string opened at depth 1 right after '{'
-    // or ',' is a key, and a '[' after its ':' opens the array sought when the key is `key`.
+    // Only the root object's own keys are compared: at depth 1 the string before a ':' is a key,
+    // and a '[' right after that ':' opens the array sought when the key is `key`.
     std::size_t depth = 0;
     bool in_string = false;
     bool escaped = false;
@@ -126,6 +126,8 @@ void RootArrayPieces::scan_head(std::string_view key) {
             case '[':
                 if (depth == 1 && last_token == ':' && key_matches) {
                     head_.assign(buffer_.data(), at + 1);
+                    // Checked first, as the whole-text path checks the whole file first.
+                    check_utf8(head_, source_, 0, 1);
                     scanned_ = batch_start_ = at + 1;
                     found_ = true;
                     return;
@@ -278,7 +280,6 @@ void RootArrayPieces::read_rest() {
 JsonInput& RootArrayPieces::rest() {
     batch_.reset();
     std::string text = head_ + rest_text_;
-    check_utf8(head_, source_, 0, 1);
     check_utf8(rest_text_, source_, tail_offset_, tail_origin_.line);
     tail_origin_.at = head_.size();
     rest_text_ = std::move(text);

@@ -122,7 +122,9 @@ TEST(GoogleBenchmarkInPieces, ErrorsNameTheSameLineAndColumn) {
     expect_same_error(context + rows + R"(    {"name": "c", "real_ti)");
     expect_same_error(context + rows);
     expect_same_error(context + rows + R"(    {"name": "c)");
-    // Invalid UTF-8 in a row, and after the array.
+    // Invalid UTF-8 before the array, in a row, and after the array.
+    expect_same_error("{\"context\": {\"executable\": \"\xff\"},\n\"benchmarks\": [" + row("c", 3) +
+                      "]}");
     expect_same_error(context + rows + row("c\xff", 3) + "\n]}");
     expect_same_error(context + rows + row("c", 3) + "\n], \"x\": \"\xfe\"}");
     // Two commas between rows.
