@@ -417,6 +417,10 @@ std::string samples_explanation(const model::Comparison& comparison,
         join(minimums, ", "), budget, budget == 1 ? "" : "s",
         fmt::format("{:.1f}%", 100 * std::expm1(comparison.run_to_run_spread)),
         settings.suite_minimum);
+    if (comparison.history_runs > 0)
+        paragraph +=
+            " A benchmark with at least 5 pairs of consecutive default-branch runs is judged by "
+            "the spread of its own moves between them where that is larger.";
     if (comparison.suite_move != 0)
         paragraph += fmt::format(
             " The whole suite moved by {} between the runs; two runs cannot tell a machine "
@@ -587,8 +591,7 @@ std::string detectable_sentence(const model::Comparison& comparison, Escape esca
     if (!says_what_it_could_detect(comparison) || comparison.benchmarks.empty()) return "";
     const auto found = detectability(comparison);
     if (!found.anything_judged)
-        return nothing_judged_sentence(
-            found, comparison.method.kind == model::MethodKind::Samples);
+        return nothing_judged_sentence(found, comparison.method.kind == model::MethodKind::Samples);
     auto sentence = typical_and_worst(found, escape);
     if (found.too_noisy > 0) {
         if (!sentence.empty()) sentence += ' ';

@@ -48,7 +48,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "hostile_names", "bigger_is_better", "machine_and_warnings",
                       "machine_changed", "warnings_without_baseline", "level_with_suite_move",
                       "level_one_factor", "level_detectable_change", "level_too_noisy",
-                      "level_nothing_judged", "confirmed_changes", "two_files"));
+                      "level_nothing_judged", "confirmed_changes", "two_files",
+                      "samples_with_history"));
 
 TEST(ReadBack, ShortenedRenderingOfAReadBackReportIsTheApprovedOne) {
     const auto comparison =

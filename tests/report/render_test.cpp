@@ -346,6 +346,20 @@ model::Comparison two_files() {
     return comparison;
 }
 
+// The same benchmarks judged by the samples method on stored runs, a head against its merge
+// base with 20 default-branch runs of history: the report says that a benchmark's own history
+// of moves can widen its noise.
+model::Comparison samples_with_history() {
+    auto comparison = two_files();
+    comparison.project = "textkit";
+    comparison.head_commit = "2222222222222222222222222222222222222222";
+    comparison.baseline = {model::BaselineKind::MergeBase,
+                           "1111111111111111111111111111111111111111", "", 0};
+    comparison.history_order = "git";
+    comparison.history_runs = 20;
+    return comparison;
+}
+
 // A row as the level method leaves it: able to flag changes beyond `detectable`.
 model::BenchmarkComparison judged(model::BenchmarkComparison row, double detectable) {
     row.detectable_change = detectable;
@@ -504,25 +518,24 @@ TEST_P(Report, JsonMatchesTheApprovedFile) {
 
 INSTANTIATE_TEST_SUITE_P(
     Scenarios, Report,
-    ::testing::Values(Scenario{"unusual_in_two_categories", unusual_in_two_categories},
-                      Scenario{"nothing_unusual", nothing_unusual},
-                      Scenario{"environment_changes", with_environment_changes},
-                      Scenario{"nearest_ancestor", nearest_ancestor},
-                      Scenario{"no_baseline", no_baseline},
-                      Scenario{"allocation_changes", allocation_changes},
-                      Scenario{"added_and_removed", added_and_removed},
-                      Scenario{"hostile_names", hostile_names},
-                      Scenario{"bigger_is_better", bigger_is_better},
-                      Scenario{"machine_and_warnings", machine_and_warnings},
-                      Scenario{"machine_changed", machine_changed},
-                      Scenario{"warnings_without_baseline", warnings_without_baseline},
-                      Scenario{"level_with_suite_move", level_with_suite_move},
-                      Scenario{"level_one_factor", level_one_factor},
-                      Scenario{"level_detectable_change", level_detectable_change},
-                      Scenario{"level_too_noisy", level_too_noisy},
-                      Scenario{"level_nothing_judged", level_nothing_judged},
-                      Scenario{"confirmed_changes", confirmed_changes},
-                      Scenario{"two_files", two_files}),
+    ::testing::Values(
+        Scenario{"unusual_in_two_categories", unusual_in_two_categories},
+        Scenario{"nothing_unusual", nothing_unusual},
+        Scenario{"environment_changes", with_environment_changes},
+        Scenario{"nearest_ancestor", nearest_ancestor}, Scenario{"no_baseline", no_baseline},
+        Scenario{"allocation_changes", allocation_changes},
+        Scenario{"added_and_removed", added_and_removed}, Scenario{"hostile_names", hostile_names},
+        Scenario{"bigger_is_better", bigger_is_better},
+        Scenario{"machine_and_warnings", machine_and_warnings},
+        Scenario{"machine_changed", machine_changed},
+        Scenario{"warnings_without_baseline", warnings_without_baseline},
+        Scenario{"level_with_suite_move", level_with_suite_move},
+        Scenario{"level_one_factor", level_one_factor},
+        Scenario{"level_detectable_change", level_detectable_change},
+        Scenario{"level_too_noisy", level_too_noisy},
+        Scenario{"level_nothing_judged", level_nothing_judged},
+        Scenario{"confirmed_changes", confirmed_changes}, Scenario{"two_files", two_files},
+        Scenario{"samples_with_history", samples_with_history}),
     [](const auto& scenario) { return std::string(scenario.param.name); });
 
 TEST(RenderText, ColoursVerdictsOnlyWhenAsked) {
