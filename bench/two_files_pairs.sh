@@ -2,10 +2,11 @@
 # Measures `benchwatch compare BASE_FILE HEAD_FILE` on real files, for docs/two-files.md: builds
 # the example suite (examples/) as it is and with count_words doing 15% more work, then makes
 # ROUNDS rounds of three Google Benchmark files (the build run twice, then the slowed build; 10
-# repetitions of 0.02 s) and three hyperfine files (six commands, 10 runs each, run twice on one
-# input, then with gzip given a 15% larger one), and compares each round's first file with its
-# second (every benchmark flagged is a false flag) and with its third (the slowdown is caught
-# when BM_CountWords… or gzip is flagged slower), at the default budget and at 0.1.
+# repetitions of 0.02 s), three hyperfine files (six commands, 10 runs each, run twice on one
+# input, then with gzip given a 15% larger one) and three hyperfine files of gzip alone (the
+# commonest use of hyperfine: one command before and after), and compares each round's first
+# file with its second (every benchmark flagged is a false flag) and with its third (the slowdown
+# is caught when BM_CountWords… or gzip is flagged slower), at the default budget and at 0.1.
 #   bench/two_files_pairs.sh BENCHWATCH [ROUNDS] [interleaved|warmed]
 # "interleaved" runs Google Benchmark with --benchmark_enable_random_interleaving=true, "warmed"
 # with --benchmark_min_warmup_time=0.5.
@@ -28,7 +29,7 @@ work="$(mktemp -d)"
 keep="${BENCHWATCH_KEEP_PAIRS:-}"
 keep_files() {
     if [[ -n "$keep" ]] && mkdir -p "$keep"; then
-        cp "$work"/gb_*.json "$work"/hf_*.json "$keep"/ 2>/dev/null || true
+        cp "$work"/gb_*.json "$work"/hf_*.json "$work"/hf1_*.json "$keep"/ 2>/dev/null || true
     fi
     rm -rf "$work"
 }
@@ -42,6 +43,10 @@ hyperfine_run() {
     (cd "$work" && hyperfine -N --runs 10 --warmup 1 --export-json "$2" -n gzip "gzip -1 -c $1" \
         -n sha256 "sha256sum input.txt" -n md5 "md5sum input.txt" -n wc "wc input.txt" \
         -n sort "sort input.txt" -n cksum "cksum input.txt" >/dev/null 2>&1)
+}
+hyperfine_one_run() {
+    (cd "$work" && hyperfine -N --runs 10 --warmup 1 --export-json "$2" -n gzip "gzip -1 -c $1" \
+        >/dev/null 2>&1)
 }
 # count_words does 15% more work in the slowed build.
 slow_down_count_words() {
@@ -76,10 +81,14 @@ make_pairs() {
         hyperfine_run input.txt "$work/hf_base_$round.json"
         hyperfine_run input.txt "$work/hf_same_$round.json"
         hyperfine_run input_larger.txt "$work/hf_slow_$round.json"
+        hyperfine_one_run input.txt "$work/hf1_base_$round.json"
+        hyperfine_one_run input.txt "$work/hf1_same_$round.json"
+        hyperfine_one_run input_larger.txt "$work/hf1_slow_$round.json"
     done
 }
 if [[ -n "$reuse" ]]; then
     cp "$reuse"/gb_*.json "$reuse"/hf_*.json "$work"/
+    cp "$reuse"/hf1_*.json "$work"/ 2>/dev/null || true  # kept sets made before it was measured
 else
     make_pairs
 fi
@@ -89,9 +98,10 @@ flagged() {
 for b in json.load(open(sys.argv[1]))["benchmarks"]:
     if b["verdict"] in ("slower", "faster"): print(b["verdict"], b["name"])' "$1"
 }
-for kind in gb hf; do
+for kind in gb hf hf1; do
+    [[ -e "$work/${kind}_base_1.json" ]] || continue
     slowed_name=BM_CountWords
-    [[ "$kind" == hf ]] && slowed_name=gzip
+    [[ "$kind" == hf* ]] && slowed_name=gzip
     for budget in 1 0.1; do
         false_flags=0 caught=0 spreads=()
         for round in $(seq 1 "$rounds"); do
@@ -107,7 +117,7 @@ for kind in gb hf; do
         done
         median_spread="$(printf '%s\n' "${spreads[@]}" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }')"
         printf '%s, budget %s: %d false flags in %d same-build pairs (%.2f per pair); slowdown caught in %d of %d; median run-to-run spread %s%%\n' \
-            "$([[ $kind == gb ]] && echo "Google Benchmark${3:+, $3}" || echo hyperfine)" \
+            "$(case $kind in gb) echo "Google Benchmark${3:+, $3}" ;; hf) echo hyperfine ;; *) echo "hyperfine, gzip alone" ;; esac)" \
             "$budget" "$false_flags" "$rounds" "$(echo "$false_flags / $rounds" | bc -l)" "$caught" "$rounds" "$median_spread"
     done
 done

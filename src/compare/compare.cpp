@@ -352,6 +352,7 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
         if (assessments[i].suite_move != 0) comparison.suite_move = assessments[i].suite_move;
         if (assessments[i].run_to_run != 0)
             comparison.run_to_run_spread = assessments[i].run_to_run;
+        if (assessments[i].run_to_run_assumed) comparison.run_to_run_assumed = true;
     }
     for (const auto& [key, base_result] : base.results)
         if (!head.results.contains(key)) comparison.removed.push_back(base_result);

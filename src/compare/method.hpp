@@ -41,6 +41,9 @@ struct Assessment {
     // The samples method's spread between runs that the suite's samples do not explain (ln
     // scale); 0 for the other methods.
     double run_to_run = 0;
+    // Whether the samples method assumed the spread between runs, its suite being too small to
+    // learn it from.
+    bool run_to_run_assumed = false;
 };
 
 // The part of judging one pull request's suite that does not depend on the method's setting

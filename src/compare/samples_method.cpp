@@ -45,11 +45,12 @@ struct SamplesPrepared final : PreparedSuite {
         double history_df = 0;
     };
     std::vector<Benchmark> benchmarks;
-    std::size_t judged = 0;    // benchmarks with a move
-    double suite_move = 0;     // median log move of the judged benchmarks
-    double run_to_run = 0;     // τ, log scale
-    double run_to_run_df = 1;  // its degrees of freedom
-    double tail_df = 2;        // of the t whose tails the suite's moves show (infinity: normal)
+    std::size_t judged = 0;       // benchmarks with a move
+    double suite_move = 0;        // median log move of the judged benchmarks
+    double run_to_run = 0;        // τ, log scale
+    double run_to_run_df = 1;     // its degrees of freedom
+    double tail_df = 2;           // of the t whose tails the suite's moves show (infinity: normal)
+    bool spread_assumed = false;  // too few benchmarks to learn the suite's move and spread
 };
 
 class SamplesMethod final : public Method {
@@ -89,7 +90,10 @@ class SamplesMethod final : public Method {
             prepared->benchmarks.push_back(benchmark);
         }
         prepared->judged = moves.size();
-        if (moves.size() < settings_.suite_minimum) return prepared;
+        if (moves.size() < settings_.suite_minimum) {
+            prepared->spread_assumed = true;
+            return prepared;
+        }
         prepared->suite_move = stats::median(moves);
         for (double& move : moves) move -= prepared->suite_move;
         prepared->run_to_run = stats::run_to_run_spread(moves, within);
@@ -114,9 +118,10 @@ class SamplesMethod final : public Method {
 
     std::vector<Assessment> decide(const PreparedSuite& prepared, double setting) const override {
         const auto& suite = dynamic_cast<const SamplesPrepared&>(prepared);
-        const bool enough = suite.judged >= settings_.suite_minimum && suite.judged > 0;
-        const double per_benchmark =
-            enough ? std::min(1.0, 1.0 / setting / static_cast<double>(suite.judged)) : 1.0;
+        const bool enough = suite.judged > 0;
+        const double shared_by = static_cast<double>(
+            std::max(suite.judged, std::max<std::size_t>(settings_.budget_benchmarks, 1)));
+        const double per_benchmark = std::min(1.0, 1.0 / setting / shared_by);
         const double tau_squared = suite.run_to_run * suite.run_to_run;
         std::vector<Assessment> assessments;
         assessments.reserve(suite.benchmarks.size());
@@ -132,16 +137,22 @@ class SamplesMethod final : public Method {
             // at least as noisy as this benchmark's own moves between default-branch runs: a
             // benchmark that jumps between processes more than the rest of the suite is judged
             // by its history where it has one.
-            const double explained = move.within_variance + tau_squared;
+            // A suite too small to show the spread between runs gets the spread its samples
+            // explain, widened by the factor measured between runs on a quiet machine.
+            const double factor = settings_.assumed_spread_factor;
+            const double explained = suite.spread_assumed ? factor * factor * move.within_variance
+                                                          : move.within_variance + tau_squared;
             const bool by_history = benchmark.history_variance > explained;
             const double variance = by_history ? benchmark.history_variance : explained;
             // Neither the samples nor the suite's spread can foresee moves with heavier tails
             // than the suite's moves show.
+            const double explained_df =
+                suite.spread_assumed
+                    ? move.within_df
+                    : stats::satterthwaite_degrees_of_freedom(move.within_variance, move.within_df,
+                                                              tau_squared, suite.run_to_run_df);
             const double df =
-                std::min(suite.tail_df, by_history ? benchmark.history_df
-                                                   : stats::satterthwaite_degrees_of_freedom(
-                                                         move.within_variance, move.within_df,
-                                                         tau_squared, suite.run_to_run_df));
+                std::min(suite.tail_df, by_history ? benchmark.history_df : explained_df);
             const double noise = std::sqrt(variance);
             assessment.typical_change = noise;
             assessment.threshold = std::max(stats::student_t_critical(per_benchmark, df) * noise,
@@ -151,6 +162,7 @@ class SamplesMethod final : public Method {
             assessment.head_value = benchmark.head_median;
             assessment.suite_move = std::expm1(suite.suite_move);
             assessment.run_to_run = suite.run_to_run;
+            assessment.run_to_run_assumed = suite.spread_assumed;
             assessment.verdict = to_verdict(stats::judge_log_ratio(move.log_move - suite.suite_move,
                                                                    assessment.threshold,
                                                                    benchmark.smaller_is_better));

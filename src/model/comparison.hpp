@@ -153,11 +153,19 @@ struct LevelRuleSettings {
 // The settings of the samples method, which judges two runs by the samples each carries.
 struct SamplesRuleSettings {
     // Flukes allowed per comparison: each of the suite's m judged benchmarks is tested at
-    // false_alarms_per_pr / m, so the expected count of false flags is at most this.
+    // false_alarms_per_pr / max(m, budget_benchmarks), so the expected count of false flags is
+    // at most this.
     double false_alarms_per_pr = 1.0;
+    // The fewest benchmarks the budget is shared among: one benchmark judged alone with a budget
+    // of 1 would otherwise be tested at p = 1 and flagged at the first sign of a move.
+    std::size_t budget_benchmarks = 5;
     // With fewer benchmarks carrying samples the run-to-run spread cannot be learned from the
-    // suite, and their verdicts are Inconclusive.
+    // suite: each move is then assumed to spread assumed_spread_factor times as far as its own
+    // samples explain, and the suite's move is not taken out.
     std::size_t suite_minimum = 3;
+    // Between two runs on a quiet machine a median moved by a median 1.8 times the spread its
+    // samples explain (680 moves of Google Benchmark and hyperfine files, docs/two-files.md).
+    double assumed_spread_factor = 2.0;
 };
 
 // Which way of judging a pull request: `seed` writes the JuliaGPU reports, `level` is the
@@ -216,6 +224,9 @@ struct Comparison {
     // The samples method's spread between runs that the samples do not explain, learned from the
     // suite (ln scale, 0.05 ≈ 5%); 0 for the other methods.
     double run_to_run_spread = 0;
+    // Whether the samples method assumed that spread (SamplesRuleSettings::assumed_spread_factor
+    // × each benchmark's own) because too few benchmarks had samples to learn it from.
+    bool run_to_run_assumed = false;
     std::string history_order;         // "git" (first-parent chain) or "recorded" (recording order)
     int history_runs = 0;              // default-branch runs the typical changes were learned from
     std::vector<Category> categories;  // configured order

@@ -193,9 +193,12 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
         const auto& settings = comparison.method.samples;
         document["samples_settings"] = {
             {"false_alarms_per_pr", settings.false_alarms_per_pr},
+            {"budget_benchmarks", settings.budget_benchmarks},
             {"suite_minimum", settings.suite_minimum},
+            {"assumed_spread_factor", settings.assumed_spread_factor},
         };
         document["run_to_run_spread"] = comparison.run_to_run_spread;
+        document["run_to_run_assumed"] = comparison.run_to_run_assumed;
         document["suite_move"] = comparison.suite_move;
     }
     if (says_detectable && has_baseline) document["detectable"] = detectable_json(comparison);

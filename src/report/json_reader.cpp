@@ -340,9 +340,20 @@ model::Comparison read_json(std::string_view text, std::string_view source) {
         comparison.method.samples.false_alarms_per_pr = samples["false_alarms_per_pr"].number();
         comparison.method.samples.suite_minimum =
             static_cast<std::size_t>(samples["suite_minimum"].integer());
+        // A report written before the budget had a fewest count shared it among its judged
+        // benchmarks alone.
+        comparison.method.samples.budget_benchmarks =
+            samples.has("budget_benchmarks")
+                ? static_cast<std::size_t>(samples["budget_benchmarks"].integer())
+                : 1;
+        if (samples.has("assumed_spread_factor"))
+            comparison.method.samples.assumed_spread_factor =
+                samples["assumed_spread_factor"].number();
     }
     if (root.has("run_to_run_spread"))
         comparison.run_to_run_spread = root["run_to_run_spread"].number();
+    if (root.has("run_to_run_assumed"))
+        comparison.run_to_run_assumed = root["run_to_run_assumed"].boolean();
     comparison.calibration.sensitivity = comparison.method.level.sensitivity;
     if (root.has("suite_move")) comparison.suite_move = root["suite_move"].number();
     comparison.history_order = root["history_order"].text();

@@ -405,18 +405,26 @@ std::string samples_explanation(const model::Comparison& comparison,
                                 const std::vector<std::string>& minimums) {
     const auto& settings = comparison.method.samples;
     const auto budget = settings.false_alarms_per_pr;
+    const std::string noise =
+        comparison.run_to_run_assumed
+            ? fmt::format(
+                  "the spread of its own samples taken {:g} times as wide, since two runs minutes "
+                  "apart differ by more than their repetitions suggest and fewer than {} "
+                  "benchmarks have samples to learn by how much from. Two runs of so few "
+                  "benchmarks cannot tell a machine that ran slower from a change",
+                  settings.assumed_spread_factor, settings.suite_minimum)
+            : fmt::format(
+                  "the spread of its own samples plus the spread between runs that the suite's "
+                  "other benchmarks show and their samples do not ({:.1f}% here), since two runs "
+                  "minutes apart differ by more than their repetitions suggest",
+                  100 * std::expm1(comparison.run_to_run_spread));
     auto paragraph = fmt::format(
         "Times are the median of each benchmark's samples in each run. A change is unusual when "
         "it exceeds both a minimum per category ({}) and its noise at Student's t for {:g} false "
-        "alarm{} shared among the benchmarks judged: the spread of its own samples plus the "
-        "spread between runs that the suite's other benchmarks show and their samples do not "
-        "({} here), since two runs minutes apart differ by more than their repetitions suggest. "
-        "Benchmarks without samples in both runs, and every benchmark of a suite with fewer "
-        "than {} that have them, are inconclusive. A benchmark that starts or stops allocating "
-        "is listed however few the allocations.",
-        join(minimums, ", "), budget, budget == 1 ? "" : "s",
-        fmt::format("{:.1f}%", 100 * std::expm1(comparison.run_to_run_spread)),
-        settings.suite_minimum);
+        "alarm{} shared among the benchmarks judged, or among {} where fewer are: {}. Benchmarks "
+        "without samples in both runs are inconclusive. A benchmark that starts or stops "
+        "allocating is listed however few the allocations.",
+        join(minimums, ", "), budget, budget == 1 ? "" : "s", settings.budget_benchmarks, noise);
     if (comparison.history_runs > 0)
         paragraph +=
             " A benchmark with at least 5 pairs of consecutive default-branch runs is judged by "
@@ -562,10 +570,9 @@ std::string nothing_judged_sentence(const Detectability& found, bool by_samples)
             "a quieter machine or more repetitions of each benchmark lower the noise");
     }
     if (found.inconclusive > 0 && by_samples) {
-        reasons.push_back(fmt::format(
-            "{} {} too few samples (at least 2 in each run, in at least 3 benchmarks of the "
-            "suite)",
-            found.inconclusive, found.inconclusive == 1 ? "benchmark has" : "benchmarks have"));
+        reasons.push_back(
+            fmt::format("{} {} too few samples (at least 2 in each run)", found.inconclusive,
+                        found.inconclusive == 1 ? "benchmark has" : "benchmarks have"));
         remedies.push_back(
             "running each benchmark several times gives it samples (Google Benchmark's "
             "--benchmark_repetitions=10, hyperfine's --runs 10)");

@@ -1,7 +1,8 @@
 // What could break: the samples method judging two runs by the wrong numbers (values instead of
 // medians, the move without the suite's), not learning the spread between runs that the samples
-// leave unexplained, ignoring a benchmark's own history of moves, not spending the budget over
-// the suite, or flagging a benchmark it has no samples for.
+// leave unexplained, or not assuming one where the suite is too small to show it, ignoring a
+// benchmark's own history of moves, not spending the budget over the suite, or flagging a
+// benchmark it has no samples for.
 #include "compare/samples_method.hpp"
 
 #include <gtest/gtest.h>
@@ -27,9 +28,9 @@ BenchmarkEvidence evidence(double base_median, double head_median, bool smaller_
 // ±0.005, −0.015 and 0.495, each with a within variance of π/2 × 2 × 0.0001/10 = 3.1416e-5.
 // The median of their squares, (25e-6 + 225e-6)/2 = 125e-6, over within + τ² is 0.454936 at
 // τ² = 2.4335e-4 (τ = 0.015600). With 0.37 × 3 = 1.11 degrees of freedom for τ² and 18 for the
-// within variance, Satterthwaite gives 1.4136; a budget of 1 over 4 benchmarks puts Student's t
-// at p = 0.25, |t| = 1.88349, and the threshold at 1.88349 × √(within + τ²) = 0.031221, above the
-// 3% minimum's ln 1.03 = 0.029559.
+// within variance, Satterthwaite gives 1.4136; a budget of 1, shared as among 5 benchmarks since
+// fewer than 5 are judged, puts Student's t at p = 0.2, |t| = 2.28370, and the threshold at
+// 2.28370 × √(within + τ²) = 0.0378546, above the 3% minimum's ln 1.03 = 0.029559.
 std::vector<BenchmarkEvidence> suite_with_one_slowdown() {
     return {evidence(100, 100), evidence(100, 100 * std::exp(0.01)),
             evidence(100, 100 * std::exp(-0.01)), evidence(100, 100 * std::exp(0.5))};
@@ -43,8 +44,8 @@ TEST(SamplesMethod, FlagsTheMoveBeyondTheNoiseThatTheSuiteAndTheSamplesShow) {
     EXPECT_EQ(assessments[2].verdict, model::Verdict::Unchanged);
     EXPECT_EQ(assessments[3].verdict, model::Verdict::Slower);
     for (const auto& assessment : assessments) {
-        EXPECT_NEAR(assessment.threshold, 0.0312207, 1e-6);
-        EXPECT_NEAR(assessment.detectable_change, 0.0317132, 1e-6);
+        EXPECT_NEAR(assessment.threshold, 0.0378546, 1e-6);
+        EXPECT_NEAR(assessment.detectable_change, 0.0385802, 1e-6);
         EXPECT_NEAR(assessment.typical_change, 0.0165760, 1e-6);
         EXPECT_NEAR(assessment.run_to_run, 0.0155996, 1e-6);
         EXPECT_NEAR(assessment.suite_move, std::expm1(0.005), 1e-12);
@@ -65,17 +66,17 @@ TEST(SamplesMethod, JudgesABenchmarkByItsHistoryWhereItMovesMoreThanTheSuiteShow
     // The 0.5 move's benchmark doubles or halves from one default-branch run to the next: its
     // last 30 pairs give 1.4826 × ln 2 = 1.027662 for the spread of a move, far above the
     // 0.016576 the samples and the suite explain. With min(2 for a suite under 50, 0.37 × 30)
-    // = 2 degrees of freedom, Student's t at p = 0.25 is √(2 × 0.75² / (1 − 0.75²)) = 1.603567
-    // and the threshold 1.647925: the 0.495 deviation is noise for this benchmark.
+    // = 2 degrees of freedom, Student's t at p = 0.2 is √(2 × 0.8² / (1 − 0.8²)) = 1.885618
+    // and the threshold 1.937777: the 0.495 deviation is noise for this benchmark.
     auto suite = suite_with_one_slowdown();
     const auto history = alternating_history(31);
     suite[3].history = history;
     const auto assessments = make_samples_method({})->judge(suite);
     EXPECT_EQ(assessments[3].verdict, model::Verdict::Unchanged);
     EXPECT_NEAR(assessments[3].typical_change, 1.027662, 1e-6);
-    EXPECT_NEAR(assessments[3].threshold, 1.647925, 1e-6);
+    EXPECT_NEAR(assessments[3].threshold, 1.937777, 1e-6);
     // The others, without history, are judged as before.
-    EXPECT_NEAR(assessments[0].threshold, 0.0312207, 1e-6);
+    EXPECT_NEAR(assessments[0].threshold, 0.0378546, 1e-6);
 
     // Four pairs are too few to learn a benchmark's spread from: the samples judge it alone.
     const auto short_history = alternating_history(5);
@@ -84,15 +85,15 @@ TEST(SamplesMethod, JudgesABenchmarkByItsHistoryWhereItMovesMoreThanTheSuiteShow
     // A quiet history does not lower the noise below what the samples and the suite show.
     const std::vector<double> quiet(31, 100.0);
     suite[3].history = quiet;
-    EXPECT_NEAR(make_samples_method({})->judge(suite)[3].threshold, 0.0312207, 1e-6);
+    EXPECT_NEAR(make_samples_method({})->judge(suite)[3].threshold, 0.0378546, 1e-6);
 }
 
 TEST(SamplesMethod, SpendsItsBudgetOverTheWholeSuite) {
-    // Budget 0.001 over 4: p = 0.00025, |t| = 281.5 at 1.41 degrees of freedom, a threshold of
-    // 4.667 that the 0.495 deviation does not reach.
+    // Budget 0.001 over max(4, 5): p = 0.0002, |t| = 329.69 at 1.41 degrees of freedom, a
+    // threshold of 5.4650 that the 0.495 deviation does not reach.
     const auto strict = make_samples_method({.false_alarms_per_pr = 0.001});
     const auto assessments = strict->judge(suite_with_one_slowdown());
-    EXPECT_NEAR(assessments[3].threshold, 4.66698, 1e-4);
+    EXPECT_NEAR(assessments[3].threshold, 5.46500, 1e-4);
     EXPECT_EQ(assessments[3].verdict, model::Verdict::Unchanged);
     EXPECT_DOUBLE_EQ(strict->setting(), 1000);
     EXPECT_EQ(strict->with_setting(1)->judge(suite_with_one_slowdown())[3].verdict,
@@ -125,19 +126,60 @@ TEST(SamplesMethod, CannotJudgeWithoutSamplesOnBothSides) {
     EXPECT_EQ(assessments[4].verdict, model::Verdict::Inconclusive);
     // The four with samples are judged as before: the fifth is not one of the suite's m.
     EXPECT_EQ(assessments[3].verdict, model::Verdict::Slower);
-    EXPECT_NEAR(assessments[3].threshold, 0.0312207, 1e-6);
+    EXPECT_NEAR(assessments[3].threshold, 0.0378546, 1e-6);
 }
 
-TEST(SamplesMethod, CannotLearnTheSpreadBetweenRunsFromFewerThanThreeBenchmarks) {
-    const std::vector<BenchmarkEvidence> two{evidence(100, 100), evidence(100, 300)};
-    for (const auto& assessment : make_samples_method({})->judge(two))
-        EXPECT_EQ(assessment.verdict, model::Verdict::Inconclusive);
-    const std::vector<BenchmarkEvidence> one_sample{evidence(100, 100), evidence(100, 100),
-                                                    evidence(100, 300)};
-    auto single = one_sample;
-    single[0].head_samples->count = 1;
-    for (const auto& assessment : make_samples_method({})->judge(single))
-        EXPECT_EQ(assessment.verdict, model::Verdict::Inconclusive);
+// A benchmark of median 100 in the base and `head_median` in the head, 10 samples each with a
+// relative spread of 5%: a within variance of π/2 × 2 × 0.0025 / 10 = 7.853982e-4.
+BenchmarkEvidence spread_evidence(double head_median) {
+    auto one = evidence(100, head_median);
+    one.base_samples->stddev = 5;
+    one.head_samples->stddev = head_median / 20;
+    return one;
+}
+
+TEST(SamplesMethod, AssumesTheSpreadBetweenRunsWhereTooFewBenchmarksShowIt) {
+    // Two benchmarks cannot show the spread between runs: each move's variance is taken as
+    // 2² × 7.853982e-4 = 3.141593e-3 (a noise of 0.0560499), with 2 degrees of freedom, and the
+    // budget of 1 is shared as among 5: Student's t at p = 0.2 is 1.885618 and the threshold
+    // 0.1056887. Without the factor of 2 it would be 0.0528443, and +10% (ln 1.1 = 0.0953102)
+    // would be flagged. The suite's move is not taken out: with two benchmarks it would be half
+    // of the one that changed.
+    const std::vector<BenchmarkEvidence> two{spread_evidence(110), spread_evidence(120)};
+    const auto assessments = make_samples_method({})->judge(two);
+    ASSERT_EQ(assessments.size(), 2u);
+    EXPECT_EQ(assessments[0].verdict, model::Verdict::Unchanged);
+    EXPECT_EQ(assessments[1].verdict, model::Verdict::Slower);
+    for (const auto& assessment : assessments) {
+        EXPECT_NEAR(assessment.typical_change, 0.0560499, 1e-6);
+        EXPECT_NEAR(assessment.threshold, 0.1056887, 1e-6);
+        EXPECT_EQ(assessment.suite_move, 0);
+        EXPECT_EQ(assessment.run_to_run, 0);
+        EXPECT_TRUE(assessment.run_to_run_assumed);
+    }
+    // One benchmark alone is judged the same way.
+    const std::vector<BenchmarkEvidence> one{spread_evidence(120)};
+    EXPECT_EQ(make_samples_method({})->judge(one)[0].verdict, model::Verdict::Slower);
+    EXPECT_NEAR(make_samples_method({})->judge(one)[0].threshold, 0.1056887, 1e-6);
+    // A larger budget is not spread over fewer than 5: a budget of 5 tests each at p = 1, and
+    // the threshold falls to the category's minimum, ln 1.03.
+    EXPECT_NEAR(make_samples_method({.false_alarms_per_pr = 5})->judge(one)[0].threshold,
+                std::log(1.03), 1e-12);
+    // The suite learns the spread itself from 3 benchmarks on.
+    for (const auto& assessment : make_samples_method({})->judge(suite_with_one_slowdown()))
+        EXPECT_FALSE(assessment.run_to_run_assumed);
+}
+
+TEST(SamplesMethod, ABenchmarkWithOneSampleIsNotJudgedAndDoesNotCountInTheSuite) {
+    auto suite = std::vector<BenchmarkEvidence>{spread_evidence(100), spread_evidence(100),
+                                                spread_evidence(120)};
+    suite[0].head_samples->count = 1;
+    const auto assessments = make_samples_method({})->judge(suite);
+    EXPECT_EQ(assessments[0].verdict, model::Verdict::Inconclusive);
+    // The two left are too few to learn the spread from.
+    EXPECT_EQ(assessments[2].verdict, model::Verdict::Slower);
+    EXPECT_NEAR(assessments[2].threshold, 0.1056887, 1e-6);
+    EXPECT_TRUE(assessments[2].run_to_run_assumed);
 }
 
 }  // namespace
