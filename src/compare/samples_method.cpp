@@ -136,9 +136,9 @@ class SamplesMethod final : public Method {
             // The move is at least as noisy as the samples and the suite's spread explain, and
             // at least as noisy as this benchmark's own moves between default-branch runs: a
             // benchmark that jumps between processes more than the rest of the suite is judged
-            // by its history where it has one.
-            // A suite too small to show the spread between runs gets the spread its samples
-            // explain, widened by the factor measured between runs on a quiet machine.
+            // by its history where it has one. A suite too small to show the spread between
+            // runs gets the spread its samples explain, widened by the factor measured between
+            // runs on a quiet machine.
             const double factor = settings_.assumed_spread_factor;
             const double explained = suite.spread_assumed ? factor * factor * move.within_variance
                                                           : move.within_variance + tau_squared;
