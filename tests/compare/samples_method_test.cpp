@@ -165,6 +165,15 @@ TEST(SamplesMethod, AssumesTheSpreadBetweenRunsWhereTooFewBenchmarksShowIt) {
     // the threshold falls to the category's minimum, ln 1.03.
     EXPECT_NEAR(make_samples_method({.false_alarms_per_pr = 5})->judge(one)[0].threshold,
                 std::log(1.03), 1e-12);
+    // A benchmark's own history of moves between default-branch runs still widens its noise:
+    // 1.4826 × ln 2 = 1.027662 beyond the assumed 0.0560499, and the threshold is Student's t at
+    // p = 0.2 with 2 degrees of freedom times that, 1.937777, as with a suite.
+    auto with_history = one;
+    const auto history = alternating_history(31);
+    with_history[0].history = history;
+    const auto by_history = make_samples_method({})->judge(with_history)[0];
+    EXPECT_EQ(by_history.verdict, model::Verdict::Unchanged);
+    EXPECT_NEAR(by_history.threshold, 1.937777, 1e-6);
     // The suite learns the spread itself from 3 benchmarks on.
     for (const auto& assessment : make_samples_method({})->judge(suite_with_one_slowdown()))
         EXPECT_FALSE(assessment.run_to_run_assumed);
