@@ -3,8 +3,12 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace benchwatch::ingest::detail {
 
@@ -21,7 +25,38 @@ bool is_whitespace(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+#if defined(__SSE2__)
+// Bits set where the 64 bytes at `bytes` are `wanted`, byte i at bit i.
+std::uint64_t bytes_equal(const __m128i (&chunks)[4], char wanted) {
+    const __m128i all = _mm_set1_epi8(wanted);
+    std::uint64_t mask = 0;
+    for (std::size_t i = 0; i < 4; ++i) {
+        const auto lanes =
+            static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(chunks[i], all)));
+        mask |= static_cast<std::uint64_t>(lanes) << (16 * i);
+    }
+    return mask;
+}
+#endif
+
+// Bit i set where an odd count of the bits 0…i of `bits` are set.
+std::uint64_t prefix_xor(std::uint64_t bits) {
+    for (int shift = 1; shift < 64; shift *= 2) bits ^= bits << shift;
+    return bits;
+}
+
 }  // namespace
+
+#if defined(__SSE2__)
+RootArrayPieces::BlockMasks RootArrayPieces::block_masks(const char* bytes) {
+    __m128i chunks[4];
+    for (std::size_t i = 0; i < 4; ++i)
+        chunks[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + 16 * i));
+    return {bytes_equal(chunks, '"'), bytes_equal(chunks, '\\'),
+            bytes_equal(chunks, '[') | bytes_equal(chunks, '{'),
+            bytes_equal(chunks, ']') | bytes_equal(chunks, '}'), bytes_equal(chunks, ',')};
+}
+#endif
 
 RootArrayPieces::RootArrayPieces(std::istream& in, std::uintmax_t size, std::string_view source,
                                  std::string_view key, std::size_t batch_bytes)
@@ -149,19 +184,17 @@ void RootArrayPieces::scan_head(std::string_view key) {
     }
 }
 
-void RootArrayPieces::scan_elements() {
+bool RootArrayPieces::scan_bytes(std::size_t& at, std::size_t until) {
     const char* const bytes = buffer_.data();
-    std::size_t at = scanned_;
-    const std::size_t end = filled_;
-    while (at < end) {
+    while (at < until) {
         if (in_string_) {
             // Names are short: a plain loop to the closing quote beats a library search.
             if (escaped_) {
                 escaped_ = false;
                 ++at;
             }
-            while (at < end && bytes[at] != '"' && bytes[at] != '\\') ++at;
-            if (at == end) break;
+            while (at < until && bytes[at] != '"' && bytes[at] != '\\') ++at;
+            if (at >= until) break;
             if (bytes[at] == '\\') {
                 escaped_ = true;
                 ++at;
@@ -184,23 +217,88 @@ void RootArrayPieces::scan_elements() {
                 if (depth_ == 0) {
                     array_end_ = at;
                     scanned_ = at;
-                    return;
+                    return true;
                 }
                 --depth_;
                 break;
             case ',':
-                if (depth_ == 0) {
-                    last_comma_ = at;
-                    if (at - batch_start_ >= batch_bytes_) {
-                        scanned_ = at + 1;
-                        return;
-                    }
-                }
+                if (at_comma(at)) return true;
                 break;
             default:
                 break;
         }
         ++at;
+    }
+    return false;
+}
+
+bool RootArrayPieces::at_comma(std::size_t at) {
+    if (depth_ != 0) return false;
+    last_comma_ = at;
+    if (at - batch_start_ < batch_bytes_) return false;
+    scanned_ = at + 1;
+    return true;
+}
+
+#if defined(__SSE2__)
+bool RootArrayPieces::scan_block(std::size_t& at) {
+    const BlockMasks masks = block_masks(buffer_.data() + at);
+    // A backslash makes the next byte literal, which the byte loop follows; benchmark names
+    // rarely hold one, so such blocks are few.
+    if (masks.backslash != 0) return false;
+    // Bit i of `inside` is set where byte i lies in a string (its opening quote included): an
+    // odd count of quotes up to it, or an even count after a block that ended in a string.
+    const std::uint64_t inside =
+        prefix_xor(masks.quote) ^ (in_string_ ? ~std::uint64_t{0} : std::uint64_t{0});
+    std::uint64_t structural = (masks.open | masks.close | masks.comma) & ~inside;
+    while (structural != 0) {
+        const int bit = std::countr_zero(structural);
+        structural &= structural - 1;
+        const std::uint64_t one = std::uint64_t{1} << bit;
+        const std::size_t here = at + static_cast<std::size_t>(bit);
+        if ((masks.open & one) != 0) {
+            ++depth_;
+        } else if ((masks.close & one) != 0) {
+            if (depth_ == 0) {
+                array_end_ = here;
+                scanned_ = here;
+                in_string_ = false;
+                at = here;
+                return true;
+            }
+            --depth_;
+        } else if (at_comma(here)) {
+            in_string_ = false;
+            at = here + 1;
+            return true;
+        }
+    }
+    in_string_ = (inside >> 63) != 0;
+    at += block_bytes;
+    return false;
+}
+#endif
+
+void RootArrayPieces::scan_elements() {
+    std::size_t at = scanned_;
+    const std::size_t end = filled_;
+    while (at < end) {
+#if defined(__SSE2__)
+        // The byte after a backslash, alone, so that the blocks go on from the next.
+        if (escaped_) {
+            if (scan_bytes(at, at + 1)) return;
+            continue;
+        }
+        if (end - at >= block_bytes) {
+            const std::size_t before = at;
+            if (scan_block(at)) return;
+            if (at != before) continue;
+            // The block holds a backslash: the byte loop takes it.
+            if (scan_bytes(at, before + block_bytes)) return;
+            continue;
+        }
+#endif
+        if (scan_bytes(at, end)) return;
     }
     scanned_ = at;
 }

@@ -51,6 +51,25 @@ class RootArrayPieces {
     // Scans the array's elements from scanned_ on, noting each comma between elements, until the
     // array closes, the buffer ends or a batch's worth lies behind the last comma.
     void scan_elements();
+    // Scans buffer_[at…until) a byte at a time, moving `at`; true when the scan stops there (the
+    // array closed or a batch is complete; scanned_ is set), false at `until`.
+    bool scan_bytes(std::size_t& at, std::size_t until);
+    // Notes the comma at `at` when it lies between elements; true when a batch is complete.
+    bool at_comma(std::size_t at);
+    // Bytes scanned at once where the processor compares 16 bytes in one instruction.
+    static constexpr std::size_t block_bytes = 64;
+#if defined(__SSE2__)
+    // Bit i set where byte i of a block is a quote, a backslash, an opening or closing bracket
+    // or brace, or a comma.
+    struct BlockMasks {
+        std::uint64_t quote, backslash, open, close, comma;
+    };
+    static BlockMasks block_masks(const char* bytes);
+    // Scans the block_bytes at `at` as scan_bytes() would, all at once: true when the scan stops
+    // in it (`at` moved there); false past it (`at` moved on), or, when the block holds a
+    // backslash, with `at` unmoved for scan_bytes() to take it.
+    bool scan_block(std::size_t& at);
+#endif
     // Scans for the opening bracket of the array under `key`; sets found_.
     void scan_head(std::string_view key);
     // Hands over buffer_[from…to] as the batch: its first byte made '[' and, when `close`, the

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -96,6 +97,64 @@ TEST(GoogleBenchmarkInPieces, NamesHoldingQuotesEscapesBracketsAndCommas) {
     content += "  ]\n}\n";
     expect_same_as_whole(content);
     EXPECT_EQ(parse(content, "results.json", "auto").results.at(0).benchmark, R"(a"],[{}\)");
+}
+
+TEST(GoogleBenchmarkInPieces, EveryShapeOfRowAtEveryOffsetReadsAsWhole) {
+    // The scan for the commas between rows takes 64 bytes at a time: strings that hold
+    // brackets, braces and commas, escapes (a backslash at a block's last byte among them),
+    // nested values whose commas are not between rows, and rows that end at every offset of a
+    // block must cut the file where the byte-by-byte scan would.
+    const std::vector<std::string> names = {"plain", "a,b",        "x]y",   "{z}", R"(q\"r)",
+                                            R"(\\)", R"(e\u005b)", "[[,]]", ",,",  "}{"};
+    std::string content = context;
+    int count = 0;
+    for (int pad = 0; pad < 130; ++pad) {
+        const std::string name = names[static_cast<std::size_t>(pad) % names.size()] +
+                                 std::string(static_cast<std::size_t>(pad % 67), ' ') + "/" +
+                                 std::to_string(count++);
+        content += R"(    {"name": ")" + name + R"(", "run_type": "iteration", "real_time": )" +
+                   std::to_string(10 + pad) + R"(, "time_unit": "ns", "extra": {"list": [1, )" +
+                   R"([2, {"k": ",]"}], 3], "s": "}],["}})" + ",\n";
+    }
+    content += row("last", 1) + "\n  ]\n}\n";
+    const ParsedResults whole = parse(content, "results.json", "auto");
+    ASSERT_EQ(whole.results.size(), 131u);
+    for (const std::size_t batch : {std::size_t{1}, std::size_t{100}, std::size_t{512},
+                                    std::size_t{777}, std::size_t{4096}, std::size_t{1} << 20}) {
+        SCOPED_TRACE("batch of " + std::to_string(batch) + " bytes");
+        const auto pieces = in_pieces(content, batch);
+        ASSERT_TRUE(pieces);
+        EXPECT_EQ(pieces->results, whole.results);
+        EXPECT_EQ(pieces->content_hash, whole.content_hash);
+    }
+    // Cut short inside the rows: the same error as the whole file's.
+    expect_same_error(content.substr(0, content.size() / 2));
+}
+
+TEST(GoogleBenchmarkInPieces, RandomNamesReadAsWhole) {
+    // Names drawn from the characters that steer the scan, escaped as JSON escapes them, over
+    // files of a few hundred rows: a fixed seed, so that a failure repeats.
+    std::mt19937 random(20261203);
+    const std::vector<std::string> pieces = {"a", "b", " ",     ",",     "[",         "]",     "{",
+                                             "}", ":", R"(\")", R"(\\)", R"(\u0041)", R"(\/)", "/"};
+    std::uniform_int_distribution<std::size_t> pick(0, pieces.size() - 1);
+    std::uniform_int_distribution<int> length(0, 90);
+    for (int file = 0; file < 40; ++file) {
+        std::string content = context;
+        for (int at = 0; at < 200; ++at) {
+            std::string name = "n" + std::to_string(at);
+            for (int i = length(random); i > 0; --i) name += pieces[pick(random)];
+            content += row(name, 1.0 + at) + ",\n";
+        }
+        content += row("last", 1) + "\n  ]\n}\n";
+        const ParsedResults whole = parse(content, "results.json", "auto");
+        for (const std::size_t batch : {std::size_t{64}, std::size_t{1000}, std::size_t{1} << 20}) {
+            SCOPED_TRACE("file " + std::to_string(file) + ", batch of " + std::to_string(batch));
+            const auto in_batches = in_pieces(content, batch);
+            ASSERT_TRUE(in_batches);
+            EXPECT_EQ(in_batches->results, whole.results);
+        }
+    }
 }
 
 TEST(GoogleBenchmarkInPieces, WhatFollowsTheArrayIsReadToo) {
