@@ -370,6 +370,12 @@ std::string calibration_sentence(const model::Calibration& calibration,
     return "";
 }
 
+// Whether a suite's move shows as a change at the one decimal of a percentage the report prints:
+// a sentence saying the suite moved by −0.0% says nothing.
+bool moved_visibly(double suite_move) {
+    return std::abs(suite_move) >= 0.0005;
+}
+
 // The level method's paragraph (docs/JUDGEMENT.md), with the suite's move when there was one.
 std::string level_explanation(const model::Comparison& comparison,
                               const std::vector<std::string>& minimums) {
@@ -392,7 +398,7 @@ std::string level_explanation(const model::Comparison& comparison,
         join(minimums, ", "), settings.minimum_deviations, settings.level_runs,
         factor_words(settings.short_history_factor));
     paragraph += calibration_sentence(comparison.calibration, settings);
-    if (comparison.suite_move != 0)
+    if (moved_visibly(comparison.suite_move))
         paragraph += fmt::format(
             " The whole suite moved by {} from its levels in this run, as a change of machine, "
             "driver or toolchain would; each benchmark is judged against that move as well.",
@@ -429,7 +435,7 @@ std::string samples_explanation(const model::Comparison& comparison,
         paragraph +=
             " A benchmark with at least 5 pairs of consecutive default-branch runs is judged by "
             "the spread of its own moves between them where that is larger.";
-    if (comparison.suite_move != 0)
+    if (moved_visibly(comparison.suite_move))
         paragraph += fmt::format(
             " The whole suite moved by {} between the runs; two runs cannot tell a machine "
             "that ran faster or slower from a change that moved everything, so each benchmark is "

@@ -614,6 +614,18 @@ std::string markdown_of(const model::Comparison& comparison) {
     return out.str();
 }
 
+TEST(RenderMarkdown, ASuiteMoveThatRoundsToNothingIsNotReported) {
+    // −0.04% prints as −0.0%: no sentence. −0.05% prints as −0.1% and is said, for both methods.
+    for (const auto make : {level_with_suite_move, two_files}) {
+        auto comparison = make();
+        comparison.suite_move = -0.0004;
+        EXPECT_EQ(markdown_of(comparison).find("The whole suite moved"), std::string::npos);
+        comparison.suite_move = -0.0005;
+        EXPECT_NE(markdown_of(comparison).find("The whole suite moved by \u22120.1%"),
+                  std::string::npos);
+    }
+}
+
 std::string limited_markdown_of(const model::Comparison& comparison, std::size_t limit) {
     std::ostringstream out;
     render_markdown_limited(comparison, out, limit);
