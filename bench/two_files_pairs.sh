@@ -39,13 +39,14 @@ gbench() {
     "$work/$1/build/textkit_bench" --benchmark_repetitions=10 --benchmark_min_time=0.02 \
         "${harness_options[@]}" --benchmark_format=json --benchmark_out="$2" >/dev/null
 }
+hyperfine_options=(-N --runs 10 --warmup 1)
 hyperfine_run() {
-    (cd "$work" && hyperfine -N --runs 10 --warmup 1 --export-json "$2" -n gzip "gzip -1 -c $1" \
+    (cd "$work" && hyperfine "${hyperfine_options[@]}" --export-json "$2" -n gzip "gzip -1 -c $1" \
         -n sha256 "sha256sum input.txt" -n md5 "md5sum input.txt" -n wc "wc input.txt" \
         -n sort "sort input.txt" -n cksum "cksum input.txt" >/dev/null 2>&1)
 }
 hyperfine_one_run() {
-    (cd "$work" && hyperfine -N --runs 10 --warmup 1 --export-json "$2" -n gzip "gzip -1 -c $1" \
+    (cd "$work" && hyperfine "${hyperfine_options[@]}" --export-json "$2" -n gzip "gzip -1 -c $1" \
         >/dev/null 2>&1)
 }
 # count_words does 15% more work in the slowed build.

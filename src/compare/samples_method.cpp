@@ -45,12 +45,11 @@ struct SamplesPrepared final : PreparedSuite {
         double history_df = 0;
     };
     std::vector<Benchmark> benchmarks;
-    std::size_t judged = 0;       // benchmarks with a move
-    double suite_move = 0;        // median log move of the judged benchmarks
-    double run_to_run = 0;        // τ, log scale
-    double run_to_run_df = 1;     // its degrees of freedom
-    double tail_df = 2;           // of the t whose tails the suite's moves show (infinity: normal)
-    bool spread_assumed = false;  // too few benchmarks to learn the suite's move and spread
+    std::size_t judged = 0;    // benchmarks with a move
+    double suite_move = 0;     // median log move of the judged benchmarks
+    double run_to_run = 0;     // τ, log scale
+    double run_to_run_df = 1;  // its degrees of freedom
+    double tail_df = 2;        // of the t whose tails the suite's moves show (infinity: normal)
 };
 
 class SamplesMethod final : public Method {
@@ -90,10 +89,7 @@ class SamplesMethod final : public Method {
             prepared->benchmarks.push_back(benchmark);
         }
         prepared->judged = moves.size();
-        if (moves.size() < settings_.suite_minimum) {
-            prepared->spread_assumed = true;
-            return prepared;
-        }
+        if (spread_assumed(*prepared)) return prepared;
         prepared->suite_move = stats::median(moves);
         for (double& move : moves) move -= prepared->suite_move;
         prepared->run_to_run = stats::run_to_run_spread(moves, within);
@@ -118,7 +114,7 @@ class SamplesMethod final : public Method {
 
     std::vector<Assessment> decide(const PreparedSuite& prepared, double setting) const override {
         const auto& suite = dynamic_cast<const SamplesPrepared&>(prepared);
-        const bool enough = suite.judged > 0;
+        const bool assumed = spread_assumed(suite);
         const double shared_by = static_cast<double>(
             std::max(suite.judged, std::max<std::size_t>(settings_.budget_benchmarks, 1)));
         const double per_benchmark = std::min(1.0, 1.0 / setting / shared_by);
@@ -128,7 +124,7 @@ class SamplesMethod final : public Method {
         for (const auto& benchmark : suite.benchmarks) {
             Assessment assessment;
             assessment.verdict = model::Verdict::Inconclusive;
-            if (!benchmark.move || !enough) {
+            if (!benchmark.move) {
                 assessments.push_back(assessment);
                 continue;
             }
@@ -140,17 +136,16 @@ class SamplesMethod final : public Method {
             // runs gets the spread its samples explain, widened by the factor measured between
             // runs on a quiet machine.
             const double factor = settings_.assumed_spread_factor;
-            const double explained = suite.spread_assumed ? factor * factor * move.within_variance
-                                                          : move.within_variance + tau_squared;
+            const double explained = assumed ? factor * factor * move.within_variance
+                                             : move.within_variance + tau_squared;
             const bool by_history = benchmark.history_variance > explained;
             const double variance = by_history ? benchmark.history_variance : explained;
             // Neither the samples nor the suite's spread can foresee moves with heavier tails
             // than the suite's moves show.
-            const double explained_df =
-                suite.spread_assumed
-                    ? move.within_df
-                    : stats::satterthwaite_degrees_of_freedom(move.within_variance, move.within_df,
-                                                              tau_squared, suite.run_to_run_df);
+            const double explained_df = assumed ? move.within_df
+                                                : stats::satterthwaite_degrees_of_freedom(
+                                                      move.within_variance, move.within_df,
+                                                      tau_squared, suite.run_to_run_df);
             const double df =
                 std::min(suite.tail_df, by_history ? benchmark.history_df : explained_df);
             const double noise = std::sqrt(variance);
@@ -162,7 +157,7 @@ class SamplesMethod final : public Method {
             assessment.head_value = benchmark.head_median;
             assessment.suite_move = std::expm1(suite.suite_move);
             assessment.run_to_run = suite.run_to_run;
-            assessment.run_to_run_assumed = suite.spread_assumed;
+            assessment.run_to_run_assumed = assumed;
             assessment.verdict = to_verdict(stats::judge_log_ratio(move.log_move - suite.suite_move,
                                                                    assessment.threshold,
                                                                    benchmark.smaller_is_better));
@@ -184,6 +179,12 @@ class SamplesMethod final : public Method {
     std::size_t history_wanted() const override { return history_pairs + 1; }
 
   private:
+    // Whether `suite` judged too few benchmarks to learn the suite's move and the spread between
+    // runs from, so that the spread is assumed.
+    bool spread_assumed(const SamplesPrepared& suite) const {
+        return suite.judged < settings_.suite_minimum;
+    }
+
     model::SamplesRuleSettings settings_;
 };
 
