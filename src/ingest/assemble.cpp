@@ -37,6 +37,12 @@ model::Run assemble_run(std::vector<NamedResults> files, const RunMetadata& meta
     std::set<std::string> formats;
     // Which file each benchmark came from; only needed to name both files of a duplicate.
     std::unordered_map<std::string, std::string> first_file_of;
+    // One file's results become the run's as they are; several are gathered in one allocation.
+    if (files.size() > 1) {
+        std::size_t total = 0;
+        for (const auto& file : files) total += file.parsed.results.size();
+        run.results.reserve(total);
+    }
     for (auto& [source, parsed] : files) {
         file_hashes.push_back(parsed.content_hash);
         if (files.size() > 1)
@@ -49,7 +55,11 @@ model::Run assemble_run(std::vector<NamedResults> files, const RunMetadata& meta
                         "or record them as separate runs",
                         source, result.benchmark, previous->second));
             }
-        std::move(parsed.results.begin(), parsed.results.end(), std::back_inserter(run.results));
+        if (files.size() == 1)
+            run.results = std::move(parsed.results);
+        else
+            std::move(parsed.results.begin(), parsed.results.end(),
+                      std::back_inserter(run.results));
         for (auto& [key, value] : parsed.context) run.environment[key] = std::move(value);
         formats.insert(parsed.format);
     }

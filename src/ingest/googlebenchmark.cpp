@@ -4,6 +4,7 @@
 #include <array>
 #include <initializer_list>
 #include <set>
+#include <span>
 #include <unordered_map>
 #include <utility>
 
@@ -101,10 +102,21 @@ class GoogleBenchmarkReader {
         }
     }
 
-    // Reads a batch of rows of "benchmarks", a JSON array of them cut from the file.
-    void read_batch(JsonInput& batch) {
+    // Reads the rows of `batch`, a JSON array of them cut from "benchmarks", into `rows` without
+    // taking them in, so that batches can be read on several threads at once; when it fails,
+    // `rows` holds the rows before the failure.
+    static void read_batch_rows(JsonInput& batch, std::vector<Row>& rows) {
+        rows.clear();
+        for (auto element : batch.document().get_array()) {
+            ondemand::value row = element.value();
+            rows.push_back(read_row(batch, row));
+        }
+    }
+
+    // Takes in rows that read_batch_rows() read from `batch`, in the order of the file.
+    void add_rows(JsonInput& batch, std::span<const Row> rows) {
         input_ = &batch;
-        read_rows(batch.document().get_array());
+        for (const Row& row : rows) add(row);
     }
 
     // The results, once every row is read.
@@ -112,7 +124,8 @@ class GoogleBenchmarkReader {
         parsed_.results.reserve(benchmarks_.size());
         for (auto& benchmark : benchmarks_) {
             check_repetitions_once(benchmark);
-            parsed_.results.push_back(to_result(benchmark));
+            model::Result& result = parsed_.results.emplace_back(to_result(benchmark));
+            result.benchmark = std::move(benchmark.name);
             benchmark = Benchmark{};  // what it held is in the result now
         }
         return std::move(parsed_);
@@ -122,7 +135,7 @@ class GoogleBenchmarkReader {
     void read_rows(ondemand::array rows) {
         for (auto element : rows) {
             ondemand::value row = element.value();
-            add(read_row(row));
+            add(read_row(*input_, row));
         }
     }
 
@@ -139,47 +152,46 @@ class GoogleBenchmarkReader {
         }
     }
 
-    Row read_row(ondemand::value& element) {
-        input_->expect(element, ondemand::json_type::object, "an element of \"benchmarks\"");
+    static Row read_row(JsonInput& input, ondemand::value& element) {
+        input.expect(element, ondemand::json_type::object, "an element of \"benchmarks\"");
         Row row;
         for (auto field : element.get_object()) {
             const std::string_view key = field.unescaped_key().value();
             ondemand::value value = field.value();
             if (key == "name")
-                row.name = input_->string(value, "\"name\"");
+                row.name = input.string(value, "\"name\"");
             else if (key == "run_name")
-                row.run_name = input_->string(value, "\"run_name\"");
+                row.run_name = input.string(value, "\"run_name\"");
             else if (key == "run_type")
-                row.run_type = input_->string(value, "\"run_type\"");
+                row.run_type = input.string(value, "\"run_type\"");
             else if (key == "aggregate_name")
-                row.aggregate_name = input_->string(value, "\"aggregate_name\"");
+                row.aggregate_name = input.string(value, "\"aggregate_name\"");
             else if (key == "aggregate_unit")
-                row.aggregate_unit = input_->string(value, "\"aggregate_unit\"");
+                row.aggregate_unit = input.string(value, "\"aggregate_unit\"");
             else if (key == "time_unit")
-                row.time_unit = input_->string(value, "\"time_unit\"");
+                row.time_unit = input.string(value, "\"time_unit\"");
             else if (key == "real_time")
-                row.real_time = input_->number(value, "\"real_time\"");
+                row.real_time = input.number(value, "\"real_time\"");
             else if (key == "allocs_per_iter")
-                row.allocs_per_iter = input_->number(value, "\"allocs_per_iter\"");
+                row.allocs_per_iter = input.number(value, "\"allocs_per_iter\"");
             else if (key == "max_bytes_used")
-                row.max_bytes_used = input_->number(value, "\"max_bytes_used\"");
+                row.max_bytes_used = input.number(value, "\"max_bytes_used\"");
             else if (key == "repetitions")
-                row.repetitions =
-                    static_cast<std::int64_t>(input_->number(value, "\"repetitions\""));
+                row.repetitions = static_cast<std::int64_t>(input.number(value, "\"repetitions\""));
             else if (key == "repetition_index")
                 row.repetition_index =
-                    static_cast<std::int64_t>(input_->number(value, "\"repetition_index\""));
+                    static_cast<std::int64_t>(input.number(value, "\"repetition_index\""));
             else if (key == "error_occurred")
-                row.errored = input_->boolean(value, "\"error_occurred\"");
+                row.errored = input.boolean(value, "\"error_occurred\"");
             else if (key == "skipped")
-                row.skipped = input_->boolean(value, "\"skipped\"");
+                row.skipped = input.boolean(value, "\"skipped\"");
             else if (key == "error_message")
-                row.message = input_->string(value, "\"error_message\"");
+                row.message = input.string(value, "\"error_message\"");
             else if (key == "skip_message")
-                row.message = input_->string(value, "\"skip_message\"");
+                row.message = input.string(value, "\"skip_message\"");
         }
         if (row.name.empty() && row.run_name.empty())
-            input_->fail("an element of \"benchmarks\" has no \"name\"");
+            input.fail("an element of \"benchmarks\" has no \"name\"");
         return row;
     }
 
@@ -203,11 +215,14 @@ class GoogleBenchmarkReader {
             benchmark.aggregates.emplace_back(row.aggregate_name, time);
             return;
         }
-        if (row.repetition_index) benchmark.repetition_indices.push_back(*row.repetition_index);
         check_positive_time(*input_, name, time);
-        if (benchmark.times.empty() && row.repetitions)
-            benchmark.times.reserve(
-                static_cast<std::size_t>(std::clamp<std::int64_t>(*row.repetitions, 1, 64)));
+        if (benchmark.times.empty() && row.repetitions) {
+            const auto expected =
+                static_cast<std::size_t>(std::clamp<std::int64_t>(*row.repetitions, 1, 64));
+            benchmark.times.reserve(expected);
+            if (row.repetition_index) benchmark.repetition_indices.reserve(expected);
+        }
+        if (row.repetition_index) benchmark.repetition_indices.push_back(*row.repetition_index);
         benchmark.times.push_back(time);
         if (row.allocs_per_iter) benchmark.allocations.push_back(*row.allocs_per_iter);
         if (row.max_bytes_used) benchmark.memory.push_back(*row.max_bytes_used);
@@ -241,11 +256,11 @@ class GoogleBenchmarkReader {
         return added;
     }
 
-    // Iteration rows give the minimum over repetitions. Files with only aggregates give the
-    // "min" aggregate when the suite computes one, else the median, else the mean.
+    // The result of `benchmark`, all but its name. Iteration rows give the minimum over
+    // repetitions. Files with only aggregates give the "min" aggregate when the suite computes
+    // one, else the median, else the mean.
     model::Result to_result(const Benchmark& benchmark) const {
         model::Result result;
-        result.benchmark = benchmark.name;
         if (!benchmark.times.empty()) {
             result.value = *std::min_element(benchmark.times.begin(), benchmark.times.end());
             result.samples = summarize(benchmark.times);
@@ -347,13 +362,17 @@ ParsedResults read_googlebenchmark(JsonInput& input) {
 
 ParsedResults read_googlebenchmark_in_pieces(RootArrayPieces& pieces) {
     GoogleBenchmarkReader reader;
-    while (JsonInput* batch = pieces.next_batch()) {
-        try {
-            reader.read_batch(*batch);
-        } catch (const simdjson::simdjson_error& error) {
-            batch->fail_json(error.error());
-        }
-    }
+    std::array<std::vector<Row>, 2> rows;
+    read_batches_on_two_threads(
+        pieces,
+        [&rows](JsonInput& batch, int lane) {
+            try {
+                GoogleBenchmarkReader::read_batch_rows(batch, rows[lane]);
+            } catch (const simdjson::simdjson_error& error) {
+                batch.fail_json(error.error());
+            }
+        },
+        [&rows, &reader](JsonInput& batch, int lane) { reader.add_rows(batch, rows[lane]); });
     JsonInput& rest = pieces.rest();
     try {
         reader.read_document(rest);

@@ -3,9 +3,15 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -303,34 +309,64 @@ void RootArrayPieces::scan_elements() {
     scanned_ = at;
 }
 
-JsonInput* RootArrayPieces::emit(std::size_t from, std::size_t to, bool close) {
+void RootArrayPieces::cut(std::size_t from, std::size_t to, bool close, CutBatch& batch) {
     // A batch after the first starts at a comma, so it must hold an element: "[{…},]" and
     // "{…},,{…}" are malformed even where the cut leaves an empty batch.
     const bool after_comma = emitted_;
     emitted_ = true;
-    const char closing = buffer_[to];
-    buffer_[from] = '[';
-    if (close) buffer_[to] = ']';
     const std::size_t length = to - from + (close ? 1 : 0);
-    const std::string_view text(buffer_.data() + from, length);
-    TextOrigin origin = origin_of(from);
-    check_utf8(text, source_, buffer_offset_ + from, origin.line);
-    // The first byte is the file's '[' or ',' before the elements: same line and column.
-    origin.at = 0;
-    batch_.emplace(text, buffer_.size() - from, source_, std::vector<TextOrigin>{origin}, parser_);
-    if (after_comma && std::all_of(text.begin() + 1, text.end() - (close ? 1 : 0), is_whitespace)) {
-        if (!close) batch_->fail_json(simdjson::INCOMPLETE_ARRAY_OR_OBJECT);
-        batch_->fail_json_at(text.data() + text.size() - 1, simdjson::TAPE_ERROR);
-    }
+    const std::string_view elements(buffer_.data() + from, length);
+    batch.text.resize(length + simdjson::SIMDJSON_PADDING);
+    std::memcpy(batch.text.data(), elements.data(), length);
+    std::memset(batch.text.data() + length, 0, simdjson::SIMDJSON_PADDING);
+    batch.length = length;
+    batch.text[0] = '[';
+    if (close) batch.text[length - 1] = ']';
+    batch.closed = close;
+    batch.empty = after_comma && std::all_of(elements.begin() + 1, elements.end() - (close ? 1 : 0),
+                                             is_whitespace);
     // Made ']' for the batch, the array's last byte must have been one: "[{…}}" is malformed.
-    if (array_end_ && to == *array_end_ && closing != ']')
-        batch_->fail_json_at(text.data() + text.size() - 1, simdjson::TAPE_ERROR);
-    return &*batch_;
+    batch.closed_by_brace = array_end_ && to == *array_end_ && buffer_[to] != ']';
+    // The first byte is the file's '[' or ',' before the elements: same line and column.
+    batch.origin = origin_of(from);
+    batch.origin.at = 0;
+    batch.offset = buffer_offset_ + from;
 }
 
-JsonInput* RootArrayPieces::next_batch() {
-    batch_.reset();
-    if (done_) return nullptr;
+JsonInput& RootArrayPieces::open(CutBatch& batch, std::string_view source,
+                                 simdjson::ondemand::parser& parser,
+                                 std::optional<JsonInput>& input) {
+    const std::string_view text = batch.elements();
+    input.reset();
+    input.emplace(text, batch.text.size(), source, std::vector<TextOrigin>{batch.origin}, parser);
+    if (batch.empty) {
+        if (!batch.closed) input->fail_json(simdjson::INCOMPLETE_ARRAY_OR_OBJECT);
+        input->fail_json_at(text.data() + text.size() - 1, simdjson::TAPE_ERROR);
+    }
+    if (batch.closed_by_brace)
+        input->fail_json_at(text.data() + text.size() - 1, simdjson::TAPE_ERROR);
+    return *input;
+}
+
+void RootArrayPieces::check_utf8_of(const CutBatch& batch) const {
+    check_utf8(batch.elements(), source_, batch.offset, batch.origin.line);
+}
+
+void RootArrayPieces::check_utf8_of_the_rest() {
+    CutBatch batch;
+    for (;;) {
+        try {
+            if (!next_cut(batch)) break;
+        } catch (const InputError&) {
+            return;
+        }
+        check_utf8_of(batch);
+    }
+    check_utf8(rest_text_, source_, tail_offset_, tail_origin_.line);
+}
+
+bool RootArrayPieces::next_cut(CutBatch& batch) {
+    if (done_) return false;
     for (;;) {
         scan_elements();
         if (array_end_) {
@@ -339,22 +375,24 @@ JsonInput* RootArrayPieces::next_batch() {
             // The tail is copied as read: the batch's text ends with the array's bracket, made
             // ']' if the file had '}' there, and the tail still shows what the file holds.
             rest_text_.assign(buffer_.data() + end, filled_ - end);
-            JsonInput* batch = emit(batch_start_ - 1, end, true);
+            cut(batch_start_ - 1, end, true, batch);
             tail_origin_ = origin_of(end);
             tail_offset_ = buffer_offset_ + end;
             read_rest();
-            return batch;
+            return true;
         }
         if (last_comma_ && *last_comma_ - batch_start_ >= batch_bytes_) {
             const std::size_t comma = *last_comma_;
             const std::size_t from = batch_start_ - 1;
             batch_start_ = comma + 1;
             last_comma_.reset();
-            return emit(from, comma, true);
+            cut(from, comma, true, batch);
+            return true;
         }
         if (!fill(batch_start_ - 1)) {
             done_ = true;
-            return emit(batch_start_ - 1, filled_, false);
+            cut(batch_start_ - 1, filled_, false, batch);
+            return true;
         }
     }
 }
@@ -376,7 +414,6 @@ void RootArrayPieces::read_rest() {
 }
 
 JsonInput& RootArrayPieces::rest() {
-    batch_.reset();
     std::string text = head_ + rest_text_;
     check_utf8(rest_text_, source_, tail_offset_, tail_origin_.line);
     tail_origin_.at = head_.size();
@@ -388,6 +425,155 @@ JsonInput& RootArrayPieces::rest() {
 
 std::uint64_t RootArrayPieces::content_hash() const {
     return hasher_.value();
+}
+
+namespace {
+
+// What one thread of read_batches_on_two_threads() holds: the batch it cut, its own parser and
+// the input over the batch.
+struct Lane {
+    CutBatch batch;
+    simdjson::ondemand::parser parser;
+    std::optional<JsonInput> input;
+};
+
+// How a batch failed, which decides what is reported when several fail.
+enum class Failure {
+    none,
+    reading,       // the file could not be read on
+    invalid_utf8,  // the batch's own bytes
+    otherwise,     // parsed or taken in: invalid UTF-8 after it still comes first
+};
+
+// The order in which the threads of read_batches_on_two_threads() take their turns, and the
+// failure that ends them.
+class Turns {
+  public:
+    // Waits until batch `index` may be consumed; false when an earlier batch failed.
+    bool wait_for(std::size_t index) {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return consumed_ == index || failure_; });
+        return !failure_;
+    }
+    // Batch `index`, whose turn it is, was consumed.
+    void consumed() {
+        {
+            std::lock_guard lock(mutex_);
+            ++consumed_;
+        }
+        changed_.notify_all();
+    }
+    // The batch whose turn it is failed: every thread stops.
+    void fail(std::exception_ptr failure, Failure how) {
+        {
+            std::lock_guard lock(mutex_);
+            failure_ = std::move(failure);
+            how_ = how;
+        }
+        failed_ = true;
+        changed_.notify_all();
+    }
+    // The batch after the failed one, cut before the failure was known, holds invalid UTF-8.
+    void later_invalid_utf8(std::exception_ptr failure) {
+        std::lock_guard lock(mutex_);
+        later_invalid_utf8_ = std::move(failure);
+    }
+    bool failed() const { return failed_; }
+    // Once every thread has stopped: throws the failure, if any, unless invalid UTF-8 after the
+    // failed batch is to be reported instead.
+    void rethrow(RootArrayPieces& pieces) const {
+        if (!failure_) return;
+        if (how_ == Failure::otherwise) {
+            if (later_invalid_utf8_) std::rethrow_exception(later_invalid_utf8_);
+            pieces.check_utf8_of_the_rest();
+        }
+        std::rethrow_exception(failure_);
+    }
+
+  private:
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::size_t consumed_ = 0;
+    std::exception_ptr failure_;
+    Failure how_ = Failure::none;
+    std::exception_ptr later_invalid_utf8_;
+    std::atomic<bool> failed_ = false;
+};
+
+}  // namespace
+
+void read_batches_on_two_threads(RootArrayPieces& pieces,
+                                 const std::function<void(JsonInput&, int)>& parse,
+                                 const std::function<void(JsonInput&, int)>& consume) {
+    std::mutex cutting;
+    std::size_t next_index = 0;
+    bool all_cut = false;
+    Turns turns;
+    const auto run_lane = [&](int lane_number) {
+        Lane lane;
+        for (;;) {
+            std::size_t index = 0;
+            std::exception_ptr failure;
+            Failure how = Failure::none;
+            {
+                std::lock_guard lock(cutting);
+                if (all_cut || turns.failed()) return;
+                index = next_index++;
+                try {
+                    if (!pieces.next_cut(lane.batch)) {
+                        all_cut = true;
+                        return;
+                    }
+                } catch (...) {
+                    failure = std::current_exception();
+                    how = Failure::reading;
+                    all_cut = true;
+                }
+            }
+            JsonInput* input = nullptr;
+            if (!failure) {
+                try {
+                    how = Failure::invalid_utf8;
+                    pieces.check_utf8_of(lane.batch);
+                    how = Failure::otherwise;
+                    input = &RootArrayPieces::open(lane.batch, pieces.source(), lane.parser,
+                                                   lane.input);
+                    parse(*input, lane_number);
+                    how = Failure::none;
+                } catch (...) {
+                    failure = std::current_exception();
+                }
+            }
+            if (!turns.wait_for(index)) {
+                if (how == Failure::invalid_utf8) turns.later_invalid_utf8(failure);
+                return;
+            }
+            try {
+                if (input != nullptr) consume(*input, lane_number);
+            } catch (...) {
+                turns.fail(std::current_exception(), Failure::otherwise);
+                return;
+            }
+            if (failure) {
+                turns.fail(failure, how);
+                return;
+            }
+            turns.consumed();
+        }
+    };
+    // Without a second thread the one lane takes every turn in order.
+    std::optional<std::thread> helper;
+    try {
+        helper.emplace(run_lane, 1);
+    } catch (const std::system_error&) {
+    }
+    try {
+        run_lane(0);
+    } catch (...) {
+        turns.fail(std::current_exception(), Failure::reading);
+    }
+    if (helper) helper->join();
+    turns.rethrow(pieces);
 }
 
 }  // namespace benchwatch::ingest::detail

@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <cstdint>
+#include <functional>
 #include <istream>
 #include <optional>
 #include <string>
@@ -12,12 +13,26 @@
 
 namespace benchwatch::ingest::detail {
 
+// One batch of the array's elements, copied out of the file's buffer so that the file can be read
+// on while the batch is parsed.
+struct CutBatch {
+    std::string text;  // "[" elements "]", with simdjson's padding after `length`
+    std::size_t length = 0;
+    std::string_view elements() const { return {text.data(), length}; }
+    TextOrigin origin;             // where text[0] lies in the file
+    std::uintmax_t offset = 0;     // text[0]'s byte offset in the file
+    bool closed = true;            // false: the file ended inside the array, so no ']' was added
+    bool empty = false;            // a batch after a comma that holds no element: "[{…},]"
+    bool closed_by_brace = false;  // the array ended with '}' where ']' belongs: "[{…}}"
+};
+
 // A JSON results file whose root object holds one large array (Google Benchmark's "benchmarks"),
-// read a batch of the array's elements at a time instead of whole: memory holds one batch and
-// simdjson's index of it, not the file. Each batch is a JsonInput over a JSON array of whole
-// elements, cut from the file at the commas between elements; its messages give the line and
-// column in the file. The bytes are still checked as the whole-text path checks them (UTF-8,
-// then simdjson's validation of every batch and of what lies beside the array).
+// read a batch of the array's elements at a time instead of whole: memory holds a batch and
+// simdjson's index of it for each of the two threads that parse them, not the file. Each batch
+// is cut from the file at the commas between elements (next_cut) and opened as a JsonInput over
+// a JSON array of whole elements (open); its messages give the line and column in the file. The
+// bytes are still checked as the whole-text path checks them (UTF-8, then simdjson's validation of
+// every batch and of what lies beside the array).
 class RootArrayPieces {
   public:
     // Reads `in` (of `size` bytes, for the content hash) up to the opening bracket of the array
@@ -33,9 +48,21 @@ class RootArrayPieces {
     bool found() const { return found_; }
     // The text up to and including the array's opening bracket.
     const std::string& head() const { return head_; }
-    // The next batch of elements, valid until the next call; nullptr after the last. A file that
-    // ends inside the array gives a last batch that ends there too, for simdjson to refuse.
-    JsonInput* next_batch();
+    // The file's name in messages.
+    const std::string& source() const { return source_; }
+    // Copies the next batch of elements into `batch`; false after the last. A file that ends
+    // inside the array gives a last batch that ends there too, for simdjson to refuse.
+    bool next_cut(CutBatch& batch);
+    // Throws the InputError for the first invalid UTF-8 in `batch`, if there is any.
+    void check_utf8_of(const CutBatch& batch) const;
+    // Starts `input` on `batch`, whose UTF-8 was checked, with `parser` (neither shared with
+    // another thread); throws the InputError for what simdjson refuses outright.
+    static JsonInput& open(CutBatch& batch, std::string_view source,
+                           simdjson::ondemand::parser& parser, std::optional<JsonInput>& input);
+    // After a batch failed: throws the InputError for the first invalid UTF-8 in the rest of the
+    // file, if there is any, since the whole-text path checks the file's UTF-8 before anything
+    // else. A rest that cannot be read leaves the failure met first to stand.
+    void check_utf8_of_the_rest();
     // After the last batch: the root object with the array's elements left out, so that what
     // lies beside the array (Google Benchmark's "context") is read as in a whole file.
     JsonInput& rest();
@@ -72,9 +99,9 @@ class RootArrayPieces {
 #endif
     // Scans for the opening bracket of the array under `key`; sets found_.
     void scan_head(std::string_view key);
-    // Hands over buffer_[from…to] as the batch: its first byte made '[' and, when `close`, the
-    // byte at `to` made ']'; without, the text ends at `to` unclosed.
-    JsonInput* emit(std::size_t from, std::size_t to, bool close);
+    // Copies buffer_[from…to] into `batch`: its first byte made '[' and, when `close`, the byte
+    // at `to` made ']'; without, the text ends at `to` unclosed.
+    void cut(std::size_t from, std::size_t to, bool close, CutBatch& batch);
     // Reads what is left of the file after the array into the tail.
     void read_rest();
 
@@ -104,8 +131,17 @@ class RootArrayPieces {
     std::uintmax_t tail_offset_ = 0;
     ContentHasher hasher_;
     simdjson::ondemand::parser parser_;
-    std::optional<JsonInput> batch_;
     std::optional<JsonInput> rest_;
 };
+
+// Reads the batches of `pieces` on two threads, each cutting a batch in turn, then parsing it with
+// `parse(batch, lane)` while the other thread parses its own, then handing it to
+// `consume(batch, lane)` in file order, one batch at a time. `lane` (0 or 1) names the thread, so
+// that each keeps what it parsed apart; `consume` is called after a failed `parse` too, to take
+// what was parsed before the failure. The first failure in file order is thrown, as reading the
+// batches one after another would throw it.
+void read_batches_on_two_threads(RootArrayPieces& pieces,
+                                 const std::function<void(JsonInput&, int)>& parse,
+                                 const std::function<void(JsonInput&, int)>& consume);
 
 }  // namespace benchwatch::ingest::detail

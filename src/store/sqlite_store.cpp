@@ -649,7 +649,7 @@ class SqliteStore final : public CoreStore {
                 add_result.bind_real(8, result.samples->mean);
                 add_result.bind_real(9, result.samples->stddev);
                 if (!result.samples->values.empty()) {
-                    sample_values = encode_sample_values(result.samples->values);
+                    encode_sample_values(result.samples->values, sample_values);
                     add_result.bind_text(13, sample_values);
                 }
             }

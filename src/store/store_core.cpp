@@ -244,11 +244,16 @@ model::Direction stored_direction(const std::string& benchmark, const std::strin
 
 std::string encode_sample_values(std::span<const double> values) {
     std::string text;
+    encode_sample_values(values, text);
+    return text;
+}
+
+void encode_sample_values(std::span<const double> values, std::string& text) {
+    text.clear();
     for (const double value : values) {
         if (!text.empty()) text += ' ';
         fmt::format_to(std::back_inserter(text), "{}", value);
     }
-    return text;
 }
 
 std::vector<double> decode_sample_values(std::string_view text, const std::string& benchmark) {

@@ -224,6 +224,8 @@ model::Result read_benchmark(const Row& row) {
 // A result's kept sample values as results.sample_values holds them: the shortest decimals that
 // read back exactly, separated by single spaces. Example: {1.5, 20} gives "1.5 20".
 std::string encode_sample_values(std::span<const double> values);
+// The same, written over `text`, whose capacity is kept for the next benchmark.
+void encode_sample_values(std::span<const double> values, std::string& text);
 
 // The values encode_sample_values() wrote. Throws StoreDataError naming `benchmark` when `text`
 // is not such a list of at most model::kKeptSampleValues finite numbers.

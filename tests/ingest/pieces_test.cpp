@@ -194,6 +194,47 @@ TEST(GoogleBenchmarkInPieces, ErrorsNameTheSameLineAndColumn) {
                       "googlebenchmark");
 }
 
+TEST(GoogleBenchmarkInPieces, OfTwoFailuresTheFirstInTheFileIsReported) {
+    // Batches are parsed two at a time, and a row is taken in only after its batch is parsed:
+    // whichever failure is met first, the one reported is the one reading the file whole
+    // reports. That is the first in the file, except that invalid UTF-8 anywhere comes before
+    // everything else. The failures lie a few rows apart, so that some batch sizes put them in
+    // one batch and others in two batches read at once.
+    std::string between;
+    for (int i = 0; i < 6; ++i) between += row("ok" + std::to_string(i), 1 + i) + ",\n";
+    const std::string taken_in_badly = row("negative", -3) + ",\n";
+    const std::string read_badly = R"(    {"name": "c" "real_time": 3},)"
+                                   "\n";
+    const std::string not_utf8 = row("c\xff", 3) + ",\n";
+    const std::string unknown_unit =
+        R"(    {"name": "u", "run_type": "iteration", "real_time": 1, "time_unit": "ks"},)"
+        "\n";
+    // A good row as long as `bad`, so that the other failure keeps its offset.
+    const auto good_instead_of = [](const std::string& bad) {
+        const std::string good = R"(    {"name":"g","real_time":2})";
+        return good + std::string(bad.size() - good.size() - 2, ' ') + ",\n";
+    };
+    const std::string end = row("last", 9) + "\n]}";
+    struct Case {
+        std::string first, second;
+        bool first_reported;
+    };
+    for (const auto& [first, second, first_reported] :
+         {Case{taken_in_badly, read_badly, true}, Case{read_badly, taken_in_badly, true},
+          Case{taken_in_badly, not_utf8, false}, Case{not_utf8, taken_in_badly, true},
+          Case{read_badly, not_utf8, false}, Case{unknown_unit, taken_in_badly, true},
+          Case{taken_in_badly, unknown_unit, true}}) {
+        SCOPED_TRACE(first + " before " + second);
+        const std::string content = context + between + first + between + second + between + end;
+        expect_same_error(content);
+        const std::string only_reported =
+            first_reported
+                ? context + between + first + between + good_instead_of(second) + between + end
+                : context + between + good_instead_of(first) + between + second + between + end;
+        EXPECT_EQ(parse_error(content), parse_error(only_reported));
+    }
+}
+
 TEST(GoogleBenchmarkInPieces, OnlyGoogleBenchmarkFilesAreReadInPieces) {
     for (const std::size_t batch : {std::size_t{1}, std::size_t{4096}}) {
         EXPECT_EQ(pieces_error(R"([{"name": "a", "real_time": 1}])", batch), "not read in pieces");

@@ -93,6 +93,10 @@ TEST(SampleValuesTextTest, ReadsBackExactlyWhatItWrote) {
     EXPECT_EQ(encode_sample_values(std::vector<double>{1.5, 20}), "1.5 20");
     EXPECT_EQ(decode_sample_values(text, "b"), values);
     EXPECT_EQ(decode_sample_values("", "b"), std::vector<double>{});
+    // Written over a text that held a longer list: nothing of it is left.
+    std::string reused = text;
+    encode_sample_values(std::vector<double>{1.5, 20}, reused);
+    EXPECT_EQ(reused, "1.5 20");
 }
 
 TEST(SampleValuesTextTest, AnythingElseIsAStoreDataErrorNamingTheBenchmark) {
