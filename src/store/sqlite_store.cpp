@@ -480,6 +480,10 @@ class SqliteStore final : public CoreStore {
     }
 
     void configure() {
+        // A new store's pages are 16 KiB rather than SQLite's 4 KiB: recording a run of 100,000
+        // results then writes and rereads a quarter as many pages, one system call each. A store
+        // that holds anything keeps the size it was made with.
+        connection_->execute("PRAGMA page_size = 16384");
         // Returns the resulting mode; a file system without WAL support keeps its own mode.
         Statement journal_mode(*connection_, "PRAGMA journal_mode = WAL");
         while (journal_mode.step()) {

@@ -61,6 +61,38 @@ TEST_F(OpenTest, UsesWriteAheadLogging) {
     sqlite3_close(db);
 }
 
+// The integer that `pragma` ("page_size") reads from the SQLite file at `store_path`.
+int pragma_value(const std::string& store_path, const std::string& pragma) {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(store_path.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* statement = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, ("PRAGMA " + pragma).c_str(), -1, &statement, nullptr),
+              SQLITE_OK);
+    EXPECT_EQ(sqlite3_step(statement), SQLITE_ROW);
+    const int value = sqlite3_column_int(statement, 0);
+    sqlite3_finalize(statement);
+    sqlite3_close(db);
+    return value;
+}
+
+TEST_F(OpenTest, ANewStoreHasLargePagesAndAnOldOneKeepsItsOwn) {
+    const std::string new_path = path("new.db");
+    open_store(new_path)->record(make_run("c1", "h1"));
+    EXPECT_EQ(pragma_value(new_path, "page_size"), 16384);
+
+    // A store made with SQLite's default pages, as stores were before: it opens, records and
+    // reads as before, and keeps its pages.
+    const std::string old_path = path("old.db");
+    execute_sql(old_path, "PRAGMA page_size = 4096; CREATE TABLE made_before (x)");
+    ASSERT_EQ(pragma_value(old_path, "page_size"), 4096);
+    execute_sql(old_path, "DROP TABLE made_before");
+    auto old_store = open_store(old_path);
+    old_store->record(make_run("c1", "h1"));
+    old_store->record(make_run("c2", "h2"));
+    EXPECT_EQ(old_store->list_runs({}).size(), 2u);
+    EXPECT_EQ(pragma_value(old_path, "page_size"), 4096);
+}
+
 TEST(OpenStoreUrlTest, PasswordsAreLeftOutOfShownUrls) {
     EXPECT_EQ(without_credentials("postgres://bench:secret@db.example:5432/history"),
               "postgres://db.example:5432/history");
