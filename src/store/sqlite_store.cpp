@@ -5,9 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <filesystem>
+#include <future>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
@@ -605,14 +608,51 @@ class SqliteStore final : public CoreStore {
     static std::string benchmark_key(std::string_view name, std::string_view metric,
                                      std::string_view unit, std::string_view direction) {
         std::string key;
-        key.reserve(name.size() + metric.size() + unit.size() + direction.size() + 3);
-        key.append(name).append(1, '\n').append(metric).append(1, '\n').append(unit);
-        key.append(1, '\n').append(direction);
+        benchmark_key(name, metric, unit, direction, key);
         return key;
     }
 
+    // The same, written over `key`.
+    static void benchmark_key(std::string_view name, std::string_view metric, std::string_view unit,
+                              std::string_view direction, std::string& key) {
+        key.clear();
+        key.reserve(name.size() + metric.size() + unit.size() + direction.size() + 3);
+        key.append(name).append(1, '\n').append(metric).append(1, '\n').append(unit);
+        key.append(1, '\n').append(direction);
+    }
+
+    // What insert_results() works out for a stretch of a run's results before writing them: each
+    // one's benchmark id (0 for a benchmark the store does not know yet) and its sample text.
+    struct PreparedResults {
+        std::vector<std::int64_t> benchmark_ids;
+        std::vector<std::string> sample_values;
+    };
+
+    // Results prepared at once: while SQLite writes one stretch, another thread prepares the next
+    // (or, where no thread can be started, the writing thread itself, when it needs the stretch).
+    static constexpr std::size_t prepared_at_once = 4096;
+
+    static void prepare_results(std::span<const model::Result> results,
+                                const std::unordered_map<std::string, std::int64_t>& known_ids,
+                                PreparedResults& prepared) {
+        prepared.benchmark_ids.resize(results.size());
+        prepared.sample_values.resize(results.size());
+        std::string key;
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            const model::Result& result = results[i];
+            benchmark_key(result.benchmark, result.metric, result.unit,
+                          model::to_string(result.direction), key);
+            const auto known = known_ids.find(key);
+            prepared.benchmark_ids[i] = known == known_ids.end() ? 0 : known->second;
+            if (result.samples && !result.samples->values.empty())
+                encode_sample_values(result.samples->values, prepared.sample_values[i]);
+            else
+                prepared.sample_values[i].clear();
+        }
+    }
+
     void insert_results(const model::Run& run, std::int64_t run_id) {
-        auto known_ids = benchmark_ids(run.project);
+        const auto known_ids = benchmark_ids(run.project);
         Statement add_benchmark(*connection_,
                                 "INSERT INTO benchmarks (project, name, metric, unit, direction) "
                                 "VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -621,43 +661,58 @@ class SqliteStore final : public CoreStore {
                              "memory, sample_count, sample_median, sample_mean, sample_stddev, "
                              "user_time, system_time, gc_time, sample_values) "
                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
-        std::string sample_values;
-        for (const model::Result& result : run.results) {
-            const std::string_view direction = model::to_string(result.direction);
-            auto [known, is_new] = known_ids.try_emplace(
-                benchmark_key(result.benchmark, result.metric, result.unit, direction), 0);
-            if (is_new) {
-                add_benchmark.reset();
-                add_benchmark.bind_text(1, run.project);
-                add_benchmark.bind_text(2, result.benchmark);
-                add_benchmark.bind_text(3, result.metric);
-                add_benchmark.bind_text(4, result.unit);
-                add_benchmark.bind_text(5, direction);
-                add_benchmark.run();
-                known->second = sqlite3_last_insert_rowid(connection_->handle());
-            }
-            const std::int64_t benchmark_id = known->second;
-
-            add_result.reset();
-            add_result.bind_integer(1, run_id);
-            add_result.bind_integer(2, benchmark_id);
-            add_result.bind_real(3, result.value);
-            add_result.bind_optional_real(4, result.allocations);
-            add_result.bind_optional_real(5, result.memory);
-            add_result.bind_optional_real(10, result.user_time);
-            add_result.bind_optional_real(11, result.system_time);
-            add_result.bind_optional_real(12, result.gc_time);
-            if (result.samples) {
-                add_result.bind_integer(6, result.samples->count);
-                add_result.bind_real(7, result.samples->median);
-                add_result.bind_real(8, result.samples->mean);
-                add_result.bind_real(9, result.samples->stddev);
-                if (!result.samples->values.empty()) {
-                    encode_sample_values(result.samples->values, sample_values);
-                    add_result.bind_text(13, sample_values);
+        const std::span<const model::Result> results(run.results);
+        const auto stretch = [&](std::size_t begin) {
+            return results.subspan(begin, std::min(prepared_at_once, results.size() - begin));
+        };
+        std::array<PreparedResults, 2> prepared;
+        std::future<void> next;
+        if (!results.empty())
+            next = std::async(std::launch::async | std::launch::deferred, prepare_results,
+                              stretch(0), std::cref(known_ids), std::ref(prepared[0]));
+        for (std::size_t begin = 0, turn = 0; begin < results.size();
+             begin += prepared_at_once, ++turn) {
+            next.get();
+            const PreparedResults& current = prepared[turn % 2];
+            if (begin + prepared_at_once < results.size())
+                next = std::async(std::launch::async | std::launch::deferred, prepare_results,
+                                  stretch(begin + prepared_at_once), std::cref(known_ids),
+                                  std::ref(prepared[(turn + 1) % 2]));
+            const auto part = stretch(begin);
+            for (std::size_t i = 0; i < part.size(); ++i) {
+                const model::Result& result = part[i];
+                // Each benchmark appears once in a run (check_storable), so one the store did
+                // not know is added once.
+                std::int64_t benchmark_id = current.benchmark_ids[i];
+                if (benchmark_id == 0) {
+                    add_benchmark.reset();
+                    add_benchmark.bind_text(1, run.project);
+                    add_benchmark.bind_text(2, result.benchmark);
+                    add_benchmark.bind_text(3, result.metric);
+                    add_benchmark.bind_text(4, result.unit);
+                    add_benchmark.bind_text(5, model::to_string(result.direction));
+                    add_benchmark.run();
+                    benchmark_id = sqlite3_last_insert_rowid(connection_->handle());
                 }
+                add_result.reset();
+                add_result.bind_integer(1, run_id);
+                add_result.bind_integer(2, benchmark_id);
+                add_result.bind_real(3, result.value);
+                add_result.bind_optional_real(4, result.allocations);
+                add_result.bind_optional_real(5, result.memory);
+                add_result.bind_optional_real(10, result.user_time);
+                add_result.bind_optional_real(11, result.system_time);
+                add_result.bind_optional_real(12, result.gc_time);
+                if (result.samples) {
+                    add_result.bind_integer(6, result.samples->count);
+                    add_result.bind_real(7, result.samples->median);
+                    add_result.bind_real(8, result.samples->mean);
+                    add_result.bind_real(9, result.samples->stddev);
+                    if (!result.samples->values.empty())
+                        add_result.bind_text(13, current.sample_values[i]);
+                }
+                add_result.run();
             }
-            add_result.run();
         }
     }
 

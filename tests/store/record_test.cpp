@@ -313,6 +313,28 @@ TEST_P(RecordTest, ResultsOfSeveralRunsAreKeptApart) {
                                           testing::time_result("shared", 102.0)}));
 }
 
+TEST_P(RecordTest, ALargeRunOfKnownAndNewBenchmarksComesBackWhole) {
+    // More results than are prepared at once, the benchmarks the store knows and those it does
+    // not taking turns, and sample values on some only: each comes back with its own.
+    auto store = open();
+    model::Run earlier = make_run("c0", "h0");
+    model::Run run = make_run("c1", "h1");
+    earlier.results.clear();
+    run.results.clear();
+    for (int i = 0; i < 10'000; ++i) {
+        model::Result result = testing::time_result(fmt::format("b{:05}", i), 1.0 + i);
+        if (i % 3 == 0)
+            result.samples = model::SampleSummary{2, 1.5 + i, 1.5 + i, 0.5, {1.0 + i, 2.0 + i}};
+        if (i % 7 == 0) result.allocations = i;
+        if (i % 2 == 0) earlier.results.push_back(testing::time_result(result.benchmark, 5.0));
+        run.results.push_back(result);
+    }
+    store->record(earlier);
+    const std::int64_t id = store->record(run).run_id;
+    const std::int64_t requested[] = {id};
+    EXPECT_EQ(store->results(requested).at(id), run.results);
+}
+
 TEST_P(RecordTest, ResultsOfMoreRunsThanOneQueryHolds) {
     auto store = open();
     std::vector<std::int64_t> ids;
