@@ -360,11 +360,11 @@ ParsedResults read_googlebenchmark(JsonInput& input) {
 
 }  // namespace
 
-ParsedResults read_googlebenchmark_in_pieces(RootArrayPieces& pieces) {
+ParsedResults read_googlebenchmark_in_pieces(RootArrayPieces& pieces, bool second_thread) {
     GoogleBenchmarkReader reader;
     std::array<std::vector<Row>, 2> rows;
     read_batches_on_two_threads(
-        pieces,
+        pieces, second_thread,
         [&rows](JsonInput& batch, int lane) {
             try {
                 GoogleBenchmarkReader::read_batch_rows(batch, rows[lane]);

@@ -402,12 +402,12 @@ void check_utf8(std::string_view content, std::string_view source, std::uintmax_
 
 std::optional<ParsedResults> parse_in_pieces(std::istream& in, std::uintmax_t size,
                                              std::string_view source, std::string_view format,
-                                             std::size_t batch_bytes) {
+                                             std::size_t batch_bytes, bool second_thread) {
     if (format != "auto" && format != googlebenchmark_reader.name) return std::nullopt;
     RootArrayPieces pieces(in, size, source, "benchmarks", batch_bytes);
     if (!pieces.found()) return std::nullopt;
     if (format == "auto" && !opens_as_googlebenchmark(pieces.head(), source)) return std::nullopt;
-    ParsedResults parsed = read_googlebenchmark_in_pieces(pieces);
+    ParsedResults parsed = read_googlebenchmark_in_pieces(pieces, second_thread);
     check_parsed(parsed, source);
     parsed.content_hash = pieces.content_hash();
     return parsed;

@@ -502,7 +502,7 @@ class Turns {
 
 }  // namespace
 
-void read_batches_on_two_threads(RootArrayPieces& pieces,
+void read_batches_on_two_threads(RootArrayPieces& pieces, bool second_thread,
                                  const std::function<void(JsonInput&, int)>& parse,
                                  const std::function<void(JsonInput&, int)>& consume) {
     std::mutex cutting;
@@ -564,7 +564,7 @@ void read_batches_on_two_threads(RootArrayPieces& pieces,
     // Without a second thread the one lane takes every turn in order.
     std::optional<std::thread> helper;
     try {
-        helper.emplace(run_lane, 1);
+        if (second_thread) helper.emplace(run_lane, 1);
     } catch (const std::system_error&) {
     }
     try {

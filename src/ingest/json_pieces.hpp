@@ -139,8 +139,9 @@ class RootArrayPieces {
 // `consume(batch, lane)` in file order, one batch at a time. `lane` (0 or 1) names the thread, so
 // that each keeps what it parsed apart; `consume` is called after a failed `parse` too, to take
 // what was parsed before the failure. The first failure in file order is thrown, as reading the
-// batches one after another would throw it.
-void read_batches_on_two_threads(RootArrayPieces& pieces,
+// batches one after another would throw it. With `second_thread` false, or where no thread can be
+// started, the calling thread takes every turn alone.
+void read_batches_on_two_threads(RootArrayPieces& pieces, bool second_thread,
                                  const std::function<void(JsonInput&, int)>& parse,
                                  const std::function<void(JsonInput&, int)>& consume);
 

@@ -222,16 +222,17 @@ struct Reader {
 
 class RootArrayPieces;
 
-// Reads a Google Benchmark file a batch of "benchmarks" rows at a time; the results are those
-// the whole-text reader gives.
-ParsedResults read_googlebenchmark_in_pieces(RootArrayPieces& pieces);
+// Reads a Google Benchmark file a batch of "benchmarks" rows at a time, on two threads unless
+// `second_thread` is false; the results are those the whole-text reader gives.
+ParsedResults read_googlebenchmark_in_pieces(RootArrayPieces& pieces, bool second_thread = true);
 
 // Reads `in`, the `size` bytes of the file called `source`, in batches of about `batch_bytes`
 // when it is a Google Benchmark file (`format` "auto" or "googlebenchmark") and opens like one,
 // with every check parse() makes; nullopt when it is not, for the whole-text path to read.
+// `second_thread` false reads the batches on the calling thread alone.
 std::optional<ParsedResults> parse_in_pieces(std::istream& in, std::uintmax_t size,
                                              std::string_view source, std::string_view format,
-                                             std::size_t batch_bytes);
+                                             std::size_t batch_bytes, bool second_thread = true);
 
 // BenchmarkTools.jl's `BenchmarkTools.save` output; see README.md for the mapping.
 extern const Reader benchmarktools_reader;

@@ -30,15 +30,17 @@ std::string file_text(const std::filesystem::path& path) {
 }
 
 std::optional<ParsedResults> in_pieces(const std::string& content, std::size_t batch_bytes,
-                                       std::string_view format = "auto") {
+                                       std::string_view format = "auto",
+                                       bool second_thread = true) {
     std::istringstream in(content);
-    return detail::parse_in_pieces(in, content.size(), "results.json", format, batch_bytes);
+    return detail::parse_in_pieces(in, content.size(), "results.json", format, batch_bytes,
+                                   second_thread);
 }
 
 std::string pieces_error(const std::string& content, std::size_t batch_bytes,
-                         std::string_view format = "auto") {
+                         std::string_view format = "auto", bool second_thread = true) {
     try {
-        if (!in_pieces(content, batch_bytes, format)) return "not read in pieces";
+        if (!in_pieces(content, batch_bytes, format, second_thread)) return "not read in pieces";
     } catch (const InputError& error) {
         return error.what();
     }
@@ -48,14 +50,17 @@ std::string pieces_error(const std::string& content, std::size_t batch_bytes,
 void expect_same_as_whole(const std::string& content, std::string_view format = "auto") {
     const ParsedResults whole = parse(content, "results.json", format);
     for (const std::size_t batch : batch_sizes) {
-        SCOPED_TRACE("batch of " + std::to_string(batch) + " bytes");
-        const auto pieces = in_pieces(content, batch, format);
-        ASSERT_TRUE(pieces);
-        EXPECT_EQ(pieces->format, whole.format);
-        EXPECT_EQ(pieces->results, whole.results);
-        EXPECT_EQ(pieces->context, whole.context);
-        EXPECT_EQ(pieces->warnings, whole.warnings);
-        EXPECT_EQ(pieces->content_hash, whole.content_hash);
+        for (const bool second_thread : {true, false}) {
+            SCOPED_TRACE("batch of " + std::to_string(batch) + " bytes, " +
+                         (second_thread ? "two threads" : "one thread"));
+            const auto pieces = in_pieces(content, batch, format, second_thread);
+            ASSERT_TRUE(pieces);
+            EXPECT_EQ(pieces->format, whole.format);
+            EXPECT_EQ(pieces->results, whole.results);
+            EXPECT_EQ(pieces->context, whole.context);
+            EXPECT_EQ(pieces->warnings, whole.warnings);
+            EXPECT_EQ(pieces->content_hash, whole.content_hash);
+        }
     }
 }
 
@@ -63,8 +68,11 @@ void expect_same_error(const std::string& content, std::string_view format = "au
     const std::string whole = parse_error(content, format);
     ASSERT_NE(whole, "no error");
     for (const std::size_t batch : batch_sizes) {
-        SCOPED_TRACE("batch of " + std::to_string(batch) + " bytes");
-        EXPECT_EQ(pieces_error(content, batch, format), whole);
+        for (const bool second_thread : {true, false}) {
+            SCOPED_TRACE("batch of " + std::to_string(batch) + " bytes, " +
+                         (second_thread ? "two threads" : "one thread"));
+            EXPECT_EQ(pieces_error(content, batch, format, second_thread), whole);
+        }
     }
 }
 
