@@ -337,7 +337,6 @@ JsonInput& RootArrayPieces::open(CutBatch& batch, std::string_view source,
                                  simdjson::ondemand::parser& parser,
                                  std::optional<JsonInput>& input) {
     const std::string_view text = batch.elements();
-    input.reset();
     input.emplace(text, batch.text.size(), source, std::vector<TextOrigin>{batch.origin}, parser);
     if (batch.empty) {
         if (!batch.closed) input->fail_json(simdjson::INCOMPLETE_ARRAY_OR_OBJECT);
@@ -532,6 +531,7 @@ void read_batches_on_two_threads(RootArrayPieces& pieces, bool second_thread,
             }
             JsonInput* input = nullptr;
             if (!failure) {
+                // `how` names the step under way, so that a failure says which it was.
                 try {
                     how = Failure::invalid_utf8;
                     pieces.check_utf8_of(lane.batch);

@@ -224,7 +224,7 @@ class RootArrayPieces;
 
 // Reads a Google Benchmark file a batch of "benchmarks" rows at a time, on two threads unless
 // `second_thread` is false; the results are those the whole-text reader gives.
-ParsedResults read_googlebenchmark_in_pieces(RootArrayPieces& pieces, bool second_thread = true);
+ParsedResults read_googlebenchmark_in_pieces(RootArrayPieces& pieces, bool second_thread);
 
 // Reads `in`, the `size` bytes of the file called `source`, in batches of about `batch_bytes`
 // when it is a Google Benchmark file (`format` "auto" or "googlebenchmark") and opens like one,

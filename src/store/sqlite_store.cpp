@@ -666,18 +666,18 @@ class SqliteStore final : public CoreStore {
             return results.subspan(begin, std::min(prepared_at_once, results.size() - begin));
         };
         std::array<PreparedResults, 2> prepared;
+        const auto start_preparing = [&](std::size_t begin, PreparedResults& into) {
+            return std::async(std::launch::async | std::launch::deferred, prepare_results,
+                              stretch(begin), std::cref(known_ids), std::ref(into));
+        };
         std::future<void> next;
-        if (!results.empty())
-            next = std::async(std::launch::async | std::launch::deferred, prepare_results,
-                              stretch(0), std::cref(known_ids), std::ref(prepared[0]));
+        if (!results.empty()) next = start_preparing(0, prepared[0]);
         for (std::size_t begin = 0, turn = 0; begin < results.size();
              begin += prepared_at_once, ++turn) {
             next.get();
             const PreparedResults& current = prepared[turn % 2];
             if (begin + prepared_at_once < results.size())
-                next = std::async(std::launch::async | std::launch::deferred, prepare_results,
-                                  stretch(begin + prepared_at_once), std::cref(known_ids),
-                                  std::ref(prepared[(turn + 1) % 2]));
+                next = start_preparing(begin + prepared_at_once, prepared[(turn + 1) % 2]);
             const auto part = stretch(begin);
             for (std::size_t i = 0; i < part.size(); ++i) {
                 const model::Result& result = part[i];
