@@ -20,6 +20,20 @@ BENCHWATCH_BUILD_DEPENDENCIES=(
 # shellcheck disable=SC2034  # used by the scripts that source this file
 BENCHWATCH_TEST_DEPENDENCIES=(chromium libyaml-cpp-dev postgresql golang-go)
 
+# Debian 12 packages that make and check the Debian package (scripts/package, scripts/test):
+# help2man writes the man page, dpkg-dev has dpkg-shlibdeps (Depends), file lets CPack find the
+# binaries to strip and scan.
+# shellcheck disable=SC2034  # used by the scripts that source this file
+BENCHWATCH_PACKAGE_DEPENDENCIES=(help2man dpkg-dev file)
+
+# Debian 12 packages that make a new Debian root (scripts/new-root.sh).
+# shellcheck disable=SC2034  # used by the scripts that source this file
+BENCHWATCH_NEW_ROOT_DEPENDENCIES=(mmdebstrap)
+
+# Debian 12 packages of the fuzz build beyond the normal build (scripts/fuzz): clang's libFuzzer.
+# shellcheck disable=SC2034  # used by the scripts that source this file
+BENCHWATCH_FUZZ_DEPENDENCIES=(clang-14 libclang-rt-14-dev)
+
 # Parallel compile jobs: BENCHWATCH_JOBS when set, otherwise the number of processors.
 BENCHWATCH_JOBS="${BENCHWATCH_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
@@ -106,9 +120,12 @@ ensure_packages() {
 
 # Node.js and npm, which build the dashboard's page: Debian's packages, unless both commands
 # exist already (NodeSource's nodejs package, for one, brings npm and conflicts with Debian's).
+# Debian's Node.js checks TLS certificates against the system's store, which only the
+# ca-certificates package (a recommendation of nodejs that --no-install-recommends leaves out)
+# fills: without it npm cannot reach its registry.
 ensure_node() {
     if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then return 0; fi
-    ensure_packages nodejs npm
+    ensure_packages nodejs npm ca-certificates
 }
 
 # Configures SOURCE_DIR into BUILD_DIR with CMake and Ninja, passing CMAKE_ARG..., then builds
