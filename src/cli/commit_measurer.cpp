@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ranges>
+#include <string_view>
 #include <iostream>
 #include <thread>
 #include <utility>
@@ -105,10 +107,16 @@ void CommitMeasurer::record(const std::string& commit, ingest::ParsedResults par
     run.results = std::move(parsed.results);
     run.format = parsed.format;
     run.content_hash = fmt::format("{:016x}", parsed.content_hash);
-    run.environment = run::capture_environment(prepare(commit), compilers_);
+    const auto folder = prepare(commit);
+    run.environment = run::capture_environment(folder, compilers_);
     for (auto& [key, value] : parsed.context) run.environment[key] = value;
     // Stored with the run as `run` stores them, so that the dashboard shows them too.
-    for (const auto& warning : run::run_warnings(machine_warnings_, parsed.context, run.results))
+    std::vector<std::string> suite_words;
+    for (const auto word : std::views::split(std::string_view(recipe_.suite), ' '))
+        suite_words.emplace_back(word.begin(), word.end());
+    const auto programs = run::harness_programs(parsed.program, suite_words, folder);
+    for (const auto& warning :
+         run::run_warnings(machine_warnings_, parsed.context, programs, run.results))
         run.warnings.push_back({run::to_string(warning.issue), warning.message});
 
     ingest::RunMetadata metadata;

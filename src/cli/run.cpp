@@ -16,6 +16,7 @@
 #include "report/progress.hpp"
 #include "run/environment.hpp"
 #include "run/latency.hpp"
+#include "run/repetitions.hpp"
 #include "run/stability.hpp"
 #include "run/timed_process.hpp"
 #include "vcs/process.hpp"
@@ -93,27 +94,6 @@ std::vector<run::LatencySpec> latency_specs(const RunCommandFlags& flags, const 
              latency.warmup.value_or(flags.latency_warmup),
              latency.prepare.value_or(flags.prepare));
     return specs;
-}
-
-// Each benchmark's best result over the repetitions: the smallest value, or the largest for
-// bigger-is-better metrics. Benchmarks missing from some repetitions keep what they have.
-void keep_best(std::vector<model::Result>& best, std::vector<model::Result> repetition) {
-    std::map<std::pair<std::string, std::string>, std::size_t> index;
-    for (std::size_t i = 0; i < best.size(); ++i)
-        index.emplace(std::pair{best[i].benchmark, best[i].metric}, i);
-    for (auto& result : repetition) {
-        const auto found = index.find({result.benchmark, result.metric});
-        if (found == index.end()) {
-            index.emplace(std::pair{result.benchmark, result.metric}, best.size());
-            best.push_back(std::move(result));
-            continue;
-        }
-        auto& kept = best[found->second];
-        const bool better = result.direction == model::Direction::SmallerIsBetter
-                                ? result.value < kept.value
-                                : result.value > kept.value;
-        if (better) kept = std::move(result);
-    }
 }
 
 class HarnessRunner {
@@ -198,6 +178,7 @@ int run_run(const RunCommandFlags& flags) {
 
     model::Run run;
     model::Environment harness_context;
+    std::string reported_program;
     std::vector<std::uint64_t> hashes;
     std::string format;
     if (!flags.harness.empty()) {
@@ -214,7 +195,8 @@ int run_run(const RunCommandFlags& flags) {
             progress.complete();
             if (i == 0)
                 for (const auto& warning : parsed.warnings) print_warning(warning);
-            keep_best(run.results, std::move(parsed.results));
+            run::add_repetition(run.results, std::move(parsed.results));
+            if (!parsed.program.empty()) reported_program = parsed.program;
             harness_context.merge(parsed.context);
             hashes.push_back(parsed.content_hash);
             format = parsed.format;
@@ -244,7 +226,9 @@ int run_run(const RunCommandFlags& flags) {
     run.environment.erase(std::string(model::dirty_key));
     ingest::apply_environment_facts(metadata.environment, run.environment);
 
-    for (const auto& warning : run::run_warnings(warnings, harness_context, run.results)) {
+    const auto programs = run::harness_programs(reported_program, flags.harness,
+                                                std::filesystem::current_path());
+    for (const auto& warning : run::run_warnings(warnings, harness_context, programs, run.results)) {
         print_warning(warning.message);
         run.warnings.push_back({run::to_string(warning.issue), warning.message});
     }

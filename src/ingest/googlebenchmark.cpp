@@ -143,6 +143,11 @@ class GoogleBenchmarkReader {
         input_->expect(context, ondemand::json_type::object, "\"context\"");
         for (auto field : context.get_object()) {
             const std::string_view key = field.unescaped_key().value();
+            if (key == "executable") {
+                ondemand::value value = field.value();
+                if (auto text = input_->scalar_text(value)) parsed_.program = *text;
+                continue;
+            }
             if (std::find(kept_context_keys.begin(), kept_context_keys.end(), key) ==
                 kept_context_keys.end())
                 continue;

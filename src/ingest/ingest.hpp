@@ -27,6 +27,9 @@ struct ParsedResults {
     std::string format;                  // the reader's name, e.g. "benchmarktools"
     std::vector<model::Result> results;  // one per benchmark and metric, names unique
     model::Environment context;          // what the file says of its environment (versions…)
+    // The program that wrote the file as the file names it (Google Benchmark's context
+    // "executable"), untrusted; empty when the file does not say. Not part of the environment.
+    std::string program;
     // One line each, e.g. skipped or errored benchmarks; control characters written out as in
     // InputError's messages.
     std::vector<std::string> warnings;

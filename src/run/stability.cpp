@@ -1,10 +1,14 @@
 #include "run/stability.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cassert>
 #include <charconv>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <string_view>
@@ -66,18 +70,75 @@ std::optional<StabilityWarning> load_warning(double load_average, int cores) {
                     load_average, cores)};
 }
 
-std::optional<StabilityWarning> harness_warning(const model::Environment& context) {
+bool links_debian_google_benchmark(const std::filesystem::path& program) {
+    // O_NONBLOCK: a FIFO named as the program must not hang the run; it is refused below.
+    const int descriptor = ::open(program.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (descriptor < 0) return false;
+    struct stat status {};
+    bool found = false;
+    if (::fstat(descriptor, &status) == 0 && S_ISREG(status.st_mode)) {
+        constexpr std::size_t searched_bytes = std::size_t{8} << 20;
+        const std::string_view needle = debian_google_benchmark_soname;
+        std::string window;
+        std::vector<char> buffer(std::size_t{1} << 16);
+        std::size_t read_so_far = 0;
+        while (!found && read_so_far < searched_bytes) {
+            const ssize_t got = ::read(descriptor, buffer.data(), buffer.size());
+            if (got <= 0) break;
+            read_so_far += static_cast<std::size_t>(got);
+            // The last needle.size() - 1 bytes of the previous block, so that a name cut by the
+            // block's end is still found.
+            window.append(buffer.data(), static_cast<std::size_t>(got));
+            found = window.find(needle) != std::string::npos;
+            window.erase(0, window.size() - std::min(window.size(), needle.size() - 1));
+        }
+    }
+    ::close(descriptor);
+    return found;
+}
+
+std::vector<std::filesystem::path> harness_programs(std::string_view reported,
+                                                    const std::vector<std::string>& words,
+                                                    const std::filesystem::path& directory) {
+    std::vector<std::filesystem::path> programs;
+    if (!reported.empty()) programs.push_back(directory / std::filesystem::path(reported));
+    for (const auto& word : words) {
+        if (!word.empty()) programs.push_back(directory / word);
+    }
+    if (!words.empty() && !words.front().empty() &&
+        words.front().find('/') == std::string::npos) {
+        if (const char* path = std::getenv("PATH")) {
+            std::string_view folders = path;
+            while (!folders.empty()) {
+                const auto colon = folders.find(':');
+                const auto folder = folders.substr(0, colon);
+                if (!folder.empty())
+                    programs.push_back(std::filesystem::path(folder) / words.front());
+                if (colon == std::string_view::npos) break;
+                folders.remove_prefix(colon + 1);
+            }
+        }
+    }
+    return programs;
+}
+
+std::optional<StabilityWarning> harness_warning(const model::Environment& context,
+                                                const std::vector<std::filesystem::path>& programs) {
     const auto build_type = context.find("gbench.library_build_type");
     if (build_type == context.end() || build_type->second != "debug") return std::nullopt;
+    if (std::any_of(programs.begin(), programs.end(), links_debian_google_benchmark))
+        return std::nullopt;
     return StabilityWarning{StabilityIssue::DebugHarness,
-                            "Google Benchmark is a debug build; build it and the benchmarks with "
+                            "Google Benchmark's library is a debug build (compiled without "
+                            "NDEBUG); build it and the benchmarks with "
                             "-DCMAKE_BUILD_TYPE=Release so that the times are representative."};
 }
 
 std::vector<StabilityWarning> run_warnings(std::vector<StabilityWarning> machine,
                                            const model::Environment& context,
+                                           const std::vector<std::filesystem::path>& programs,
                                            const std::vector<model::Result>& results) {
-    if (auto warning = harness_warning(context)) machine.push_back(*warning);
+    if (auto warning = harness_warning(context, programs)) machine.push_back(*warning);
     if (auto warning = sample_warning(results)) machine.push_back(*warning);
     return machine;
 }
@@ -98,9 +159,11 @@ std::optional<StabilityWarning> sample_warning(const std::vector<model::Result>&
         one ? std::string("1 benchmark has") : fmt::format("{} benchmarks have", few.size());
     return StabilityWarning{
         StabilityIssue::FewSamples,
-        fmt::format("{} fewer than {} samples ({}); give {} more time or repetitions so that the "
-                    "minimum is meaningful.",
-                    subject, minimum_samples, names, one ? "it" : "them")};
+        fmt::format("{} fewer than {} samples ({}); run the harness {} times "
+                    "(benchwatch run --repetitions {}) or have it repeat each benchmark (Google "
+                    "Benchmark: --benchmark_repetitions={}) so that the minimum is meaningful.",
+                    subject, minimum_samples, names, minimum_samples, minimum_samples,
+                    minimum_samples)};
 }
 
 std::vector<std::string> read_governors(const std::filesystem::path& sys) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/result.hpp"
@@ -32,17 +33,42 @@ std::vector<StabilityWarning> governor_warnings(const std::vector<std::string>& 
 // A warning when the 1-minute load average at start exceeds half the core count.
 std::optional<StabilityWarning> load_warning(double load_average, int cores);
 
-// A warning when the harness says it is a debug build (context "gbench.library_build_type").
-std::optional<StabilityWarning> harness_warning(const model::Environment& context);
+// The shared Google Benchmark library of Debian's libbenchmark1debian package, which Ubuntu's
+// package is built from too: the soname that every program linked with it names.
+inline constexpr std::string_view debian_google_benchmark_soname = "libbenchmark.so.1debian";
 
-// A warning naming the results with a sample count below 5 (the first three, then how many more).
+// Whether `program` is a regular file that names debian_google_benchmark_soname in its first
+// 8 MiB, where an executable's dynamic section keeps the names of the libraries it needs. False
+// for anything that is not a regular file or cannot be read; only reads, never runs it.
+bool links_debian_google_benchmark(const std::filesystem::path& program);
+
+// The files that may be the program behind a harness's results, for harness_warning():
+// `reported`, the program the results file names (Google Benchmark's context "executable";
+// skipped when empty), and every word of the command that ran it (`words`: a shell command split
+// at spaces, or argv), each taken relative to `directory`, where the command ran; a first word
+// without '/' is also looked up on PATH.
+std::vector<std::filesystem::path> harness_programs(std::string_view reported,
+                                                    const std::vector<std::string>& words,
+                                                    const std::filesystem::path& directory);
+
+// A warning when the harness says its Google Benchmark library is a debug build (context
+// "gbench.library_build_type" is "debug": built without NDEBUG) and none of `programs` links
+// Debian's shared library. Debian builds that library optimised but without NDEBUG, so it always
+// says "debug", which says nothing of the benchmarks' own build and cannot be acted on; a library
+// built by the user can be rebuilt in Release.
+std::optional<StabilityWarning> harness_warning(const model::Environment& context,
+                                                const std::vector<std::filesystem::path>& programs);
+
+// A warning naming the results with fewer than minimum_samples samples (the first three, then how
+// many more).
 std::optional<StabilityWarning> sample_warning(const std::vector<model::Result>& results);
 
 // Every warning stored with a run: `machine` (the machine's, taken before anything ran), then
-// harness_warning() of the harness's `context` and sample_warning() of its `results` when they
-// apply.
+// harness_warning() of the harness's `context` and `programs` and sample_warning() of its
+// `results` when they apply.
 std::vector<StabilityWarning> run_warnings(std::vector<StabilityWarning> machine,
                                            const model::Environment& context,
+                                           const std::vector<std::filesystem::path>& programs,
                                            const std::vector<model::Result>& results);
 
 // The scaling governor of every CPU with cpufreq under `sys`, in CPU order; empty without cpufreq.
@@ -56,7 +82,9 @@ std::optional<double> read_load_average(const std::filesystem::path& proc = "/pr
 std::vector<StabilityWarning> machine_warnings(int cores, const std::filesystem::path& sys = "/sys",
                                                const std::filesystem::path& proc = "/proc");
 
-// The fewest samples a result needs before its minimum is worth comparing.
-inline constexpr std::int64_t minimum_samples = 5;
+// The fewest samples a result needs before its minimum is worth comparing: with three, one
+// disturbed repetition cannot set the minimum, and `run --repetitions 3` of a harness that runs
+// each benchmark once gives them.
+inline constexpr std::int64_t minimum_samples = 3;
 
 }  // namespace benchwatch::run

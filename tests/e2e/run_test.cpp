@@ -94,6 +94,30 @@ TEST_F(RunTest, RepetitionsKeepEachBenchmarksMinimumAndWarmupsAreNotRecorded) {
     EXPECT_NE(output.out.find("recorded run 1 of 633100000"), std::string::npos) << output.out;
 }
 
+TEST_F(RunTest, TheDocumentedRunOfAGoogleBenchmarkSuiteOnDebianGivesNoWarning) {
+    // The quick start's `run --repetitions 3` of a suite linked with Debian's own Google Benchmark
+    // library, which calls itself a debug build: nothing the user could act on, so no warning,
+    // and the three runs are three samples.
+    const auto output = benchwatch(run_arguments(
+        "c1", {"--repetitions", "3", "--no-progress", "--", BENCHWATCH_GBENCH_FIXTURE,
+               "--benchmark_format=json", "--benchmark_min_time=0.01",
+               "--benchmark_filter=BM_Accumulate"}));
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.err.find("debug build"), std::string::npos) << output.err;
+    EXPECT_EQ(output.err.find("fewer than"), std::string::npos) << output.err;
+    const auto runs = store::open_store(store())->list_runs({});
+    ASSERT_EQ(runs.size(), 1u);
+    for (const auto& warning : runs[0].warnings)
+        EXPECT_TRUE(warning.kind != "debug-harness" && warning.kind != "few-samples")
+            << warning.kind << ": " << warning.message;
+    const auto results = stored_results();
+    ASSERT_FALSE(results.empty());
+    for (const auto& result : results) {
+        ASSERT_TRUE(result.samples) << result.benchmark;
+        EXPECT_EQ(result.samples->count, 3) << result.benchmark;
+    }
+}
+
 TEST_F(RunTest, ResultsFileIsReadAfterEachRun) {
     const auto file = directory_.path() / "out.json";
     const auto harness = script("harness.sh",

@@ -4,11 +4,17 @@
 #include "run/stability.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
 
 #include "support/test_support.hpp"
 
 namespace benchwatch::run {
 namespace {
+
+using testing::TemporaryDirectory;
+using testing::write_text;
 
 const std::filesystem::path fixtures = std::filesystem::path(BENCHWATCH_TEST_DATA) / "run";
 
@@ -60,34 +66,85 @@ TEST(Stability, LoadAboveHalfTheCoresIsAWarning) {
     EXPECT_EQ(read_load_average(fixtures / "nowhere"), std::nullopt);
 }
 
-TEST(Stability, ADebugGoogleBenchmarkIsAWarning) {
-    EXPECT_EQ(harness_warning({{"gbench.library_build_type", "debug"}}),
-              (StabilityWarning{StabilityIssue::DebugHarness,
-                                "Google Benchmark is a debug build; build it and the benchmarks "
-                                "with -DCMAKE_BUILD_TYPE=Release so that the times are "
-                                "representative."}));
-    EXPECT_EQ(harness_warning({{"gbench.library_build_type", "release"}}), std::nullopt);
-    EXPECT_EQ(harness_warning({}), std::nullopt);
+TEST(Stability, ADebugGoogleBenchmarkBuiltByTheUserIsAWarning) {
+    const StabilityWarning debug{StabilityIssue::DebugHarness,
+                                 "Google Benchmark's library is a debug build (compiled without "
+                                 "NDEBUG); build it and the benchmarks with "
+                                 "-DCMAKE_BUILD_TYPE=Release so that the times are "
+                                 "representative."};
+    TemporaryDirectory folder("benchwatch-stability");
+    const auto own_build = folder.path() / "bench_with_its_own_library";
+    write_text(own_build, std::string("\x7f" "ELF...libbenchmark.so.1.8.3...libc.so.6"));
+    EXPECT_EQ(harness_warning({{"gbench.library_build_type", "debug"}}, {}), debug);
+    EXPECT_EQ(harness_warning({{"gbench.library_build_type", "debug"}}, {own_build}), debug);
+    EXPECT_EQ(harness_warning({{"gbench.library_build_type", "release"}}, {}), std::nullopt);
+    EXPECT_EQ(harness_warning({}, {}), std::nullopt);
+}
+
+TEST(Stability, DebiansGoogleBenchmarkSaysDebugButIsNoWarning) {
+    TemporaryDirectory folder("benchwatch-stability");
+    const auto linked = folder.path() / "bench";
+    write_text(linked, std::string("\x7f" "ELF...libbenchmark.so.1debian\0libc.so.6"));
+    EXPECT_TRUE(links_debian_google_benchmark(linked));
+    EXPECT_EQ(harness_warning({{"gbench.library_build_type", "debug"}},
+                              {folder.path() / "missing", folder.path(), linked}),
+              std::nullopt);
+}
+
+TEST(Stability, TheLibrarysNameIsFoundAcrossBlocksAndOnlyInRegularFiles) {
+    TemporaryDirectory folder("benchwatch-stability");
+    // The name cut by the end of the first 64 KiB block read, then one just past the 8 MiB read.
+    const auto across = folder.path() / "across";
+    write_text(across, std::string(65536 - 10, 'x') + "libbenchmark.so.1debian");
+    EXPECT_TRUE(links_debian_google_benchmark(across));
+    const auto too_far = folder.path() / "too_far";
+    write_text(too_far, std::string(std::size_t{8} << 20, 'x') + "libbenchmark.so.1debian");
+    EXPECT_FALSE(links_debian_google_benchmark(too_far));
+    EXPECT_FALSE(links_debian_google_benchmark(folder.path()));
+    EXPECT_FALSE(links_debian_google_benchmark(folder.path() / "missing"));
+    // A FIFO named as the program is not waited on.
+    const auto fifo = folder.path() / "fifo";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    EXPECT_FALSE(links_debian_google_benchmark(fifo));
+}
+
+TEST(Stability, HarnessProgramsAreTheReportedOneAndTheCommandsWords) {
+    const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+    ::setenv("PATH", "/opt/a:/opt/b", 1);
+    struct RestorePath {
+        const std::string& old;
+        ~RestorePath() { ::setenv("PATH", old.c_str(), 1); }
+    } restore{old_path};
+    EXPECT_EQ(harness_programs("build/bench", {"chrt", "--fifo", "1", "./bench"}, "/w"),
+              (std::vector<std::filesystem::path>{"/w/build/bench", "/w/chrt", "/w/--fifo",
+                                                  "/w/1", "/w/./bench", "/opt/a/chrt",
+                                                  "/opt/b/chrt"}));
+    EXPECT_EQ(harness_programs("/abs/bench", {"build/bench"}, "/w"),
+              (std::vector<std::filesystem::path>{"/abs/bench", "/w/build/bench"}));
+    EXPECT_EQ(harness_programs("", {}, "/w"), std::vector<std::filesystem::path>{});
 }
 
 TEST(Stability, FewSamplesNameTheBenchmarks) {
-    EXPECT_EQ(sample_warning({with_samples("a", 4), with_samples("b", 5)}),
+    EXPECT_EQ(sample_warning({with_samples("a", 2), with_samples("b", 3)}),
               (StabilityWarning{StabilityIssue::FewSamples,
-                                "1 benchmark has fewer than 5 samples (a); give it more time or "
-                                "repetitions so that the minimum is meaningful."}));
+                                "1 benchmark has fewer than 3 samples (a); run the harness 3 times "
+                                "(benchwatch run --repetitions 3) or have it repeat each benchmark "
+                                "(Google Benchmark: --benchmark_repetitions=3) so that the minimum "
+                                "is meaningful."}));
     const auto many =
-        sample_warning({with_samples("a", 1), with_samples("b", 2), with_samples("c", 3),
-                        with_samples("d", 4), with_samples("e", 0)});
+        sample_warning({with_samples("a", 1), with_samples("b", 2), with_samples("c", 0),
+                        with_samples("d", 1), with_samples("e", 2)});
     ASSERT_TRUE(many);
     EXPECT_EQ(many->message,
-              "5 benchmarks have fewer than 5 samples (a, b, c and 2 more); give them more time "
-              "or repetitions so that the minimum is meaningful.");
+              "5 benchmarks have fewer than 3 samples (a, b, c and 2 more); run the harness 3 "
+              "times (benchwatch run --repetitions 3) or have it repeat each benchmark (Google "
+              "Benchmark: --benchmark_repetitions=3) so that the minimum is meaningful.");
 }
 
 TEST(Stability, EnoughOrUnknownSamplesGiveNoWarning) {
     model::Result without_summary;
     without_summary.benchmark = "x";
-    EXPECT_EQ(sample_warning({with_samples("a", 5), without_summary}), std::nullopt);
+    EXPECT_EQ(sample_warning({with_samples("a", 3), without_summary}), std::nullopt);
 }
 
 TEST(Stability, MachineWarningsAreGovernorsThenLoad) {
