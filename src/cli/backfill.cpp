@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/commit_measurer.hpp"
 #include "model/printable.hpp"
@@ -24,7 +25,7 @@ struct BackfillFlags {
     std::size_t last = 20;
     std::string range;  // "A..B"; empty: the last `last` commits of the default branch
     std::string default_branch;
-    bool no_progress = false;
+    RunningFlags running;
 };
 
 // The default-branch commits to measure, oldest first.
@@ -60,7 +61,8 @@ int run_backfill(const BackfillFlags& flags) {
     const auto project = resolve_project(flags.common, context);
     const auto machine = resolve_machine(flags.common, context);
     const auto store_url = resolve_store(flags.common, context);
-    CommitMeasurer measurer("backfill", context, project, machine, branch, store_url);
+    CommitMeasurer measurer("backfill", context, project, machine, branch, store_url,
+                            flags.running);
     const auto revision = resolve_default_branch_revision(branch, context);
     if (revision.empty() && flags.range.empty())
         throw UsageError(fmt::format(
@@ -81,7 +83,7 @@ int run_backfill(const BackfillFlags& flags) {
     // Ctrl-C or a kill ends the build or benchmark running, not only benchwatch: a rerun then
     // starts from a clean slate and skips what was recorded.
     vcs::end_child_groups_with_this_process();
-    const auto mode = flags.no_progress ? report::ProgressMode::Plain
+    const auto mode = flags.running.no_progress ? report::ProgressMode::Plain
                                         : report::detect_progress_mode(STDERR_FILENO);
     report::Progress progress(std::cerr, mode, missing.size(), report::steady_seconds,
                               report::terminal_columns(STDERR_FILENO));
@@ -130,9 +132,8 @@ Command add_backfill_command(CLI::App& parent) {
         ->add_option("--last", flags->last,
                      "How many of the default branch's latest commits to consider")
         ->check(CLI::Range(1, 100000));
-    command->add_option("--default-branch", flags->default_branch,
-                        "The default branch (default: config, then origin/HEAD, then main)");
-    command->add_flag("--no-progress", flags->no_progress, "Plain progress lines only");
+    add_default_branch_flag(*command, flags->default_branch);
+    add_running_flags(*command, flags->running);
     command->add_option("RANGE", flags->range,
                         "OLDER..NEWER: the first-parent commits after OLDER up to NEWER instead");
     return {command, [flags] { return run_backfill(*flags); }};

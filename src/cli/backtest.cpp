@@ -12,6 +12,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
+#include "cli/known_names.hpp"
 #include "compare/compare.hpp"
 #include "report/backtest.hpp"
 #include "store/store.hpp"
@@ -85,8 +86,9 @@ int run_backtest(const BacktestFlags& flags) {
     }
 
     const auto source = resolve_history_source(flags.common, flags.default_branch, context);
-    const auto store =
-        store::open_store(resolve_store(flags.common, context), store::Access::ReadOnly);
+    const auto store_url = resolve_store(flags.common, context);
+    const auto store = store::open_store(store_url, store::Access::ReadOnly);
+    require_known_history(*store, store_url, source);
     const auto* repository = context.repository ? &*context.repository : nullptr;
     const auto history = compare::history(*store, repository, source, "", 0,
                                           context.config.settings, replays_samples);

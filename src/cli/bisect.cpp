@@ -11,8 +11,10 @@
 #include <tuple>
 #include <vector>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/commit_measurer.hpp"
+#include "cli/known_names.hpp"
 #include "model/category.hpp"
 #include "model/printable.hpp"
 #include "report/progress.hpp"
@@ -33,6 +35,7 @@ struct BisectFlags {
     std::string default_branch;
     int max_rounds = 30;
     double time_budget_seconds = 600;
+    RunningFlags running;
 };
 
 // "+12.3% (+11.0% to +13.9%, 8 rounds)": a re-measured change and its interval.
@@ -57,8 +60,9 @@ std::string commit_line(const Context& context, const std::string& commit) {
 // the default branch, its own or within a suite event. Throws UsageError when it finds none.
 std::pair<std::string, std::string> latest_step(const BisectFlags& flags, const Context& context) {
     const auto source = resolve_history_source(flags.common, flags.default_branch, context);
-    const auto store =
-        store::open_store(resolve_store(flags.common, context), store::Access::ReadCache);
+    const auto store_url = resolve_store(flags.common, context);
+    const auto store = store::open_store(store_url, store::Access::ReadCache);
+    require_known_history(*store, store_url, source, flags.benchmark);
     const auto changes = default_branch_changes(*store, source, flags.benchmark, 0, context);
     const model::HistoryStep* latest = nullptr;
     const auto consider = [&](const model::HistoryStep& step) {
@@ -85,7 +89,7 @@ int run_bisect(const BisectFlags& flags) {
     const auto branch = resolve_default_branch_name(flags.default_branch, context);
     CommitMeasurer measurer("bisect", context, resolve_project(flags.common, context),
                             resolve_machine(flags.common, context), branch,
-                            resolve_store(flags.common, context));
+                            resolve_store(flags.common, context), flags.running);
     if (flags.good.empty() != flags.bad.empty())
         throw UsageError(
             "give both --good and --bad, or neither to bisect the latest step "
@@ -205,8 +209,7 @@ Command add_bisect_command(CLI::App& parent) {
                         "A later commit after the step (default: the first after that step)");
     command->add_option("--benchmark", flags->benchmark, "The benchmark that stepped")->required();
     command->add_option("--metric", flags->metric, "Its metric (default: time)");
-    command->add_option("--default-branch", flags->default_branch,
-                        "The branch the runs made are recorded on (default: the default branch)");
+    add_default_branch_flag(*command, flags->default_branch);
     command
         ->add_option("--max-rounds", flags->max_rounds,
                      "Interleaved rounds at most for each commit measured")
@@ -215,6 +218,7 @@ Command add_bisect_command(CLI::App& parent) {
         ->add_option("--time-budget", flags->time_budget_seconds,
                      "Seconds at most for each commit's rounds")
         ->check(CLI::PositiveNumber);
+    add_running_flags(*command, flags->running);
     return {command, [flags] { return run_bisect(*flags); }};
 }
 

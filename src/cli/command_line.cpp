@@ -29,14 +29,13 @@ std::size_t edit_distance(std::string_view from, std::string_view to) {
     return previous[to.size()];
 }
 
-std::optional<std::string> nearest_word(std::string_view word,
+std::optional<std::string> closest_word(std::string_view word,
                                         const std::vector<std::string>& candidates) {
-    const std::size_t allowed = std::clamp<std::size_t>(word.size() / 3, 1, 3);
     std::optional<std::string> nearest;
-    std::size_t nearest_distance = allowed + 1;
+    std::size_t nearest_distance = 0;
     for (const auto& candidate : candidates) {
         const std::size_t distance = edit_distance(word, candidate);
-        if (distance < nearest_distance) {
+        if (!nearest || distance < nearest_distance) {
             nearest = candidate;
             nearest_distance = distance;
         }
@@ -44,7 +43,39 @@ std::optional<std::string> nearest_word(std::string_view word,
     return nearest;
 }
 
+std::optional<std::string> nearest_word(std::string_view word,
+                                        const std::vector<std::string>& candidates) {
+    const std::size_t allowed = std::clamp<std::size_t>(word.size() / 3, 1, 3);
+    auto nearest = closest_word(word, candidates);
+    if (nearest && edit_distance(word, *nearest) > allowed) return std::nullopt;
+    return nearest;
+}
+
 std::string terminal_safe(std::string_view text) { return model::printable_line(text); }
+
+std::string with_suggestion(std::string_view subject, std::string_view word,
+                            const std::vector<std::string>& candidates, std::string_view listed) {
+    if (const auto nearest = nearest_word(word, candidates))
+        return fmt::format("{}; did you mean '{}'? ({})", subject, terminal_safe(*nearest),
+                           listed);
+    return fmt::format("{}; {}", subject, listed);
+}
+
+void add_running_flags(CLI::App& command, RunningFlags& flags) {
+    command.add_flag("--no-progress", flags.no_progress,
+                     "Plain progress lines only, never a bar redrawn on a terminal");
+    command
+        .add_option("--timeout", flags.timeout_seconds,
+                    "Seconds after which a command run (a harness, a build, a suite) is killed "
+                    "(default: none; for the [measure] recipe, its timeout)")
+        ->check(CLI::PositiveNumber);
+}
+
+void add_repo_flag(CLI::App& command, std::string& value) {
+    command.add_option("--repo", value,
+                       "Git work tree whose benchwatch.toml and commits to use (default: working "
+                       "directory)");
+}
 
 namespace {
 
@@ -106,11 +137,8 @@ std::string in_quotes(std::string_view word) {
 // --help lists its flags)".
 std::string unknown_word(std::string_view what, std::string_view word, std::string_view where,
                          const std::vector<std::string>& candidates, std::string_view listed) {
-    const auto nearest = nearest_word(word, candidates);
-    if (nearest)
-        return fmt::format("unknown {} {}{}; did you mean {}? ({})", what, in_quotes(word), where,
-                           in_quotes(*nearest), listed);
-    return fmt::format("unknown {} {}{}; {}", what, in_quotes(word), where, listed);
+    return with_suggestion(fmt::format("unknown {} {}{}", what, in_quotes(word), where), word,
+                           candidates, listed);
 }
 
 std::string unknown_subcommand(std::string_view word, CLI::App& parent) {

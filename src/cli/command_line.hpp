@@ -22,8 +22,34 @@ std::size_t edit_distance(std::string_view from, std::string_view to);
 std::optional<std::string> nearest_word(std::string_view word,
                                         const std::vector<std::string>& candidates);
 
+// The candidate nearest to `word` by edit_distance(), however far (the first of the nearest
+// when several are as near); nullopt when there are no candidates.
+std::optional<std::string> closest_word(std::string_view word,
+                                        const std::vector<std::string>& candidates);
+
 // `text` safe to print on a terminal or a CI log line: model::printable_line().
 std::string terminal_safe(std::string_view text);
+
+// `subject` ("unknown flag '--formt' for benchwatch compare", "no project 'snapy' in STORE")
+// completed as every message about a word that names nothing known is: "; did you mean
+// 'NEAREST'? (LISTED)" when nearest_word() finds a candidate, else "; LISTED". The nearest is
+// printed terminal_safe().
+std::string with_suggestion(std::string_view subject, std::string_view word,
+                            const std::vector<std::string>& candidates, std::string_view listed);
+
+// What every subcommand that runs benchmarks (run, backfill, bisect, confirm, and compare,
+// github and gitlab with --confirm) takes alike.
+struct RunningFlags {
+    bool no_progress = false;               // plain progress lines, never a redrawn bar
+    std::optional<double> timeout_seconds;  // a command running longer is killed
+};
+
+// Adds --no-progress and --timeout, declared here only so that no benchmark-running
+// subcommand lacks one or states it differently.
+void add_running_flags(CLI::App& command, RunningFlags& flags);
+
+// Adds --repo, the git work tree whose benchwatch.toml and commits a command uses.
+void add_repo_flag(CLI::App& command, std::string& value);
 
 // The one line (without "error: ") saying why CLI11 refused the command line `top` parsed:
 // an unknown subcommand or flag with the nearest known one suggested, else CLI11's own message

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/command_line.hpp"
 #include "cli/defaults.hpp"
 #include "model/comparison.hpp"
 #include "model/history.hpp"
@@ -28,8 +29,8 @@ inline std::optional<std::string> non_empty(const std::string& flag) {
 // Adds --store, --project, --machine and --repo, which every store-reading command takes.
 void add_common_flags(CLI::App& command, CommonFlags& flags);
 
-// What chooses the comparison of `compare` and `github`: the common flags, --base,
-// --default-branch, --history-url and --method.
+// What chooses the comparison of `compare`, `github` and `gitlab`: the common flags, --base,
+// --default-branch, --history-url, --method, and --confirm with the running flags.
 struct ComparisonFlags {
     CommonFlags common;
     std::string base;
@@ -41,6 +42,7 @@ struct ComparisonFlags {
     // interleaved, within confirm_budget_seconds (their builds included).
     bool confirm = false;
     double confirm_budget_seconds = 600;
+    RunningFlags running;  // for --confirm's builds and runs
 };
 
 // Checks a --false-alarms-per-pr value: a number above 0 and at most 1000.

@@ -62,7 +62,7 @@ fs::path commit_folders_root(const Context& context) {
 
 CommitMeasurer::CommitMeasurer(std::string_view command, const Context& context,
                                std::string project, std::string machine, std::string branch,
-                               std::string store_url)
+                               std::string store_url, const RunningFlags& running)
     : context_(context),
       project_(std::move(project)),
       machine_(std::move(machine)),
@@ -73,6 +73,8 @@ CommitMeasurer::CommitMeasurer(std::string_view command, const Context& context,
                context.config.measure->worktrees_limit_bytes) {
     const std::vector<std::vector<std::string>> commands{run::shell_argv(recipe_.build),
                                                          run::shell_argv(recipe_.suite)};
+    if (running.timeout_seconds)
+        recipe_.timeout = std::chrono::duration<double>(*running.timeout_seconds);
     compilers_ = context.config.compilers.value_or(run::default_compilers(commands));
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     machine_warnings_ = run::machine_warnings(cores);

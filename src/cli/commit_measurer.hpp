@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.hpp"
 #include "cli/defaults.hpp"
 #include "ingest/ingest.hpp"
 #include "run/recipe.hpp"
@@ -22,10 +23,12 @@ class CommitMeasurer {
   public:
     // Measures commits of `context`'s repository, whose config must have a [measure] table
     // (throws UsageError saying what `command` needs otherwise), as runs of `project` on
-    // `machine` on `branch`, stored in `store_url`. The machine's stability warnings, taken now
-    // before anything runs, are printed before the first build.
+    // `machine` on `branch`, stored in `store_url`; `running`'s --timeout replaces the recipe's
+    // timeout. The machine's stability warnings, taken now before anything runs, are printed
+    // before the first build.
     CommitMeasurer(std::string_view command, const Context& context, std::string project,
-                   std::string machine, std::string branch, std::string store_url);
+                   std::string machine, std::string branch, std::string store_url,
+                   const RunningFlags& running);
 
     // Checks out and builds `commit`, once per measurer. Throws run::RecipeError when the build
     // fails, vcs::GitError when the commit cannot be checked out.

@@ -12,6 +12,7 @@
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/commit_measurer.hpp"
+#include "cli/known_names.hpp"
 #include "ingest/ingest.hpp"
 #include "model/printable.hpp"
 #include "report/progress.hpp"
@@ -61,7 +62,7 @@ void re_measure_flagged(model::Comparison& comparison,
     vcs::end_child_groups_with_this_process();
     const double start = report::steady_seconds();
     CommitMeasurer measurer("compare --confirm", context, comparison.project, comparison.machine,
-                            "", resolve_store(flags.common, context));
+                            "", resolve_store(flags.common, context), flags.running);
     const auto& base = comparison.baseline.commit;
     const auto& head = comparison.head_commit;
     std::cerr << fmt::format("confirming {} flagged benchmark{}: building {} and {}\n",
@@ -229,6 +230,7 @@ void add_comparison_flags(CLI::App& command, ComparisonFlags& flags) {
         .add_option("--confirm-budget", flags.confirm_budget_seconds,
                     "Seconds --confirm may spend, building both commits included (default: 600)")
         ->check(CLI::PositiveNumber);
+    add_running_flags(command, flags.running);
 }
 
 model::Comparison compare_head(const ComparisonFlags& flags, const std::string& head,
@@ -241,8 +243,9 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
     options.categories = context.config.categories;
     options.history_url = resolve_history_url(flags.history_url, options.source.project, context);
 
-    const auto store =
-        store::open_store(resolve_store(flags.common, context), store::Access::ReadCache);
+    const auto store_url = resolve_store(flags.common, context);
+    const auto store = store::open_store(store_url, store::Access::ReadCache);
+    require_known_history(*store, store_url, options.source);
     const auto* repository = context.repository ? &*context.repository : nullptr;
     auto comparison = compare::compare(*store, repository, options);
     if (flags.confirm) confirm_flagged(comparison, flags, context);

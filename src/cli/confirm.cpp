@@ -44,7 +44,7 @@ struct ConfirmFlags {
     double time_budget_seconds = 600;
     int max_rounds = 100;
     double alpha = 0.05;
-    std::optional<double> timeout_seconds;
+    RunningFlags running;
     std::string format = "text";
     std::string output;
     std::string repo;
@@ -64,8 +64,8 @@ class CommandMeasure {
         command.argv = run::shell_argv(text);
         command.stdout_mode =
             flags_.results_file.empty() ? run::OutputMode::capture : run::OutputMode::discard;
-        if (flags_.timeout_seconds)
-            command.timeout = std::chrono::duration<double>(*flags_.timeout_seconds);
+        if (flags_.running.timeout_seconds)
+            command.timeout = std::chrono::duration<double>(*flags_.running.timeout_seconds);
         command.environment = {{"BENCHWATCH_CONFIRM_BUILD", run::to_string(build)},
                                {"BENCHWATCH_CONFIRM_ROUND", std::to_string(round)}};
         if (!flags_.results_file.empty()) std::filesystem::remove(flags_.results_file);
@@ -184,16 +184,12 @@ Command add_confirm_command(CLI::App& parent) {
         ->add_option("--alpha", flags->alpha,
                      "Chance that a benchmark's verdict is wrong, over all rounds")
         ->check(CLI::Range(0.0001, 0.5));
-    command
-        ->add_option("--timeout", flags->timeout_seconds,
-                     "Seconds after which a command is killed (default: none)")
-        ->check(CLI::PositiveNumber);
+    add_running_flags(*command, flags->running);
     command->add_option("--format", flags->format, "Report format (default: text)")
         ->check(CLI::IsMember({"text", "markdown", "json"}));
     command->add_option("-o,--output", flags->output,
                         "Write the report to this file (default: standard output)");
-    command->add_option("--repo", flags->repo,
-                        "Repository whose benchwatch.toml gives the categories' minimum changes");
+    add_repo_flag(*command, flags->repo);
     command->add_flag("--fail-on-regression", flags->fail_on_regression,
                       "Exit 1 when a slower change is confirmed");
     return {command, [flags] { return run_confirm(*flags); }};

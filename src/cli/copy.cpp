@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/known_names.hpp"
 #include "report/progress.hpp"
 #include "store/store.hpp"
 #include "store/store_url.hpp"
@@ -173,6 +174,7 @@ int run_copy(const CopyFlags& flags) {
         throw UsageError(
             fmt::format("store {} holds no benchwatch history; check --from", shown_from));
     const auto source = store::open_store(flags.from, store::Access::ReadOnly);
+    require_known_filter(*source, flags.from, flags.project, flags.machine);
     // Refused before opening: opening a SQLite file switches it to WAL mode before the store
     // reads its version, which would change the file.
     if (const int version = store::stored_schema_version(flags.to);

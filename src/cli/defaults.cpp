@@ -63,11 +63,59 @@ std::string resolve_store(const CommonFlags& flags, const Context& context) {
     return (base / ".benchwatch" / "history.db").string();
 }
 
+std::optional<std::string> project_of_remote_url(std::string_view url) {
+    while (!url.empty() && std::isspace(static_cast<unsigned char>(url.back())))
+        url.remove_suffix(1);
+    if (const auto end = url.find_first_of("?#"); end != std::string_view::npos)
+        url = url.substr(0, end);
+    // The path: after "scheme://host[:port]", after "host:" in scp-like "user@host:path", else
+    // the whole URL (a local path).
+    std::string_view path = url;
+    if (const auto scheme = url.find("://"); scheme != std::string_view::npos) {
+        const auto slash = url.find('/', scheme + 3);
+        path = slash == std::string_view::npos ? std::string_view() : url.substr(slash);
+    } else if (const auto colon = url.find(':');
+               colon != std::string_view::npos && colon > 1 &&
+               url.find_first_of("/\\") > colon) {
+        path = url.substr(colon + 1);
+    }
+    const auto trim_separators = [&path] {
+        while (!path.empty() && (path.back() == '/' || path.back() == '\\')) path.remove_suffix(1);
+    };
+    trim_separators();
+    if (path.ends_with(".git")) path.remove_suffix(4);
+    trim_separators();
+    if (const auto last = path.find_last_of("/\\"); last != std::string_view::npos)
+        path.remove_prefix(last + 1);
+    if (path.empty() || path == "." || path == "..") return std::nullopt;
+    return std::string(path);
+}
+
+namespace {
+
+// Whether `folder` is a folder strictly inside the repository's top level.
+bool inside_repository(const std::filesystem::path& folder, const vcs::Repository& repository) {
+    std::error_code error;
+    const auto relative = std::filesystem::relative(folder, repository.top_level(), error);
+    return !error && !relative.empty() && relative != "." && *relative.begin() != "..";
+}
+
+}  // namespace
+
 std::string resolve_project(const CommonFlags& flags, const Context& context) {
     if (!flags.project.empty()) return flags.project;
     if (auto project = environment_variable("BENCHWATCH_PROJECT")) return *project;
     if (context.config.project) return *context.config.project;
-    if (context.config.file) return context.config.file->parent_path().filename().string();
+    const auto config_folder = context.config.file
+                                   ? std::optional(context.config.file->parent_path())
+                                   : std::nullopt;
+    if (context.repository) {
+        if (config_folder && inside_repository(*config_folder, *context.repository))
+            return config_folder->filename().string();
+        if (const auto url = context.repository->remote_url("origin"))
+            if (auto project = project_of_remote_url(*url)) return *project;
+    }
+    if (config_folder) return config_folder->filename().string();
     if (context.repository) return context.repository->top_level().filename().string();
     return context.working_directory.filename().string();
 }

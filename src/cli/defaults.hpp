@@ -45,8 +45,16 @@ struct CommonFlags {
 // .benchwatch/history.db beside the config file or in the working directory.
 std::string resolve_store(const CommonFlags& flags, const Context& context);
 
+// The project a repository's remote URL names: its path's last component without ".git" and
+// trailing slashes ("https://github.com/google/snappy.git", "git@github.com:google/snappy" and
+// "/srv/git/snappy/" all give "snappy"); nullopt when the URL has no path to name one by.
+std::optional<std::string> project_of_remote_url(std::string_view url);
+
 // --project, else BENCHWATCH_PROJECT, else the config's project, else the name of the config
-// file's directory, else of the repository's top level, else of the working directory.
+// file's directory when that is a folder inside the repository (one project of several), else
+// project_of_remote_url() of the repository's `origin`, so that every clone records into one
+// project whatever its folder is called, else the name of the config file's directory, of the
+// repository's top level, or of the working directory.
 std::string resolve_project(const CommonFlags& flags, const Context& context);
 
 // --machine, else BENCHWATCH_MACHINE, else the config's machine, else the host name.

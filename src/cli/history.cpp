@@ -5,6 +5,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
+#include "cli/known_names.hpp"
 #include "compare/changes.hpp"
 #include "compare/compare.hpp"
 #include "compare/method.hpp"
@@ -54,8 +55,9 @@ int run_history(const HistoryFlags& flags) {
     const auto context = Context::discover(flags.common.repo);
     const auto source = resolve_history_source(flags.common, flags.default_branch, context);
 
-    const auto store =
-        store::open_store(resolve_store(flags.common, context), store::Access::ReadOnly);
+    const auto store_url = resolve_store(flags.common, context);
+    const auto store = store::open_store(store_url, store::Access::ReadOnly);
+    require_known_history(*store, store_url, source, flags.benchmark, true);
     const auto* repository = context.repository ? &*context.repository : nullptr;
     if (flags.changes) {
         // Steps are found in the whole history unless --limit says otherwise.

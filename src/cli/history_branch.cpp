@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "cli/commands.hpp"
+#include "cli/known_names.hpp"
 #include "store/run_file.hpp"
 #include "store/store.hpp"
 #include "vcs/branch_files.hpp"
@@ -29,6 +30,7 @@ std::string runs_phrase(std::size_t count) {
 
 // The store and the branch a command works on, from its flags.
 struct Endpoints {
+    std::string store_url;
     std::unique_ptr<store::Store> store;
     vcs::FileBranch branch;
     store::RunFilter filter;
@@ -42,7 +44,8 @@ Endpoints open_endpoints(const HistoryBranchFlags& flags, store::Access access) 
             "that holds the branch, or pass --repo DIR",
             flags.repo.empty() ? context.working_directory.string() : flags.repo));
     CommonFlags common{.store = flags.store, .project = {}, .machine = {}, .repo = flags.repo};
-    return {store::open_store(resolve_store(common, context), access),
+    const auto store_url = resolve_store(common, context);
+    return {store_url, store::open_store(store_url, access),
             vcs::FileBranch(*context.repository, flags.remote, flags.branch),
             store::RunFilter{
                 .project = flags.project, .machine = flags.machine, .branch = {}, .commits = {}}};
@@ -118,6 +121,9 @@ int push(const HistoryBranchFlags& flags) {
     auto endpoints = open_endpoints(flags, store::Access::ReadOnly);
     auto& store = *endpoints.store;
     const auto local_runs = store.list_runs(endpoints.filter);
+    // A project or machine the store has no runs of, while it has others, is a typo to name.
+    if (local_runs.empty() && !store.projects().empty())
+        require_known_filter(store, endpoints.store_url, flags.project, flags.machine);
     if (local_runs.empty()) {
         std::string which;
         if (!flags.project.empty()) which += fmt::format(" of project '{}'", flags.project);

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <memory>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/defaults.hpp"
 #include "cli/recording.hpp"
@@ -67,8 +68,9 @@ int run_record(const RecordFlags& flags) {
         resolve_run_metadata(flags.run, context, ResultsSource::Files);
     model::Run run = ingest::assemble_run(std::move(files), metadata);
     if (!flags.server.empty()) return upload_run(flags, run, metadata);
-    const auto store = store::open_store(resolve_store(flags.run.common, context));
-    record_and_report(*store, run);
+    const auto store_url = resolve_store(flags.run.common, context);
+    const auto store = store::open_store(store_url);
+    record_and_report(*store, store_url, run);
     return 0;
 }
 
@@ -80,7 +82,7 @@ void add_common_flags(CLI::App& command, CommonFlags& flags) {
                        "BENCHWATCH_STORE, config, .benchwatch/history.db)");
     command.add_option("--project", flags.project, "Project name");
     command.add_option("--machine", flags.machine, "Machine the runs come from (default: host)");
-    command.add_option("--repo", flags.repo, "Git work tree (default: working directory)");
+    add_repo_flag(command, flags.repo);
 }
 
 Command add_record_command(CLI::App& parent) {

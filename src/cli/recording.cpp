@@ -7,6 +7,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
+#include "cli/known_names.hpp"
 #include "report/report.hpp"
 #include "store/store.hpp"
 
@@ -24,6 +25,7 @@ void add_run_flags(CLI::App& command, RunFlags& flags) {
     command.add_flag("--allow-dirty", flags.allow_dirty,
                      "Record the default branch from a work tree with uncommitted changes, as a "
                      "dirty run kept out of the history");
+    add_default_branch_flag(command, flags.default_branch);
 }
 
 namespace {
@@ -41,7 +43,7 @@ void check_dirty_run(const RunFlags& flags, const ingest::RunMetadata& metadata,
                      const Context& context) {
     const auto& top_level = context.repository->top_level().string();
     const auto short_commit = metadata.commit.substr(0, 9);
-    const auto default_branch = resolve_default_branch_name("", context);
+    const auto default_branch = resolve_default_branch_name(flags.default_branch, context);
     if (metadata.branch == default_branch && !flags.allow_dirty)
         throw UsageError(fmt::format(
             "the work tree {} has uncommitted changes to tracked files, so this run of {} on the "
@@ -117,10 +119,15 @@ std::optional<std::string> environment_not_stored(const model::Environment& stor
 
 }  // namespace
 
-void record_and_report(store::Store& store, const model::Run& run) {
+void record_and_report(store::Store& store, const std::string& store_url, const model::Run& run) {
+    const auto projects_before = store.projects();
     const auto outcome = store.record(run);
     print_record_outcome(run, outcome);
-    if (outcome.inserted) return;
+    if (outcome.inserted) {
+        if (const auto note = first_run_note(run.project, projects_before, store_url))
+            std::cerr << "note: " << *note << '\n';
+        return;
+    }
     for (const auto& stored : store.list_runs({run.project, run.machine, "", {run.commit}})) {
         if (stored.id != outcome.run_id) continue;
         if (const auto note = environment_not_stored(stored.environment, run.environment))
@@ -131,7 +138,7 @@ void record_and_report(store::Store& store, const model::Run& run) {
 int store_run(model::Run run, const ingest::RunMetadata& metadata, const std::string& store_url) {
     ingest::apply_metadata(metadata, run);
     const auto store = store::open_store(store_url);
-    record_and_report(*store, run);
+    record_and_report(*store, store_url, run);
     return 0;
 }
 

@@ -22,10 +22,11 @@ struct RunFlags {
     std::vector<std::string> environment;  // KEY=VALUE
     std::string format = "auto";
     bool allow_dirty = false;  // record a dirty work tree on the default branch
+    std::string default_branch;  // the branch whose runs must be clean
 };
 
-// Adds the common flags and --commit, --branch, --pull-request, --env, --input-format and
-// --allow-dirty.
+// Adds the common flags and --commit, --branch, --pull-request, --env, --input-format,
+// --allow-dirty and --default-branch.
 void add_run_flags(CLI::App& command, RunFlags& flags);
 
 // Where a run's results come from, which says whether the work tree's changes matter.
@@ -48,10 +49,11 @@ ingest::RunMetadata resolve_run_metadata(const RunFlags& flags, const Context& c
 // attempt A, K results)" or "already recorded: run N of <commit> holds these results".
 void print_record_outcome(const model::Run& run, const store::RecordOutcome& outcome);
 
-// Records `run` in `store` and prints print_record_outcome()'s line; when the same results were
-// already stored, also a "note:" line on stderr naming the environment values given that the
-// stored run does not have, since they are not stored.
-void record_and_report(store::Store& store, const model::Run& run);
+// Records `run` in `store` (at `store_url`) and prints print_record_outcome()'s line; when it is
+// the first run of its project in a store that holds others, also first_run_note() on stderr,
+// and when the same results were already stored, a "note:" line on stderr naming the
+// environment values given that the stored run does not have, since they are not stored.
+void record_and_report(store::Store& store, const std::string& store_url, const model::Run& run);
 
 // Completes `run` (its results, environment, format and content hash already set) with
 // `metadata` but its environment facts, stores it in the store at `store_url`, and prints

@@ -10,6 +10,7 @@
 #include <memory>
 #include <thread>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/recording.hpp"
 #include "ingest/ingest.hpp"
@@ -30,13 +31,12 @@ struct RunCommandFlags {
     std::string results_file;
     int repetitions = 1;
     int warmup = 0;
-    std::optional<double> timeout_seconds;
+    RunningFlags running;
     std::vector<std::string> latency;  // NAME=COMMAND
     int latency_runs = 10;
     int latency_warmup = 1;
     std::string prepare;
     std::string env_command;
-    bool no_progress = false;
     std::vector<std::string> harness;
 };
 
@@ -146,7 +146,8 @@ int run_run(const RunCommandFlags& flags) {
     // Ctrl-C or a kill ends the command being measured too, which runs in a group of its own.
     vcs::end_child_groups_with_this_process();
     std::optional<std::chrono::duration<double>> timeout;
-    if (flags.timeout_seconds) timeout = std::chrono::duration<double>(*flags.timeout_seconds);
+    if (flags.running.timeout_seconds)
+        timeout = std::chrono::duration<double>(*flags.running.timeout_seconds);
     const auto latencies = latency_specs(flags, context.config, timeout);
     if (flags.harness.empty() && latencies.empty())
         throw UsageError(
@@ -170,7 +171,7 @@ int run_run(const RunCommandFlags& flags) {
     const auto warnings = run::machine_warnings(cores);
 
     const int harness_steps = flags.harness.empty() ? 0 : flags.warmup + flags.repetitions;
-    const auto mode = flags.no_progress ? report::ProgressMode::Plain
+    const auto mode = flags.running.no_progress ? report::ProgressMode::Plain
                                         : report::detect_progress_mode(STDERR_FILENO);
     report::Progress progress(std::cerr, mode,
                               static_cast<std::size_t>(harness_steps) + latencies.size(),
@@ -256,10 +257,6 @@ Command add_run_command(CLI::App& parent) {
         ->check(CLI::Range(1, 1000));
     command->add_option("--warmup", flags->warmup, "Unrecorded harness runs first")
         ->check(CLI::Range(0, 1000));
-    command
-        ->add_option("--timeout", flags->timeout_seconds,
-                     "Seconds after which a command is killed (default: none)")
-        ->check(CLI::PositiveNumber);
     command->add_option("--latency", flags->latency,
                         "Time a whole command as latency/NAME: NAME=COMMAND (repeatable)");
     command->add_option("--latency-runs", flags->latency_runs, "Timed runs of each latency command")
@@ -272,7 +269,7 @@ Command add_run_command(CLI::App& parent) {
                         "Shell command run before each timed latency run (e.g. to drop caches)");
     command->add_option("--env-command", flags->env_command,
                         "Shell command whose KEY=VALUE output lines join the environment");
-    command->add_flag("--no-progress", flags->no_progress, "Plain progress lines only");
+    add_running_flags(*command, flags->running);
     command->add_option("HARNESS", flags->harness, "The harness command, after --");
     return {command, [flags] { return run_run(*flags); }};
 }

@@ -9,6 +9,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
+#include "cli/known_names.hpp"
 #include "compare/compare.hpp"
 #include "report/report.hpp"
 #include "serve/server.hpp"
@@ -69,22 +70,10 @@ std::shared_ptr<serve::UploadReceiver> upload_receiver(const ServeFlags& flags,
 void check_project(store::Store& store, const ServeFlags& flags, const std::string& store_url) {
     const std::string& project = flags.common.project;
     if (project.empty()) return;
-    const auto projects = store.projects();
-    if (std::find(projects.begin(), projects.end(), project) != projects.end()) return;
     if (std::find(flags.upload_projects.begin(), flags.upload_projects.end(), project) !=
         flags.upload_projects.end())
         return;
-    std::vector<std::string> shown;
-    for (const auto& name : projects) shown.push_back(terminal_safe(name));
-    const std::string where = store::without_credentials(store_url);
-    if (shown.empty())
-        throw UsageError(fmt::format(
-            "--project '{}': the store {} holds no runs yet; record runs first, or leave "
-            "--project out",
-            terminal_safe(project), where));
-    throw UsageError(
-        fmt::format("--project '{}': no such project in the store {}; its projects are: {}",
-                    terminal_safe(project), where, fmt::join(shown, ", ")));
+    require_known_project(store, store_url, project);
 }
 
 // Answers /pulls/COMMIT with the comparison `compare --format json` would print.

@@ -415,6 +415,26 @@ class PostgresStore final : public CoreStore {
         return names;
     }
 
+    std::vector<std::string> select_machines(const std::string& project) override {
+        const Rows rows = connection_->query(
+            "SELECT DISTINCT machine COLLATE \"C\" AS name FROM runs WHERE project = $1 "
+            "ORDER BY name",
+            {project});
+        std::vector<std::string> names;
+        for (int row = 0; row < rows.size(); ++row) names.push_back(rows.text(row, 0));
+        return names;
+    }
+
+    std::vector<std::string> select_benchmark_names(const std::string& project) override {
+        const Rows rows = connection_->query(
+            "SELECT DISTINCT name COLLATE \"C\" AS name FROM benchmarks WHERE project = $1 "
+            "ORDER BY name",
+            {project});
+        std::vector<std::string> names;
+        for (int row = 0; row < rows.size(); ++row) names.push_back(rows.text(row, 0));
+        return names;
+    }
+
     int read_schema_version() override { return read_stored_version(*connection_); }
 
     std::int64_t select_last_run_id() override {

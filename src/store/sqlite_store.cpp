@@ -342,6 +342,24 @@ class SqliteStore final : public CoreStore {
         return names;
     }
 
+    std::vector<std::string> select_machines(const std::string& project) override {
+        Statement select(*connection_,
+                         "SELECT DISTINCT machine FROM runs WHERE project = ?1 ORDER BY machine");
+        select.bind_text(1, project);
+        std::vector<std::string> names;
+        while (select.step()) names.push_back(select.text(0));
+        return names;
+    }
+
+    std::vector<std::string> select_benchmark_names(const std::string& project) override {
+        Statement select(*connection_,
+                         "SELECT DISTINCT name FROM benchmarks WHERE project = ?1 ORDER BY name");
+        select.bind_text(1, project);
+        std::vector<std::string> names;
+        while (select.step()) names.push_back(select.text(0));
+        return names;
+    }
+
     int read_schema_version() override { return read_user_version(*connection_); }
 
     std::int64_t select_last_run_id() override {

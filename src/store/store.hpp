@@ -84,6 +84,13 @@ public:
     // Names of all projects with at least one run, sorted.
     virtual std::vector<std::string> projects() = 0;
 
+    // Names of the machines with at least one run of `project`, sorted.
+    virtual std::vector<std::string> machines(const std::string& project) = 0;
+
+    // Names of the benchmarks with results in runs of `project` on any machine, each once,
+    // sorted: what a name given on the command line is checked against.
+    virtual std::vector<std::string> benchmark_names(const std::string& project) = 0;
+
     // The schema version the store is at.
     virtual int schema_version() = 0;
 

@@ -193,6 +193,14 @@ std::vector<std::string> CoreStore::projects() {
     return guarded("listing projects", [&] { return select_projects(); });
 }
 
+std::vector<std::string> CoreStore::machines(const std::string& project) {
+    return guarded("listing machines", [&] { return select_machines(project); });
+}
+
+std::vector<std::string> CoreStore::benchmark_names(const std::string& project) {
+    return guarded("listing benchmarks", [&] { return select_benchmark_names(project); });
+}
+
 int CoreStore::schema_version() {
     return guarded("reading the schema version", [&] { return read_schema_version(); });
 }

@@ -62,6 +62,10 @@ class CoreStore : public Store {
         std::span<const std::int64_t> run_ids) final;
     // Store::projects(), through select_projects().
     std::vector<std::string> projects() final;
+    // Store::machines(), through select_machines().
+    std::vector<std::string> machines(const std::string& project) final;
+    // Store::benchmark_names(), through select_benchmark_names().
+    std::vector<std::string> benchmark_names(const std::string& project) final;
     // Store::schema_version(), through read_schema_version().
     int schema_version() final;
     // Store::last_run_id(), through select_last_run_id().
@@ -90,6 +94,10 @@ class CoreStore : public Store {
         std::span<const std::int64_t> run_ids) = 0;
     // Store::projects(), sorted bytewise.
     virtual std::vector<std::string> select_projects() = 0;
+    // Store::machines(), sorted bytewise.
+    virtual std::vector<std::string> select_machines(const std::string& project) = 0;
+    // Store::benchmark_names(), sorted bytewise.
+    virtual std::vector<std::string> select_benchmark_names(const std::string& project) = 0;
     // The stored schema version, 0 for a store without benchwatch tables.
     virtual int read_schema_version() = 0;
     // Store::last_run_id().

@@ -148,6 +148,15 @@ void Repository::remove_worktree(const std::filesystem::path& path) const {
                     "prune the records of removed work trees");
 }
 
+std::optional<std::string> Repository::remote_url(const std::string& remote) const {
+    const auto output = run_git(top_level_, {"remote", "get-url", "--", remote});
+    require_started(output, top_level_);
+    if (output.exit_code != 0) return std::nullopt;
+    const auto url = trim_newline(output.out);
+    if (url.empty()) return std::nullopt;
+    return std::string(url);
+}
+
 std::optional<std::string> Repository::current_branch() const {
     const auto output = run_git(top_level_, {"symbolic-ref", "--quiet", "--short", "HEAD"});
     require_started(output, top_level_);

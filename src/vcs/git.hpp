@@ -63,6 +63,10 @@ class Repository {
     // it is in; throws GitError when git refuses.
     void remove_worktree(const std::filesystem::path& path) const;
 
+    // The URL of the remote named `remote` as git would fetch from it (`git remote get-url`), or
+    // std::nullopt when there is no such remote.
+    std::optional<std::string> remote_url(const std::string& remote) const;
+
     // The name of the checked-out branch, or std::nullopt on a detached HEAD.
     std::optional<std::string> current_branch() const;
 

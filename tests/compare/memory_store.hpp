@@ -78,6 +78,21 @@ class MemoryStore : public store::Store {
         return {names.begin(), names.end()};
     }
 
+    std::vector<std::string> machines(const std::string& project) override {
+        std::set<std::string> names;
+        for (const auto& run : runs_)
+            if (run.project == project) names.insert(run.machine);
+        return {names.begin(), names.end()};
+    }
+
+    std::vector<std::string> benchmark_names(const std::string& project) override {
+        std::set<std::string> names;
+        for (const auto& run : runs_)
+            if (run.project == project)
+                for (const auto& result : run.results) names.insert(result.benchmark);
+        return {names.begin(), names.end()};
+    }
+
     int schema_version() override { return 1; }
 
     std::int64_t last_run_id() override {

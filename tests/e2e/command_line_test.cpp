@@ -233,6 +233,10 @@ TEST_F(CommandLineTest, EveryDefaultBranchFlagStatesTheSameDefault) {
         "The default branch (default: default_branch in benchwatch.toml, else origin/HEAD's "
         "branch, else main or master, whichever the repository has, else main)";
     for (const std::vector<std::string>& chain : {std::vector<std::string>{"compare"},
+                                                  {"record"},
+                                                  {"run"},
+                                                  {"backfill"},
+                                                  {"bisect"},
                                                   {"history"},
                                                   {"backtest"},
                                                   {"serve"},
@@ -249,6 +253,36 @@ TEST_F(CommandLineTest, EveryDefaultBranchFlagStatesTheSameDefault) {
             << describe(arguments) << "\n"
             << help;
     }
+}
+
+TEST_F(CommandLineTest, EverySubcommandThatRunsBenchmarksTakesTheSameRunningFlags) {
+    // Each flag as `benchwatch help SUBCOMMAND` states it: the same line everywhere.
+    const std::vector<std::string> expected = {
+        "  --no-progress               Plain progress lines only, never a bar redrawn on a "
+        "terminal",
+        "  --timeout FLOAT:POSITIVE    Seconds after which a command run (a harness, a build, a "
+        "suite) is killed (default: none; for the [measure] recipe, its timeout)",
+        "  --repo TEXT                 Git work tree whose benchwatch.toml and commits to use "
+        "(default: working directory)",
+    };
+    for (const std::vector<std::string>& chain :
+         {std::vector<std::string>{"run"}, {"backfill"}, {"bisect"}, {"confirm"}, {"compare"},
+          {"github", "comment"}, {"github", "summary"}, {"github", "status"},
+          {"gitlab", "comment"}}) {
+        auto arguments = chain;
+        arguments.insert(arguments.begin(), "help");
+        const auto help = benchwatch(arguments);
+        ASSERT_EQ(help.exit_code, 0) << describe(arguments) << "\n" << help.err;
+        for (const auto& line : expected)
+            EXPECT_NE(help.out.find(line + "\n"), std::string::npos)
+                << describe(arguments) << " lacks:\n" << line << "\n" << help.out;
+    }
+    // Given to a subcommand that has no bar to draw, --no-progress is taken, not refused.
+    const auto bisect =
+        benchwatch({"bisect", "--no-progress", "--timeout", "60", "--benchmark", "a"});
+    EXPECT_EQ(bisect.err,
+              "error: bisect builds commits of a git repository; run it inside one or pass "
+              "--repo\n");
 }
 
 TEST_F(CommandLineTest, ShortFlags) {
@@ -282,8 +316,8 @@ TEST_F(CommandLineTest, ServeRefusesAProjectTheStoreDoesNotHave) {
         {"--store", store_, "--project", "p\x1b[31m", "--listen", "127.0.0.1:0"});
     ASSERT_FALSE(output.timed_out) << output.timeout_message;
     EXPECT_EQ(output.exit_code, 2);
-    EXPECT_EQ(output.err, "error: --project 'p\\u{1b}[31m': no such project in the store " +
-                              store::without_credentials(store_) + "; its projects are: p\n");
+    EXPECT_EQ(output.err, "error: no project 'p\\u{1b}[31m' in " +
+                              store::without_credentials(store_) + "; projects: p\n");
     EXPECT_EQ(output.out, "");
 }
 

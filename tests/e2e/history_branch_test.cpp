@@ -217,8 +217,11 @@ TEST_F(HistoryBranchTest, PushingAMissingOrEmptyStoreCreatesNoBranch) {
     EXPECT_EQ(missing.err, "error: no store at " + store::without_credentials(store_of("a")) +
                                "; record a run first (benchwatch record) or pass --store\n");
     record(a_, "a", 100);
-    EXPECT_EQ(history_branch(a_, "push", "a", {"--project", "other"}).out,
-              "nothing to push: the store has no runs of project 'other'\n");
+    // A project the store has no runs of, while it has others, is named as a likely typo.
+    const auto other = history_branch(a_, "push", "a", {"--project", "other"});
+    EXPECT_EQ(other.exit_code, 2);
+    EXPECT_EQ(other.err, "error: no project 'other' in " +
+                             store::without_credentials(store_of("a")) + "; projects: p\n");
     EXPECT_EQ(
         run({"git", "rev-parse", "--verify", "--quiet", "benchwatch-data"}, remote()).exit_code, 1);
 }
