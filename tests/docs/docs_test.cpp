@@ -1,6 +1,8 @@
 // What could break: a workflow in README.md or docs/*.md that does not parse, is not a complete
-// file, calls a benchwatch subcommand or option the binary lacks, or pastes a pull request's
-// fields into a script run with secrets; or a recipe removed without anyone noticing.
+// file, calls a benchwatch subcommand or option the binary lacks, pastes a pull request's fields
+// into a script run with secrets, or runs benchmarks that were not built optimised with their
+// submodules; a [measure] recipe that builds unoptimised; or a recipe removed without anyone
+// noticing.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gmock/gmock.h>
@@ -116,6 +118,15 @@ TEST(DocsWorkflows, KeepEveryRecipe) {
     // 6 + 1 + 1 blocks and 23 + 2 + 5 commands, from the table above.
     EXPECT_GE(total_blocks, 8);
     EXPECT_GE(total_commands, 30);
+}
+
+// The ```toml [measure] recipes whose `build` must be optimised, as when this test was written:
+// one each in config.md, measure.md and github-actions.md.
+TEST(DocsWorkflows, ChecksEveryMeasureRecipe) {
+    const std::map<std::string, int> expected{
+        {"docs/config.md", 1}, {"docs/github-actions.md", 1}, {"docs/measure.md", 1}};
+    for (const auto& [document, builds] : expected)
+        EXPECT_GE(check_file(document).measure_builds, builds) << document;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <array>
 #include <cctype>
 #include <cstddef>
+#include <initializer_list>
 #include <optional>
 #include <regex>
 #include <utility>
@@ -376,6 +377,31 @@ class ShellScanner {
     std::vector<PendingHeredoc> heredocs_;
 };
 
+// The blocks of `markdown` fenced with one of `languages`, in order; other fences are skipped whole.
+std::vector<FencedBlock> fenced_blocks(std::string_view markdown,
+                                       std::initializer_list<std::string_view> languages) {
+    std::vector<FencedBlock> blocks;
+    const auto lines = split_lines(markdown);
+    for (std::size_t index = 0; index < lines.size(); ++index) {
+        const auto opening = read_fence(lines[index]);
+        if (!opening) continue;
+        const auto language = fence_language(*opening);
+        const bool wanted =
+            std::find(languages.begin(), languages.end(), language) != languages.end();
+        FencedBlock block{static_cast<int>(index) + 1, {}};
+        for (++index; index < lines.size() && !closes(*opening, lines[index]); ++index) {
+            auto content = lines[index];
+            for (std::size_t removed = 0; removed < opening->indent && content.starts_with(' ');
+                 ++removed)
+                content.remove_prefix(1);
+            block.text += content;
+            block.text += '\n';
+        }
+        if (wanted) blocks.push_back(std::move(block));
+    }
+    return blocks;
+}
+
 // The position of the program's name in a command's words, past prefixes such as `env A=1`.
 std::size_t program_position(const std::vector<std::string>& words) {
     std::size_t position = 0;
@@ -421,10 +447,240 @@ std::vector<std::pair<std::size_t, std::string>> untrusted_expressions(std::stri
     return found;
 }
 
+// What a cmake command does, as far as the build rules need.
+struct CmakeCommand {
+    enum class Kind { other, configure, build };
+    Kind kind = Kind::other;
+    std::string folder;                     // -B of a configure, the folder of --build; or ""
+    std::optional<std::string> build_type;  // the CMAKE_BUILD_TYPE a configure sets
+};
+
+bool is_cmake(std::string_view program) {
+    return program == "cmake" || program.ends_with("/cmake");
+}
+
+// A folder as the build rules compare them: "./build/" is "build".
+std::string normal_folder(std::string_view path) {
+    while (path.starts_with("./")) path.remove_prefix(2);
+    while (path.size() > 1 && path.ends_with('/')) path.remove_suffix(1);
+    return std::string(path);
+}
+
+// `words` (words[0] the program) read as a cmake command; nullopt when the program is not cmake.
+std::optional<CmakeCommand> read_cmake(const std::vector<std::string>& words) {
+    if (words.empty() || !is_cmake(words[0])) return std::nullopt;
+    CmakeCommand cmake;
+    if (words.size() < 2) return cmake;
+    if (words[1] == "--build") {
+        cmake.kind = CmakeCommand::Kind::build;
+        if (words.size() > 2) cmake.folder = normal_folder(words[2]);
+        return cmake;
+    }
+    static constexpr std::array other_modes{"--install", "--open", "-E",     "-P",
+                                            "--workflow", "--help", "--version"};
+    if (std::find(other_modes.begin(), other_modes.end(), words[1]) != other_modes.end())
+        return cmake;
+    cmake.kind = CmakeCommand::Kind::configure;
+    for (std::size_t index = 1; index < words.size(); ++index) {
+        const std::string_view word = words[index];
+        std::string_view definition;
+        if (word == "-B" && index + 1 < words.size()) {
+            cmake.folder = normal_folder(words[++index]);
+        } else if (word.starts_with("-B") && word.size() > 2) {
+            cmake.folder = normal_folder(word.substr(2));
+        } else if (word == "-D" && index + 1 < words.size()) {
+            definition = words[++index];
+        } else if (word.starts_with("-D")) {
+            definition = word.substr(2);
+        }
+        const auto equals = definition.find('=');
+        if (equals == std::string_view::npos) continue;
+        // NAME=VALUE or NAME:TYPE=VALUE
+        const auto name = definition.substr(0, std::min(definition.find(':'), equals));
+        if (name == "CMAKE_BUILD_TYPE") cmake.build_type = std::string(definition.substr(equals + 1));
+    }
+    return cmake;
+}
+
+bool is_optimised(const std::optional<std::string>& build_type) {
+    if (!build_type) return false;
+    auto lower = *build_type;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return lower == "release" || lower == "relwithdebinfo";
+}
+
+// The problem of a configure that does not ask for an optimised build; nullopt for any other
+// command. `words` starts at the program.
+std::optional<std::string> build_type_problem(const std::vector<std::string>& words) {
+    const auto cmake = read_cmake(words);
+    if (!cmake || cmake->kind != CmakeCommand::Kind::configure || is_optimised(cmake->build_type))
+        return std::nullopt;
+    const auto quoted = fmt::format("`{}`", describe(words));
+    if (!cmake->build_type)
+        return fmt::format("{}: configures without CMAKE_BUILD_TYPE, which compiles without "
+                           "optimisation when the project sets no default; add "
+                           "-DCMAKE_BUILD_TYPE=Release (or RelWithDebInfo)",
+                           quoted);
+    return fmt::format("{}: CMAKE_BUILD_TYPE={} is not an optimised build; benchmark a Release "
+                       "(or RelWithDebInfo) build",
+                       quoted, *cmake->build_type);
+}
+
+// The commands of one CI job in the order it runs them, for the build rules.
+struct JobCommands {
+    std::string name;
+    std::vector<ShellCommand> commands;
+    // From which command on the submodules are checked out; nullopt when never.
+    std::optional<std::size_t> submodules_from;
+    std::string submodules_fix;  // what to add, said the CI's way
+};
+
+// The innermost of `folders` that `piece` names a path in ("build/x", "./build/x"); "" if none.
+std::string folder_named(std::string_view piece, const std::set<std::string>& folders) {
+    const auto path = normal_folder(piece);
+    std::string found;
+    for (const auto& folder : folders)
+        if (path.size() > folder.size() + 1 && path.starts_with(folder) &&
+            path[folder.size()] == '/' && folder.size() > found.size())
+            found = folder;
+    return found;
+}
+
+// The parts of a word the build rules read as paths: the word and its blank-separated parts,
+// each also after its first "=".
+std::vector<std::string_view> path_pieces(std::string_view word) {
+    std::vector<std::string_view> pieces;
+    std::size_t start = 0;
+    while (start < word.size()) {
+        const auto end = std::min(word.find_first_of(" \t\n", start), word.size());
+        if (end > start) {
+            const auto piece = word.substr(start, end - start);
+            pieces.push_back(piece);
+            if (const auto equals = piece.find('='); equals != std::string_view::npos)
+                pieces.push_back(piece.substr(equals + 1));
+        }
+        start = end + 1;
+    }
+    return pieces;
+}
+
+// The problems of one job under the build rules "built first" and "submodules" (the header
+// says what they are), each "LINE: what is wrong".
+std::vector<std::pair<int, std::string>> build_order_problems(const JobCommands& job) {
+    std::vector<std::pair<int, std::string>> problems;
+    std::set<std::string> folders{"build"};
+    std::set<std::string> optimised;  // configured with an optimised build type
+    std::set<std::string> built;      // built since that configure
+    bool submodules_reported = false;
+    for (std::size_t index = 0; index < job.commands.size(); ++index) {
+        const auto& command = job.commands[index];
+        const auto position = program_position(command.words);
+        if (position == command.words.size()) continue;
+        const std::vector<std::string> words(
+            command.words.begin() + static_cast<std::ptrdiff_t>(position), command.words.end());
+        if (const auto cmake = read_cmake(words)) {
+            if (cmake->kind == CmakeCommand::Kind::other) continue;
+            const bool has_submodules = job.submodules_from && *job.submodules_from <= index;
+            if (!has_submodules && !submodules_reported) {
+                problems.emplace_back(command.line,
+                                      fmt::format("job \"{}\" builds without checking out its "
+                                                  "submodules; {}",
+                                                  job.name, job.submodules_fix));
+                submodules_reported = true;
+            }
+            if (cmake->folder.empty()) continue;
+            folders.insert(cmake->folder);
+            if (cmake->kind == CmakeCommand::Kind::configure) {
+                built.erase(cmake->folder);
+                if (is_optimised(cmake->build_type))
+                    optimised.insert(cmake->folder);
+                else
+                    optimised.erase(cmake->folder);
+            } else if (optimised.contains(cmake->folder)) {
+                built.insert(cmake->folder);
+            }
+            continue;
+        }
+        for (const auto& word : words) {
+            std::string folder;
+            std::string_view path;
+            for (const auto piece : path_pieces(word)) {
+                folder = folder_named(piece, folders);
+                path = piece;
+                if (!folder.empty()) break;
+            }
+            if (folder.empty() || built.contains(folder)) continue;
+            problems.emplace_back(
+                command.line,
+                fmt::format("job \"{}\" uses {} before building it: no earlier command of the job "
+                            "configures \"{}\" with -DCMAKE_BUILD_TYPE=Release (or "
+                            "RelWithDebInfo) and then runs `cmake --build {}`",
+                            job.name, path, folder, folder));
+            break;
+        }
+    }
+    return problems;
+}
+
+// The `build` key of a ```toml block's [measure] table (or `measure.build` at its top).
+struct MeasureBuild {
+    int line = 0;                      // of the document
+    std::optional<std::string> value;  // nullopt when it is not a one-line string
+};
+
+// A one-line TOML string at the start of `text`: "basic" with escapes, or 'literal'.
+std::optional<std::string> toml_string(std::string_view text) {
+    if (text.empty() || text.starts_with(R"(""")") || text.starts_with("'''")) return std::nullopt;
+    if (text.front() == '\'') {
+        const auto end = text.find('\'', 1);
+        if (end == std::string_view::npos) return std::nullopt;
+        return std::string(text.substr(1, end - 1));
+    }
+    if (text.front() != '"') return std::nullopt;
+    std::string value;
+    for (std::size_t index = 1; index < text.size(); ++index) {
+        const char c = text[index];
+        if (c == '"') return value;
+        if (c != '\\' || index + 1 == text.size()) {
+            value += c;
+            continue;
+        }
+        const char escaped = text[++index];
+        value += escaped == 'n' ? '\n' : escaped == 't' ? '\t' : escaped;
+    }
+    return std::nullopt;
+}
+
+std::vector<MeasureBuild> measure_builds(const FencedBlock& block) {
+    std::vector<MeasureBuild> builds;
+    std::string table;
+    int line = block.fence_line;
+    for (const auto text : split_lines(block.text)) {
+        ++line;
+        const auto content = trim(text);
+        if (content.starts_with('[')) {
+            const auto name = content.substr(0, content.find(']'));
+            table = std::string(trim(name.substr(name.find_first_not_of('['))));
+            continue;
+        }
+        const auto equals = content.find('=');
+        if (content.starts_with('#') || equals == std::string_view::npos) continue;
+        const auto key = trim(content.substr(0, equals));
+        if ((table == "measure" && key == "build") || (table.empty() && key == "measure.build"))
+            builds.push_back({line, toml_string(trim(content.substr(equals + 1)))});
+    }
+    return builds;
+}
+
+bool is_benchwatch_action(std::string_view action) {
+    return action.starts_with("OWNER/benchwatch@") || action == "./";
+}
+
 // Checks the YAML of one block of one document, adding to `result`.
 class BlockChecker {
   public:
-    BlockChecker(const YamlBlock& block, const std::string& file, const HelpLookup& help,
+    BlockChecker(const FencedBlock& block, const std::string& file, const HelpLookup& help,
                  DocumentCheck& result, const std::set<std::string>* action_inputs = nullptr)
         : block_(block), file_(file), help_(help), result_(result), action_inputs_(action_inputs) {}
 
@@ -571,6 +827,7 @@ class BlockChecker {
                 report(line_of(entry.first), fmt::format("job \"{}\" has no \"steps\" list", id));
             } else {
                 check_github_steps(id, job["steps"], untrusted_trigger);
+                check_builds(github_job_commands(id, job["steps"]));
             }
         }
     }
@@ -590,6 +847,10 @@ class BlockChecker {
                 continue;
             }
             if (uses) check_action_use(step, job_id, number);
+            if (uses && is_benchwatch_action(step["uses"].as<std::string>()) && step["with"] &&
+                step["with"]["run"] && step["with"]["run"].IsScalar())
+                check_configures(step["with"]["run"].as<std::string>(),
+                                 first_text_line(step["with"]["run"]));
             if (!runs) continue;
             const auto run = step["run"];
             if (!run.IsScalar()) {
@@ -646,6 +907,90 @@ class BlockChecker {
             for (const char* key : script_keys)
                 if (value[key]) check_gitlab_script(value[key]);
         }
+        for (const auto& entry : root) {
+            const auto name = entry.first.as<std::string>();
+            if (name.starts_with('.') || !entry.second.IsMap()) continue;
+            if (auto job = gitlab_job_commands(root, name, entry.second)) check_builds(*job);
+        }
+    }
+
+    // GitLab's `extends:` chain is at most 11 deep; deeper (or circular) chains are not followed.
+    static constexpr int gitlab_extends_limit = 11;
+
+    // The templates `job` extends, the one whose keys win last.
+    static std::vector<YAML::Node> gitlab_templates(const YAML::Node& root, const YAML::Node& job) {
+        std::vector<YAML::Node> templates;
+        const auto extends = job["extends"];
+        std::vector<std::string> names;
+        if (extends && extends.IsScalar()) names.push_back(extends.as<std::string>());
+        if (extends && extends.IsSequence())
+            for (const auto& name : extends)
+                if (name.IsScalar()) names.push_back(name.as<std::string>());
+        for (auto name = names.rbegin(); name != names.rend(); ++name)
+            if (const auto found = root[*name]; found && found.IsMap()) templates.push_back(found);
+        return templates;
+    }
+
+    // A job's `key`: its own, else that of the templates it extends; nullopt when none has it.
+    static std::optional<YAML::Node> gitlab_key(const YAML::Node& root, const YAML::Node& job,
+                                                const char* key, int depth = 0) {
+        if (job[key]) return job[key];
+        if (depth == gitlab_extends_limit) return std::nullopt;
+        for (const auto& parent : gitlab_templates(root, job))
+            if (auto found = gitlab_key(root, parent, key, depth + 1)) return found;
+        return std::nullopt;
+    }
+
+    // A job's variable `name`: its own, its templates', else the file's.
+    static std::optional<std::string> gitlab_variable(const YAML::Node& root, const YAML::Node& job,
+                                                      const std::string& name, int depth = 0) {
+        const auto value_of = [&name](const YAML::Node& variables) -> std::optional<std::string> {
+            if (!variables || !variables.IsMap() || !variables[name]) return std::nullopt;
+            const auto value = variables[name];
+            if (value.IsScalar()) return value.as<std::string>();
+            if (value.IsMap() && value["value"] && value["value"].IsScalar())
+                return value["value"].as<std::string>();
+            return std::nullopt;
+        };
+        if (auto own = value_of(job["variables"])) return own;
+        if (depth < gitlab_extends_limit)
+            for (const auto& parent : gitlab_templates(root, job))
+                if (auto found = gitlab_variable(root, parent, name, depth + 1)) return found;
+        if (depth > 0) return std::nullopt;
+        return value_of(root["variables"]);
+    }
+
+    // The commands of GitLab job `name`, before_script, script and after_script (from the job,
+    // its templates, `default:` or the file's global keys); nullopt when it has no script.
+    std::optional<JobCommands> gitlab_job_commands(const YAML::Node& root, const std::string& name,
+                                                   const YAML::Node& job) const {
+        const auto script = gitlab_key(root, job, "script");
+        if (!script) return std::nullopt;
+        const auto inherited = [&](const char* key) -> std::optional<YAML::Node> {
+            if (auto found = gitlab_key(root, job, key)) return found;
+            if (const auto defaults = root["default"]; defaults && defaults.IsMap() && defaults[key])
+                return defaults[key];
+            if (root[key]) return root[key];
+            return std::nullopt;
+        };
+        JobCommands commands{name, {}, std::nullopt,
+                             "set GIT_SUBMODULE_STRATEGY: recursive in its variables or the "
+                             "file's"};
+        if (gitlab_variable(root, job, "GIT_SUBMODULE_STRATEGY") == "recursive")
+            commands.submodules_from = 0;
+        for (const auto& part : {inherited("before_script"), script, inherited("after_script")})
+            if (part) add_gitlab_commands(*part, commands.commands);
+        return commands;
+    }
+
+    // The commands of a GitLab script (a string or nested lists of them), appended in order.
+    void add_gitlab_commands(const YAML::Node& script, std::vector<ShellCommand>& commands) const {
+        if (script.IsScalar()) {
+            for (auto& command : shell_commands(script.as<std::string>(), first_text_line(script)))
+                commands.push_back(std::move(command));
+        } else if (script.IsSequence()) {
+            for (const auto& item : script) add_gitlab_commands(item, commands);
+        }
     }
 
     // A GitLab script: one string or a list of them, lists nested by YAML anchors flattened.
@@ -663,8 +1008,7 @@ class BlockChecker {
     // repository) may pass only the inputs action.yml declares.
     void check_action_use(const YAML::Node& step, const std::string& job_id, int number) {
         const auto action = step["uses"].as<std::string>();
-        if (action_inputs_ == nullptr || !(action.starts_with("OWNER/benchwatch@") || action == "./"))
-            return;
+        if (action_inputs_ == nullptr || !is_benchwatch_action(action)) return;
         ++result_.action_steps;
         if (!step["with"]) return;
         for (const auto& entry : step["with"]) {
@@ -677,7 +1021,49 @@ class BlockChecker {
         }
     }
 
+    // The commands of a GitHub job in step order: `run:` scripts and the `run` input of
+    // benchwatch's action, with the first command after an actions/checkout step that checks out
+    // submodules recursively.
+    JobCommands github_job_commands(const std::string& job_id, const YAML::Node& steps) const {
+        JobCommands job{job_id, {}, std::nullopt,
+                        "give the actions/checkout step before it \"with: submodules: recursive\""};
+        for (const auto& step : steps) {
+            if (!step.IsMap()) continue;
+            YAML::Node script;
+            if (step["run"]) {
+                script = step["run"];
+            } else if (step["uses"] && step["uses"].IsScalar()) {
+                const auto action = step["uses"].as<std::string>();
+                const auto with = step["with"];
+                if (action.starts_with("actions/checkout@") && with && with["submodules"] &&
+                    with["submodules"].IsScalar() &&
+                    with["submodules"].as<std::string>() == "recursive" && !job.submodules_from)
+                    job.submodules_from = job.commands.size();
+                if (is_benchwatch_action(action) && with && with["run"]) script = with["run"];
+            }
+            if (!script || !script.IsScalar()) continue;
+            for (auto& command : shell_commands(script.as<std::string>(), first_text_line(script)))
+                job.commands.push_back(std::move(command));
+        }
+        return job;
+    }
+
+    void check_builds(const JobCommands& job) {
+        for (const auto& [line, problem] : build_order_problems(job)) report(line, problem);
+    }
+
+    // Every cmake configure of `script` must ask for an optimised build.
+    void check_configures(std::string_view script, int first_line) {
+        for (const auto& command : shell_commands(script, first_line)) {
+            const auto position = program_position(command.words);
+            const std::vector<std::string> words(
+                command.words.begin() + static_cast<std::ptrdiff_t>(position), command.words.end());
+            if (const auto problem = build_type_problem(words)) report(command.line, *problem);
+        }
+    }
+
     void check_shell(std::string_view script, int first_line) {
+        check_configures(script, first_line);
         for (const auto& command : shell_commands(script, first_line)) {
             const auto position = program_position(command.words);
             if (position == command.words.size() || !is_benchwatch(command.words[position]))
@@ -690,7 +1076,7 @@ class BlockChecker {
         }
     }
 
-    const YamlBlock& block_;
+    const FencedBlock& block_;
     const std::string& file_;
     const HelpLookup& help_;
     DocumentCheck& result_;
@@ -699,26 +1085,12 @@ class BlockChecker {
 
 }  // namespace
 
-std::vector<YamlBlock> yaml_blocks(std::string_view markdown) {
-    std::vector<YamlBlock> blocks;
-    const auto lines = split_lines(markdown);
-    for (std::size_t index = 0; index < lines.size(); ++index) {
-        const auto opening = read_fence(lines[index]);
-        if (!opening) continue;
-        const auto language = fence_language(*opening);
-        const bool is_yaml = language == "yaml" || language == "yml";
-        YamlBlock block{static_cast<int>(index) + 1, {}};
-        for (++index; index < lines.size() && !closes(*opening, lines[index]); ++index) {
-            auto content = lines[index];
-            for (std::size_t removed = 0; removed < opening->indent && content.starts_with(' ');
-                 ++removed)
-                content.remove_prefix(1);
-            block.text += content;
-            block.text += '\n';
-        }
-        if (is_yaml) blocks.push_back(std::move(block));
-    }
-    return blocks;
+std::vector<FencedBlock> yaml_blocks(std::string_view markdown) {
+    return fenced_blocks(markdown, {"yaml", "yml"});
+}
+
+std::vector<FencedBlock> toml_blocks(std::string_view markdown) {
+    return fenced_blocks(markdown, {"toml"});
 }
 
 std::vector<ShellCommand> shell_commands(std::string_view script, int first_line) {
@@ -800,6 +1172,27 @@ DocumentCheck check_document(std::string_view markdown, const std::string& file,
         ++result.yaml_blocks;
         BlockChecker(block, file, help, result, action_inputs).check();
     }
+    for (const auto& block : toml_blocks(markdown)) {
+        for (const auto& build : measure_builds(block)) {
+            ++result.measure_builds;
+            if (!build.value) {
+                result.problems.push_back(fmt::format(
+                    "{}:{}: [measure] build is not a one-line TOML string, the only kind this "
+                    "check reads; write it as one",
+                    file, build.line));
+                continue;
+            }
+            for (const auto& command : shell_commands(*build.value, build.line)) {
+                const auto position = program_position(command.words);
+                const std::vector<std::string> words(
+                    command.words.begin() + static_cast<std::ptrdiff_t>(position),
+                    command.words.end());
+                if (const auto problem = build_type_problem(words))
+                    result.problems.push_back(
+                        fmt::format("{}:{}: [measure] build: {}", file, command.line, *problem));
+            }
+        }
+    }
     return result;
 }
 
@@ -807,7 +1200,7 @@ ActionCheck check_action(std::string_view action_yaml, const std::string& file,
                          const HelpLookup& help) {
     ActionCheck result;
     DocumentCheck found;
-    const YamlBlock block{0, std::string(action_yaml)};
+    const FencedBlock block{0, std::string(action_yaml)};
     result.inputs = BlockChecker(block, file, help, found).check_action();
     result.benchwatch_commands = found.benchwatch_commands;
     result.problems = std::move(found.problems);

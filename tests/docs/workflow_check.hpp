@@ -10,19 +10,45 @@
 
 // Checks the CI files shown in the documentation: each ```yaml block must be a complete GitHub
 // Actions workflow or GitLab CI file, every benchwatch command its shell steps call must exist
-// with the flags they pass, and workflows that run with secrets on code from forks must not
-// paste event fields into their scripts.
+// with the flags they pass, workflows that run with secrets on code from forks must not paste
+// event fields into their scripts, and benchmarks must be built optimised, with their
+// submodules, before they run.
+//
+// The build rules, over the commands of each GitHub job (its `run:` steps, and the `run` input
+// of benchwatch's action, in step order) and of each GitLab job (before_script, script and
+// after_script, with `extends:` templates, `default:` and the file's global keys applied as
+// GitLab does):
+// - Optimised: every cmake configure (any `cmake` command that is not `--build`, `--install`,
+//   `--open`, `-E`, `-P`, `--workflow`, `--help` or `--version`), in a ```yaml script or in the
+//   `build` string of a ```toml `[measure]` table, sets CMAKE_BUILD_TYPE (-D) to Release or
+//   RelWithDebInfo (in any case): CMake's default is no build type at all, which compiles
+//   without optimisation when the project sets no default of its own.
+// - Built first: the build folders of a job are `build` and every folder an earlier command of
+//   the job names with `cmake -B DIR` or `cmake --build DIR` (compared without a leading "./" or
+//   a trailing "/"). A word of a command other than cmake names a path in one when the word, a
+//   blank-separated part of it (a command line passed as one argument), or the text after the
+//   first "=" of either (--latency NAME=COMMAND) starts with "DIR/" or "./DIR/"; the innermost
+//   such folder counts. The command must come after a configure of that folder with an optimised
+//   build type, followed by `cmake --build` of it, earlier in the same job (an earlier command
+//   of the same script counts). A program run from anywhere else is not checked.
+// - Submodules: a job with a cmake configure or build checks out its submodules before the
+//   first one: on GitHub an actions/checkout step before it `with: submodules: recursive`, on
+//   GitLab GIT_SUBMODULE_STRATEGY "recursive" in the job's variables (its own, its templates')
+//   or the file's.
 namespace benchwatch::testing::docs {
 
-// A fenced ```yaml or ```yml block of a Markdown document.
-struct YamlBlock {
-    int fence_line = 0;  // 1-based line of the opening fence; the YAML starts on the next line
+// A fenced code block of a Markdown document.
+struct FencedBlock {
+    int fence_line = 0;  // 1-based line of the opening fence; the text starts on the next line
     std::string text;
 };
 
 // Every ```yaml and ```yml block of `markdown`, in order. Other fences (```toml, ```sh…) are
 // skipped whole, so that YAML-looking text inside them is not taken for a block.
-std::vector<YamlBlock> yaml_blocks(std::string_view markdown);
+std::vector<FencedBlock> yaml_blocks(std::string_view markdown);
+
+// Every ```toml block of `markdown`, in order, read as yaml_blocks reads YAML ones.
+std::vector<FencedBlock> toml_blocks(std::string_view markdown);
 
 // One simple command of a shell script: its words after quote removal, without assignments
 // before it, redirections and their targets. A command substitution inside a word is kept as
@@ -82,12 +108,13 @@ struct DocumentCheck {
     int gitlab_files = 0;
     int benchwatch_commands = 0;
     int action_steps = 0;  // steps that use benchwatch's action (with action_inputs given)
+    int measure_builds = 0;  // `build` strings of ```toml [measure] tables
     std::vector<std::string> problems;  // each "FILE:LINE: what is wrong"
 };
 
-// Checks every ```yaml block of `markdown`; `file` names the document in the problems. With
-// `action_inputs`, a step that uses benchwatch's action ("OWNER/benchwatch@REF", or "./") may
-// pass only those inputs.
+// Checks every ```yaml block of `markdown`, and the `build` of every ```toml [measure] table;
+// `file` names the document in the problems. With `action_inputs`, a step that uses
+// benchwatch's action ("OWNER/benchwatch@REF", or "./") may pass only those inputs.
 DocumentCheck check_document(std::string_view markdown, const std::string& file,
                              const HelpLookup& help,
                              const std::set<std::string>* action_inputs = nullptr);

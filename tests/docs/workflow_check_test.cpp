@@ -1,6 +1,7 @@
 // What could break: the checker of the docs' workflows letting through what it must refuse (an
-// unknown option or subcommand, invalid YAML, a fragment, an injected expression) or misreading
-// the YAML and shell it is given, which would make the test over the real docs pass for nothing.
+// unknown option or subcommand, invalid YAML, a fragment, an injected expression, a benchmark
+// run before an optimised build or built without its submodules) or misreading the YAML, TOML
+// and shell it is given, which would make the test over the real docs pass for nothing.
 #include "docs/workflow_check.hpp"
 
 #include <gmock/gmock.h>
@@ -454,6 +455,225 @@ TEST(CheckDocument, ChecksEveryScriptOfAGitLabFile) {
                     "subcommand \"coment\" of `benchwatch github` (its help lists: comment)",
                     "docs/gitlab.md:13: `benchwatch compare --projet p`: unknown option "
                     "--projet of `benchwatch compare`"));
+}
+
+// The build rules' messages, for the expected problems below.
+std::string unbuilt(const std::string& job, const std::string& path, const std::string& folder) {
+    return "job \"" + job + "\" uses " + path + " before building it: no earlier command of the "
+           "job configures \"" + folder + "\" with -DCMAKE_BUILD_TYPE=Release (or RelWithDebInfo) "
+           "and then runs `cmake --build " + folder + "`";
+}
+
+constexpr const char* github_submodules_fix =
+    "give the actions/checkout step before it \"with: submodules: recursive\"";
+
+TEST(CheckDocument, RefusesARecipeThatRunsTheBenchmarksWithoutBuildingThem) {
+    const auto check = check_document(
+        "```yaml\n"                                           // 1
+        "on: push\n"                                          // 2
+        "jobs:\n"                                             // 3
+        "  benchmark:\n"                                      // 4
+        "    runs-on: ubuntu-24.04\n"                         // 5
+        "    steps:\n"                                        // 6
+        "      - uses: actions/checkout@v4\n"                 // 7
+        "        with:\n"                                     // 8
+        "          submodules: recursive\n"                   // 9
+        "      - run: ./build/bench --benchmark_format=json\n"  // 10
+        "      - uses: OWNER/benchwatch@v0.1.0\n"             // 11
+        "        with:\n"                                     // 12
+        "          run: build/bench\n"                        // 13
+        "```\n",
+        "docs/x.md", fake_help);
+    EXPECT_THAT(check.problems,
+                ElementsAre("docs/x.md:10: " + unbuilt("benchmark", "./build/bench", "build"),
+                            "docs/x.md:13: " + unbuilt("benchmark", "build/bench", "build")));
+}
+
+TEST(CheckDocument, RefusesAConfigureWithoutAnOptimisedBuildType) {
+    const auto check = check_document(
+        "```yaml\n"                                                  // 1
+        "on: push\n"                                                 // 2
+        "jobs:\n"                                                    // 3
+        "  benchmark:\n"                                             // 4
+        "    runs-on: ubuntu-24.04\n"                                // 5
+        "    steps:\n"                                               // 6
+        "      - uses: actions/checkout@v4\n"                        // 7
+        "        with:\n"                                            // 8
+        "          submodules: recursive\n"                          // 9
+        "      - run: cmake -S . -B build && cmake --build build\n"  // 10
+        "      - run: |\n"                                           // 11
+        "          cmake -B build -DCMAKE_BUILD_TYPE=Debug\n"        // 12
+        "          cmake --build build\n"                            // 13
+        "          ./build/bench\n"                                  // 14
+        "```\n",
+        "docs/x.md", fake_help);
+    EXPECT_THAT(check.problems,
+                ElementsAre("docs/x.md:10: `cmake -S . -B build`: configures without "
+                            "CMAKE_BUILD_TYPE, which compiles without optimisation when the "
+                            "project sets no default; add -DCMAKE_BUILD_TYPE=Release (or "
+                            "RelWithDebInfo)",
+                            "docs/x.md:12: `cmake -B build -DCMAKE_BUILD_TYPE=Debug`: "
+                            "CMAKE_BUILD_TYPE=Debug is not an optimised build; benchmark a "
+                            "Release (or RelWithDebInfo) build",
+                            "docs/x.md:14: " + unbuilt("benchmark", "./build/bench", "build")));
+}
+
+TEST(CheckDocument, RefusesABuildBeforeTheSubmodulesAreCheckedOut) {
+    const auto check = check_document(
+        "```yaml\n"                                   // 1
+        "on: push\n"                                  // 2
+        "jobs:\n"                                     // 3
+        "  none:\n"                                   // 4
+        "    runs-on: ubuntu-24.04\n"                 // 5
+        "    steps:\n"                                // 6
+        "      - uses: actions/checkout@v4\n"         // 7
+        "        with:\n"                             // 8
+        "          fetch-depth: 0\n"                  // 9
+        "      - run: cmake -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build\n"  // 10
+        "      - run: ./build/bench\n"                // 11
+        "  late:\n"                                   // 12
+        "    runs-on: ubuntu-24.04\n"                 // 13
+        "    steps:\n"                                // 14
+        "      - run: cmake -B build -DCMAKE_BUILD_TYPE=Release\n"  // 15
+        "      - uses: actions/checkout@v4\n"         // 16
+        "        with:\n"                             // 17
+        "          submodules: true\n"                // 18
+        "      - uses: actions/checkout@v4\n"         // 19
+        "        with:\n"                             // 20
+        "          submodules: recursive\n"           // 21
+        "      - run: cmake --build build && ./build/bench\n"  // 22
+        "```\n",
+        "docs/x.md", fake_help);
+    EXPECT_THAT(check.problems,
+                ElementsAre(std::string("docs/x.md:10: job \"none\" builds without checking out "
+                                        "its submodules; ") +
+                                github_submodules_fix,
+                            std::string("docs/x.md:15: job \"late\" builds without checking out "
+                                        "its submodules; ") +
+                                github_submodules_fix));
+}
+
+TEST(CheckDocument, AcceptsOptimisedBuildsWithSubmodulesBeforeTheirPrograms) {
+    const auto check = check_document(
+        "```yaml\n"                                                                  // 1
+        "on: push\n"                                                                 // 2
+        "jobs:\n"                                                                    // 3
+        "  benchmark:\n"                                                             // 4
+        "    runs-on: ubuntu-24.04\n"                                                // 5
+        "    steps:\n"                                                               // 6
+        "      - uses: actions/checkout@v4\n"                                        // 7
+        "        with:\n"                                                            // 8
+        "          fetch-depth: 0\n"                                                 // 9
+        "          submodules: recursive\n"                                          // 10
+        "      - run: |\n"                                                           // 11
+        "          cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build\n"
+        "          cmake -S . -B ./out/ -D CMAKE_BUILD_TYPE:STRING=relwithdebinfo\n"  // 13
+        "          cmake --build out --parallel\n"                                   // 14
+        "          cmake -E make_directory build/results\n"                          // 15
+        "      - run: |\n"                                                           // 16
+        "          ./build/bench --benchmark_format=json\n"                          // 17
+        "          taskset -c 0 out/bench\n"                                         // 18
+        "          benchwatch compare --project p -- ./out/bench\n"                  // 19
+        "      - uses: OWNER/benchwatch@v0.1.0\n"                                    // 20
+        "        with:\n"                                                            // 21
+        "          run: ./build/bench --benchmark_format=json\n"                     // 22
+        "```\n",
+        "docs/x.md", fake_help);
+    EXPECT_THAT(check.problems, IsEmpty());
+}
+
+TEST(CheckDocument, KnowsEveryFolderThatCmakeNamesAndPathsInsideWords) {
+    const auto check = check_document(
+        "```yaml\n"                                                               // 1
+        "on: push\n"                                                              // 2
+        "jobs:\n"                                                                 // 3
+        "  benchmark:\n"                                                          // 4
+        "    runs-on: ubuntu-24.04\n"                                             // 5
+        "    steps:\n"                                                            // 6
+        "      - uses: actions/checkout@v4\n"                                     // 7
+        "        with:\n"                                                         // 8
+        "          submodules: recursive\n"                                       // 9
+        "      - run: |\n"                                                        // 10
+        "          cmake -B out -DCMAKE_BUILD_TYPE=Release\n"                     // 11
+        "          ./out/bench\n"                                                 // 12
+        "          cmake --build out\n"                                           // 13
+        "          ./out/bench --benchmark_out=build/results.json\n"              // 14
+        "          benchwatch compare --project p -- sh -c \"cd x && ./build/bench\"\n"  // 15
+        "```\n",
+        "docs/x.md", fake_help);
+    EXPECT_THAT(check.problems,
+                ElementsAre("docs/x.md:12: " + unbuilt("benchmark", "./out/bench", "out"),
+                            "docs/x.md:14: " + unbuilt("benchmark", "build/results.json", "build"),
+                            "docs/x.md:15: " + unbuilt("benchmark", "./build/bench", "build")));
+}
+
+TEST(CheckDocument, AppliesTheBuildRulesToGitLabJobsWithTheirTemplates) {
+    const auto check = check_document(
+        "```yaml\n"                                                   // 1
+        "variables:\n"                                                // 2
+        "  GIT_SUBMODULE_STRATEGY: recursive\n"                       // 3
+        ".build:\n"                                                   // 4
+        "  before_script:\n"                                          // 5
+        "    - cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n"      // 6
+        "    - cmake --build build\n"                                 // 7
+        "built:\n"                                                    // 8
+        "  extends: .build\n"                                         // 9
+        "  script:\n"                                                 // 10
+        "    - ./build/bench\n"                                       // 11
+        "unbuilt:\n"                                                  // 12
+        "  extends: .build\n"                                         // 13
+        "  before_script: []\n"                                       // 14
+        "  script:\n"                                                 // 15
+        "    - >\n"                                                   // 16
+        "      ./build/bench\n"                                       // 17
+        "      --benchmark_format=json\n"                             // 18
+        "no-submodules:\n"                                            // 19
+        "  extends: [.build]\n"                                       // 20
+        "  variables:\n"                                              // 21
+        "    GIT_SUBMODULE_STRATEGY: none\n"                          // 22
+        "  script: ./build/bench\n"                                   // 23
+        "```\n",
+        "docs/gitlab.md", fake_help);
+    EXPECT_THAT(check.problems,
+                ElementsAre("docs/gitlab.md:17: " + unbuilt("unbuilt", "./build/bench", "build"),
+                            "docs/gitlab.md:6: job \"no-submodules\" builds without checking out "
+                            "its submodules; set GIT_SUBMODULE_STRATEGY: recursive in its "
+                            "variables or the file's"));
+}
+
+TEST(CheckDocument, RefusesAMeasureRecipeThatBuildsUnoptimised) {
+    const auto check = check_document(
+        "```toml\n"                                                                    // 1
+        "[run]\n"                                                                      // 2
+        "build = \"cmake -S . -B build\"\n"                                            // 3
+        "[measure]\n"                                                                  // 4
+        "build = \"cmake -S . -B build && cmake --build build\"\n"                     // 5
+        "run = \"build/bench\"\n"                                                      // 6
+        "```\n"                                                                        // 7
+        "```toml\n"                                                                    // 8
+        "measure.build = 'cmake -B build -DCMAKE_BUILD_TYPE=Debug'\n"                  // 9
+        "```\n"                                                                        // 10
+        "```toml\n"                                                                    // 11
+        "[measure]\n"                                                                  // 12
+        "build = \"cmake -B build \\\"-DCMAKE_BUILD_TYPE=Release\\\" && cmake --build build\"\n"
+        "```\n"                                                                        // 14
+        "```toml\n"                                                                    // 15
+        "[measure]\n"                                                                  // 16
+        "build = \"\"\"\n"                                                             // 17
+        "cmake -B build\"\"\"\n"                                                       // 18
+        "```\n",
+        "docs/x.md", fake_help);
+    EXPECT_EQ(check.measure_builds, 4);
+    EXPECT_THAT(check.problems,
+                ElementsAre("docs/x.md:5: [measure] build: `cmake -S . -B build`: configures "
+                            "without CMAKE_BUILD_TYPE, which compiles without optimisation when "
+                            "the project sets no default; add -DCMAKE_BUILD_TYPE=Release (or "
+                            "RelWithDebInfo)",
+                            "docs/x.md:9: [measure] build: `cmake -B build "
+                            "-DCMAKE_BUILD_TYPE=Debug`: CMAKE_BUILD_TYPE=Debug is not an "
+                            "optimised build; benchmark a Release (or RelWithDebInfo) build",
+                            "docs/x.md:17: [measure] build is not a one-line TOML string, the "
+                            "only kind this check reads; write it as one"));
 }
 
 TEST(BinaryHelp, AsksTheRealBinaryOncePerChain) {
