@@ -17,9 +17,15 @@ const page = readFileSync(join(here, 'src', 'index.html'), 'utf8');
 if (!page.includes(dataSourceLine)) {
   throw new Error(`web/src/index.html: the line ${dataSourceLine} is missing; benchwatch site needs it`);
 }
+// serve and site fill this line with the data of the page's first screen (src/serve/api.hpp).
+const initialDataLine = '<script id="benchwatch-initial" type="application/json">null</script>';
+if (!page.includes(initialDataLine)) {
+  throw new Error(`web/src/index.html: the line ${initialDataLine} is missing; benchwatch serve and site fill it`);
+}
 
 const files = [
   [join(here, 'src', 'index.html'), 'index.html'],
+  [join(here, 'src', 'chart-rules.js'), 'assets/chart-rules.js'],
   [join(here, 'src', 'app.js'), 'assets/app.js'],
   [join(here, 'src', 'app.css'), 'assets/app.css'],
   [join(modules, 'uplot', 'dist', 'uPlot.iife.min.js'), 'assets/uPlot.iife.min.js'],

@@ -42,6 +42,7 @@ json suite_events_json(const MachineHistory& machine) {
     for (const auto& event : machine.suite_events) {
         const CommitPoint& after = machine.commits[event.commit];
         events.push_back({{"time", after.time_ms},
+                          {"index", event.commit},
                           {"commit", after.commit},
                           {"before_commit", machine.commits[event.before_commit].commit},
                           {"benchmarks", event.benchmarks},
@@ -59,6 +60,7 @@ json benchmark_json(const MachineHistory& machine, const BenchmarkSeries& series
     for (const auto& step : series.steps) {
         const CommitPoint& after = machine.commits[step.commit];
         steps.push_back({{"time", after.time_ms},
+                         {"index", step.commit},
                          {"commit", after.commit},
                          {"before_commit", machine.commits[step.before_commit].commit},
                          {"change", step.change}});
@@ -113,14 +115,52 @@ std::string parameter(const Parameters& parameters, const std::string& name) {
     return found == parameters.end() ? std::string() : found->second;
 }
 
+json pull_json(const MachineHistory& machine, const PullRun& pull) {
+    const CommitPoint* base = pull.base ? &machine.commits[*pull.base] : nullptr;
+    return {{"head", pull.commit},
+            {"branch", pull.branch},
+            {"pull_request", pull.pull_request ? json(*pull.pull_request) : json()},
+            {"time", pull.time_ms},
+            {"subject", pull.subject},
+            {"author", pull.author},
+            {"url", pull.url},
+            {"base_index", pull.base ? json(*pull.base) : json()},
+            {"base_commit", base ? json(base->commit) : json()}};
+}
+
 json pulls_json(const MachineHistory& machine) {
     json pulls = json::array();
-    for (const auto& pull : machine.pulls)
-        pulls.push_back({{"head", pull.commit},
-                         {"branch", pull.branch},
-                         {"pull_request", pull.pull_request ? json(*pull.pull_request) : json()},
-                         {"time", pull.time_ms}});
+    for (const auto& pull : machine.pulls) pulls.push_back(pull_json(machine, pull));
     return {{"pulls", std::move(pulls)}};
+}
+
+// The pull requests' heads that measured `series`, newest first, each with its value and its
+// change from its base's value (null when the base has none), keeping those whose base lies in
+// [from, to] and those without a base.
+json series_pulls_json(const MachineHistory& machine, const BenchmarkSeries& series,
+                       std::optional<std::int64_t> from_ms, std::optional<std::int64_t> to_ms) {
+    json pulls = json::array();
+    for (const auto& [index, value] : series.pulls) {
+        const PullRun& pull = machine.pulls[index];
+        if (pull.base) {
+            const std::int64_t time = machine.commits[*pull.base].time_ms;
+            if ((from_ms && time < *from_ms) || (to_ms && time > *to_ms)) continue;
+        }
+        json entry = pull_json(machine, pull);
+        entry["value"] = std::isfinite(value) ? json(value) : json();
+        json change;
+        if (pull.base) {
+            const auto at = std::lower_bound(series.commits.begin(), series.commits.end(), *pull.base);
+            if (at != series.commits.end() && *at == *pull.base) {
+                const double base_value =
+                    series.values[static_cast<std::size_t>(at - series.commits.begin())];
+                if (base_value > 0 && std::isfinite(value)) change = value / base_value - 1;
+            }
+        }
+        entry["change"] = change;
+        pulls.push_back(std::move(entry));
+    }
+    return pulls;
 }
 
 }  // namespace
@@ -156,12 +196,15 @@ std::string benchmarks_json(const Dashboard& dashboard, const ProjectHistory& pr
     for (const auto& change : machine.environment_changes) {
         const CommitPoint& commit = machine.commits[change.commit];
         changes.push_back({{"time", commit.time_ms},
+                           {"index", change.commit},
                            {"commit", commit.commit},
                            {"changes", key_changes_json(change.changes)}});
     }
     json benchmarks = json::array();
     for (const auto& series : machine.benchmarks)
         benchmarks.push_back(benchmark_json(machine, series));
+    json times = json::array();
+    for (const auto& commit : machine.commits) times.push_back(commit.time_ms);
     return dump({{"project", project.name},
                  {"machine", machine.name},
                  {"default_branch", dashboard.default_branch},
@@ -169,6 +212,7 @@ std::string benchmarks_json(const Dashboard& dashboard, const ProjectHistory& pr
                  {"runs", machine.commits.size()},
                  {"first_time", machine.commits.front().time_ms},
                  {"last_time", machine.commits.back().time_ms},
+                 {"commit_times", std::move(times)},
                  {"environment_changes", std::move(changes)},
                  {"suite_events", suite_events_json(machine)},
                  {"benchmarks", std::move(benchmarks)}});
@@ -253,6 +297,11 @@ std::string series_json(const MachineHistory& machine, const CommitLiterals& lit
                  [&](std::size_t offset) { out += literals.subject[commit_at(offset)]; });
     append_array("author", [&](std::size_t offset) { out += literals.author[commit_at(offset)]; });
     append_array("url", [&](std::size_t offset) { out += literals.url[commit_at(offset)]; });
+    append_array("index", [&](std::size_t offset) {
+        fmt::format_to(std::back_inserter(out), "{}", commit_at(offset));
+    });
+    out += ",\"pulls\":";
+    out += dump(series_pulls_json(machine, series, range.from_ms, range.to_ms));
     out += '}';
     return out;
 }
@@ -290,7 +339,103 @@ std::string static_series_json(const MachineHistory& machine, const BenchmarkSer
                  {"total", series.values.size()},
                  {"downsampled", false},
                  {"index", series.commits},
-                 {"value", std::move(values)}});
+                 {"value", std::move(values)},
+                 {"pulls", series_pulls_json(machine, series, std::nullopt, std::nullopt)}});
+}
+
+namespace {
+
+// What a page may carry at most: series are embedded in the page's order until they hold this
+// many points, each downsampled to at most embedded_series_points.
+constexpr std::size_t embedded_points = 20'000;
+constexpr std::size_t embedded_series_points = 1'000;
+
+// `text` (JSON) with <, > and & written as JSON escapes, so that no string in it (a branch name,
+// a commit message) can end the <script> element it is embedded in or start markup.
+std::string html_safe(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        if (c == '<')
+            out += "\\u003c";
+        else if (c == '>')
+            out += "\\u003e";
+        else if (c == '&')
+            out += "\\u0026";
+        else
+            out += c;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string page_data_json(const ProjectHistory& project, const MachineHistory& machine,
+                           std::string_view projects, std::string_view benchmarks) {
+    std::vector<std::pair<const BenchmarkSeries*, std::vector<std::size_t>>> embedded;
+    std::size_t points = 0;
+    std::vector<bool> used(machine.commits.size(), false);
+    for (const auto& series : machine.benchmarks) {
+        if (points >= embedded_points) break;
+        auto kept = stats::downsample_extremes(series.values, embedded_series_points);
+        points += kept.size();
+        for (const auto offset : kept) used[series.commits[offset]] = true;
+        embedded.emplace_back(&series, std::move(kept));
+    }
+    json commits = {{"index", json::array()}, {"time", json::array()}, {"commit", json::array()},
+                    {"subject", json::array()}, {"author", json::array()}, {"url", json::array()}};
+    for (std::size_t i = 0; i < used.size(); ++i) {
+        if (!used[i]) continue;
+        const CommitPoint& commit = machine.commits[i];
+        commits["index"].push_back(i);
+        commits["time"].push_back(commit.time_ms);
+        commits["commit"].push_back(commit.commit);
+        commits["subject"].push_back(commit.subject);
+        commits["author"].push_back(commit.author);
+        commits["url"].push_back(commit.url);
+    }
+    json series_by_id = json::object();
+    for (const auto& [series, kept] : embedded) {
+        json index = json::array();
+        json values = json::array();
+        for (const auto offset : kept) {
+            index.push_back(series->commits[offset]);
+            values.push_back(std::isfinite(series->values[offset]) ? json(series->values[offset])
+                                                                   : json());
+        }
+        series_by_id[series->id] = {{"id", series->id},
+                                    {"name", series->name},
+                                    {"metric", series->metric},
+                                    {"unit", series->unit},
+                                    {"direction", model::to_string(series->direction)},
+                                    {"machine", machine.name},
+                                    {"total", series->values.size()},
+                                    {"downsampled", kept.size() < series->values.size()},
+                                    {"index", std::move(index)},
+                                    {"value", std::move(values)},
+                                    {"pulls", series_pulls_json(machine, *series, std::nullopt,
+                                                                std::nullopt)}};
+    }
+    std::string out = "{\"projects\":";
+    out += projects;
+    out += ",\"project\":" + dump(project.name);
+    out += ",\"machine\":" + dump(machine.name);
+    out += ",\"benchmarks\":";
+    out += benchmarks;
+    out += ",\"commits\":" + dump(commits);
+    out += ",\"series\":" + dump(series_by_id);
+    out += '}';
+    return html_safe(out);
+}
+
+std::string page_with_data(std::string_view page, std::string_view data) {
+    std::string out(page);
+    const auto at = out.find(page_data_placeholder);
+    if (at == std::string::npos) return out;
+    std::string element(page_data_placeholder);
+    element.replace(element.find(">null<") + 1, 4, data);
+    out.replace(at, page_data_placeholder.size(), element);
+    return out;
 }
 
 Response error_response(int status, const std::string& message) {
@@ -304,8 +449,23 @@ ApiSnapshot::ApiSnapshot(Dashboard dashboard) : dashboard_(std::move(dashboard))
             benchmarks_.emplace(machine_key(project.name, machine.name),
                                 benchmarks_json(dashboard_, project, machine));
             literals_.emplace(&machine, commit_literals(machine));
+            const auto key = machine_key(project.name, machine.name);
+            page_data_.emplace(key, page_data_json(project, machine, projects_, benchmarks_.at(key)));
         }
     }
+}
+
+const std::string* ApiSnapshot::page_data(std::string_view project_name,
+                                          std::string_view machine_name) const {
+    const ProjectHistory* project = project_name.empty()
+                                        ? (dashboard_.projects.empty() ? nullptr
+                                                                       : &dashboard_.projects.front())
+                                        : dashboard_.find_project(project_name);
+    if (project == nullptr) return nullptr;
+    const MachineHistory* machine = project->find_machine(machine_name);
+    if (machine == nullptr) return nullptr;
+    const auto found = page_data_.find(machine_key(project->name, machine->name));
+    return found == page_data_.end() ? nullptr : &found->second;
 }
 
 Response ApiSnapshot::answer(std::span<const std::string> segments, const Parameters& parameters,

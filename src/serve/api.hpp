@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -67,6 +68,23 @@ std::string commits_json(const MachineHistory& machine, const CommitLiterals& li
 // the commits' arrays "index", each point's position in commits.json.
 std::string static_series_json(const MachineHistory& machine, const BenchmarkSeries& series);
 
+// The line of the page (web/src/index.html) that page_with_data() fills with a page's data.
+inline constexpr std::string_view page_data_placeholder =
+    R"(<script id="benchwatch-initial" type="application/json">null</script>)";
+
+// What the page for `project` on `machine` draws its first screen from without asking for more:
+// {"projects", "project", "machine", "benchmarks", "commits", "series"}: `projects` and
+// `benchmarks` (projects_json() and benchmarks_json()), the benchmarks' series in the page's
+// order until they hold 20,000 points (each downsampled to at most 1,000 points, as the static
+// site's series files with "index" into "commits", which holds only the commits they use), as
+// JSON that an HTML <script> element can hold: <, > and & are written \u003c, \u003e, \u0026.
+std::string page_data_json(const ProjectHistory& project, const MachineHistory& machine,
+                           std::string_view projects, std::string_view benchmarks);
+
+// `page` with its page_data_placeholder line holding `data` (from page_data_json()) instead of
+// null; `page` unchanged when it has no such line.
+std::string page_with_data(std::string_view page, std::string_view data);
+
 // A JSON error answer: {"error": message}.
 Response error_response(int status, const std::string& message);
 
@@ -84,11 +102,17 @@ class ApiSnapshot {
     Response answer(std::span<const std::string> segments, const Parameters& parameters,
                     const PullComparer& compare_pull) const;
 
+    // page_data_json() of `project_name` (the first project when empty) on `machine_name` (its
+    // default machine when empty); null when there is no such project or machine.
+    const std::string* page_data(std::string_view project_name,
+                                 std::string_view machine_name) const;
+
   private:
     Dashboard dashboard_;
     std::string projects_;
     std::unordered_map<std::string, std::string> benchmarks_;  // by project + '\n' + machine
     std::unordered_map<const MachineHistory*, CommitLiterals> literals_;
+    std::unordered_map<std::string, std::string> page_data_;  // by project + '\n' + machine
 };
 
 }  // namespace benchwatch::serve

@@ -92,16 +92,52 @@ std::vector<EnvironmentChange> environment_changes(
     return changes;
 }
 
-std::vector<PullRun> pull_runs(const std::vector<model::Run>& runs,
-                               const std::string& default_branch) {
+// Where `commit`, a pull request's head, branched off the default branch: its merge base with the
+// default branch, or the nearest first-parent ancestor of that with runs, as `compare` chooses a
+// baseline. nullopt when git does not know the commit or no ancestor has runs.
+std::optional<std::uint32_t> git_base(
+    const vcs::Repository& repository, const std::string& default_branch,
+    const std::string& commit,
+    const std::unordered_map<std::string_view, std::uint32_t>& position) {
+    constexpr std::size_t farthest = 10'000;
+    try {
+        const auto merge_base = repository.merge_base(commit, default_branch);
+        if (!merge_base) return std::nullopt;
+        for (const auto& ancestor : repository.first_parent_chain(*merge_base, farthest))
+            if (const auto found = position.find(ancestor); found != position.end())
+                return found->second;
+    } catch (const vcs::GitError&) {
+    }
+    return std::nullopt;
+}
+
+// The pull requests' heads, newest first, at most max_pulls, each with its base and its values of
+// the history's benchmarks (reruns combined by their best value).
+std::vector<PullRun> pull_runs(store::Store& store, const std::vector<model::Run>& runs,
+                               const model::History& history,
+                               const std::vector<CommitPoint>& commits,
+                               const vcs::Repository* repository,
+                               const DashboardOptions& options,
+                               std::vector<BenchmarkSeries>& series) {
     std::map<std::string, PullRun> by_commit;
+    std::map<std::string, std::int64_t> first_recorded;
+    std::unordered_map<std::string, std::int64_t> default_first_recorded;
     for (const auto& run : runs) {
-        if (run.branch == default_branch) continue;
+        if (run.branch == options.default_branch) {
+            default_first_recorded.try_emplace(run.commit, run.recorded_at_ms);
+            continue;
+        }
         PullRun& pull = by_commit[run.commit];
         pull.commit = run.commit;
         pull.branch = run.branch;
         if (run.pull_request) pull.pull_request = run.pull_request;
         pull.time_ms = std::max(pull.time_ms, run.recorded_at_ms);
+        if (run.commit_info && pull.subject.empty() && pull.author.empty()) {
+            pull.subject = first_line(run.commit_info->message);
+            pull.author = run.commit_info->author;
+            pull.url = run.commit_info->url;
+        }
+        first_recorded.try_emplace(run.commit, run.recorded_at_ms);
     }
     std::vector<PullRun> pulls;
     for (auto& [commit, pull] : by_commit) pulls.push_back(std::move(pull));
@@ -110,6 +146,66 @@ std::vector<PullRun> pull_runs(const std::vector<model::Run>& runs,
         return a.commit < b.commit;
     });
     if (pulls.size() > max_pulls) pulls.resize(max_pulls);
+
+    std::unordered_map<std::string_view, std::uint32_t> position;
+    for (std::size_t i = 0; i < commits.size(); ++i)
+        position.emplace(commits[i].commit, static_cast<std::uint32_t>(i));
+    std::optional<std::string> default_branch;
+    if (repository != nullptr && history.order == "git")
+        default_branch = options.default_branch_revision.empty()
+                             ? repository->default_branch()
+                             : std::optional<std::string>(options.default_branch_revision);
+    for (auto& pull : pulls) {
+        if (default_branch) pull.base = git_base(*repository, *default_branch, pull.commit, position);
+        if (pull.base || default_branch) continue;
+        // Without git: the last default-branch commit whose runs began before the head's.
+        const std::int64_t head_time = first_recorded.at(pull.commit);
+        for (std::size_t i = commits.size(); i-- > 0;) {
+            const auto found = default_first_recorded.find(commits[i].commit);
+            if (found != default_first_recorded.end() && found->second <= head_time) {
+                pull.base = static_cast<std::uint32_t>(i);
+                break;
+            }
+        }
+    }
+
+    // Each pull request head's results: its clean runs, or its dirty ones when it has no other.
+    std::map<std::string, std::vector<std::int64_t>> clean_runs;
+    std::map<std::string, std::vector<std::int64_t>> dirty_runs;
+    std::unordered_map<std::string, std::uint32_t> pull_index;
+    for (std::size_t i = 0; i < pulls.size(); ++i)
+        pull_index.emplace(pulls[i].commit, static_cast<std::uint32_t>(i));
+    std::vector<std::int64_t> wanted;
+    for (const auto& run : runs) {
+        if (run.branch == options.default_branch || !pull_index.contains(run.commit)) continue;
+        (model::is_dirty(run) ? dirty_runs : clean_runs)[run.commit].push_back(run.id);
+        wanted.push_back(run.id);
+    }
+    if (wanted.empty()) return pulls;
+    auto results = store.results(wanted);
+    std::map<std::pair<std::string_view, std::string_view>, std::size_t> series_of;
+    for (std::size_t i = 0; i < series.size(); ++i)
+        series_of.emplace(std::pair<std::string_view, std::string_view>(series[i].name,
+                                                                         series[i].metric),
+                          i);
+    for (std::uint32_t p = 0; p < pulls.size(); ++p) {
+        const auto clean = clean_runs.find(pulls[p].commit);
+        const auto& ids = clean != clean_runs.end() ? clean->second : dirty_runs[pulls[p].commit];
+        std::map<std::size_t, double> best;
+        for (const auto id : ids) {
+            for (const auto& result : results[id]) {
+                const auto found = series_of.find({result.benchmark, result.metric});
+                if (found == series_of.end() || !std::isfinite(result.value)) continue;
+                const auto [entry, inserted] = best.try_emplace(found->second, result.value);
+                const bool smaller = series[found->second].direction ==
+                                     model::Direction::SmallerIsBetter;
+                if (!inserted && (smaller ? result.value < entry->second
+                                          : result.value > entry->second))
+                    entry->second = result.value;
+            }
+        }
+        for (const auto& [index, value] : best) series[index].pulls.push_back({p, value});
+    }
     return pulls;
 }
 
@@ -131,7 +227,6 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
     result.order = history.order;
     result.commits = commit_points(history, first, options);
     result.environment_changes = environment_changes(history.commits, first);
-    result.pulls = pull_runs(runs, options.default_branch);
 
     std::unordered_map<std::string_view, std::uint32_t> position;
     for (std::size_t i = 0; i < history.commits.size(); ++i)
@@ -195,6 +290,8 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& [category, series] : sorted) result.benchmarks.push_back(std::move(series));
+    result.pulls =
+        pull_runs(store, runs, history, result.commits, repository, options, result.benchmarks);
     return result;
 }
 

@@ -58,6 +58,27 @@ struct SeriesStep {
     double change = 0;                // new level / old level − 1
 };
 
+// A commit recorded off the default branch: a pull request's head.
+struct PullRun {
+    std::string commit;
+    std::string branch;
+    std::optional<std::int64_t> pull_request;
+    std::int64_t time_ms = 0;  // its latest run
+    std::string subject;       // the first line of its message; "" when unknown
+    std::string author;        // "" when unknown
+    std::string url;           // its page on the forge; "" when unknown
+    // Where it branched off (MachineHistory::commits): the merge base with the default branch or
+    // its nearest first-parent ancestor with runs when git knows the commit, else the last
+    // default-branch commit first recorded before it; nullopt when there is none.
+    std::optional<std::uint32_t> base;
+};
+
+// One benchmark's value at a pull request's head.
+struct PullValue {
+    std::uint32_t pull = 0;  // index into MachineHistory::pulls
+    double value = 0;        // its runs combined by their best value, as history combines reruns
+};
+
 // One benchmark's values of one metric on one machine's default branch.
 struct BenchmarkSeries {
     std::string id;  // stable_id of the name, or of "name\nmetric" for metrics other than time
@@ -80,6 +101,7 @@ struct BenchmarkSeries {
     double trend_change = 0;        // model::BenchmarkStanding::change
     bool retired = false;           // the machine's latest commit has no value for it
     std::vector<SeriesStep> steps;  // oldest first
+    std::vector<PullValue> pulls;   // the pull requests' heads that measured it, newest first
 };
 
 // A step shared by much of the suite at one commit (compare::find_changes()).
@@ -90,14 +112,6 @@ struct SuiteEvent {
     int measured = 0;                 // with runs on both sides
     double change = 0;                // the median of their steps' ratios − 1
     std::vector<KeyChange> changes;   // environment keys that differ, sorted by key
-};
-
-// A commit recorded off the default branch: a pull request's head.
-struct PullRun {
-    std::string commit;
-    std::string branch;
-    std::optional<std::int64_t> pull_request;
-    std::int64_t time_ms = 0;  // its latest run
 };
 
 // The default branch's history of one project on one machine.

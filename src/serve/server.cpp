@@ -800,6 +800,17 @@ void DashboardServer::handle(const std::string& target, const Parameters& parame
         return;
     }
     response = {200, std::string(asset->content_type), std::string(asset->bytes)};
+    // The page carries the data of the project and machine it opens on, so that it draws its
+    // first charts without waiting for requests of its own.
+    if (path == "index.html") {
+        const auto chosen = [&](const std::string& name) {
+            const auto found = parameters.find(name);
+            return found == parameters.end() ? std::string() : found->second;
+        };
+        const auto current = snapshot();
+        if (const std::string* data = current->page_data(chosen("pkg"), chosen("machine")))
+            response.body = page_with_data(asset->bytes, *data);
+    }
 }
 
 }  // namespace benchwatch::serve

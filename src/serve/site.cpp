@@ -66,6 +66,12 @@ void write_everything(const Dashboard& dashboard, SiteWriter& writer) {
                 "the embedded index.html has no benchwatch-data marker; rebuild "
                 "benchwatch");
         page.replace(marker, api_source.size(), static_source);
+        if (!dashboard.projects.empty()) {
+            const ProjectHistory& project = dashboard.projects.front();
+            const MachineHistory& machine = *project.find_machine("");
+            page = page_with_data(page, page_data_json(project, machine, projects_json(dashboard),
+                                                       benchmarks_json(dashboard, project, machine)));
+        }
         writer.write("index.html", page);
     }
     writer.write("data/projects.json", projects_json(dashboard));

@@ -78,6 +78,7 @@ TEST_F(ApiTest, BenchmarksOfTheDefaultMachine) {
     EXPECT_EQ(body["first_time"], start_ms + hour_ms);
     EXPECT_EQ(body["last_time"], start_ms + 10 * hour_ms);
     const json change = {{"time", start_ms + 6 * hour_ms},
+                         {"index", 5},
                          {"commit", "c06"},
                          {"changes", {{{"key", "julia"}, {"from", "1.10"}, {"to", "1.11"}}}}};
     EXPECT_EQ(body["environment_changes"], json::array({change}));
@@ -105,6 +106,7 @@ TEST_F(ApiTest, BenchmarksOfTheDefaultMachine) {
                                 // 100 up to c05, 120 from c06: one step of 120 / 100 − 1.
                                 {"steps",
                                  {{{"time", start_ms + 6 * hour_ms},
+                                   {"index", 5},
                                    {"commit", "c06"},
                                    {"before_commit", "c05"},
                                    {"change", 120.0 / 100.0 - 1}}}}};
@@ -177,8 +179,19 @@ TEST_F(ApiTest, PullsAndTheirComparison) {
                             {{{"head", "f1"},
                               {"branch", "feature"},
                               {"pull_request", 7},
-                              {"time", start_ms + 11 * hour_ms}}}}};
+                              {"time", start_ms + 11 * hour_ms},
+                              {"subject", ""},
+                              {"author", ""},
+                              {"url", ""},
+                              {"base_index", 9},
+                              {"base_commit", "c10"}}}}};
     EXPECT_EQ(pulls, expected);
+    // The series of a benchmark the head measured carries its value beside its base's (120).
+    json with_value = expected["pulls"][0];
+    with_value["value"] = 150.0;
+    with_value["change"] = 0.25;
+    EXPECT_EQ(get_json({"projects", "p", "series", stable_id("a")})["pulls"],
+              json::array({with_value}));
     EXPECT_EQ(get_json({"projects", "p", "pulls", "f1"}), json({{"compared", true}}));
     EXPECT_EQ(compared_, (std::vector<std::string>{"p m1 f1"}));
 }

@@ -1,8 +1,11 @@
 // The benchwatch dashboard. Its whole state lives in the address (?pkg, machine, q, window,
 // bench); it reads benchmarks and series from the API of `benchwatch serve` or from the data/
 // files of `benchwatch site`, and draws one uPlot chart per benchmark once it scrolls into view.
-// Names, messages and authors come from untrusted pull requests: they only ever reach the DOM
-// as text, and addresses only as http(s) link targets.
+// `serve` and `site` embed the data of the first screen in the page (#benchwatch-initial), so
+// that it draws at once: the charts near the top are drawn as soon as the page runs, without a
+// request, and the rest as they scroll into view.
+// Names, messages, authors and branches come from untrusted pull requests: they only ever reach
+// the DOM as text, and addresses only as http(s) link targets.
 'use strict';
 
 const DATA_SOURCE = document.querySelector('meta[name="benchwatch-data"]')?.content === 'static'
@@ -16,6 +19,22 @@ const SHORT_SHA = 7;
 const SERIES_FIELDS = ['time', 'value', 'commit', 'subject', 'author', 'url'];
 
 const byId = (id) => document.getElementById(id);
+
+// What the server or site embedded: {projects, project, machine, benchmarks, commits, series}
+// (src/serve/api.hpp, page_data_json), or null.
+const INITIAL = (() => {
+  try {
+    const data = JSON.parse(byId('benchwatch-initial')?.textContent ?? 'null');
+    return data && typeof data === 'object' && Array.isArray(data.projects?.projects) ? data : null;
+  } catch {
+    return null;
+  }
+})();
+const initialCommits = new Map((INITIAL?.commits?.index ?? []).map((position, row) => [position, row]));
+
+function isInitial(project, machine) {
+  return INITIAL !== null && INITIAL.project === project.name && INITIAL.machine === machine.name;
+}
 
 // ---------------------------------------------------------------- the address
 
@@ -76,10 +95,12 @@ function fetchJson(url) {
 const enc = encodeURIComponent;
 
 function loadProjects() {
+  if (INITIAL) return Promise.resolve(INITIAL.projects);
   return fetchJson(DATA_SOURCE === 'static' ? 'data/projects.json' : 'api/v1/projects');
 }
 
 function loadBenchmarks(project, machine) {
+  if (isInitial(project, machine)) return Promise.resolve(INITIAL.benchmarks);
   return fetchJson(DATA_SOURCE === 'static'
     ? `data/${enc(project.id)}/${enc(machine.id)}/benchmarks.json`
     : `api/v1/projects/${enc(project.name)}/benchmarks?machine=${enc(machine.name)}`);
@@ -87,6 +108,8 @@ function loadBenchmarks(project, machine) {
 
 // The benchmark's series from `from` (ms, or null for all) with at most `points` points.
 async function loadSeries(view, benchmark, from, points) {
+  const embedded = initialSeries(view, benchmark, from, points);
+  if (embedded) return downsample(embedded, points);
   if (DATA_SOURCE === 'api') {
     let url = `api/v1/projects/${enc(view.project.name)}/series/${enc(benchmark.id)}`
       + `?machine=${enc(view.machine.name)}&points=${points}`;
@@ -99,6 +122,20 @@ async function loadSeries(view, benchmark, from, points) {
   return downsample(inWindow, points);
 }
 
+// The embedded series of `benchmark` joined with the embedded commits, when the page carries one
+// that serves: the whole history (the "all" window), with at least `points` points or all of them.
+function initialSeries(view, benchmark, from, points) {
+  if (from !== null || !isInitial(view.project, view.machine)) return null;
+  const series = INITIAL.series?.[benchmark.id];
+  if (!series || (series.downsampled && series.value.length < points)) return null;
+  const joined = { ...series };
+  for (const field of SERIES_FIELDS) {
+    if (field === 'value') continue;
+    joined[field] = series.index.map((position) => INITIAL.commits[field][initialCommits.get(position)]);
+  }
+  return joined;
+}
+
 // A static site keeps a machine's commits once, in commits.json, and in each series file only
 // the indices of its commits and its values; this joins the two into the API's shape.
 async function loadStaticSeries(view, benchmark) {
@@ -108,7 +145,6 @@ async function loadStaticSeries(view, benchmark) {
     fetchJson(`${folder}/series/${enc(benchmark.id)}.json`),
   ]);
   const joined = { ...series, value: series.value };
-  delete joined.index;
   for (const field of SERIES_FIELDS) {
     if (field !== 'value') joined[field] = series.index.map((i) => commits[field][i]);
   }
@@ -121,7 +157,7 @@ function range(start, end) {
 
 function pick(series, indices) {
   const picked = { ...series, total: indices.length, downsampled: false };
-  for (const field of SERIES_FIELDS) picked[field] = indices.map((i) => series[field][i]);
+  for (const field of [...SERIES_FIELDS, 'index']) picked[field] = indices.map((i) => series[field][i]);
   return picked;
 }
 
@@ -287,12 +323,12 @@ function describeChange(change) {
   return (change.changes ?? []).map((c) => `${c.key}: ${shown(c.from)} → ${shown(c.to)}`).join(', ');
 }
 
-// Draws a vertical line across the plot at `seconds` in the current stroke style, when it lies
-// inside the plot's x range; returns whether it did.
-function verticalLine(plot, seconds) {
-  if (seconds < plot.scales.x.min || seconds > plot.scales.x.max) return false;
+// Draws a vertical line across the plot at history position `position` in the current stroke
+// style, when it lies inside the plot's x range; returns whether it did.
+function verticalLine(plot, position) {
+  if (position < plot.scales.x.min || position > plot.scales.x.max) return false;
   const { ctx, bbox } = plot;
-  const x = Math.round(plot.valToPos(seconds, 'x', true));
+  const x = Math.round(plot.valToPos(position, 'x', true));
   ctx.beginPath();
   ctx.moveTo(x, bbox.top);
   ctx.lineTo(x, bbox.top + bbox.height);
@@ -310,7 +346,7 @@ function environmentMarkers(view) {
         ctx.strokeStyle = '#d97706';
         ctx.lineWidth = Math.max(1, devicePixelRatio);
         ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
-        for (const change of view.environmentChanges) verticalLine(plot, change.time / 1000);
+        for (const change of view.environmentChanges) verticalLine(plot, change.index);
         ctx.restore();
       }],
     },
@@ -340,12 +376,11 @@ function stepMarkers(benchmark) {
         ctx.lineWidth = Math.max(1, devicePixelRatio);
         ctx.setLineDash([2 * devicePixelRatio, 2 * devicePixelRatio]);
         for (const step of steps) {
-          const seconds = step.time / 1000;
-          if (!verticalLine(plot, seconds)) continue;
+          if (!verticalLine(plot, step.index)) continue;
           const triangle = el('span', 'step-marker', '▲');
           triangle.title = describeStep(benchmark, step);
           triangle.dataset.commit = step.commit;
-          triangle.style.left = `${plot.valToPos(seconds, 'x')}px`;
+          triangle.style.left = `${plot.valToPos(step.index, 'x')}px`;
           plot.over.append(triangle);
           triangles.push(triangle);
         }
@@ -380,12 +415,11 @@ function suiteEventMarkers(view) {
         ctx.lineWidth = Math.max(1.5, 1.5 * devicePixelRatio);
         ctx.setLineDash([6 * devicePixelRatio, 2 * devicePixelRatio, 1 * devicePixelRatio, 2 * devicePixelRatio]);
         for (const event of view.suiteEvents) {
-          const seconds = event.time / 1000;
-          if (!verticalLine(plot, seconds)) continue;
+          if (!verticalLine(plot, event.index)) continue;
           const diamond = el('span', 'suite-event-marker', '◆');
           diamond.title = describeSuiteEvent(event);
           diamond.dataset.commit = event.commit;
-          diamond.style.left = `${plot.valToPos(seconds, 'x')}px`;
+          diamond.style.left = `${plot.valToPos(event.index, 'x')}px`;
           plot.over.append(diamond);
           diamonds.push(diamond);
         }
@@ -418,10 +452,43 @@ function fillPointDetails(target, view, series, index, withLink) {
   if (change) parts.push(el('div', 'tip-env', `environment changed: ${describeChange(change)}`));
   target.replaceChildren(...parts);
   target.dataset.commit = commit;
+  delete target.dataset.pull;
+}
+
+// "#41 fix/x" or "branch fix/x": how a pull request's run is named.
+function pullName(pull) {
+  const number = Number.isInteger(pull.pull_request) ? `#${pull.pull_request} ` : '';
+  return `${number}${pull.branch}`;
+}
+
+// "880 ns, -12.0% from its base a98afc5": a pull request head's value beside its base's.
+function describePullValue(pull, unit) {
+  const value = formatValue(pull.value, unit);
+  const base = typeof pull.base_commit === 'string' ? pull.base_commit.slice(0, SHORT_SHA) : null;
+  if (typeof pull.change === 'number' && base) return `${value}, ${formatPercent(pull.change)} from its base ${base}`;
+  if (base) return `${value} (its base ${base} has no value)`;
+  return `${value} (its base is unknown)`;
+}
+
+function fillPullDetails(target, series, pull) {
+  target.replaceChildren(
+    el('div', 'tip-head', el('span', 'tip-pull', 'pull request '), pullName(pull), ' · ',
+      el('code', 'sha', String(pull.head ?? '').slice(0, SHORT_SHA))),
+    el('div', 'tip-subject', firstLine(pull.subject)),
+    el('div', 'tip-author', pull.author),
+    el('div', 'tip-value', describePullValue(pull, series.unit)));
+  target.dataset.commit = pull.head ?? '';
+  target.dataset.pull = String(pull.pull_request ?? '');
+}
+
+// The point under the cursor: a default-branch commit's or a pull request's.
+function fillRowDetails(target, view, series, row, withLink) {
+  if (row.kind === 'pull') fillPullDetails(target, series, series.pulls[row.at]);
+  else fillPointDetails(target, view, series, row.at, withLink);
 }
 
 // Shows #tooltip beside the hovered point with its commit, subject, author and value.
-function hoverTooltip(view, series) {
+function hoverTooltip(view, series, rows) {
   const hide = () => { tooltip().hidden = true; };
   return {
     hooks: {
@@ -433,11 +500,11 @@ function hoverTooltip(view, series) {
           return;
         }
         const tip = tooltip();
-        fillPointDetails(tip, view, series, index, false);
+        fillRowDetails(tip, view, series, rows[index], false);
+        const y = box0(plot, index);
         tip.hidden = false;
         const box = plot.over.getBoundingClientRect();
         const x = box.left + plot.valToPos(plot.data[0][index], 'x');
-        const y = box.top + plot.valToPos(plot.data[1][index], 'y');
         const width = tip.offsetWidth;
         const left = x + 14 + width > innerWidth ? x - 14 - width : x + 14;
         tip.style.left = `${Math.max(4, left)}px`;
@@ -447,56 +514,82 @@ function hoverTooltip(view, series) {
   };
 }
 
-function chartOptions(view, benchmark, series, width, height, large) {
-  const font = large ? '12px system-ui, sans-serif' : '10px system-ui, sans-serif';
-  const grid = { stroke: '#e5e7eb', width: 1 };
+// The page's y (px) of the point at `index`, of whichever series has it.
+function box0(plot, index) {
+  const value = plot.data[1][index] ?? plot.data[2]?.[index];
+  return plot.over.getBoundingClientRect().top + plot.valToPos(value, 'y');
+}
+
+// What a chart draws: x by history position (chartRows), the default branch's values and the
+// pull requests' heads as two series, and the rows saying which point each x is.
+function plotData(series) {
+  const rows = chartRows(series);
   return {
-    options: {
-      width,
-      height,
-      legend: { show: false },
-      cursor: {
-        drag: { x: large, y: false, setScale: large },
-        points: { size: large ? 8 : 6, fill: '#1d4ed8' },
-      },
-      // Small charts share the window's time range so their steps line up; the large one zooms.
-      scales: { x: large ? { time: true } : { time: true, range: () => view.timeRange } },
-      axes: [
-        { font, size: large ? 32 : 24, space: large ? 80 : 60, grid, ticks: { stroke: '#d1d5db', size: 3 },
-          values: (_, splits, _axis, _space, increment) => splits.map((s) => dateTick(s, increment)) },
-        { font, size: large ? 76 : 58, space: large ? 40 : 24, grid, ticks: { stroke: '#d1d5db', size: 3 },
-          values: (_, splits, _axis, _space, increment) => axisLabels(series.unit, splits, increment) },
-      ],
-      series: [
-        {},
-        { stroke: '#2563eb', width: large ? 1.5 : 1.25,
-          points: { show: series.time.length <= (large ? 300 : 60), size: 3, fill: '#2563eb' } },
-      ],
-      plugins: [environmentMarkers(view), suiteEventMarkers(view), stepMarkers(benchmark), hoverTooltip(view, series)],
-    },
+    rows,
+    data: [
+      rows.map((row) => row.x),
+      rows.map((row) => (row.kind === 'commit' ? series.value[row.at] : null)),
+      rows.map((row) => (row.kind === 'pull' ? series.pulls[row.at].value : null)),
+    ],
   };
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-// One line per x tick: "Mar 2025" for ticks a month or more apart, "Mar 14" for days, else "09:30".
-function dateTick(seconds, increment) {
-  const date = new Date(seconds * 1000);
-  const month = MONTHS[date.getMonth()];
-  if (increment >= 28 * 86400) return `${month} ${date.getFullYear()}`;
-  if (increment >= 86400) return `${month} ${date.getDate()}`;
-  return `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
-}
-
-function plotData(series) {
-  return [series.time.map((t) => t / 1000), series.value];
+function chartOptions(view, benchmark, series, rows, width, height, large) {
+  const font = large ? '12px system-ui, sans-serif' : '10px system-ui, sans-serif';
+  const grid = { stroke: '#e5e7eb', width: 1 };
+  const times = view.commitTimes;
+  // The value axis covers the median ± 25% at least (chart-rules.js); the percentages on the
+  // right are of that median.
+  const values = [...series.value, ...(series.pulls ?? []).map((pull) => pull.value)];
+  const [low, high] = valueAxisRange(values);
+  const reference = median(series.value);
+  const xRange = large
+    ? (_, min, max) => [min - 0.5, max + 0.5]
+    : (_, min, max) => [Math.min(min, view.indexRange[0]) - 0.5, Math.max(max, view.indexRange[1]) + 0.5];
+  const axisSpace = large ? 40 : 30;
+  return {
+    width,
+    height,
+    legend: { show: false },
+    cursor: {
+      drag: { x: large, y: false, setScale: large },
+      points: { size: large ? 8 : 6, fill: '#1d4ed8' },
+    },
+    scales: {
+      x: { time: false, range: xRange },
+      y: { range: () => [low, high] },
+    },
+    axes: [
+      { font, size: large ? 32 : 24, space: large ? 90 : 70, grid, ticks: { stroke: '#d1d5db', size: 3 },
+        incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000],
+        values: (_, splits) => commitDateLabels(splits, times) },
+      { font, size: large ? 76 : 58, space: axisSpace, grid, ticks: { stroke: '#d1d5db', size: 3 },
+        values: (_, splits, _axis, _space, increment) => axisLabels(series.unit, splits, increment) },
+      { side: 1, scale: 'y', font, size: large ? 48 : 40, grid: { show: false },
+        ticks: { stroke: '#d1d5db', size: 3 }, stroke: '#6b7280',
+        splits: () => percentTicks(low, high, reference, Math.max(1, Math.floor((height - 30) / axisSpace))),
+        values: (_, splits) => splits.map((value) => relativeLabel(value, reference)) },
+    ],
+    series: [
+      {},
+      { label: 'default branch', stroke: '#2563eb', width: large ? 1.5 : 1.25, spanGaps: true,
+        points: { show: series.value.length <= (large ? 300 : 60), size: 3, fill: '#2563eb' } },
+      { label: 'pull requests', stroke: '#ea580c', width: 0, paths: () => null,
+        points: { show: true, size: large ? 9 : 7, width: 2, stroke: '#ea580c', fill: '#fff' } },
+    ],
+    plugins: [environmentMarkers(view), suiteEventMarkers(view), stepMarkers(benchmark),
+      hoverTooltip(view, series, rows)],
+  };
 }
 
 function drawChart(container, view, benchmark, series, height, large) {
   const width = Math.max(200, container.clientWidth);
-  const { options } = chartOptions(view, benchmark, series, width, height, large);
+  const { rows, data } = plotData(series);
+  const options = chartOptions(view, benchmark, series, rows, width, height, large);
   container.replaceChildren();
-  return new uPlot(options, plotData(series), container);
+  const plot = new uPlot(options, data, container);
+  plot.rows = rows;
+  return plot;
 }
 
 // ---------------------------------------------------------------- the list of cards
@@ -532,6 +625,9 @@ async function loadCard(card) {
     } else {
       card.plot = drawChart(card.chartBox, view, card.benchmark, series, SMALL_CHART_HEIGHT, false);
       card.element.dataset.points = String(series.time.length);
+      card.pulls?.remove();
+      card.pulls = pullList(series);
+      if (card.pulls) card.element.append(card.pulls);
     }
     card.state = 'drawn';
   } catch (error) {
@@ -613,6 +709,21 @@ const observer = new IntersectionObserver((entries) => {
   pumpLoads();
 }, { rootMargin: '300px 0px' });
 
+// Queues the cards on or near the screen at once: with the page's embedded data they are drawn
+// before the page has finished loading, not a frame later when the observer first reports.
+function queueShownCards(view) {
+  const reach = innerHeight + 300;
+  for (const card of view.cards) {
+    if (card.state !== 'idle' || card.element.hidden) continue;
+    const box = card.element.getBoundingClientRect();
+    if (box.height === 0 || box.bottom < -300 || box.top > reach) continue;
+    card.inView = true;
+    card.state = 'queued';
+    pending.push(card);
+  }
+  pumpLoads();
+}
+
 function dropView() {
   if (!currentView) return;
   for (const card of currentView.cards) {
@@ -632,16 +743,18 @@ function buildView(project, machine, window, listing) {
     window,
     listing,
     from: windowStart(listing.last_time ?? machine.last_time, window),
-    timeRange: null,
+    indexRange: null,
+    commitTimes: listing.commit_times ?? [],
     environmentChanges: listing.environment_changes ?? [],
     suiteEvents: listing.suite_events ?? [],
     cards: [],
     cardsByElement: new Map(),
     groups: [],
   };
-  const first = listing.first_time ?? machine.first_time;
-  const last = listing.last_time ?? machine.last_time;
-  view.timeRange = [Math.max(first, view.from ?? first) / 1000, last / 1000];
+  // The history positions the window shows: from the first commit at or after its start.
+  const lastIndex = Math.max(0, view.commitTimes.length - 1);
+  const firstIndex = view.from === null ? 0 : view.commitTimes.findIndex((time) => time >= view.from);
+  view.indexRange = [firstIndex < 0 ? lastIndex : firstIndex, lastIndex];
   currentView = view;
   const byCategory = new Map();
   for (const benchmark of listing.benchmarks) {
@@ -730,6 +843,7 @@ async function showDetail(view, state) {
   byId('detail-badges').replaceChildren(...badgesOf(benchmark));
   byId('detail-point').replaceChildren();
   byId('detail-table').tBodies[0].replaceChildren();
+  byId('detail-pulls').replaceChildren();
   const chartBox = byId('detail-chart');
   chartBox.replaceChildren(el('p', 'empty', 'loading…'));
   try {
@@ -749,14 +863,57 @@ async function showDetail(view, state) {
       const index = current.plot.cursor.idx;
       const dragged = pressedAt && Math.hypot(event.clientX - pressedAt[0], event.clientY - pressedAt[1]) > 3;
       if (index === null || index === undefined || dragged) return;
-      fillPointDetails(byId('detail-point'), view, series, index, true);
-      const link = safeLink(series.url[index]);
+      const row = current.plot.rows[index];
+      fillRowDetails(byId('detail-point'), view, series, row, true);
+      const link = safeLink(row.kind === 'pull' ? series.pulls[row.at].url : series.url[row.at]);
       if (link) window.open(link, '_blank', 'noopener,noreferrer');
     });
     fillTable(series);
+    fillPullTable(byId('detail-pulls'), series);
   } catch (error) {
     if (detail === current) chartBox.replaceChildren(el('p', 'error', `could not load: ${error.message}`));
   }
+}
+
+// The pull requests' runs of the series, newest first: name, head, subject, author and value
+// beside its base's.
+function fillPullTable(target, series) {
+  const pulls = series.pulls ?? [];
+  if (!pulls.length) {
+    target.replaceChildren();
+    return;
+  }
+  const rows = pulls.map((pull) => {
+    const row = el('tr', null,
+      el('td', 'pull-name', pullName(pull)),
+      el('td', null, el('code', null, String(pull.head ?? '').slice(0, SHORT_SHA))),
+      el('td', 'subject', firstLine(pull.subject)),
+      el('td', null, pull.author),
+      el('td', 'number', describePullValue(pull, series.unit)));
+    row.dataset.commit = pull.head ?? '';
+    return row;
+  });
+  target.replaceChildren(
+    el('h3', null, `Pull-request runs (${pulls.length})`),
+    el('table', 'pulls-table',
+      el('thead', null, el('tr', null, el('th', null, 'pull request'), el('th', null, 'head'),
+        el('th', null, 'subject'), el('th', null, 'author'), el('th', null, 'value'))),
+      el('tbody', null, ...rows)));
+}
+
+// The newest pull requests' runs of a card's benchmark, at most three, one line each.
+function pullList(series) {
+  const pulls = series.pulls ?? [];
+  if (!pulls.length) return null;
+  const items = pulls.slice(0, 3).map((pull) => {
+    const item = el('li', null, el('span', 'pull-name', pullName(pull)), ': ',
+      describePullValue(pull, series.unit));
+    item.title = firstLine(pull.subject);
+    item.dataset.commit = pull.head ?? '';
+    return item;
+  });
+  const more = pulls.length > 3 ? el('li', 'more', `and ${pulls.length - 3} more in the large chart`) : null;
+  return el('ul', 'pulls', ...items, more);
 }
 
 function fillTable(series) {
@@ -884,6 +1041,7 @@ async function render() {
   }
   document.title = `${project.name} · benchwatch`;
   applySearch(view, state);
+  queueShownCards(view);
   if (state.bench) await showDetail(view, state);
   else closeDetail();
 }
