@@ -43,4 +43,58 @@ double mann_whitney_p_value(std::span<const double> a, std::span<const double> b
     return std::erfc(z / std::sqrt(2.0));
 }
 
+double mann_whitney_exact_p_value(std::span<const double> a, std::span<const double> b) {
+    constexpr std::size_t largest_exact = 60;
+    if (a.empty() || b.empty()) return 1;
+    const std::size_t n = a.size() + b.size();
+    if (n > largest_exact) return mann_whitney_p_value(a, b);
+    struct Pooled {
+        double value;
+        bool from_a;
+    };
+    std::vector<Pooled> pooled;
+    pooled.reserve(n);
+    for (const double value : a) pooled.push_back({value, true});
+    for (const double value : b) pooled.push_back({value, false});
+    std::sort(pooled.begin(), pooled.end(),
+              [](const Pooled& x, const Pooled& y) { return x.value < y.value; });
+
+    // Twice the average ranks, so that ties keep whole numbers.
+    std::vector<std::size_t> doubled_ranks(n);
+    std::size_t observed = 0;
+    for (std::size_t first = 0; first < n;) {
+        std::size_t end = first + 1;
+        while (end < n && pooled[end].value == pooled[first].value) ++end;
+        for (std::size_t i = first; i < end; ++i) {
+            doubled_ranks[i] = first + 1 + end;
+            if (pooled[i].from_a) observed += doubled_ranks[i];
+        }
+        first = end;
+    }
+
+    // ways[k][s]: how many choices of k of the values seen so far have doubled rank sum s (at
+    // most C(60, 30) ≈ 1.2e17: a double keeps 16 digits of it, plenty for the ratio).
+    const std::size_t chosen = a.size();
+    const std::size_t most = 2 * n * chosen;
+    std::vector<std::vector<double>> ways(chosen + 1, std::vector<double>(most + 1, 0));
+    ways[0][0] = 1;
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t k = std::min(chosen, i + 1); k >= 1; --k)
+            for (std::size_t s = most; s >= doubled_ranks[i]; --s)
+                ways[k][s] += ways[k - 1][s - doubled_ranks[i]];
+
+    const auto centre = static_cast<long long>(chosen * (n + 1));
+    const auto distance = [centre](std::size_t sum) {
+        const long long off = static_cast<long long>(sum) - centre;
+        return off < 0 ? -off : off;
+    };
+    double extreme = 0;
+    double total = 0;
+    for (std::size_t s = 0; s <= most; ++s) {
+        total += ways[chosen][s];
+        if (distance(s) >= distance(observed)) extreme += ways[chosen][s];
+    }
+    return std::min(1.0, extreme / total);
+}
+
 }  // namespace benchwatch::stats

@@ -21,7 +21,9 @@ StepDoubt doubt_about(std::span<const double> values, std::span<const std::size_
     step.step = {start, median(after) / median(before)};
     step.runs_before = before.size();
     step.runs_after = after.size();
-    if (before.size() < settings.minimum_runs || after.size() < settings.minimum_runs)
+    const std::size_t after_needed =
+        after_end == values.size() ? settings.latest_minimum_runs : settings.minimum_runs;
+    if (before.size() < settings.minimum_runs || after.size() < after_needed)
         return StepDoubt::TooShort;
 
     const double threshold = detectable(values.first(start));
@@ -30,7 +32,8 @@ StepDoubt doubt_about(std::span<const double> values, std::span<const std::size_
 
     const std::size_t compared_before = std::min(settings.test_runs, before.size());
     const std::size_t compared_after = std::min(settings.test_runs, after.size());
-    step.p_value = mann_whitney_p_value(before.last(compared_before), after.first(compared_after));
+    step.p_value =
+        mann_whitney_exact_p_value(before.last(compared_before), after.first(compared_after));
     if (!(step.p_value < settings.alpha)) return StepDoubt::NotSignificant;
     return StepDoubt::None;
 }
@@ -39,7 +42,8 @@ std::vector<TrustedStep> trusted_steps(std::span<const double> values,
                                        const DetectableLogChange& detectable,
                                        const StepTrustSettings& settings,
                                        const ChangePointSettings& detector) {
-    assert(settings.minimum_runs >= 1 && settings.test_runs >= 1);
+    assert(settings.minimum_runs >= 1 && settings.latest_minimum_runs >= 1 &&
+           settings.test_runs >= 1);
     auto starts = change_points(values, detector);
     // The threshold depends only on the runs before a step, which merging does not change.
     std::map<std::size_t, double> thresholds;
@@ -50,15 +54,22 @@ std::vector<TrustedStep> trusted_steps(std::span<const double> values,
     };
     while (true) {
         std::vector<TrustedStep> trusted(starts.size());
+        // The doubted step to drop: one next to the shortest level that is too short, else the
+        // smallest. A spell of slow runs is merged away before a real step beside it is judged.
         std::size_t weakest = starts.size();
-        double weakest_size = std::numeric_limits<double>::infinity();
+        auto weakest_key = std::pair{std::numeric_limits<std::size_t>::max(),
+                                     std::numeric_limits<double>::infinity()};
         for (std::size_t i = 0; i < starts.size(); ++i) {
-            if (doubt_about(values, starts, i, remembered, settings, trusted[i]) == StepDoubt::None)
-                continue;
-            const double size = std::abs(std::log(trusted[i].step.ratio));
-            if (size < weakest_size) {
+            const auto doubt = doubt_about(values, starts, i, remembered, settings, trusted[i]);
+            if (doubt == StepDoubt::None) continue;
+            const auto key = std::pair{
+                doubt == StepDoubt::TooShort
+                    ? std::min(trusted[i].runs_before, trusted[i].runs_after)
+                    : std::numeric_limits<std::size_t>::max(),
+                std::abs(std::log(trusted[i].step.ratio))};
+            if (key < weakest_key) {
                 weakest = i;
-                weakest_size = size;
+                weakest_key = key;
             }
         }
         if (weakest == starts.size()) return trusted;

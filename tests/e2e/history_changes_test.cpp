@@ -102,9 +102,9 @@ TEST_F(HistoryChangesTest, JsonGivesBothCommitsTheRatioTheEvidenceAndTheChangedK
     EXPECT_EQ(step["runs_before"], 10);
     EXPECT_EQ(step["runs_after"], 10);
     EXPECT_NEAR(step["detectable_change"].get<double>(), 0.03, 1e-12);
-    // Ten against ten, each side all tied: σ² = 100/12 × (21 − 2 × 990 / 380) = 131.58,
-    // z = (50 − ½) / 11.471 = 4.3153, p = erfc(z / √2) = 1.594e-5.
-    EXPECT_NEAR(step["p_value"].get<double>(), 1.594e-5, 0.001e-5);
+    // Ten against ten, each side all tied: of the C(20, 10) = 184756 choices of ten, only the
+    // ten 100s and the ten 120s are as extreme, p = 2 / 184756 = 1.0825e-5.
+    EXPECT_NEAR(step["p_value"].get<double>(), 1.0825e-5, 0.0001e-5);
     EXPECT_EQ(step["environment_changes"],
               nlohmann::json::parse(R"([{"key": "toolchain", "before": "1.0", "after": "1.1"}])"));
 }
@@ -117,6 +117,32 @@ TEST_F(HistoryChangesTest, ShortHistoryHasNoSteps) {
     ASSERT_EQ(output.exit_code, 0) << output.err;
     EXPECT_EQ(output.out,
               "Steps in the history of p on m: 0 in 9 runs (recorded order)\nNo steps found.\n");
+}
+
+TEST_F(HistoryChangesTest, StepWithThreeRunsAfterItAtTheEndIsListedWithItsCommits) {
+    // a: 100 up to c17, then 120 at c18, c19 and c20. The latest level has had three runs to
+    // last, which is enough for it; the runs before are all 100, so the detectable change is the
+    // category minimum, 3%; the three 120s lie above the last ten 100s: p = 1 / C(13, 3).
+    record([](int i) -> std::vector<std::pair<std::string, double>> {
+        return {{"a", i < 17 ? 100 : 120}};
+    });
+    const auto output = benchwatch(
+        {"history", "--changes", "--store", store(), "--project", "p", "--machine", "m"});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out,
+              "Steps in the history of p on m: 1 in 20 runs (recorded order)\n"
+              "a  633137000..633138000  +20.0% worse\n");
+    const auto json = benchwatch({"history", "--changes", "--format", "json", "--store", store(),
+                                  "--project", "p", "--machine", "m"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const auto document = nlohmann::json::parse(json.out);
+    ASSERT_EQ(document["steps"].size(), 1u);
+    const auto& step = document["steps"][0];
+    EXPECT_EQ(step["before_commit"], fake_commit("c17"));
+    EXPECT_EQ(step["after_commit"], fake_commit("c18"));
+    EXPECT_EQ(step["runs_before"], 17);
+    EXPECT_EQ(step["runs_after"], 3);
+    EXPECT_NEAR(step["p_value"].get<double>(), 1.0 / 286, 1e-12);
 }
 
 TEST_F(HistoryChangesTest, StepOfTheWholeSuiteIsOneEventWithTheKeysThatChanged) {

@@ -1,4 +1,5 @@
-// What could break: a step trusted whose level does not last five runs, that is no bigger than
+// What could break: a step trusted whose level does not last five runs (three for the latest
+// level), a step with three runs after it at the end of the history missed, that is no bigger than
 // the detectable change before it, or that the rank test does not back; a doubted step left
 // standing instead of merged into its neighbours; a one-run spike shown as a step; or the
 // Mann–Whitney p-value computed with the wrong ranks, ties or variance. (A series alternating
@@ -45,6 +46,36 @@ TEST(MannWhitney, FiveAgainstFiveSeparatedDoesNotReachOnePercent) {
     EXPECT_NEAR(mann_whitney_p_value(low, high), 0.012186, 1e-6);
 }
 
+TEST(MannWhitneyExact, CountsTheChoicesAsExtremeAsTheOneSeen) {
+    // {1, 2, 3} against {4, 5, 6}: of the C(6, 3) = 20 ways to pick three ranks, only 1 + 2 + 3
+    // and 4 + 5 + 6 are 4.5 away from the mean rank sum 10.5: p = 2 / 20.
+    const std::vector<double> low{1, 2, 3};
+    const std::vector<double> high{4, 5, 6};
+    EXPECT_DOUBLE_EQ(mann_whitney_exact_p_value(low, high), 0.1);
+    EXPECT_DOUBLE_EQ(mann_whitney_exact_p_value(high, low), 0.1);
+    // Three runs above nine: 2 / C(12, 3) = 2 / 220, below 0.01 where the normal
+    // approximation gives z = (13.5 − 0.5) / √(27 × 13 / 12) = 2.4037, p = 0.016230.
+    const std::vector<double> nine{1, 2, 3, 4, 5, 6, 7, 8, 9};
+    const std::vector<double> three{11, 12, 13};
+    EXPECT_NEAR(mann_whitney_exact_p_value(nine, three), 2.0 / 220, 1e-15);
+    EXPECT_NEAR(mann_whitney_p_value(nine, three), 0.016230, 1e-6);
+    // Eight below three: 2 / C(11, 3) = 2 / 165 = 0.012121, not below 0.01.
+    EXPECT_NEAR(mann_whitney_exact_p_value(std::span(nine).first(8), three), 2.0 / 165, 1e-15);
+}
+
+TEST(MannWhitneyExact, TiesKeepTheirAverageRanks) {
+    // Ten at 100 and three at 120: the ten have ranks 5.5 each, the three 12 each. A choice of
+    // ten is as extreme as the one seen only when it is those ten: p = 1 / C(13, 3) = 1 / 286
+    // (no choice reaches the other side: ten can hold at most three 12s).
+    const std::vector<double> ten(10, 100);
+    const std::vector<double> three(3, 120);
+    EXPECT_NEAR(mann_whitney_exact_p_value(ten, three), 1.0 / 286, 1e-15);
+    const std::vector<double> same{5, 5, 5};
+    const std::vector<double> none;
+    EXPECT_EQ(mann_whitney_exact_p_value(same, same), 1.0);
+    EXPECT_EQ(mann_whitney_exact_p_value(same, none), 1.0);
+}
+
 TEST(MannWhitney, NothingToTellApart) {
     const std::vector<double> same{5, 5, 5};
     const std::vector<double> none;
@@ -66,8 +97,8 @@ std::vector<double> two_levels(std::size_t count, double low, double high) {
 
 TEST(TrustedSteps, CleanStepWithItsEvidence) {
     // The detector's step at 10, ratio 1.2; ten runs each side; detectable 3%; ten against ten
-    // all tied within: σ² = 100 / 12 × (21 − 2 × 990 / 380) = 131.58, z = 49.5 / 11.471 =
-    // 4.3153, p = 1.5938e-5.
+    // all tied within: only the ten 100s and the ten 120s are as extreme a choice of ten as the
+    // one seen, p = 2 / C(20, 10) = 2 / 184756 = 1.0825e-5.
     const auto steps = trusted_steps(two_levels(10, 100, 120), three_percent);
     ASSERT_EQ(steps.size(), 1u);
     EXPECT_EQ(steps[0].step.index, 10u);
@@ -75,7 +106,7 @@ TEST(TrustedSteps, CleanStepWithItsEvidence) {
     EXPECT_EQ(steps[0].runs_before, 10u);
     EXPECT_EQ(steps[0].runs_after, 10u);
     EXPECT_NEAR(steps[0].detectable_change, 0.03, 1e-12);
-    EXPECT_NEAR(steps[0].p_value, 1.5938e-5, 1e-9);
+    EXPECT_NEAR(steps[0].p_value, 2.0 / 184756, 1e-15);
 }
 
 TEST(TrustedSteps, TheThresholdSeesOnlyTheRunsBeforeTheStep) {
@@ -121,16 +152,46 @@ TEST(TrustedSteps, NoBiggerThanTheDetectableChangeIsNoStep) {
 }
 
 TEST(TrustedSteps, TheRankTestMustReject) {
-    // Five against five with no ties gives p = 0.012186 (above): not below α = 0.01, though
-    // below 0.05. Levels 100…104 then 120…124, and the detector's step between them.
-    const std::vector<double> values{100, 101, 102, 103, 104, 120, 121, 122, 123, 124};
+    // Levels 100…103, 121 then 120, 122…125, and the detector's step between them: a's rank sum
+    // is 1 + 2 + 3 + 4 + 6 = 16, and of the C(10, 5) = 252 choices of five ranks only those
+    // summing to 15 or 16 (and 39 or 40 on the other side) are as far from 27.5: p = 4 / 252,
+    // not below α = 0.01, though below 0.05. Without the overlap, 2 / 252 = 0.0079 is.
+    const std::vector<double> values{100, 101, 102, 103, 121, 120, 122, 123, 124, 125};
     const std::vector<std::size_t> starts{5};
     TrustedStep step;
     EXPECT_EQ(doubt_about(values, starts, 0, three_percent, {}, step), StepDoubt::NotSignificant);
-    EXPECT_NEAR(step.p_value, 0.012186, 1e-6);
+    EXPECT_NEAR(step.p_value, 4.0 / 252, 1e-15);
     StepTrustSettings lenient;
     lenient.alpha = 0.05;
     EXPECT_EQ(doubt_about(values, starts, 0, three_percent, lenient, step), StepDoubt::None);
+    const std::vector<double> apart{100, 101, 102, 103, 104, 120, 121, 122, 123, 124};
+    EXPECT_EQ(doubt_about(apart, starts, 0, three_percent, {}, step), StepDoubt::None);
+    EXPECT_NEAR(step.p_value, 2.0 / 252, 1e-15);
+}
+
+TEST(TrustedSteps, TheLatestLevelNeedsThreeRunsAboveNineBefore) {
+    // Ten different runs around 102 then 130, 131, 132 at the end: the new level has had only three runs
+    // to last, which is enough for the latest; the three lie above the ten before it, p = 2 / 286.
+    std::vector<double> values{100,   104.5, 101, 103.5, 102, 100.5, 104,
+                               101.5, 103,   102.5, 130, 131,   132};
+    const auto steps = trusted_steps(values, three_percent);
+    ASSERT_EQ(steps.size(), 1u);
+    EXPECT_EQ(steps[0].step.index, 10u);
+    EXPECT_DOUBLE_EQ(steps[0].step.ratio, 131 / 102.25);
+    EXPECT_EQ(steps[0].runs_after, 3u);
+    EXPECT_NEAR(steps[0].p_value, 2.0 / 286, 1e-15);
+    // With eight runs before, three above them cannot reach 0.01: 2 / C(11, 3) = 2 / 165.
+    const std::vector<double> short_before(values.begin() + 2, values.end());
+    TrustedStep step;
+    const std::vector<std::size_t> starts{8};
+    EXPECT_EQ(doubt_about(short_before, starts, 0, three_percent, {}, step),
+              StepDoubt::NotSignificant);
+    EXPECT_NEAR(step.p_value, 2.0 / 165, 1e-15);
+    // The same three runs followed by the old level again did not last: too short.
+    auto spell = values;
+    spell.insert(spell.end(), {100, 104, 101, 103, 102, 100, 104, 101});
+    const std::vector<std::size_t> around{10, 13};
+    EXPECT_EQ(doubt_about(spell, around, 0, three_percent, {}, step), StepDoubt::TooShort);
 }
 
 TEST(TrustedSteps, OneRunSpikesAreNoSteps) {
