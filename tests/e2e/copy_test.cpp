@@ -267,10 +267,14 @@ TEST_F(CopyTest, RunsOfACommitTheTargetAlreadyHadAreNumberedAfterIt) {
 
 TEST_F(CopyTest, ProjectAndMachineFilterWhatIsCopied) {
     const std::string target = (directory_.path() / "cuda.db").string();
+    // A machine of another project only: a filter that would copy nothing is a mistake, named.
     const auto none = copy(source_, target, {"--project", "cuda", "--machine", "m1"});
-    ASSERT_EQ(none.exit_code, 0) << none.err;
-    EXPECT_EQ(none.out, fmt::format("copied 0 runs (0 results) from {} to {}; 0 already there\n",
-                                    source_, target));
+    EXPECT_EQ(none.exit_code, 2);
+    EXPECT_EQ(none.out, "");
+    EXPECT_EQ(none.err, fmt::format("error: no machine 'm1' for project 'cuda' in {}; machines: "
+                                    "gpu-1\n",
+                                    source_));
+    EXPECT_FALSE(fs::exists(target));
     const auto cuda = copy(source_, target, {"--project", "cuda", "--machine", "gpu-1"});
     ASSERT_EQ(cuda.exit_code, 0) << cuda.err;
     EXPECT_EQ(cuda.out, fmt::format("copied 6 runs (18 results) from {} to {}; 0 already there\n",
