@@ -2,10 +2,13 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <thread>
+#include <variant>
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
@@ -76,15 +79,61 @@ void check_project(store::Store& store, const ServeFlags& flags, const std::stri
     require_known_project(store, store_url, project);
 }
 
-// Answers /pulls/COMMIT with the comparison `compare --format json` would print.
+std::string lowercase(std::string_view text) {
+    std::string lower(text);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return lower;
+}
+
+// Shortest commit prefix /pulls/COMMIT accepts, as compare does.
+constexpr std::size_t shortest_pull_prefix = 7;
+
+// The commit of `runs` (recording order) that `revision`, sent by a client, names: a commit with
+// runs, else the newest commit recorded on a branch of that name, else the only commit with runs
+// that starts with it (at least 7 characters, any case). Taken from the store's runs alone, so
+// that git never resolves a client's text (an unpushed branch, a reflog entry) and nothing but
+// what the client sent is named in an answer; an error response when no commit fits.
+std::variant<std::string, serve::Response> recorded_commit(const std::vector<model::Run>& runs,
+                                                           const std::string& project,
+                                                           const std::string& machine,
+                                                           const std::string& revision) {
+    for (const auto& run : runs)
+        if (run.commit == revision) return run.commit;
+    for (auto run = runs.rbegin(); run != runs.rend(); ++run)
+        if (run->branch == revision) return run->commit;
+    std::set<std::string> matches;
+    if (revision.size() >= shortest_pull_prefix) {
+        const std::string prefix = lowercase(revision);
+        for (const auto& run : runs)
+            if (lowercase(run.commit).starts_with(prefix)) matches.insert(run.commit);
+    }
+    if (matches.size() == 1) return *matches.begin();
+    if (matches.size() > 1)
+        return serve::error_response(
+            404, fmt::format("commit prefix '{}' matches {} commits with runs of project '{}' on "
+                             "machine '{}'; give more digits",
+                             revision, matches.size(), project, machine));
+    return serve::error_response(
+        404, fmt::format("no run of commit or branch '{}' for project '{}' on machine '{}'; GET "
+                         "/api/v1/projects/{}/pulls lists the pull requests' heads",
+                         revision, project, machine, project));
+}
+
+// Answers /pulls/REVISION with the comparison `compare --format json` would print, for a commit
+// of the store's runs only (recorded_commit()).
 serve::Response compare_pull(store::Store& store, const vcs::Repository* repository,
                              const Context& context, const serve::DashboardOptions& options,
                              const std::string& project, const std::string& machine,
-                             const std::string& commit) {
+                             const std::string& revision) {
+    store::RunFilter filter;
+    filter.project = project;
+    filter.machine = machine;
+    auto commit = recorded_commit(store.list_runs(filter), project, machine, revision);
+    if (auto* refusal = std::get_if<serve::Response>(&commit)) return std::move(*refusal);
     compare::CompareOptions compare_options;
     compare_options.source = {project, machine, options.default_branch,
                               options.default_branch_revision};
-    compare_options.head = commit;
+    compare_options.head = std::get<std::string>(commit);
     compare_options.method = options.method;
     compare_options.categories = options.categories;
     compare_options.history_url = resolve_history_url("", project, context);

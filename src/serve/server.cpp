@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "model/printable.hpp"
 #include "serve/assets.hpp"
 
 namespace benchwatch::serve {
@@ -30,6 +31,9 @@ namespace {
 
 constexpr std::size_t worker_threads = 64;  // a keep-alive connection holds one while it lasts
 constexpr std::size_t max_request_body = 64 * 1024;
+// The longest request line and headers read; a longer head is answered 431 and its connection
+// closed.
+constexpr std::size_t max_request_head = 64 * 1024;
 constexpr const char* page_policy =
     "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
     "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
@@ -84,7 +88,9 @@ struct RequestState {
     bool in_body = false;          // its headers had all arrived
     bool drain_body = false;       // refused before its body: discard what arrives, then close
     bool close = false;            // close the connection after the reply
-    std::uint64_t body_bytes = 0;  // a refused body's Content-Length; 0: until the client closes
+    std::uint64_t body_bytes = 0;  // how much of a refused body to drop; 0: until the client closes
+    std::string head;              // its line and headers as they arrived, up to max_request_head
+    bool head_cut = false;         // they were longer than max_request_head
 };
 
 thread_local RequestState* current_request = nullptr;
@@ -213,19 +219,19 @@ class DeadlineStream final : public httplib::Stream {
             const std::size_t count = std::min(size, filled_ - position_);
             std::copy_n(buffer_.data() + position_, count, destination);
             position_ += count;
-            return delivered(count);
+            return delivered(destination, count);
         }
         if (!wait_readable()) return -1;
         if (size >= buffer_.size()) {
             const ssize_t got = receive(destination, size);
-            return got > 0 ? delivered(static_cast<std::size_t>(got)) : got;
+            return got > 0 ? delivered(destination, static_cast<std::size_t>(got)) : got;
         }
         const ssize_t got = receive(buffer_.data(), buffer_.size());
         if (got <= 0) return got;
         filled_ = static_cast<std::size_t>(got);
         position_ = std::min(size, filled_);
         std::copy_n(buffer_.data(), position_, destination);
-        return delivered(position_);
+        return delivered(destination, position_);
     }
 
     ssize_t write(const char* source, std::size_t size) override {
@@ -291,7 +297,14 @@ class DeadlineStream final : public httplib::Stream {
     }
 
     // Counts `count` bytes handed to httplib; a body's every whole chunk restarts its deadline.
-    ssize_t delivered(std::size_t count) {
+    // Before the body they are the request's line and headers, kept for framing_problem():
+    // httplib reads them a byte at a time, so none of the body is among them.
+    ssize_t delivered(const char* bytes, std::size_t count) {
+        if (state_ != nullptr && !state_->in_body) {
+            const std::size_t room = max_request_head - state_->head.size();
+            state_->head.append(bytes, std::min(count, room));
+            if (count > room) state_->head_cut = true;
+        }
         if (state_ != nullptr && state_->in_body) {
             body_read_ += count;
             if (body_read_ - chunk_start_ >= limits_.body_chunk_bytes) {
@@ -360,6 +373,115 @@ bool declares_body(const httplib::Request& request) {
     return request.has_header("Transfer-Encoding") ||
            (request.has_header("Content-Length") &&
             request.get_header_value("Content-Length") != "0");
+}
+
+// Whether `c` may be part of a header's name (RFC 9110's token characters).
+bool is_token_character(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+std::string_view without_blanks(std::string_view text) {
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+    return text;
+}
+
+// Why the request's line and headers, as they arrived (`head`, up to its empty line), do not say
+// beyond doubt where the request ends, so that a proxy in front of the server could read its
+// body as another request than the server does; nullopt when they do. Refused: lines not ended
+// by CR LF, lines folded onto the next, header names that are not tokens, more than one Host,
+// Content-Length or Transfer-Encoding, both of the last two, a Content-Length that is not
+// digits, a Transfer-Encoding other than "chunked", and a body on any method but POST, PUT and
+// PATCH. The raw bytes are read because httplib skips lines it cannot parse and percent-decodes
+// header values ("%63hunked" is "chunked" to it).
+std::optional<std::string> framing_problem(std::string_view head) {
+    std::string_view method;
+    std::size_t line_number = 0;
+    std::map<std::string, std::vector<std::string_view>> framing;  // host, content-length, …
+    for (;;) {
+        const auto end = head.find('\n');
+        ++line_number;
+        if (end == std::string_view::npos || end == 0 || head[end - 1] != '\r' ||
+            head.substr(0, end - 1).find('\r') != std::string_view::npos)
+            return fmt::format(
+                "line {} of the request's head does not end with CR LF (or holds a lone CR); end "
+                "every line of the request line and headers with CR LF",
+                line_number);
+        const std::string_view line = head.substr(0, end - 1);
+        head.remove_prefix(end + 1);
+        if (line_number == 1) {
+            method = line.substr(0, line.find(' '));
+            continue;
+        }
+        if (line.empty()) break;
+        if (line.front() == ' ' || line.front() == '\t')
+            return fmt::format(
+                "header line {} continues the line before it (obsolete line folding); send each "
+                "header on one line",
+                line_number);
+        const auto colon = line.find(':');
+        const std::string_view name = line.substr(0, colon);
+        if (colon == std::string_view::npos || name.empty() ||
+            !std::all_of(name.begin(), name.end(), is_token_character))
+            return fmt::format(
+                "header line {} is not NAME: VALUE with a name of letters, digits and "
+                "!#$%&'*+-.^_`|~ only; send well-formed headers",
+                line_number);
+        const std::string lower = lowercase(name);
+        if (lower == "host" || lower == "content-length" || lower == "transfer-encoding")
+            framing[lower].push_back(without_blanks(line.substr(colon + 1)));
+    }
+    for (const auto& [name, canonical] :
+         {std::pair{"host", "Host"}, std::pair{"content-length", "Content-Length"},
+          std::pair{"transfer-encoding", "Transfer-Encoding"}}) {
+        const auto found = framing.find(name);
+        if (found != framing.end() && found->second.size() > 1)
+            return fmt::format("the request has {} {} headers; send one", found->second.size(),
+                               canonical);
+    }
+    const auto value = [&](const std::string& name) -> std::optional<std::string_view> {
+        const auto found = framing.find(name);
+        if (found == framing.end()) return std::nullopt;
+        return found->second.front();
+    };
+    const auto length = value("content-length");
+    const auto encoding = value("transfer-encoding");
+    if (length && encoding)
+        return "the request has both Content-Length and Transfer-Encoding, which a proxy and this "
+               "server could read differently; send one of them";
+    if (length &&
+        (length->empty() || length->size() > 19 ||
+         !std::all_of(length->begin(), length->end(), [](char c) { return c >= '0' && c <= '9'; })))
+        return "the request's Content-Length is not a number of bytes (digits only); send the "
+               "body's length in bytes";
+    if (encoding && lowercase(*encoding) != "chunked")
+        return "the request's Transfer-Encoding is not \"chunked\", the only one this server "
+               "reads; send the body with Content-Length or Transfer-Encoding: chunked";
+    const bool body =
+        encoding || (length && length->find_first_not_of('0') != std::string_view::npos);
+    if (body && method != "POST" && method != "PUT" && method != "PATCH")
+        return fmt::format("{} requests take no body, and this one has one ({}); send it without",
+                           method.substr(0, 16),
+                           encoding ? "Transfer-Encoding: chunked" : "Content-Length");
+    return std::nullopt;
+}
+
+// Whether `refusal` is of a request whose end is not known (framing_problem(), a head over
+// max_request_head): nothing after it on the connection can be read as a request.
+bool ends_connection(const Response& refusal) {
+    return refusal.status == 400 || refusal.status == 431;
+}
+
+// Closes the connection after `http_response`, first reading and dropping what the client still
+// sends (up to max_request_body), never as a request, so that it reads the reply instead of a
+// reset connection.
+void close_unframed(httplib::Response& http_response) {
+    http_response.set_header("Connection", "close");
+    if (current_request == nullptr) return;
+    current_request->close = true;
+    current_request->drain_body = true;
+    current_request->body_bytes = max_request_body;
 }
 
 // A refusal given before the body, with the headers its status calls for.
@@ -590,6 +712,7 @@ DashboardServer::DashboardServer(DashboardSource source, std::chrono::millisecon
             if (!refusal) return 100;
             fill_refusal(*refusal, http_response);
             if (current_request != nullptr) current_request->close = true;
+            if (ends_connection(*refusal)) close_unframed(http_response);
             return refusal->status;
         });
     http_->set_pre_routing_handler(
@@ -597,7 +720,9 @@ DashboardServer::DashboardServer(DashboardSource source, std::chrono::millisecon
             const auto refusal = refusal_before_body(request);
             if (!refusal) return httplib::Server::HandlerResponse::Unhandled;
             fill_refusal(*refusal, http_response);
-            if (declares_body(request) && current_request != nullptr) {
+            if (ends_connection(*refusal)) {
+                close_unframed(http_response);
+            } else if (declares_body(request) && current_request != nullptr) {
                 http_response.set_header("Connection", "close");
                 current_request->drain_body = true;
                 current_request->body_bytes = content_length(request);
@@ -619,6 +744,9 @@ DashboardServer::DashboardServer(DashboardSource source, std::chrono::millisecon
                 return httplib::Server::HandlerResponse::Handled;
             }
             if (!http_response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+            // httplib's own refusal (a malformed request line, a body over the limit): where the
+            // request ends is not known, so the connection ends with it.
+            close_unframed(http_response);
             std::string reason = fmt::format("{} {}: the request could not be answered",
                                              request.method, request.path);
             if (http_response.status == 413 && uploads_) {
@@ -670,6 +798,15 @@ void DashboardServer::allow_hosts(std::vector<std::string> names) {
 
 std::optional<Response> DashboardServer::refusal_before_body(
     const httplib::Request& request) const {
+    if (current_request != nullptr) {
+        if (current_request->head_cut)
+            return error_response(
+                431, fmt::format("the request's line and headers are longer than {} bytes; send "
+                                 "fewer or shorter headers",
+                                 max_request_head));
+        if (const auto problem = framing_problem(current_request->head))
+            return error_response(400, *problem);
+    }
     if (check_hosts_ && request.has_header("Host")) {
         const std::string value = request.get_header_value("Host");
         const std::string name = host_name(value);
@@ -764,7 +901,8 @@ void DashboardServer::refresh_until_stopped() {
                 release_freed_memory();
             }
         } catch (const std::exception& error) {
-            std::cerr << "warning: keeping the dashboard's previous data: " << error.what() << '\n';
+            std::cerr << "warning: keeping the dashboard's previous data: "
+                      << model::printable_line(error.what()) << '\n';
         }
         stop_lock.lock();
     }

@@ -50,7 +50,7 @@ class SiteWriter {
 // files the replacement would delete.
 bool is_site(const fs::path& folder) {
     std::error_code error;
-    return fs::is_regular_file(folder / site_marker_file, error);
+    return fs::symlink_status(folder / site_marker_file, error).type() == fs::file_type::regular;
 }
 
 void write_everything(const Dashboard& dashboard, SiteWriter& writer) {
@@ -90,26 +90,41 @@ void write_everything(const Dashboard& dashboard, SiteWriter& writer) {
     }
 }
 
+// `folder` as the file system resolves it: absolute, every symbolic link and ".." of the part
+// that exists followed as the kernel follows them, the rest normalised. "link/../site" is the
+// "site" beside the link's target, not beside the link. Throws SiteError when it cannot be
+// resolved (a link loop, a folder that may not be read).
+fs::path resolved_folder(const fs::path& folder) {
+    std::error_code error;
+    fs::path resolved = fs::weakly_canonical(fs::absolute(folder), error);
+    if (error)
+        throw SiteError(
+            fmt::format("cannot resolve {}: {}; pass a folder whose parents exist "
+                        "and can be read",
+                        folder.string(), error.message()));
+    if (!resolved.has_filename()) resolved = resolved.parent_path();
+    return resolved;
+}
+
 }  // namespace
 
 SiteSummary write_site(const Dashboard& dashboard, const fs::path& folder) {
+    // The one path both checked and replaced, so that a link in `folder` cannot make the check
+    // read one folder and the replacement remove another.
+    const fs::path target = resolved_folder(folder);
     std::error_code error;
-    const bool exists = fs::exists(folder, error);
-    if (exists && !fs::is_directory(folder, error))
+    const bool exists = fs::exists(target, error);
+    if (exists && !fs::is_directory(target, error))
         throw SiteError(
             fmt::format("{} is a file, not a folder; pass a folder for the site", folder.string()));
-    if (exists && !fs::is_empty(folder, error) && !is_site(folder))
+    if (exists && !fs::is_empty(target, error) && !is_site(target))
         throw SiteError(
             fmt::format("{} is not empty and was not written by benchwatch site (it has no {} "
                         "file); pass a new or empty folder, or empty this one first",
                         folder.string(), site_marker_file));
 
-    const fs::path absolute = fs::absolute(folder).lexically_normal();
-    const fs::path parent =
-        absolute.has_filename() ? absolute.parent_path() : absolute.parent_path().parent_path();
-    const std::string name = absolute.has_filename() ? absolute.filename().string()
-                                                     : absolute.parent_path().filename().string();
-    const fs::path target = parent / name;
+    const fs::path parent = target.parent_path();
+    const std::string name = target.filename().string();
     const fs::path building = parent / fmt::format(".{}.building.{}", name, getpid());
     const fs::path previous = parent / fmt::format(".{}.previous.{}", name, getpid());
     fs::create_directories(parent, error);

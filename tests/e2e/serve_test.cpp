@@ -159,6 +159,36 @@ std::string hyperfine_file(double seconds) {
         .dump();
 }
 
+// Sends `request` whole on a new connection, ends the sending side, and returns everything the
+// server wrote until it closed the connection (or 10 s passed).
+std::string send_and_read(int port, std::string_view request) {
+    const int socket = connect_from("127.0.0.1", port);
+    if (socket < 0) return "(no connection)";
+    send(socket, request.data(), request.size(), MSG_NOSIGNAL);
+    shutdown(socket, SHUT_WR);
+    std::string reply;
+    char buffer[4096];
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    pollfd ready{socket, POLLIN, 0};
+    while (std::chrono::steady_clock::now() < until && poll(&ready, 1, 100) >= 0) {
+        if ((ready.revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+        const ssize_t got = recv(socket, buffer, sizeof(buffer), 0);
+        if (got <= 0) break;
+        reply.append(buffer, static_cast<std::size_t>(got));
+    }
+    close(socket);
+    return reply;
+}
+
+// The status lines of the replies in `reply`, in order.
+std::vector<std::string> status_lines(const std::string& reply) {
+    std::vector<std::string> lines;
+    for (auto at = reply.find("HTTP/1.1 "); at != std::string::npos;
+         at = reply.find("HTTP/1.1 ", at + 1))
+        lines.push_back(reply.substr(at, reply.find("\r\n", at) - at));
+    return lines;
+}
+
 class ServeTest : public ::testing::Test {
   protected:
     void SetUp() override { ::setenv("NO_COLOR", "1", 1); }
@@ -359,6 +389,166 @@ TEST_F(ServeTest, WrongTokenUploadsAreRefusedWithoutTheServerHoldingTheirBodies)
     EXPECT_GT(peak_mb, 0);
     EXPECT_LT(peak_mb, 200) << "the bodies were held in memory";
     EXPECT_EQ(server.stop(), 0);
+}
+
+TEST_F(ServeTest, RequestsWhoseEndIsInDoubtAreRefusedAndNothingAfterThemIsAnswered) {
+    record("c1", "main", 1.0);
+    ServeProcess server({"--store", store(), "--listen", "127.0.0.1:0"});
+    const int port = port_of(server.first_line());
+    ASSERT_NE(port, 0);
+    // What a proxy that reads the first request's framing otherwise would pass on as its body,
+    // and the server would answer as a request of its own.
+    const std::string smuggled = "GET /api/v1/projects/p/pulls HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    const auto with_length = [&](const std::string& start) {
+        return fmt::format("{}Content-Length: {}\r\n\r\n{}", start, smuggled.size(), smuggled);
+    };
+    const std::string get = "GET /api/v1/projects HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+    const std::string chunked = "0\r\n\r\n";
+    struct Case {
+        std::string request;
+        std::string error;  // "" for HEAD, whose reply has no body
+    };
+    const std::vector<Case> cases = {
+        {with_length(get),
+         "GET requests take no body, and this one has one (Content-Length); send it without"},
+        {get + "Transfer-Encoding: chunked\r\n\r\n" + chunked + smuggled,
+         "GET requests take no body, and this one has one (Transfer-Encoding: chunked); send it "
+         "without"},
+        {with_length("HEAD /api/v1/projects HTTP/1.1\r\nHost: 127.0.0.1\r\n"), ""},
+        {with_length("DELETE /api/v1/projects HTTP/1.1\r\nHost: 127.0.0.1\r\n"),
+         "DELETE requests take no body, and this one has one (Content-Length); send it without"},
+        {with_length("OPTIONS /api/v1/projects HTTP/1.1\r\nHost: 127.0.0.1\r\n"),
+         "OPTIONS requests take no body, and this one has one (Content-Length); send it without"},
+        {fmt::format("POST /api/v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n"
+                     "Transfer-Encoding: chunked\r\n\r\n{}{}",
+                     chunked, smuggled),
+         "the request has both Content-Length and Transfer-Encoding, which a proxy and this "
+         "server could read differently; send one of them"},
+        {get + "Host: bench.example.org\r\n\r\n" + smuggled,
+         "the request has 2 Host headers; send one"},
+        // Framing httplib would read otherwise than it is written: a line ended by LF alone is
+        // skipped by it, and a header value percent-decoded ("%63hunked" is "chunked" to it).
+        {"GET /api/v1/projects HTTP/1.1\r\nHost: 127.0.0.1\n" + with_length(""),
+         "line 2 of the request's head does not end with CR LF (or holds a lone CR); end every "
+         "line of the request line and headers with CR LF"},
+        {"POST /api/v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: %63hunked\r\n\r\n" +
+             chunked + smuggled,
+         "the request's Transfer-Encoding is not \"chunked\", the only one this server reads; "
+         "send the body with Content-Length or Transfer-Encoding: chunked"},
+        {get + "Content-Length : 5\r\n\r\n" + smuggled,
+         "header line 3 is not NAME: VALUE with a name of letters, digits and !#$%&'*+-.^_`|~ "
+         "only; send well-formed headers"},
+    };
+    for (const auto& [request, error] : cases) {
+        const std::string reply = send_and_read(port, request);
+        EXPECT_EQ(status_lines(reply), std::vector<std::string>{"HTTP/1.1 400 Bad Request"})
+            << request << "\n---\n"
+            << reply;
+        EXPECT_NE(reply.find("Connection: close\r\n"), std::string::npos) << reply;
+        if (!error.empty()) {
+            EXPECT_EQ(reply.substr(reply.find("\r\n\r\n") + 4), json({{"error", error}}).dump())
+                << request;
+        }
+    }
+
+    // Requests with sound framing are still answered one after another on one connection.
+    const std::string pipelined =
+        send_and_read(port, get + "\r\n" +
+                                with_length("POST /api/v1/runs HTTP/1.1\r\nHost: "
+                                            "127.0.0.1\r\n"));
+    EXPECT_EQ(status_lines(pipelined),
+              (std::vector<std::string>{"HTTP/1.1 200 OK", "HTTP/1.1 405 Method Not Allowed"}))
+        << pipelined;
+    EXPECT_EQ(server.stop(), 0);
+}
+
+TEST_F(ServeTest, PullLookupsAnswerOnlyCommitsAndBranchesTheStoreHolds) {
+    ScratchRepository repository;
+    repository.write_file("a", "1");
+    const std::string base = repository.commit("base");
+    repository.git({"checkout", "-q", "-b", "feature"});
+    repository.write_file("a", "2");
+    const std::string recorded_head = repository.commit("the recorded head");
+    // After the run: a commit of the branch with no run, and a branch never pushed anywhere.
+    repository.write_file("a", "3");
+    const std::string unrecorded_head = repository.commit("not measured");
+    repository.git({"checkout", "-q", "-b", "secret-plan"});
+    repository.write_file("a", "4");
+    const std::string secret = repository.commit("an unannounced plan");
+    repository.git({"checkout", "-q", "main"});
+    const auto record_commit = [&](const std::string& commit, const std::string& branch,
+                                   double seconds) {
+        const fs::path file = directory_.path() / (commit + ".json");
+        write_text(file, hyperfine_file(seconds));
+        const auto output = benchwatch(
+            {"record", "--store", store(), "--repo", repository.directory().string(), "--project",
+             "p", "--machine", "m", "--commit", commit, "--branch", branch, file.string()});
+        ASSERT_EQ(output.exit_code, 0) << output.err;
+    };
+    record_commit(base, "main", 1.0);
+    record_commit(recorded_head, "feature", 1.5);
+
+    ServeProcess server(
+        {"--store", store(), "--repo", repository.directory().string(), "--listen", "127.0.0.1:0"});
+    const int port = port_of(server.first_line());
+    ASSERT_NE(port, 0);
+    httplib::Client client("127.0.0.1", port);
+    // Revisions git would resolve in the server's repository, none with a run: each answered
+    // with what the client sent, never with the commit git knows under that name.
+    for (const auto& [path, sent] :
+         {std::pair<std::string, std::string>{"secret-plan", "secret-plan"},
+          {"HEAD%40%7B1%7D", "HEAD@{1}"},
+          {"feature~1", "feature~1"},
+          {secret.substr(0, 12), secret.substr(0, 12)}}) {
+        const auto answer = client.Get("/api/v1/projects/p/pulls/" + path);
+        ASSERT_TRUE(answer) << path;
+        EXPECT_EQ(answer->status, 404) << path;
+        EXPECT_EQ(json::parse(answer->body),
+                  json({{"error", "no run of commit or branch '" + sent +
+                                      "' for project 'p' on machine 'm'; GET "
+                                      "/api/v1/projects/p/pulls lists the pull requests' heads"}}))
+            << path;
+        for (const auto& commit : {secret, unrecorded_head, base, recorded_head})
+            EXPECT_EQ(answer->body.find(commit), std::string::npos) << path;
+    }
+    // A branch is the store's: its newest recorded commit, not where git's branch is now.
+    for (const std::string& revision :
+         {std::string("feature"), recorded_head, recorded_head.substr(0, 10)}) {
+        const auto answer = client.Get("/api/v1/projects/p/pulls/" + revision);
+        ASSERT_TRUE(answer) << revision;
+        ASSERT_EQ(answer->status, 200) << revision << ": " << answer->body;
+        EXPECT_EQ(json::parse(answer->body)["head"], recorded_head) << revision;
+        EXPECT_EQ(json::parse(answer->body)["baseline"]["commit"], base) << revision;
+    }
+    EXPECT_EQ(server.stop(), 0);
+}
+
+TEST_F(ServeTest, SiteThroughALinkChecksAndReplacesTheSameFolder) {
+    record("c1", "main", 1.0);
+    // OUT is "link/../victim": beside the link's target for the file system, but "victim" in
+    // this folder once ".." is taken away by text, where a folder of the user's is.
+    const fs::path elsewhere = directory_.path() / "elsewhere";
+    fs::create_directories(elsewhere / "real");
+    fs::create_directory_symlink(elsewhere / "real", directory_.path() / "link");
+    write_text(directory_.path() / "victim" / "notes.txt", "keep");
+    const std::string out = (directory_.path() / "link").string() + "/../victim";
+    const auto written = benchwatch({"site", "--store", store(), out});
+    EXPECT_EQ(written.exit_code, 0) << written.err;
+    EXPECT_EQ(read_text(directory_.path() / "victim" / "notes.txt"), "keep");
+    EXPECT_TRUE(fs::is_regular_file(elsewhere / "victim" / ".benchwatch-site"));
+
+    // The folder the path leads to holds files of its own and no marker: refused, whatever
+    // folder its text would name.
+    fs::remove(elsewhere / "victim" / ".benchwatch-site");
+    write_text(directory_.path() / "victim" / ".benchwatch-site", "planted");
+    const auto refused = benchwatch({"site", "--store", store(), out});
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_EQ(refused.err, "error: " + out +
+                               " is not empty and was not written by benchwatch site (it has no "
+                               ".benchwatch-site file); pass a new or empty folder, or empty this "
+                               "one first\n");
+    EXPECT_EQ(read_text(directory_.path() / "victim" / "notes.txt"), "keep");
+    EXPECT_TRUE(fs::exists(elsewhere / "victim" / "index.html"));
 }
 
 TEST_F(ServeTest, SiteWritesTheDashboardAndRefusesAForeignFolder) {
