@@ -14,6 +14,7 @@
 #include "cli/defaults.hpp"
 #include "cli/version.hpp"
 #include "model/error.hpp"
+#include "model/printable.hpp"
 
 namespace benchwatch::cli {
 
@@ -24,7 +25,7 @@ constexpr int exit_bad_input = 2;
 void print_error(std::string_view message) {
     constexpr std::string_view prefix = "error: ";
     if (message.starts_with(prefix)) message.remove_prefix(prefix.size());
-    std::cerr << prefix << message << '\n';
+    std::cerr << prefix << model::printable_line(message) << '\n';
 }
 
 // The exit code of an expected failure of `kind`: 2 for every kind, so that scripts and CI

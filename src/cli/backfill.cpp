@@ -10,7 +10,6 @@
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/commit_measurer.hpp"
-#include "model/printable.hpp"
 #include "report/progress.hpp"
 #include "vcs/process.hpp"
 
@@ -102,8 +101,7 @@ int run_backfill(const BackfillFlags& flags) {
                 throw;
             progress.complete();
             tally.failed.push_back(error.what());
-            std::cerr << "warning: " << model::printable_line(error.what())
-                      << "; skipped, nothing recorded\n";
+            print_warning(std::string(error.what()) + "; skipped, nothing recorded");
             continue;
         }
         progress.complete();
@@ -113,8 +111,8 @@ int run_backfill(const BackfillFlags& flags) {
     progress.finish();
     std::cout << fmt::format(
         "backfill of {} ({} commit{}): {} recorded, {} already had a run, {} failed\n",
-        flags.range.empty() ? branch : flags.range, commits.size(), commits.size() == 1 ? "" : "s",
-        tally.recorded, tally.already_there, tally.failed.size());
+        terminal_safe(flags.range.empty() ? branch : flags.range), commits.size(),
+        commits.size() == 1 ? "" : "s", tally.recorded, tally.already_there, tally.failed.size());
     // Old commits that no longer build are expected; a recipe that measures nothing is not.
     const bool measured_any = tally.recorded + tally.already_there > 0;
     return !measured_any && !tally.failed.empty() ? 1 : 0;

@@ -53,6 +53,10 @@ std::optional<std::string> nearest_word(std::string_view word,
 
 std::string terminal_safe(std::string_view text) { return model::printable_line(text); }
 
+void print_warning(std::string_view message) {
+    std::cerr << "warning: " << terminal_safe(message) << '\n';
+}
+
 std::string with_suggestion(std::string_view subject, std::string_view word,
                             const std::vector<std::string>& candidates, std::string_view listed) {
     if (const auto nearest = nearest_word(word, candidates))

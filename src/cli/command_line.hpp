@@ -30,6 +30,10 @@ std::optional<std::string> closest_word(std::string_view word,
 // `text` safe to print on a terminal or a CI log line: model::printable_line().
 std::string terminal_safe(std::string_view text);
 
+// Writes "warning: MESSAGE" and a newline to standard error, the message terminal_safe(): the
+// one way a warning is printed, whatever text from outside it quotes.
+void print_warning(std::string_view message);
+
 // `subject` ("unknown flag '--formt' for benchwatch compare", "no project 'snapy' in STORE")
 // completed as every message about a word that names nothing known is: "; did you mean
 // 'NEAREST'? (LISTED)" when nearest_word() finds a candidate, else "; LISTED". The nearest is

@@ -145,8 +145,7 @@ model::Comparison compare_two_files(const CompareFlags& flags) {
     std::vector<ingest::ParsedResults> parsed;
     for (const auto& file : flags.files) {
         parsed.push_back(ingest::parse_file(file, "auto"));
-        for (const auto& warning : parsed.back().warnings)
-            std::cerr << "warning: " << warning << '\n';
+        for (const auto& warning : parsed.back().warnings) print_warning(warning);
     }
     if (parsed[0].format != parsed[1].format)
         throw UsageError(fmt::format(

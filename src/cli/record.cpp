@@ -60,7 +60,7 @@ int run_record(const RecordFlags& flags) {
     std::vector<ingest::NamedResults> files;
     for (const auto& file : flags.files) {
         auto parsed = ingest::parse_file(file, flags.run.format);
-        for (const auto& warning : parsed.warnings) std::cerr << "warning: " << warning << '\n';
+        for (const auto& warning : parsed.warnings) print_warning(warning);
         files.push_back({file, std::move(parsed)});
     }
     const Context context = Context::discover(flags.run.common.repo);

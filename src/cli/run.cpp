@@ -137,10 +137,6 @@ class HarnessRunner {
     run::Command command_;
 };
 
-void print_warning(std::string_view message) {
-    std::cerr << "warning: " << message << '\n';
-}
-
 int run_run(const RunCommandFlags& flags) {
     const auto context = Context::discover(flags.run.common.repo);
     // Ctrl-C or a kill ends the command being measured too, which runs in a group of its own.

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "model/printable.hpp"
+
 namespace benchwatch::report {
 
 double steady_seconds() {
@@ -153,7 +155,7 @@ std::optional<double> estimate_seconds_left(std::size_t done, std::size_t total,
 }
 
 std::string render_progress_line(const ProgressState& state, std::size_t columns) {
-    const auto name = split_glyphs(state.name);
+    const auto name = split_glyphs(model::printable_line(state.name));
     const std::size_t name_columns = columns_of(name);
     const std::string counts = fmt::format("{}/{}", state.done, state.total);
     const auto left = estimate_seconds_left(state.done, state.total, state.elapsed_seconds);
@@ -209,9 +211,7 @@ std::string render_progress_line(const ProgressState& state, std::size_t columns
 
 std::string render_plain_progress_line(std::size_t ordinal, std::size_t total,
                                        std::string_view name, double elapsed_seconds) {
-    std::string safe_name;
-    for (const auto& glyph : split_glyphs(name)) safe_name += glyph.text;
-    return fmt::format("[{}/{}] {} ({})", ordinal, total, safe_name,
+    return fmt::format("[{}/{}] {} ({})", ordinal, total, model::printable_line(name),
                        format_duration(elapsed_seconds));
 }
 

@@ -48,11 +48,12 @@ struct ProgressState {
 // The bar takes a fifth of the width (at most 40 cells). When space is short the name is
 // shortened from the middle with "…" down to 10 columns, then the bar shrinks to 5 cells, then the
 // time loses its words ("0:07, ~0:16 left"), the bar goes, the time goes, and last the line is
-// cut. Control characters in the name become spaces.
+// cut. The name is shown as model::printable_line() writes it, as every untrusted text on a line.
 std::string render_progress_line(const ProgressState& state, std::size_t columns);
 
-// One plain log line for a step that starts, without control characters or a newline:
-// "[12/40] array/copy (0:07)", counting the starting step.
+// One plain log line for a step that starts, the name as model::printable_line() writes it (no
+// control or bidirectional character, no "##["): "[12/40] array/copy (0:07)", counting the
+// starting step.
 std::string render_plain_progress_line(std::size_t ordinal, std::size_t total,
                                        std::string_view name, double elapsed_seconds);
 

@@ -129,6 +129,23 @@ TEST_F(BackfillTest, RecordsEachDefaultBranchCommitOnceOldestFirstOutsideTheChec
         fs::exists(repository_.directory() / ".git" / "benchwatch-worktrees" / shas[0] / "built"));
 }
 
+TEST_F(BackfillTest, ProgressLinesShowHostileCommitSubjectsAsBisectDoes) {
+    // A subject that a CI log would read as a workflow command, with a right-to-left override
+    // and a terminal's clear-screen sequence.
+    repository_.write_file("speed", "101\n");
+    const std::string commit =
+        repository_.commit("##[error]fake alarm \xe2\x80\xae\x1b[2J reversed");
+
+    const auto output = backfill();
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_NE(output.err.find("[1/1] " + commit.substr(0, 12) +
+                              " ##\\u{5b}error]fake alarm \\u{202e}\\u{1b}[2J reversed (0:00)\n"),
+              std::string::npos)
+        << output.err;
+    for (const std::string_view forbidden : {"##[", "\xe2\x80\xae", "\x1b"})
+        EXPECT_EQ(output.err.find(forbidden), std::string::npos) << forbidden << output.err;
+}
+
 TEST_F(BackfillTest, ACommitThatDoesNotBuildIsReportedAndSkipped) {
     const auto good = commit(101);
     const auto broken = commit(102, {"broken"});

@@ -122,19 +122,31 @@ TEST(RenderProgressLine, NeverWiderThanTheTerminal) {
     }
 }
 
-TEST(RenderProgressLine, ControlCharactersInNamesBecomeSpaces) {
-    // ESC, newline and the C1 CSI (U+009B, bytes C2 9B) each become one space
-    EXPECT_EQ(render_progress_line({0, 1, "a\x1b[2Jb\nc\xc2\x9b", 0}, 60),
-              "[" + repeat("░", 12) + "] 0/1  a [2Jb c   0:00 elapsed, estimating…");
+TEST(RenderProgressLine, ControlCharactersInNamesAreWrittenOut) {
+    // ESC, newline and the C1 CSI (U+009B, bytes C2 9B), as model::printable_line() writes them
+    EXPECT_EQ(
+        render_progress_line({0, 1, "a\x1b[2Jb\nc\xc2\x9b", 0}, 80),
+        "[" + repeat("░", 16) + "] 0/1  a\\u{1b}[2Jb\\u{a}c\\u{9b}  0:00 elapsed, estimating…");
 }
 
-TEST(RenderProgressLine, BytesThatAreNotUtf8BecomeQuestionMarks) {
+TEST(RenderProgressLine, WorkflowCommandsAndBidiOverridesInNamesAreWrittenOut) {
+    // A commit subject as backfill shows it: GitHub Actions would read "##[" as a command, and
+    // U+202E would show the rest of the line reversed.
+    const std::string name = "3f2a9c01d4e5 ##[error]x \xe2\x80\xae y";
+    EXPECT_EQ(render_plain_progress_line(1, 2, name, 0),
+              "[1/2] 3f2a9c01d4e5 ##\\u{5b}error]x \\u{202e} y (0:00)");
+    EXPECT_EQ(render_progress_line({0, 2, name, 0}, 100),
+              "[" + repeat("░", 20) +
+                  "] 0/2  3f2a9c01d4e5 ##\\u{5b}error]x \\u{202e} y  0:00 elapsed, estimating…");
+}
+
+TEST(RenderProgressLine, BytesThatAreNotUtf8AreWrittenOut) {
     // a lone continuation byte, and a lead byte whose character was cut off
     EXPECT_EQ(render_plain_progress_line(1, 1,
                                          "a\x80"
                                          "b\xc3",
                                          0),
-              "[1/1] a?b? (0:00)");
+              "[1/1] a\\x{80}b\\x{c3} (0:00)");
 }
 
 TEST(RenderPlainProgressLine, CountsTheStartingStep) {
@@ -194,7 +206,7 @@ TEST(Progress, PlainModeWritesOneLinePerStepWithoutControlCharacters) {
         progress.finish();
     }
     EXPECT_EQ(out.str(),
-              "[1/3] a (0:00)\n[2/3] b [31m (0:03)\n[3/3] c (0:04)\n[3/3] done in 0:06\n");
+              "[1/3] a (0:00)\n[2/3] b\\u{1b}[31m (0:03)\n[3/3] c (0:04)\n[3/3] done in 0:06\n");
     for (char c : out.str()) {
         const auto byte = static_cast<unsigned char>(c);
         EXPECT_TRUE((byte >= 0x20 && byte != 0x7F) || byte == '\n') << "control byte " << int{byte};
