@@ -33,7 +33,10 @@ Measure measure_for(std::string_view slug) {
 
 class BencherReader {
   public:
-    explicit BencherReader(JsonInput& input) : input_(input) { parsed_.format = "bencher"; }
+    explicit BencherReader(JsonInput& input)
+        : input_(input), names_budget_(input.size(), input.source()) {
+        parsed_.format = "bencher";
+    }
 
     ParsedResults read() {
         ondemand::value root = input_.document().get_value().value();
@@ -42,6 +45,7 @@ class BencherReader {
                       "{\"value\": n}}})");
         for (auto field : root.get_object()) {
             const std::string benchmark(field.unescaped_key().value());
+            names_budget_.check_length(benchmark);
             ondemand::value measures = field.value();
             read_benchmark(benchmark, measures);
         }
@@ -80,6 +84,7 @@ class BencherReader {
 
     void add(const std::string& benchmark, std::string_view slug, double value) {
         const Measure measure = measure_for(slug);
+        names_budget_.take(benchmark);
         if (!seen_.emplace(benchmark, measure.metric).second)
             input_.fail(fmt::format("benchmark '{}' has measure '{}' twice", benchmark, slug));
         model::Result result;
@@ -98,6 +103,7 @@ class BencherReader {
 
     JsonInput& input_;
     ParsedResults parsed_;
+    NameBudget names_budget_;
     std::set<std::pair<std::string, std::string>> seen_;  // benchmark and metric
 };
 

@@ -12,7 +12,8 @@ namespace ondemand = simdjson::ondemand;
 
 namespace {
 
-// Groups nested deeper than this are refused rather than followed (no suite is this deep).
+// Groups nested deeper than this are refused before they are followed (no suite is this deep):
+// the reader descends one call per level.
 constexpr int max_group_depth = 256;
 
 std::string_view without_module(std::string_view type_name) {
@@ -21,10 +22,13 @@ std::string_view without_module(std::string_view type_name) {
     return type_name;
 }
 
-// Walks `[versions, [values…]]`, where each value is `[type name, fields]`.
+// Walks `[versions, [values…]]`, where each value is `[type name, fields]`. The path of the group
+// being read is one string, extended by a key before descending and cut back after, so that
+// memory grows with the file, not with the nesting times the names' length.
 class BenchmarkToolsReader {
   public:
-    explicit BenchmarkToolsReader(JsonInput& input) : input_(input) {
+    explicit BenchmarkToolsReader(JsonInput& input)
+        : input_(input), names_budget_(input.size(), input.source()) {
         parsed_.format = "benchmarktools";
     }
 
@@ -64,12 +68,13 @@ class BenchmarkToolsReader {
         for (auto element : values.get_array()) {
             ++top_level_position_;
             ondemand::value value = element.value();
-            read_object(value, "", 0);
+            path_.clear();
+            read_object(value, 0);
         }
     }
 
-    // `name` is the benchmark path of this object; "" for the values saved at the top level.
-    void read_object(ondemand::value& object, const std::string& name, int depth) {
+    // path_ is the benchmark path of this object; "" for the values saved at the top level.
+    void read_object(ondemand::value& object, int depth) {
         const char* start = input_.where(object);
         input_.expect(object, ondemand::json_type::array, "a saved BenchmarkTools value");
         std::string type_name;
@@ -79,7 +84,7 @@ class BenchmarkToolsReader {
             if (position == 0) {
                 type_name = input_.string(part, "a type name");
             } else if (position == 1) {
-                read_fields(without_module(type_name), part, name, depth);
+                read_fields(without_module(type_name), part, depth);
             } else {
                 input_.fail_at(input_.where(part), "expected [type name, fields]; found more");
             }
@@ -88,19 +93,20 @@ class BenchmarkToolsReader {
         if (position != 2) input_.fail_at(start, "expected [type name, fields]");
     }
 
-    void read_fields(std::string_view type_name, ondemand::value& fields, const std::string& name,
-                     int depth) {
-        if (type_name == "BenchmarkGroup") return read_group(fields, name, depth);
-        const std::string benchmark = name.empty() ? std::to_string(top_level_position_) : name;
+    void read_fields(std::string_view type_name, ondemand::value& fields, int depth) {
+        if (type_name == "BenchmarkGroup") return read_group(fields, depth);
+        if (type_name == "Parameters" || type_name == "TagFilter") return;
+        const std::string benchmark =
+            path_.empty() ? std::to_string(top_level_position_) : std::string(path_);
+        names_budget_.take(benchmark);
         if (type_name == "Trial") return read_trial(fields, benchmark);
         if (type_name == "TrialEstimate") return read_estimate(fields, benchmark);
-        if (type_name == "Parameters" || type_name == "TagFilter") return;
         parsed_.warnings.push_back(
             fmt::format("{}: benchmark '{}' left out: a {} is not a measurement", input_.source(),
                         benchmark, type_name));
     }
 
-    void read_group(ondemand::value& fields, const std::string& name, int depth) {
+    void read_group(ondemand::value& fields, int depth) {
         if (depth >= max_group_depth)
             input_.fail_at(
                 input_.where(fields),
@@ -111,9 +117,14 @@ class BenchmarkToolsReader {
             ondemand::value data = field.value();
             input_.expect(data, ondemand::json_type::object, "\"data\" of a BenchmarkGroup");
             for (auto entry : data.get_object()) {
-                std::string key(entry.unescaped_key().value());
+                const std::size_t parent = path_.size();
+                const std::string_view key = entry.unescaped_key().value();
+                if (parent > 0) path_ += '/';
+                path_ += key;
+                names_budget_.check_length(path_);
                 ondemand::value child = entry.value();
-                read_object(child, name.empty() ? key : name + "/" + key, depth + 1);
+                read_object(child, depth + 1);
+                path_.resize(parent);
             }
         }
     }
@@ -192,6 +203,8 @@ class BenchmarkToolsReader {
     ParsedResults parsed_;
     std::unordered_set<std::string> names_;
     int top_level_position_ = 0;
+    std::string path_;  // the benchmark path of the value being read, "" at the top level
+    NameBudget names_budget_;
 };
 
 // BenchmarkTools.save writes [versions, [values…]]: the file is ours when the versions object

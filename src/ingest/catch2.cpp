@@ -14,7 +14,8 @@ namespace benchwatch::ingest::detail {
 
 namespace {
 
-// Test cases and sections nest at most this deep; Catch2's own reports stay far below it.
+// Test cases and sections nest at most this deep, and so do groups; Catch2's own reports stay far
+// below it. The reader descends one call per level.
 constexpr std::size_t max_nesting = 256;
 
 // The text after an optional "<?xml …?>" declaration and whitespace.
@@ -42,7 +43,7 @@ bool opens_element(std::string_view text, std::string_view name) {
 class Catch2Reader {
   public:
     Catch2Reader(std::string_view text, std::string_view source)
-        : text_(text), input_(text, source) {}
+        : text_(text), input_(text, source), names_budget_(text.size(), source) {}
 
     ParsedResults read() {
         parsed_.format = "catch2";
@@ -88,7 +89,11 @@ class Catch2Reader {
                 path_.pop_back();
                 if (element == "TestCase") warn_if_failed(child);
             } else if (element == "Group") {
+                if (groups_ == max_nesting)
+                    fail_at(child, fmt::format("groups nest deeper than {} levels", max_nesting));
+                ++groups_;
                 walk(child);
+                --groups_;
             }
         }
     }
@@ -106,6 +111,7 @@ class Catch2Reader {
         std::vector<std::string_view> parts(path_.begin(), path_.end());
         parts.emplace_back(benchmark.attribute("name").value());
         const std::string name = fmt::format("{}", fmt::join(parts, "/"));
+        names_budget_.take(name);
         if (!names_.insert(name).second)
             fail_at(benchmark, fmt::format("benchmark '{}' appears twice", name));
         if (const pugi::xml_node failed = benchmark.child("failed")) {
@@ -165,6 +171,8 @@ class Catch2Reader {
     ParsedResults parsed_;
     std::vector<std::string> path_;
     std::set<std::string, std::less<>> names_;
+    NameBudget names_budget_;
+    std::size_t groups_ = 0;  // <Group> elements around the one being walked
 };
 
 // Catch2's XML reporter writes <Catch …> (v2) or <Catch2TestRun …> (v3) as the root element,

@@ -28,7 +28,7 @@ struct Measurement {
 // A result line as printed: "BenchmarkName-8  1000  12.5 ns/op  56 B/op …".
 struct ResultLine {
     std::string_view name;
-    std::string package;
+    std::string_view package;  // an element of the reader's packages_, shared, not copied
     std::vector<Measurement> measurements;
 };
 
@@ -110,14 +110,16 @@ class GoTestReader {
     [[noreturn]] void fail(std::string_view message) const { throw InputError(located(message)); }
 
     void read_line(std::string_view line) {
+        read_bytes_ += line.size() + 1;
         if (auto fields = result_fields(line)) {
             lines_.push_back(read_result(*fields));
             return;
         }
         const std::string_view trimmed = trim(line);
         if (line.starts_with("pkg: ")) {
-            package_ = std::string(trim(line.substr(5)));
-            packages_.insert(package_);
+            const std::string_view package = trim(line.substr(5));
+            NameBudget(0, source_).check_length(package, "package name");
+            package_ = *packages_.emplace(package).first;
         } else if (line.starts_with("goos: ")) {
             set_context("go.goos", line.substr(6));
         } else if (line.starts_with("goarch: ")) {
@@ -140,7 +142,8 @@ class GoTestReader {
     // "FAIL" after a package's output, or "FAIL\tpkg\t0.1s": once per package.
     void warn_failed_package(std::string_view line) {
         const auto fields = split_fields(line);
-        const std::string package = fields.size() > 1 ? std::string(fields[1]) : package_;
+        const std::string package =
+            fields.size() > 1 ? std::string(fields[1]) : std::string(package_);
         if (!failed_packages_.insert(package).second) return;
         parsed_.warnings.push_back(
             located(package.empty() ? std::string("the run failed (FAIL)")
@@ -191,9 +194,13 @@ class GoTestReader {
         const bool prefix_package = packages_.size() > 1;
         std::vector<Benchmark> benchmarks;
         std::map<std::string, std::size_t, std::less<>> index_of;
+        NameBudget names_budget(read_bytes_, source_);
         for (const ResultLine& line : lines_) {
             std::string name(line.name.substr(0, line.name.size() - suffix.size()));
-            if (prefix_package && !line.package.empty()) name = line.package + "/" + name;
+            if (prefix_package && !line.package.empty()) {
+                name = fmt::format("{}/{}", line.package, name);
+                names_budget.take(name);
+            }
             const auto [found, inserted] = index_of.emplace(name, benchmarks.size());
             if (inserted) benchmarks.push_back(Benchmark{name, {}});
             Benchmark& benchmark = benchmarks[found->second];
@@ -256,8 +263,9 @@ class GoTestReader {
     std::size_t file_line_ = 0;
     ParsedResults parsed_;
     std::vector<ResultLine> lines_;
-    std::string package_;
-    std::set<std::string> packages_;
+    std::string_view package_;  // an element of packages_
+    std::set<std::string, std::less<>> packages_;
+    std::uintmax_t read_bytes_ = 0;  // the length of the lines read
     std::set<std::string> failed_packages_;
 };
 

@@ -206,10 +206,6 @@ constexpr std::size_t batch_bytes = std::size_t{4} << 20;
 // cap bounds the time a mistaken input takes (a few seconds per GiB).
 constexpr std::uintmax_t max_pieces_file_bytes = std::uintmax_t{4} << 30;
 
-// Longest benchmark or metric name accepted: far above any harness's names, short enough to
-// show in a report.
-constexpr std::size_t max_name_bytes = 4096;
-
 // How much of a refused name its message shows, in characters.
 constexpr std::size_t shown_name_characters = 60;
 
@@ -260,13 +256,18 @@ std::optional<unsigned> control_character(std::string_view name) {
     return std::nullopt;
 }
 
+// Refuses a name over max_name_bytes.
+void check_name_length(std::string_view name, std::string_view what, std::string_view source) {
+    if (name.size() > detail::max_name_bytes)
+        throw InputError(fmt::format("{}: {} of {} bytes is longer than the {} allowed: \"{}\"",
+                                     source, what, name.size(), detail::max_name_bytes,
+                                     name_start(name, shown_name_characters)));
+}
+
 // Refuses a name a report could not show: too long, or holding control characters (a newline
 // would split a report's line, an escape sequence would drive the terminal).
 void check_name(std::string_view name, std::string_view what, std::string_view source) {
-    if (name.size() > max_name_bytes)
-        throw InputError(fmt::format("{}: {} of {} bytes is longer than the {} allowed: \"{}\"",
-                                     source, what, name.size(), max_name_bytes,
-                                     name_start(name, shown_name_characters)));
+    check_name_length(name, what, source);
     if (const auto control = control_character(name))
         throw InputError(fmt::format(
             "{}: {} {:?} holds control character U+{:04X}; names must be printable on one line",
@@ -418,6 +419,26 @@ void check_names(const std::vector<model::Result>& results, std::string_view sou
         check_name(result.benchmark, "benchmark name", source);
         check_name(result.metric, "metric name", source);
     }
+}
+
+NameBudget::NameBudget(std::uintmax_t file_bytes, std::string_view source)
+    : source_(source),
+      limit_(max_names_bytes_per_file_byte * file_bytes + max_names_bytes_beyond_file) {}
+
+void NameBudget::check_length(std::string_view name, std::string_view what) const {
+    check_name_length(name, what, source_);
+}
+
+void NameBudget::take(std::string_view name) {
+    check_length(name);
+    used_ += name.size();
+    if (used_ > limit_)
+        throw InputError(fmt::format(
+            "{}: the benchmark names add up to more than {} ({} times the file's size plus {} "
+            "KiB): a long group, package or benchmark name is repeated in each of many results; "
+            "shorten it",
+            source_, size_text(limit_), max_names_bytes_per_file_byte,
+            max_names_bytes_beyond_file >> 10));
 }
 
 void check_values(const std::vector<model::Result>& results, std::string_view source) {

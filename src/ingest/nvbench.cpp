@@ -36,7 +36,10 @@ constexpr Measurement measurements[] = {
 
 class NvbenchReader {
   public:
-    explicit NvbenchReader(JsonInput& input) : input_(input) { parsed_.format = "nvbench"; }
+    explicit NvbenchReader(JsonInput& input)
+        : input_(input), names_budget_(input.size(), input.source()) {
+        parsed_.format = "nvbench";
+    }
 
     ParsedResults read() {
         input_.for_each_in_root_array(
@@ -77,6 +80,7 @@ class NvbenchReader {
             ondemand::value value = field.value();
             if (key == "name") {
                 name = std::string(input_.string(value, "\"name\""));
+                names_budget_.check_length(name);
                 named = true;
             } else if (key == "devices" && value.type().value() == ondemand::json_type::array) {
                 device_count = value.count_elements().value();
@@ -119,6 +123,7 @@ class NvbenchReader {
                 skip_reason = input_.scalar_text(value).value_or("");
             }
         }
+        names_budget_.take(name);
         if (!names_.insert(name).second)
             input_.fail_at(start, fmt::format("benchmark '{}' appears twice", name));
         if (skipped) {
@@ -235,6 +240,7 @@ class NvbenchReader {
 
     JsonInput& input_;
     ParsedResults parsed_;
+    NameBudget names_budget_;
     std::vector<std::string> gpus_;
     std::set<std::string> names_;
 };

@@ -43,6 +43,8 @@ class JsonInput {
 
     simdjson::ondemand::document& document() { return document_; }
     const std::string& source() const { return source_; }
+    // The length of the text in bytes.
+    std::size_t size() const { return text_.size(); }
 
     // Where `value` starts in the text, for messages about it; nullptr when unknown.
     const char* where(simdjson::ondemand::value& value);
@@ -162,6 +164,38 @@ std::string read_results_file(const std::filesystem::path& path);
 // Fails "source: benchmark name …" for a name over 4096 bytes or holding a control character,
 // in any result's benchmark or metric name.
 void check_names(const std::vector<model::Result>& results, std::string_view source);
+
+// Longest benchmark or metric name accepted, in bytes: far above any harness's names, short
+// enough to show in a report.
+inline constexpr std::size_t max_name_bytes = 4096;
+
+// What the names that one file's results and warnings repeat may add up to: this many bytes per
+// byte of the file, and max_names_bytes_beyond_file more, so that a short file may still hold a
+// few long names. A result takes a few hundred bytes of memory apart from its names.
+inline constexpr std::uintmax_t max_names_bytes_per_file_byte = 8;
+inline constexpr std::uintmax_t max_names_bytes_beyond_file = std::uintmax_t{64} << 10;
+
+// The bounds on names that a reader builds from parts several results share (a BenchmarkTools
+// group's path, an nvbench benchmark's name before its axes, a Bencher benchmark's key before
+// each measure, a go package, a Catch2 test case's name), so that its memory stays proportional to the file: each part is checked against
+// max_name_bytes before it is copied, and the names made from them may add up to at most
+// max_names_bytes_per_file_byte times the file's size plus max_names_bytes_beyond_file.
+class NameBudget {
+  public:
+    // The budget of a file of `file_bytes` bytes called `source` in messages.
+    NameBudget(std::uintmax_t file_bytes, std::string_view source);
+    // Fails "source: benchmark name of N bytes is longer than the 4096 allowed: "…"" (as
+    // check_names does) when `name` is over max_name_bytes; `what` names it.
+    void check_length(std::string_view name, std::string_view what = "benchmark name") const;
+    // check_length(), then counts `name` as copied once more, failing once the copies add up to
+    // more than the budget.
+    void take(std::string_view name);
+
+  private:
+    std::string source_;
+    std::uintmax_t limit_;
+    std::uintmax_t used_ = 0;
+};
 
 // Fails "source: benchmark 'b', metric 'm': the value in B/s is inf, not a finite number …" for
 // any result whose value, samples' median, mean or standard deviation, allocations, memory or

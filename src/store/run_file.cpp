@@ -213,6 +213,13 @@ model::Run parse_run_file(std::string_view text, std::string_view source) {
         if (const auto end_of_id = message.find("] "); end_of_id != std::string_view::npos)
             message.remove_prefix(end_of_id + 2);
         throw RunFileError(fmt::format("{}: not JSON: {}", source, message));
+    } catch (const Json::out_of_range& error) {
+        // A number beyond any double's range ("1e400"): nlohmann refuses it apart.
+        std::string_view message = error.what();
+        if (const auto end_of_id = message.find("] "); end_of_id != std::string_view::npos)
+            message.remove_prefix(end_of_id + 2);
+        throw RunFileError(fmt::format("{}: {}; run files hold numbers a double can hold",
+                                       source, message));
     }
     const auto format = json.is_object() ? json.find("format") : json.end();
     if (format == json.end() || !format->is_string() || format->get<std::string>() != kFormatName)

@@ -127,6 +127,10 @@ TEST(RunFileTest, MalformedFilesGiveOneLineNamingTheFileAndTheField) {
               prefix +
                   "not JSON: parse error at line 1, column 12: syntax error while parsing "
                   "value - unexpected end of input; expected '[', '{', or a literal");
+    // Found by fuzz_run_file: nlohmann refuses such a number with out_of_range, not parse_error.
+    EXPECT_EQ(error_of(R"({"format": "benchwatch-run", "recorded_at_ms": 5e3333})"),
+              prefix +
+                  "number overflow parsing '5e3333'; run files hold numbers a double can hold");
     EXPECT_EQ(error_of("[1, 2]"),
               prefix + "not a benchwatch run file (\"format\" is not \"benchwatch-run\")");
     EXPECT_EQ(error_of(edited([](Json& json) { json["format"] = "other"; })),
