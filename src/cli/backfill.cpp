@@ -92,7 +92,7 @@ int run_backfill(const BackfillFlags& flags) {
             fmt::format("{} {}", commit.substr(0, 12), info ? info->subject : std::string()));
         ingest::ParsedResults parsed;
         try {
-            parsed = measurer.measure(commit);
+            parsed = measurer.measure(from_git(commit));
         } catch (const model::Error& error) {
             // A commit that does not build, or whose suite fails or prints no results, is
             // skipped; a repository or machine that cannot be used stops the backfill.
@@ -105,7 +105,7 @@ int run_backfill(const BackfillFlags& flags) {
             continue;
         }
         progress.complete();
-        measurer.record(commit, std::move(parsed));
+        measurer.record(from_git(commit), std::move(parsed));
         ++tally.recorded;
     }
     progress.finish();

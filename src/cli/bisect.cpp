@@ -131,8 +131,8 @@ int run_bisect(const BisectFlags& flags) {
         const bool recorded = !first_measurements.contains(commit) && !had_runs.contains(commit);
         if (!first_measurements.contains(commit))
             std::cerr << "measuring " << commit_line(context, commit) << '\n';
-        auto parsed = measurer.measure(
-            commit, recorded ? std::span<const std::string>() : std::span(only_the_benchmark));
+        auto parsed = measurer.measure(from_git(commit), recorded ? std::span<const std::string>()
+                                                                  : std::span(only_the_benchmark));
         const auto found = std::find_if(
             parsed.results.begin(), parsed.results.end(), [&](const model::Result& result) {
                 return result.benchmark == flags.benchmark && result.metric == flags.metric;
@@ -160,7 +160,7 @@ int run_bisect(const BisectFlags& flags) {
                                      report::steady_seconds, settings);
 
     for (auto& [commit, parsed] : first_measurements)
-        if (!had_runs.contains(commit)) measurer.record(commit, std::move(parsed));
+        if (!had_runs.contains(commit)) measurer.record(from_git(commit), std::move(parsed));
 
     const auto name = model::printable_line(model::with_metric(flags.benchmark, flags.metric));
     std::cout << fmt::format("{} from {} to {}: {}, {}\n", name, good->substr(0, 12),

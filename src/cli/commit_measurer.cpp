@@ -60,6 +60,10 @@ fs::path commit_folders_root(const Context& context) {
 
 }  // namespace
 
+model::CommitId from_git(const std::string& sha) {
+    return model::CommitId::check(sha, "git's list of commits");
+}
+
 CommitMeasurer::CommitMeasurer(std::string_view command, const Context& context,
                                std::string project, std::string machine, std::string branch,
                                std::string store_url, const RunningFlags& running)
@@ -80,31 +84,45 @@ CommitMeasurer::CommitMeasurer(std::string_view command, const Context& context,
     machine_warnings_ = run::machine_warnings(cores);
 }
 
-fs::path CommitMeasurer::prepare(const std::string& commit) {
-    if (const auto found = prepared_.find(commit); found != prepared_.end()) return found->second;
+fs::path CommitMeasurer::prepare(const model::CommitId& commit) {
+    const auto& sha = commit.str();
+    if (const auto found = prepared_.find(sha); found != prepared_.end()) {
+        require_checkout(found->second, commit);
+        return found->second;
+    }
     // Said once, before the first build, rather than for a command refused before building.
     if (prepared_.empty())
         for (const auto& warning : machine_warnings_)
             std::cerr << "warning: " << warning.message << '\n';
     const auto folder = folders_.checkout(commit);
-    run::build_commit(recipe_, folder, commit, {{"BENCHWATCH_COMMIT", commit}});
-    prepared_.emplace(commit, folder);
+    run::build_commit(recipe_, folder, sha, {{"BENCHWATCH_COMMIT", sha}});
+    require_checkout(folder, commit);
+    prepared_.emplace(sha, folder);
     return folder;
 }
 
-ingest::ParsedResults CommitMeasurer::measure(const std::string& commit,
+void CommitMeasurer::require_checkout(const fs::path& folder, const model::CommitId& commit) const {
+    if (!folders_.holds(folder, commit))
+        throw run::RecipeError(fmt::format(
+            "the checkout of {} in {} is gone: a step of the [measure] recipe removed it; change "
+            "the recipe so that it leaves the folder it runs in",
+            commit.str().substr(0, 12), folder.string()));
+}
+
+ingest::ParsedResults CommitMeasurer::measure(const model::CommitId& commit,
                                               std::span<const std::string> benchmarks) {
     const auto folder = prepare(commit);
-    auto parsed =
-        run::run_suite(recipe_, folder, commit, {{"BENCHWATCH_COMMIT", commit}}, benchmarks);
+    const auto& sha = commit.str();
+    auto parsed = run::run_suite(recipe_, folder, sha, {{"BENCHWATCH_COMMIT", sha}}, benchmarks);
+    require_checkout(folder, commit);
     for (const auto& warning : parsed.warnings)
-        std::cerr << "warning: " << commit.substr(0, 12) << ": " << model::printable_line(warning)
+        std::cerr << "warning: " << sha.substr(0, 12) << ": " << model::printable_line(warning)
                   << '\n';
     parsed.warnings.clear();
     return parsed;
 }
 
-void CommitMeasurer::record(const std::string& commit, ingest::ParsedResults parsed) {
+void CommitMeasurer::record(const model::CommitId& commit, ingest::ParsedResults parsed) {
     model::Run run;
     run.results = std::move(parsed.results);
     run.format = parsed.format;
@@ -124,10 +142,10 @@ void CommitMeasurer::record(const std::string& commit, ingest::ParsedResults par
     ingest::RunMetadata metadata;
     metadata.project = project_;
     metadata.machine = machine_;
-    metadata.commit = commit;
+    metadata.commit = commit.str();
     metadata.branch = branch_;
     metadata.environment.push_back(fmt::format("{}=no", model::dirty_key));
-    if (const auto info = context_.repository->commit_info(commit))
+    if (const auto info = context_.repository->commit_info(commit.str()))
         metadata.commit_info = model::CommitInfo{info->message, info->author, info->timestamp, ""};
     metadata.recorded_at_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                   std::chrono::system_clock::now().time_since_epoch())

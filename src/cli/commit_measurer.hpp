@@ -10,11 +10,16 @@
 #include "cli/command_line.hpp"
 #include "cli/defaults.hpp"
 #include "ingest/ingest.hpp"
+#include "model/commit_id.hpp"
 #include "run/recipe.hpp"
 #include "run/stability.hpp"
 #include "vcs/commit_folders.hpp"
 
 namespace benchwatch::cli {
+
+// `sha`, a commit as git rev-parse or rev-list printed it, as a commit id; throws
+// model::CommitIdError (naming git as its origin) for anything else.
+model::CommitId from_git(const std::string& sha);
 
 // What `backfill` and `bisect` both do to a commit: check it out in a folder of its own, build
 // it and run its suite with benchwatch.toml's [measure] recipe, and record a run of it as `run`
@@ -31,23 +36,27 @@ class CommitMeasurer {
                    const RunningFlags& running);
 
     // Checks out and builds `commit`, once per measurer. Throws run::RecipeError when the build
-    // fails, vcs::GitError when the commit cannot be checked out.
-    std::filesystem::path prepare(const std::string& commit);
+    // fails or removes the folder it ran in, vcs::GitError when the commit cannot be checked out.
+    std::filesystem::path prepare(const model::CommitId& commit);
 
     // Runs the suite of `commit` once, prepared first when it is not; a recipe with
     // "{benchmarks}" runs only `benchmarks` (empty: all). Throws run::RecipeError or
-    // ingest::InputError when the suite fails or prints no results.
-    ingest::ParsedResults measure(const std::string& commit,
+    // ingest::InputError when the suite fails or prints no results, or the commit's folder is
+    // gone.
+    ingest::ParsedResults measure(const model::CommitId& commit,
                                   std::span<const std::string> benchmarks = {});
 
     // Records `parsed`, a measurement of `commit`, as a run in the store, and prints the
     // "recorded run …" line.
-    void record(const std::string& commit, ingest::ParsedResults parsed);
+    void record(const model::CommitId& commit, ingest::ParsedResults parsed);
 
     // The commits among `commits` that already have a run of this project and machine.
     std::set<std::string> with_runs(const std::vector<std::string>& commits) const;
 
   private:
+    // Throws run::RecipeError unless `folder` still holds the checkout of `commit`.
+    void require_checkout(const std::filesystem::path& folder, const model::CommitId& commit) const;
+
     const Context& context_;
     std::string project_;
     std::string machine_;

@@ -14,6 +14,7 @@
 #include "cli/commit_measurer.hpp"
 #include "cli/known_names.hpp"
 #include "ingest/ingest.hpp"
+#include "model/commit_id.hpp"
 #include "model/printable.hpp"
 #include "report/progress.hpp"
 #include "report/report.hpp"
@@ -58,6 +59,19 @@ std::string render(const model::Comparison& comparison, const std::string& forma
 void re_measure_flagged(model::Comparison& comparison,
                         const std::vector<run::ConfirmTarget>& targets,
                         const ComparisonFlags& flags, const Context& context) {
+    // Both commits become folder names and git arguments. Without git's history the baseline,
+    // and a head matched by its recorded prefix, are what the store holds, which an import or a
+    // history branch of any origin may have written.
+    const auto stored = [&](const std::string& commit, std::string_view side) {
+        return model::CommitId::check(
+            commit,
+            fmt::format("the {} of project '{}' on machine '{}' in the store", side,
+                        comparison.project, comparison.machine),
+            "record that commit's run again under its full SHA, or pass --base with a commit "
+            "whose run has one");
+    };
+    const auto base = stored(comparison.baseline.commit, "baseline run");
+    const auto head = stored(comparison.head_commit, "head's run");
     // Ctrl-C or a kill ends the build or suite being run too, which has a group of its own.
     vcs::end_child_groups_with_this_process();
     const double start = report::steady_seconds();
@@ -66,8 +80,8 @@ void re_measure_flagged(model::Comparison& comparison,
     const auto& base = comparison.baseline.commit;
     const auto& head = comparison.head_commit;
     std::cerr << fmt::format("confirming {} flagged benchmark{}: building {} and {}\n",
-                             targets.size(), targets.size() == 1 ? "" : "s", base.substr(0, 12),
-                             head.substr(0, 12));
+                             targets.size(), targets.size() == 1 ? "" : "s",
+                             base.str().substr(0, 12), head.str().substr(0, 12));
     measurer.prepare(base);
     measurer.prepare(head);
 
@@ -84,8 +98,8 @@ void re_measure_flagged(model::Comparison& comparison,
         },
         report::steady_seconds, settings);
     confirmation.time_budget_seconds = flags.confirm_budget_seconds;
-    confirmation.base_command = "[measure] run at " + base;
-    confirmation.head_command = "[measure] run at " + head;
+    confirmation.base_command = "[measure] run at " + base.str();
+    confirmation.head_command = "[measure] run at " + head.str();
     confirmation.report = "the comparison above";
     comparison.confirmation = std::move(confirmation);
 }

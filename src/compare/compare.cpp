@@ -11,6 +11,7 @@
 #include "compare/method.hpp"
 #include "compare/replay.hpp"
 #include "compare/runs.hpp"
+#include "model/commit_id.hpp"
 #include "model/environment_keys.hpp"
 #include "stats/stats.hpp"
 
@@ -109,7 +110,9 @@ std::optional<std::string> default_branch_revision(const vcs::Repository& reposi
 void fill_history(BaselineChoice& choice, const vcs::Repository* repository, const RunIndex& index,
                   const HistorySource& source, const std::string& head) {
     const auto& commit = choice.baseline.commit;
-    if (repository != nullptr && repository->resolve(commit) == commit) {
+    // A recorded commit reaches git only as a full SHA, whatever wrote the store.
+    if (repository != nullptr && model::CommitId::parse(commit) &&
+        repository->resolve(commit) == commit) {
         const auto chain = repository->first_parent_chain(commit, 0);
         choice.history = detail::benchmarked_commits(chain, index, head);
         choice.history_order = "git";

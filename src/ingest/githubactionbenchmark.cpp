@@ -8,6 +8,7 @@
 #include "ingest/github_action_benchmark.hpp"
 #include "ingest/readers.hpp"
 #include "ingest/text_input.hpp"
+#include "model/commit_id.hpp"
 
 namespace benchwatch::ingest {
 
@@ -310,7 +311,14 @@ class HistoryReader {
             const std::string_view key = field.unescaped_key().value();
             ondemand::value item = field.value();
             if (key == "id") {
-                run.commit = std::string(input_.string(item, "the commit's \"id\""));
+                const char* const at = input_.where(item);
+                const auto id = input_.string(item, "the commit's \"id\"");
+                // The id becomes a folder name and a git argument when a comparison confirms
+                // against this run.
+                if (!model::CommitId::parse(id))
+                    input_.fail_at(at, model::CommitId::refusal(id) +
+                                           "; make the entry's id its commit's full SHA");
+                run.commit = std::string(id);
             } else if (key == "message") {
                 run.commit_info.message = std::string(input_.string(item, "\"message\""));
             } else if (key == "timestamp") {

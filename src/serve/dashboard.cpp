@@ -10,6 +10,7 @@
 #include "compare/changes.hpp"
 #include "compare/compare.hpp"
 #include "compare/replay.hpp"
+#include "model/commit_id.hpp"
 #include "model/fnv.hpp"
 
 namespace benchwatch::serve {
@@ -156,7 +157,9 @@ std::vector<PullRun> pull_runs(store::Store& store, const std::vector<model::Run
                              ? repository->default_branch()
                              : std::optional<std::string>(options.default_branch_revision);
     for (auto& pull : pulls) {
-        if (default_branch) pull.base = git_base(*repository, *default_branch, pull.commit, position);
+        // A recorded commit reaches git only as a full SHA, whatever wrote the store.
+        if (default_branch && model::CommitId::parse(pull.commit))
+            pull.base = git_base(*repository, *default_branch, pull.commit, position);
         if (pull.base || default_branch) continue;
         // Without git: the last default-branch commit whose runs began before the head's.
         const std::int64_t head_time = first_recorded.at(pull.commit);

@@ -15,6 +15,7 @@
 #include <tuple>
 #include <nlohmann/json.hpp>
 
+#include "model/commit_id.hpp"
 #include "report/report.hpp"
 
 namespace benchwatch::serve {
@@ -304,14 +305,17 @@ ingest::RunMetadata metadata_of(const UploadForm& form, std::int64_t recorded_at
     ingest::RunMetadata metadata;
     metadata.project = form.field("project");
     metadata.machine = form.field("machine");
-    metadata.commit = form.field("commit");
-    if (!model::is_full_commit_id(metadata.commit))
+    const std::string given = form.field("commit");
+    std::string lowercase = given;
+    std::transform(lowercase.begin(), lowercase.end(), lowercase.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const auto commit = model::CommitId::parse(lowercase);
+    if (!commit)
         throw Refusal{400, fmt::format("the upload's 'commit' is '{}', not a full commit SHA (40 "
                                        "or 64 hex digits); send the full SHA, as benchwatch "
                                        "record --server does",
-                                       metadata.commit.substr(0, 60))};
-    std::transform(metadata.commit.begin(), metadata.commit.end(), metadata.commit.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+                                       given.substr(0, 60))};
+    metadata.commit = commit->str();
     if (const std::string time = form.field("commit_time");
         !time.empty() && !model::timestamp_ms(time))
         throw Refusal{400, fmt::format("the upload's 'commit_time' is '{}', not an ISO 8601 time "

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "model/commit_id.hpp"
 #include "model/fnv.hpp"
 
 namespace benchwatch::store {
@@ -236,7 +237,13 @@ model::Run parse_run_file(std::string_view text, std::string_view source) {
     model::Run run;
     run.project = fields.non_empty_string("project");
     run.machine = fields.non_empty_string("machine");
-    run.commit = fields.non_empty_string("commit");
+    try {
+        run.commit = model::CommitId::check(fields.non_empty_string("commit"), source,
+                                            "a run file names its commit by the full SHA")
+                         .str();
+    } catch (const model::CommitIdError& error) {
+        throw RunFileError(error.what());
+    }
     run.branch = fields.string("branch");
     if (fields.has("pull_request")) run.pull_request = fields.integer("pull_request");
     run.recorded_at_ms = fields.integer("recorded_at_ms");

@@ -128,24 +128,21 @@ std::filesystem::path Repository::common_git_dir() const {
     return folder.is_absolute() ? folder : top_level_ / folder;
 }
 
-void Repository::add_worktree(const std::filesystem::path& path, const std::string& sha) const {
+void Repository::add_worktree(const std::filesystem::path& path,
+                              const model::CommitId& commit) const {
     const auto output = run_git(top_level_, {"worktree", "add", "--detach", "--force", "--quiet",
-                                             "--end-of-options", path.string(), sha});
+                                             "--end-of-options", path.string(), commit.str()});
     require_success(output, top_level_,
-                    fmt::format("check out {} in {}", sha.substr(0, 12), path.string()));
+                    fmt::format("check out {} in {}", commit.str().substr(0, 12), path.string()));
 }
 
-void Repository::remove_worktree(const std::filesystem::path& path) const {
+bool Repository::remove_worktree(const std::filesystem::path& path) const {
     const auto output =
-        run_git(top_level_, {"worktree", "remove", "--force", "--force", path.string()});
-    if (output.exit_code != 0) {
-        // A folder git no longer knows as a work tree (its record pruned, or half made by an
-        // interrupted checkout): removed by hand, and git's records of missing folders dropped.
-        std::error_code ignored;
-        std::filesystem::remove_all(path, ignored);
-    }
+        run_git(top_level_, {"worktree", "remove", "--force", "--force", "--", path.string()});
+    require_started(output, top_level_);
     require_success(run_git(top_level_, {"worktree", "prune"}), top_level_,
                     "prune the records of removed work trees");
+    return output.exit_code == 0;
 }
 
 std::optional<std::string> Repository::remote_url(const std::string& remote) const {
@@ -192,8 +189,9 @@ bool Repository::dirty() const {
 std::optional<CommitInfo> Repository::commit_info(const std::string& revision) const {
     const auto sha = resolve(revision);
     if (!sha) return std::nullopt;
-    const auto output = run_git(top_level_, {"show", "--no-patch", "--no-show-signature",
-                                             "--format=%H%x00%s%x00%an%x00%ct%x00%cI%x00%B", *sha});
+    const auto output = run_git(
+        top_level_, {"show", "--no-patch", "--no-show-signature",
+                     "--format=%H%x00%s%x00%an%x00%ct%x00%cI%x00%B", "--end-of-options", *sha});
     require_success(output, top_level_, fmt::format("read commit {}", *sha));
 
     std::vector<std::string_view> fields;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/commit_id.hpp"
 #include "model/error.hpp"
 
 namespace benchwatch::vcs {
@@ -55,13 +56,15 @@ class Repository {
     // The git folder the repository's work trees share (.git of the main work tree).
     std::filesystem::path common_git_dir() const;
 
-    // Checks out `sha`, detached, as a new linked work tree at `path` (git worktree add), or
+    // Checks out `commit`, detached, as a new linked work tree at `path` (git worktree add), or
     // throws GitError.
-    void add_worktree(const std::filesystem::path& path, const std::string& sha) const;
+    void add_worktree(const std::filesystem::path& path, const model::CommitId& commit) const;
 
     // Removes the linked work tree at `path`, its files and git's record of it, whatever state
-    // it is in; throws GitError when git refuses.
-    void remove_worktree(const std::filesystem::path& path) const;
+    // its files are in, and prunes git's records of work trees whose folders are gone. Returns
+    // false, touching nothing at `path`, when git does not know `path` as one of this
+    // repository's work trees; throws GitError when git cannot run or prune.
+    bool remove_worktree(const std::filesystem::path& path) const;
 
     // The URL of the remote named `remote` as git would fetch from it (`git remote get-url`), or
     // std::nullopt when there is no such remote.

@@ -91,13 +91,13 @@ TEST_F(ImportTest, ImportsOnceAndTheSecondTimeNothing) {
 TEST_F(ImportTest, BadFileChangesNothing) {
     ASSERT_EQ(import(fixture, {"--suite", "Go Benchmarks"}).exit_code, 0);
     const fs::path bad = directory_.path() / "data.js";
-    write_text(bad,
-               "window.BENCHMARK_DATA = {\"entries\": {\"S\": [{\"commit\": {\"id\": \"c9\"}, "
-               "\"date\": 1, \"benches\": [{\"name\": \"a\", \"value\": 1}]}]}}");
+    write_text(bad, "window.BENCHMARK_DATA = {\"entries\": {\"S\": [{\"commit\": {\"id\": \"" +
+                        std::string(40, 'c') +
+                        "\"}, \"date\": 1, \"benches\": [{\"name\": \"a\", \"value\": 1}]}]}}");
     const auto output = import(bad);
     EXPECT_EQ(output.exit_code, 2);
     EXPECT_EQ(output.err, "error: " + bad.string() +
-                              ":1:92: expected \"name\", \"value\" and \"unit\" in each bench\n");
+                              ":1:130: expected \"name\", \"value\" and \"unit\" in each bench\n");
     const auto history = benchwatch({"history", "--format", "json"});
     const auto json = nlohmann::json::parse(history.out);
     EXPECT_EQ(json.at("benchmarks").at(0).at("values").size(), 2u);
