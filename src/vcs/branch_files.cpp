@@ -10,6 +10,8 @@
 #include <sstream>
 #include <thread>
 
+#include "model/printable.hpp"
+
 namespace benchwatch::vcs {
 
 namespace {
@@ -130,6 +132,23 @@ class GitRunner {
                                        first_line(output.err)));
         return std::move(output.out);
     }
+namespace {
+
+// `text` from a flag, quoted in a message: printable and at most 80 bytes of it.
+std::string shown_name(std::string_view text) {
+    constexpr std::size_t longest = 80;
+    std::string shown = model::printable_line(text.substr(0, longest));
+    if (text.size() > longest) shown += "…";
+    return shown;
+}
+
+// Whether `ref` is a full ref name that git accepts (git check-ref-format).
+bool valid_ref(const GitRunner& git, const std::string& ref) {
+    return git.run({"check-ref-format", ref}).exit_code == 0;
+}
+
+}  // namespace
+
 
   private:
     fs::path top_level_;
@@ -138,7 +157,22 @@ class GitRunner {
 }  // namespace
 
 FileBranch::FileBranch(Repository repository, std::string remote, std::string branch)
-    : repository_(std::move(repository)), remote_(std::move(remote)), branch_(std::move(branch)) {}
+    : repository_(std::move(repository)), remote_(std::move(remote)), branch_(std::move(branch)) {
+    // Both become git arguments and parts of refs: a name that git would read as an option or
+    // that makes no ref is refused before git runs with it.
+    const GitRunner git(repository_.top_level());
+    if (remote_.empty() || remote_.starts_with('-') ||
+        !valid_ref(git, "refs/remotes/" + remote_ + "/HEAD"))
+        throw GitError(
+            fmt::format("--remote '{}' is not the name of a git remote; pass --remote with the "
+                        "name of one, such as origin (git remote lists them)",
+                        shown_name(remote_)));
+    if (branch_.empty() || branch_.starts_with('-') || !valid_ref(git, "refs/heads/" + branch_))
+        throw GitError(
+            fmt::format("--branch '{}' is not a valid branch name; pass --branch with one that "
+                        "git check-ref-format --branch accepts, such as benchwatch-data",
+                        shown_name(branch_)));
+}
 
 std::string FileBranch::name() const {
     return remote_ + "/" + branch_;
@@ -147,7 +181,7 @@ std::string FileBranch::name() const {
 std::optional<std::string> FileBranch::fetch() const {
     const GitRunner git(repository_.top_level());
     const auto remote_ref = "refs/heads/" + branch_;
-    const auto heads = git.run({"ls-remote", "--exit-code", remote_, remote_ref});
+    const auto heads = git.run({"ls-remote", "--exit-code", "--", remote_, remote_ref});
     constexpr int no_matching_ref = 2;
     if (heads.exit_code == no_matching_ref) return std::nullopt;
     if (heads.exit_code != 0)
@@ -157,7 +191,7 @@ std::optional<std::string> FileBranch::fetch() const {
                         repository_.top_level().string(), remote_, first_line(heads.err)));
     const auto tracking_ref = "refs/remotes/" + remote_ + "/" + branch_;
     git.checked({"fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
-                 "--no-recurse-submodules", remote_, "+" + remote_ref + ":" + tracking_ref},
+                 "--no-recurse-submodules", "--", remote_, "+" + remote_ref + ":" + tracking_ref},
                 "fetch " + name());
     const auto tip = git.checked({"rev-parse", "--verify", "--quiet", tracking_ref + "^{commit}"},
                                  "find the tip of " + name());
@@ -255,7 +289,8 @@ std::string commit_files(const GitRunner& git, const std::optional<std::string>&
 
 PushAnswer push_commit(const GitRunner& git, const std::string& remote, const std::string& branch,
                        const std::string& commit) {
-    const auto output = git.run({"push", "--porcelain", remote, commit + ":refs/heads/" + branch});
+    const auto output =
+        git.run({"push", "--porcelain", "--", remote, commit + ":refs/heads/" + branch});
     if (output.exit_code == 0) return {.pushed = true, .overtaken = false, .reason = {}};
     // --porcelain reports each ref as "FLAG\tFROM:TO\tSUMMARY (REASON)"; '!' is a refusal.
     for (const auto& line : split(output.out, '\n')) {

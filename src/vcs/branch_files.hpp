@@ -42,7 +42,9 @@ struct PublishOutcome {
 // refs/remotes/REMOTE/BRANCH.
 class FileBranch {
   public:
-    // The branch `branch` of the remote named `remote` (e.g. "origin") of `repository`.
+    // The branch `branch` of the remote named `remote` (e.g. "origin") of `repository`. Throws
+    // GitError, before git is run with either, when `remote` is not a remote's name (a URL, a
+    // path, anything starting with '-') or `branch` is not a branch name.
     FileBranch(Repository repository, std::string remote, std::string branch);
 
     // "origin/benchwatch-data", for messages.

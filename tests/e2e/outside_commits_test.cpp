@@ -265,6 +265,36 @@ class RemoteTest : public OutsideCommitsTest {
     std::string commit_;
 };
 
+TEST_F(RemoteTest, ARemoteOrBranchThatGitWouldReadAsAnOptionIsRefused) {
+    const std::string command = "--upload-pack=touch ran;";
+    for (const std::string action : {"pull", "push"}) {
+        const auto output =
+            benchwatch({"history-branch", action, "--store", store_, "--remote=" + command});
+        EXPECT_EQ(output.exit_code, 2) << action;
+        EXPECT_EQ(output.err,
+                  "error: --remote '--upload-pack=touch ran;' is not the name of a git remote; "
+                  "pass --remote with the name of one, such as origin (git remote lists them)\n")
+            << action;
+        const auto branch =
+            benchwatch({"history-branch", action, "--store", store_, "--branch=" + command});
+        EXPECT_EQ(branch.exit_code, 2) << action;
+        EXPECT_EQ(branch.err,
+                  "error: --branch '--upload-pack=touch ran;' is not a valid branch name; pass "
+                  "--branch with one that git check-ref-format --branch accepts, such as "
+                  "benchwatch-data\n")
+            << action;
+    }
+    EXPECT_FALSE(fs::exists(repository_.directory() / "ran"));
+    for (const std::string remote : {"/tmp", "ext::sh -c touch% ran", "a..b"}) {
+        const auto output =
+            benchwatch({"history-branch", "pull", "--store", store_, "--remote", remote});
+        EXPECT_EQ(output.exit_code, 2) << remote;
+        EXPECT_TRUE(output.err.starts_with("error: --remote '" + remote + "' is not the name"))
+            << output.err;
+    }
+    EXPECT_FALSE(fs::exists(repository_.directory() / "ran"));
+}
+
 TEST_F(RemoteTest, APulledRunFileWhoseCommitIsNotAFullShaIsRefused) {
     const auto results = scratch_.path() / "results.json";
     write_text(results, google_benchmark_file(100));
