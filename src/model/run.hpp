@@ -49,7 +49,10 @@ struct Run {
     std::int64_t id = 0;  // assigned by the store; 0 before it is stored
     std::string project;
     std::string machine;
-    std::string commit;  // full hex SHA (or whatever id the user gave when outside git)
+    // The full SHA in lowercase hex. Every way in checks it (CommitId); a store written by an
+    // older benchwatch may hold another id, so a reader checks it again before using it as a
+    // folder name or a git argument.
+    std::string commit;
     std::string branch;
     std::optional<std::int64_t> pull_request;
     std::int64_t recorded_at_ms = 0;  // Unix time in milliseconds
