@@ -49,9 +49,9 @@ struct Run {
     std::int64_t id = 0;  // assigned by the store; 0 before it is stored
     std::string project;
     std::string machine;
-    // The full SHA in lowercase hex. Every way in checks it (CommitId); a store written by an
-    // older benchwatch may hold another id, so a reader checks it again before using it as a
-    // folder name or a git argument.
+    // The full SHA in lowercase hex: record, import, run files and uploads check it (CommitId).
+    // A store written by an older benchwatch, or copied from one, may hold another id, so a
+    // reader checks it again before using it as a folder name or a git argument.
     std::string commit;
     std::string branch;
     std::optional<std::int64_t> pull_request;
