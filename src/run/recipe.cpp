@@ -91,12 +91,14 @@ void build_commit(const Recipe& recipe, const std::filesystem::path& folder,
                   const std::string& commit,
                   const std::map<std::string, std::string>& environment) {
     if (recipe.build.empty()) return;
+    // Only shown and logged, so cut to its first and last MiB rather than held whole.
     const auto command =
-        command_in(recipe.build, folder, environment, recipe.timeout, OutputMode::capture);
+        command_in(recipe.build, folder, environment, recipe.timeout, OutputMode::log);
     const auto result = run_timed(command);
     if (result.succeeded()) return;
     // Build tools print their errors on either stream (ninja on stdout), and the line that
-    // matters is rarely the first: the whole output is kept beside the build.
+    // matters is rarely the first: the output is kept beside the build, each stream's first and
+    // last MiB.
     const auto log = folder / build_log_name;
     std::ofstream(log, std::ios::binary) << result.out << result.err;
     const auto last = last_line_of(result.err.empty() ? result.out : result.err);

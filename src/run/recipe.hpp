@@ -37,8 +37,8 @@ class RecipeError : public model::Error {
 inline constexpr std::string_view build_log_name = "benchwatch-build.log";
 
 // Runs the recipe's build in `folder`, the checkout of `commit`, with `environment` set on top
-// of this process's. Throws RecipeError when it fails or times out, after writing its output to
-// build_log_name in `folder`.
+// of this process's. Throws RecipeError when it fails or times out, after writing its output
+// (the first and last MiB of stdout, then of stderr) to build_log_name in `folder`.
 void build_commit(const Recipe& recipe, const std::filesystem::path& folder,
                   const std::string& commit, const std::map<std::string, std::string>& environment);
 

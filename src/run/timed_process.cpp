@@ -47,6 +47,7 @@ TimedResult run_timed(const Command& command) {
 
     TimedResult result;
     result.timed_out = outcome.timed_out;
+    result.output_overflowed = outcome.out_overflowed;
     if (WIFEXITED(outcome.wait_status)) result.exit_code = WEXITSTATUS(outcome.wait_status);
     if (WIFSIGNALED(outcome.wait_status)) result.signal = WTERMSIG(outcome.wait_status);
     result.wall_seconds = std::chrono::duration<double>(outcome.wall).count();
@@ -64,6 +65,11 @@ std::string first_line_of(std::string_view text) {
 }
 
 std::string describe_failure(const TimedResult& result, const Command& command) {
+    if (result.output_overflowed)
+        return fmt::format(
+            "printed more than {} MiB on standard output, the most benchwatch reads; have it "
+            "write its results to a file and name that file instead",
+            max_output_bytes >> 20);
     if (result.timed_out) {
         const double limit = command.timeout ? command.timeout->count() : result.wall_seconds;
         return fmt::format("timed out after {:g} s", limit);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -15,7 +16,8 @@
 
 namespace benchwatch::run {
 
-// Where a timed command's standard output goes (stderr is always captured).
+// Where a timed command's standard output goes (stderr is always captured, its first and last
+// MiB kept: vcs::kept_log_head_bytes, vcs::kept_log_tail_bytes).
 using OutputMode = vcs::OutputMode;
 
 // A command to time: argv without a shell, in a directory, with extra environment variables.
@@ -27,6 +29,9 @@ struct Command {
     // Past this the command's whole process group is killed; std::nullopt: no limit.
     std::optional<std::chrono::duration<double>> timeout{};
 };
+
+// The most of a command's standard output that is read (OutputMode::capture): 256 MiB.
+inline constexpr std::size_t max_output_bytes = vcs::max_captured_output_bytes;
 
 // The argv that runs `text` with /bin/sh: {"/bin/sh", "-c", text}.
 std::vector<std::string> shell_argv(std::string_view text);
@@ -40,15 +45,17 @@ struct TimedResult {
     std::optional<int> exit_code;    // set when the command exited
     std::optional<int> signal;       // set when a signal ended it
     bool timed_out = false;          // killed because it ran past the timeout
-    double wall_seconds = 0;         // from just before spawning to wait4's return
+    // Killed because it printed more than max_output_bytes on standard output (capture mode).
+    bool output_overflowed = false;
+    double wall_seconds = 0;         // from just before spawning to its exit
     double user_seconds = 0;         // CPU time in user mode, from wait4's rusage
     double system_seconds = 0;       // CPU time in the kernel, from wait4's rusage
     std::int64_t max_rss_bytes = 0;  // peak resident memory (ru_maxrss, KiB × 1024)
-    std::string out;                 // empty unless stdout_mode is capture
+    std::string out;                 // empty unless stdout_mode is capture or log
     std::string err;
 
-    // True when the command exited with status 0 in time.
-    bool succeeded() const { return !timed_out && exit_code == 0; }
+    // True when the command exited with status 0 in time, its output within bounds.
+    bool succeeded() const { return !timed_out && !output_overflowed && exit_code == 0; }
 };
 
 // The command could not be started at all (no such program or directory). what() is one line:
@@ -59,7 +66,9 @@ class StartError : public model::Error {
 };
 
 // Runs `command` as the leader of a new process group, stdin from /dev/null, reading its output
-// with poll() while it runs. Throws StartError when it cannot be started.
+// with poll() while it runs; when it exits (or times out), what it left running is killed: its
+// group, and the processes that left the group (vcs::SpawnRequest::own_process_group). Throws
+// StartError when it cannot be started.
 TimedResult run_timed(const Command& command);
 
 // The first line of a command's standard error (or output) after any leading line breaks, for
@@ -68,7 +77,8 @@ TimedResult run_timed(const Command& command);
 std::string first_line_of(std::string_view text);
 
 // What ended a run that did not succeed, for messages: "exit 3", "killed by SIGSEGV",
-// "timed out after 5 s"; "" for a run that succeeded.
+// "timed out after 5 s", "printed more than 256 MiB on standard output, …"; "" for a run that
+// succeeded.
 std::string describe_failure(const TimedResult& result, const Command& command);
 
 }  // namespace benchwatch::run

@@ -121,8 +121,52 @@ TEST(TimedProcess, LargeOutputOnBothStreamsDoesNotDeadlock) {
     command.timeout = 60s;
     const auto result = run_timed(command);
     ASSERT_TRUE(result.succeeded()) << describe_failure(result, command);
-    EXPECT_EQ(result.err, std::string(3'000'000, 'e'));
+    // Standard error keeps its first and last MiB: 3,000,000 − 2 × 1,048,576 = 902,848 bytes
+    // dropped. Standard output, read as results, is kept whole.
+    EXPECT_TRUE(result.err == std::string(1 << 20, 'e') + "\n… 902848 bytes dropped …\n" +
+                                  std::string(1 << 20, 'e'));
     EXPECT_EQ(result.out, std::string(3'000'000, 'o'));
+}
+
+TEST(TimedProcess, OutputOnlyLoggedKeepsItsFirstAndLastMebibyte) {
+    auto command = shell("head -c 1048576 /dev/zero | tr '\\0' a; printf 'middle'; "
+                         "head -c 1048576 /dev/zero | tr '\\0' z");
+    command.stdout_mode = OutputMode::log;
+    const auto result = run_timed(command);
+    ASSERT_TRUE(result.succeeded()) << describe_failure(result, command);
+    EXPECT_TRUE(result.out == std::string(1 << 20, 'a') + "\n… 6 bytes dropped …\n" +
+                                  std::string(1 << 20, 'z'));
+}
+
+TEST(TimedProcess, AFinishedCommandsBackgroundProcessesAreEndedWithIt) {
+    // The background sleep holds stdout and stderr open; its setsid neighbour leaves the group.
+    testing::TemporaryDirectory folder("benchwatch-run");
+    auto command = shell(
+        "sleep 30 & echo $! > background.pid; "
+        "setsid sh -c 'echo $$ > escaped.pid; exec sleep 30' </dev/null >/dev/null 2>&1 & "
+        "while [ ! -s escaped.pid ]; do sleep 0.01; done; echo done");
+    command.directory = folder.path();
+    command.timeout = 20s;
+    const auto result = run_timed(command);
+    ASSERT_TRUE(result.succeeded()) << describe_failure(result, command);
+    EXPECT_EQ(result.out, "done\n");
+    EXPECT_LT(result.wall_seconds, 10.0);
+    for (const char* name : {"background.pid", "escaped.pid"}) {
+        const auto pid = std::stoi(testing::read_text(folder.path() / name));
+        EXPECT_FALSE(process_alive(pid)) << name << ": " << pid << " outlived the command";
+    }
+}
+
+TEST(TimedProcess, StandardOutputPastTheCapStopsTheCommand) {
+    auto command = shell("yes");
+    command.timeout = 60s;
+    const auto result = run_timed(command);
+    EXPECT_TRUE(result.output_overflowed);
+    EXPECT_FALSE(result.succeeded());
+    EXPECT_EQ(result.out, "");
+    EXPECT_EQ(describe_failure(result, command),
+              "printed more than 256 MiB on standard output, the most benchwatch reads; have it "
+              "write its results to a file and name that file instead");
 }
 
 TEST(TimedProcess, RunsInTheDirectoryWithTheExtraEnvironment) {
