@@ -1,12 +1,15 @@
 // What could break: the GitHub Action's installer (scripts/install-action) failing to install a
 // benchwatch package it is given, putting a folder on the job's PATH that holds no working
 // binary, leaving the step outputs unset, or taking a file that is not benchwatch's package, or
-// no file, for one. The package is made here from the test build's binary with dpkg-deb, so
-// nothing is downloaded.
+// no file, for one; and using a binary kept from an earlier build that was changed since, does
+// not start, or was built on another runner image. The package is made here from the test
+// build's binary with dpkg-deb, so nothing is downloaded, and the build from source is a stand-in
+// script that copies that binary, so nothing is compiled.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "support/test_support.hpp"
 
@@ -52,7 +55,41 @@ class InstallActionTest : public ::testing::Test {
                     {"GITHUB_OUTPUT", github_output_.string()}});
     }
 
+    // A copy of the action's scripts whose scripts/build copies the test build's binary instead
+    // of compiling, counting its calls in the file `builds`; returns the copy's install-action.
+    fs::path action_with_stand_in_build() {
+        const auto scripts = directory_.path() / "action" / "scripts";
+        if (fs::exists(scripts / "build")) return scripts / "install-action";
+        fs::create_directories(scripts);
+        for (const char* name : {"install-action", "lib.sh"})
+            fs::copy_file(source_dir / "scripts" / name, scripts / name);
+        write_text(scripts / "build", "#!/bin/sh\nset -e\necho x >> " + builds_.string() +
+                                          "\nmkdir -p \"$1\"\ncp " + BENCHWATCH_BINARY +
+                                          " \"$1/benchwatch\"\necho \"$1/benchwatch\"\n");
+        fs::permissions(scripts / "build", fs::perms::owner_all);
+        return scripts / "install-action";
+    }
+
+    // Runs the copy's install-action with --source-key `key` into tools_, on the runner image
+    // that ImageOS and ImageVersion name.
+    vcs::ProcessOutput install_from_source(const std::string& key, const std::string& image_os) {
+        return run({action_with_stand_in_build().string(), "--dir", tools_.string(),
+                    "--source-key", key},
+                   directory_.path(),
+                   {{"GITHUB_PATH", github_path_.string()},
+                    {"GITHUB_OUTPUT", github_output_.string()},
+                    {"ImageOS", image_os},
+                    {"ImageVersion", "20250105.1.0"}});
+    }
+
+    // How many times the stand-in build ran.
+    std::size_t builds() const {
+        if (!fs::exists(builds_)) return 0;
+        return read_text(builds_).size() / 2;
+    }
+
     TemporaryDirectory directory_{"benchwatch-install-action"};
+    fs::path builds_ = directory_.path() / "builds";
     fs::path github_path_ = directory_.path() / "github_path";
     fs::path github_output_ = directory_.path() / "github_output";
     fs::path tools_ = directory_.path() / "tools";
@@ -90,6 +127,85 @@ TEST_F(InstallActionTest, RefusesAnotherPackageAndAMissingFile) {
     EXPECT_EQ(output.err, "error: --deb " + (directory_.path() / "nope.deb").string() +
                               ": no such file; pass a benchwatch_VERSION_ARCH.deb\n");
     EXPECT_FALSE(fs::exists(github_path_));
+}
+
+TEST_F(InstallActionTest, AKeptBuildIsUsedAgainOnlyForTheSameSourcesAndRunnerImage) {
+    auto output = install_from_source("k1", "ubuntu24");
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(builds(), 1U);
+    const auto kept = tools_ / "source-binary";
+    EXPECT_EQ(read_text(kept / "runner-image"), "ubuntu24-20250105.1.0\n");
+    EXPECT_THAT(read_text(github_output_), ::testing::EndsWith("from=source\n"));
+
+    output = install_from_source("k1", "ubuntu24");
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(builds(), 1U);
+    EXPECT_THAT(read_text(github_output_), ::testing::EndsWith("from=cache\n"));
+
+    // Ubuntu 22.04's runner restoring 24.04's build, or a newer action's sources: built again.
+    output = install_from_source("k1", "ubuntu22");
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(builds(), 2U);
+    EXPECT_THAT(output.out,
+                ::testing::HasSubstr("the benchwatch kept in " + kept.string() +
+                                     " was built from other sources or on another runner image; "
+                                     "building it again\n"));
+    EXPECT_EQ(read_text(kept / "runner-image"), "ubuntu22-20250105.1.0\n");
+    ASSERT_EQ(install_from_source("k2", "ubuntu22").exit_code, 0);
+    EXPECT_EQ(builds(), 3U);
+}
+
+TEST_F(InstallActionTest, AKeptBinaryChangedSinceItsBuildIsBuiltAgain) {
+    ASSERT_EQ(install_from_source("k1", "ubuntu24").exit_code, 0);
+    const auto binary = tools_ / "source-binary" / "benchwatch";
+    // Another program put in its place: it starts and says it is benchwatch, but is not the
+    // file built.
+    fs::remove(binary);
+    write_text(binary, "#!/bin/sh\necho 'benchwatch 0.1.0 (planted)'\n");
+    fs::permissions(binary, fs::perms::owner_all);
+
+    const auto output = install_from_source("k1", "ubuntu24");
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(builds(), 2U);
+    EXPECT_EQ(output.err, "warning: the benchwatch kept in " + binary.parent_path().string() +
+                              " is not the file built there (its SHA-256 differs from the one "
+                              "recorded); building it again\n");
+    EXPECT_TRUE(read_text(binary) == read_text(BENCHWATCH_BINARY));
+    EXPECT_THAT(read_text(github_output_), ::testing::EndsWith("from=source\n"));
+}
+
+TEST_F(InstallActionTest, AKeptBinaryThatNoLongerStartsIsBuiltAgain) {
+    ASSERT_EQ(install_from_source("k1", "ubuntu24").exit_code, 0);
+    const auto kept = tools_ / "source-binary";
+    // Cut short, with a hash recorded to match: as a cache restored on a runner whose
+    // libraries it lacks, it does not start.
+    fs::resize_file(kept / "benchwatch", 4096);
+    const auto hash = run_checked({"sha256sum", (kept / "benchwatch").string()}, kept).out;
+    write_text(kept / "benchwatch.sha256", hash.substr(0, 64) + "\n");
+
+    const auto output = install_from_source("k1", "ubuntu24");
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(builds(), 2U);
+    EXPECT_EQ(output.err, "warning: the benchwatch kept in " + kept.string() +
+                              " does not start as it did when built ('benchwatch --version' fails "
+                              "or prints another line); building it again\n");
+    EXPECT_EQ(run({(kept / "benchwatch").string(), "--version"}, kept).exit_code, 0);
+}
+
+TEST_F(InstallActionTest, TheRunnerImageIsGitHubsImageElseTheSystemsRelease) {
+    const auto script = (source_dir / "scripts" / "install-action").string();
+    auto output = run({script, "--runner-image"}, directory_.path(),
+                      {{"ImageOS", "ubuntu22"}, {"ImageVersion", "20250105.1.0"}});
+    EXPECT_EQ(output.out, "ubuntu22-20250105.1.0\n");
+    output = run({script, "--runner-image"}, directory_.path(),
+                 {{"ImageOS", "ubuntu22"}, {"ImageVersion", "1 2/3"}});
+    EXPECT_EQ(output.out, "ubuntu22-1_2_3\n");
+    // Elsewhere (a self-hosted runner, a container): ID and VERSION_ID of /etc/os-release.
+    const auto release = run_checked(
+        {"sh", "-c", ". /etc/os-release && printf '%s-%s\\n' \"$ID\" \"$VERSION_ID\""},
+        directory_.path());
+    output = run({script, "--runner-image"}, directory_.path(), {{"ImageOS", ""}});
+    EXPECT_EQ(output.out, release.out);
 }
 
 }  // namespace
