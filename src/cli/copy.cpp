@@ -16,6 +16,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/known_names.hpp"
+#include "model/run_checks.hpp"
 #include "report/progress.hpp"
 #include "store/store.hpp"
 #include "store/store_url.hpp"
@@ -123,8 +124,10 @@ std::size_t next_batch_size(std::span<const model::Run> runs,
 // Loads the results of `batch` from `source` into copies of its runs and stores them in `target`
 // in one transaction. The copies, results and all, are freed on return: the runs still to copy
 // hold no results, so memory does not grow with the history.
+// A run of `source` (shown as `shown_from`) that breaks the rules of every way in refuses the
+// batch with model::results_problem()'s message, as `record` words it.
 void copy_batch(store::Store& source, store::Store& target, std::span<const model::Run> batch,
-                CopyTally& tally) {
+                const std::string& shown_from, CopyTally& tally) {
     std::vector<std::int64_t> ids;
     for (const model::Run& run : batch) ids.push_back(run.id);
     std::vector<model::Run> loaded(batch.begin(), batch.end());
@@ -132,6 +135,16 @@ void copy_batch(store::Store& source, store::Store& target, std::span<const mode
         auto results = source.results(ids);
         for (model::Run& run : loaded) run.results = std::move(results.at(run.id));
     }
+    for (const model::Run& run : loaded)
+        if (auto problem = model::results_problem(
+                run.results, fmt::format("store {}: run {} (project '{}', machine '{}', commit "
+                                         "{})",
+                                         shown_from, run.id, run.project, run.machine,
+                                         run.commit.substr(0, 12))))
+            throw store::StoreError(fmt::format(
+                "{}; copy stopped there with {} copied before it: copy the other projects or "
+                "machines with --project and --machine",
+                *problem, counted(tally.copied_runs, "run", "runs")));
     const std::vector<store::RecordOutcome> outcomes = target.record_all(loaded);
     for (std::size_t i = 0; i < loaded.size(); ++i) {
         if (!outcomes[i].inserted) {
@@ -205,7 +218,7 @@ int run_copy(const CopyFlags& flags) {
         const std::span<const model::Run> rest = std::span<const model::Run>(runs).subspan(first);
         const std::span<const model::Run> batch = rest.first(next_batch_size(rest, result_counts));
         if (progress) progress->start(progress_label(batch.front()));
-        copy_batch(*source, *target, batch, tally);
+        copy_batch(*source, *target, batch, shown_from, tally);
         if (progress) {
             progress->complete();
             for (const model::Run& run : batch.subspan(1)) {

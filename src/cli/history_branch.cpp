@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <tuple>
 
 #include "cli/commands.hpp"
 #include "cli/known_names.hpp"
+#include "report/report.hpp"
 #include "store/run_file.hpp"
 #include "store/store.hpp"
 #include "vcs/branch_files.hpp"
@@ -67,6 +69,21 @@ bool is_of_machine(const std::string& path, const std::string& machine) {
            path.compare(after_project, folder.size(), folder) == 0;
 }
 
+// Why the branch's entry `entry` is not read as a run file, or std::nullopt when it is read.
+std::optional<std::string> reason_to_skip(const vcs::BranchEntry& entry) {
+    if (entry.mode == "120000")
+        return "is a symbolic link, not a run file; only regular files are read from the branch";
+    if (!entry.regular_file())
+        return fmt::format("has git mode {}, not a regular file; only regular files are read "
+                           "from the branch",
+                           entry.mode);
+    if (*entry.size > store::kMaxRunFileBytes)
+        return fmt::format("is {:.1f} MiB, over the {} MiB a run file may be",
+                           static_cast<double>(*entry.size) / (1 << 20),
+                           store::kMaxRunFileBytes >> 20);
+    return std::nullopt;
+}
+
 int pull(const HistoryBranchFlags& flags) {
     auto endpoints = open_endpoints(flags, store::Access::ReadWrite);
     const auto& branch = endpoints.branch;
@@ -77,19 +94,28 @@ int pull(const HistoryBranchFlags& flags) {
         return 0;
     }
     const auto stored = stored_run_paths(*endpoints.store, endpoints.filter);
-    std::vector<std::string> to_read;
+    std::vector<vcs::BranchEntry> to_read;
     std::size_t already_stored = 0;
-    for (auto& path : branch.list(*tip, store::run_file_folder(flags.project, flags.machine))) {
-        if (flags.project.empty() && !is_of_machine(path, flags.machine)) continue;
-        if (stored.contains(path))
+    std::size_t skipped = 0;
+    for (auto& entry :
+         branch.entries(*tip, store::run_file_folder(flags.project, flags.machine))) {
+        if (flags.project.empty() && !is_of_machine(entry.path, flags.machine)) continue;
+        if (stored.contains(entry.path)) {
             ++already_stored;
-        else
-            to_read.push_back(std::move(path));
+        } else if (const auto reason = reason_to_skip(entry)) {
+            std::cerr << "warning: "
+                      << report::terminal_text(fmt::format("{}:{} {}; skipped", branch.name(),
+                                                           entry.path, *reason))
+                      << '\n';
+            ++skipped;
+        } else {
+            to_read.push_back(std::move(entry));
+        }
     }
 
     std::vector<model::Run> runs;
     runs.reserve(to_read.size());
-    for (const auto& file : branch.read(*tip, to_read)) {
+    for (const auto& file : branch.read_blobs(to_read)) {
         const auto source = fmt::format("{}:{}", branch.name(), file.path);
         try {
             auto run = store::parse_run_file(file.content, source);
@@ -112,8 +138,9 @@ int pull(const HistoryBranchFlags& flags) {
     const auto outcomes = endpoints.store->record_all(runs);
     const auto added = static_cast<std::size_t>(std::count_if(
         outcomes.begin(), outcomes.end(), [](const auto& outcome) { return outcome.inserted; }));
-    std::cout << fmt::format("pulled {} from {} ({} already stored)\n", runs_phrase(added),
-                             branch.name(), already_stored + (runs.size() - added));
+    std::cout << fmt::format("pulled {} from {} ({} already stored{})\n", runs_phrase(added),
+                             branch.name(), already_stored + (runs.size() - added),
+                             skipped == 0 ? "" : fmt::format(", {} skipped", skipped));
     return 0;
 }
 

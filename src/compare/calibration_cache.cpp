@@ -144,20 +144,31 @@ std::string calibration_history_fingerprint(std::span<const std::string> commits
                        newest_run, hex(hash));
 }
 
-model::Calibration cached_calibration(store::Store& store, const store::CalibrationKey& key,
-                                      const std::function<model::Calibration()>& calibrate) {
+model::Calibration cached_calibration(
+    store::Store& store, const store::CalibrationKey& key,
+    const std::function<model::Calibration()>& calibrate,
+    const std::function<std::optional<std::string>(const model::Calibration&)>& out_of_range) {
+    std::string refusal;
     try {
         if (const auto text = store.cached_calibration(key))
-            if (const auto calibration = parse_calibration(*text)) return *calibration;
+            if (auto cached = parse_calibration(*text)) {
+                if (auto problem = out_of_range(*cached)) {
+                    refusal = std::move(*problem);
+                } else {
+                    cached->from_cache = true;
+                    return *cached;
+                }
+            }
     } catch (const store::StoreError&) {
         // Unreadable: calibrated as if nothing were cached.
     }
-    const auto calibration = calibrate();
+    auto calibration = calibrate();
     try {
         store.cache_calibration(key, calibration_text(calibration));
     } catch (const store::StoreError&) {
         // Unwritable now: the next compare calibrates again.
     }
+    calibration.cache_refusal = std::move(refusal);
     return calibration;
 }
 

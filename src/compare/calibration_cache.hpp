@@ -40,10 +40,14 @@ std::string calibration_settings_fingerprint(const model::MethodChoice& choice,
 std::string calibration_history_fingerprint(std::span<const std::string> commits,
                                             const RunIndex& index);
 
-// The calibration cached in `store` under `key` when there is one that parses, else
-// `calibrate()`, which is then cached under `key`. A store that cannot read or write the cache
-// (read-only, locked, without the privilege) only makes it a miss: the answer is the same.
-model::Calibration cached_calibration(store::Store& store, const store::CalibrationKey& key,
-                                      const std::function<model::Calibration()>& calibrate);
+// The calibration cached in `store` under `key` when there is one that parses and that
+// `out_of_range` finds nothing wrong with (from_cache set), else `calibrate()`, which is then
+// cached under `key`; when a cached one was ignored for being out of range, cache_refusal says
+// why. A store that cannot read or write the cache (read-only, locked, without the privilege)
+// only makes it a miss: the answer is the same.
+model::Calibration cached_calibration(
+    store::Store& store, const store::CalibrationKey& key,
+    const std::function<model::Calibration()>& calibrate,
+    const std::function<std::optional<std::string>(const model::Calibration&)>& out_of_range);
 
 }  // namespace benchwatch::compare::detail

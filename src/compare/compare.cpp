@@ -261,7 +261,9 @@ model::Calibration calibration_of(store::Store& store, const RunIndex& index,
         detail::calibration_settings_fingerprint(options.method, categories),
         detail::calibration_history_fingerprint(history.first(std::min(runs, history.size())),
                                                 index)};
-    return detail::cached_calibration(store, key, calibrate);
+    return detail::cached_calibration(store, key, calibrate, [&](const model::Calibration& cached) {
+        return calibration_out_of_range(cached, options.method);
+    });
 }
 
 model::AllocationChange allocation_change(const model::Result& base, const model::Result& head) {

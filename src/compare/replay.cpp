@@ -1,5 +1,7 @@
 #include "compare/replay.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cassert>
@@ -185,6 +187,71 @@ model::Calibration calibrate(const Method& method, std::span<const ReplayedPullR
     return calibration;
 }
 
+namespace {
+
+// Whether `value` lies in [low, high], give or take the rounding of exp(log(x)).
+bool within(double value, double low, double high) {
+    constexpr double slack = 1e-9;
+    return value >= low * (1 - slack) && value <= high * (1 + slack);
+}
+
+}  // namespace
+
+std::optional<std::string> calibration_out_of_range(const model::Calibration& calibration,
+                                                    const model::MethodChoice& choice) {
+    const auto rule = calibration_rule_of(choice.level);
+    if (choice.kind != model::MethodKind::Level || !rule)
+        return "the settings calibrate nothing, they fix the sensitivity";
+    if (calibration.budget != rule->budget)
+        return fmt::format("its budget {:g} is not the {:g} configured", calibration.budget,
+                           rule->budget);
+    const auto used = static_cast<std::size_t>(std::max(calibration.pull_requests, 0));
+    if (used > rule->window)
+        return fmt::format("its {} pull requests are more than the {} calibration replays",
+                           calibration.pull_requests, rule->window);
+    const auto expected_source = used < rule->minimum_pull_requests
+                                     ? model::CalibrationSource::Conservative
+                                     : model::CalibrationSource::Calibrated;
+    if (calibration.source != expected_source)
+        return fmt::format("it is {} with {} pull requests, where calibration is {}",
+                           model::to_string(calibration.source), used,
+                           model::to_string(expected_source));
+    if (used == 0 && calibration.flukes_per_pr != 0)
+        return fmt::format("it counts {:g} flukes per pull request without pull requests",
+                           calibration.flukes_per_pr);
+    const bool by_noise =
+        used > 0 && rule->allocation == model::BudgetAllocation::ByNoise &&
+        used >= rule->minimum_pull_requests;
+    if (!by_noise && !calibration.thresholds_by_noise.empty())
+        return "it holds thresholds by noise, which these settings do not calibrate";
+    std::pair<double, double> range;
+    if (used == 0) {
+        range = {rule->conservative_setting, rule->conservative_setting};
+    } else if (by_noise) {
+        range = shared_budget_prices;
+        const auto grid = stats::share_threshold_grid();
+        if (calibration.thresholds_by_noise.size() != stats::share_noise_grid().size())
+            return fmt::format("it holds {} thresholds by noise, not {}",
+                               calibration.thresholds_by_noise.size(),
+                               stats::share_noise_grid().size());
+        for (const double threshold : calibration.thresholds_by_noise)
+            if (!within(threshold, grid.front(), grid.back()))
+                return fmt::format("its threshold {:g} is outside {:g} to {:g}, the thresholds "
+                                   "calibration chooses from",
+                                   threshold, grid.front(), grid.back());
+    } else {
+        range = make_method(choice)->setting_range();
+        if (calibration.source == model::CalibrationSource::Conservative)
+            range = {std::max(range.first, rule->conservative_setting),
+                     std::max(range.second, rule->conservative_setting)};
+    }
+    if (!within(calibration.sensitivity, range.first, range.second))
+        return fmt::format("its sensitivity {:g} is outside {:g} to {:g}, the range calibration "
+                           "chooses from",
+                           calibration.sensitivity, range.first, range.second);
+    return std::nullopt;
+}
+
 std::size_t calibration_runs(const model::MethodChoice& choice) {
     const auto rule = calibration_rule_of(choice.level);
     if (choice.kind != model::MethodKind::Level || !rule) return 0;
@@ -196,7 +263,7 @@ model::Calibration calibrate_choice(const BacktestMatrix& history,
     const auto rule = calibration_rule_of(choice.level);
     if (choice.kind != model::MethodKind::Level || !rule)
         return {model::CalibrationSource::Fixed, 0, choice.level.sensitivity, 0, 0,
-                choice.level.thresholds_by_noise};
+                choice.level.thresholds_by_noise, false, {}};
     const auto method = make_method(choice);
     // Only the latest rule->window pull requests are replayed: those from this run on.
     const auto first_run = history.runs > rule->window + persistence_window + 1

@@ -125,6 +125,17 @@ model::Calibration calibrate(const Method& method, std::span<const ReplayedPullR
 model::Calibration calibrate_choice(const BacktestMatrix& history,
                                     const model::MethodChoice& choice);
 
+// Why `calibration` (read from somewhere calibrate_choice() did not just write it, such as the
+// store's cache) is not one that calibrate_choice() can give for `choice` on any history: its
+// budget not the configured one, more pull requests than the window, a source that does not
+// follow from their number, a sensitivity outside the range the calibration searches (exactly
+// the conservative setting with no pull requests), thresholds that a calibration by noise would
+// not hold or outside stats::share_threshold_grid(), flukes without pull requests. One phrase
+// ("its sensitivity 1e+06 is outside 0.5 to 20, the range calibration chooses from");
+// std::nullopt when it could be.
+std::optional<std::string> calibration_out_of_range(const model::Calibration& calibration,
+                                                    const model::MethodChoice& choice);
+
 // Runs of history, newest last, that calibrate_choice() reads for `choice`: enough for its
 // window of pull requests, each with the history the method looks at before it and its
 // persistence window after; 0 when it calibrates nothing.

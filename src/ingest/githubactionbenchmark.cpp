@@ -371,8 +371,7 @@ ImportedHistory read_github_action_benchmark_history(const std::filesystem::path
         input.expect_end();
         for (const ImportedSuite& suite : history.suites)
             for (const ImportedRun& run : suite.runs) {
-                detail::check_names(run.results, input.source());
-                detail::check_values(run.results, input.source());
+                detail::check_results(run.results, input.source());
             }
         return history;
     } catch (const simdjson::simdjson_error& error) {

@@ -16,6 +16,7 @@
 #include "ingest/json_pieces.hpp"
 #include "ingest/readers.hpp"
 #include "model/printable.hpp"
+#include "model/run_checks.hpp"
 #include "model/utf8.hpp"
 
 namespace benchwatch::ingest {
@@ -243,35 +244,12 @@ std::string name_start(std::string_view name, std::size_t characters) {
     return end < name.size() ? std::string(name.substr(0, end)) + "…" : std::string(name);
 }
 
-// The first C0 or C1 control character or DEL in `name`, as a code point; nullopt for none.
-std::optional<unsigned> control_character(std::string_view name) {
-    for (std::size_t at = 0; at < name.size(); ++at) {
-        const auto byte = static_cast<unsigned char>(name[at]);
-        if (byte < 0x20 || byte == 0x7F) return byte;
-        if (byte == 0xC2 && at + 1 < name.size()) {
-            const auto next = static_cast<unsigned char>(name[at + 1]);
-            if (next >= 0x80 && next <= 0x9F) return next;
-        }
-    }
-    return std::nullopt;
-}
-
 // Refuses a name over max_name_bytes.
 void check_name_length(std::string_view name, std::string_view what, std::string_view source) {
     if (name.size() > detail::max_name_bytes)
         throw InputError(fmt::format("{}: {} of {} bytes is longer than the {} allowed: \"{}\"",
                                      source, what, name.size(), detail::max_name_bytes,
                                      name_start(name, shown_name_characters)));
-}
-
-// Refuses a name a report could not show: too long, or holding control characters (a newline
-// would split a report's line, an escape sequence would drive the terminal).
-void check_name(std::string_view name, std::string_view what, std::string_view source) {
-    check_name_length(name, what, source);
-    if (const auto control = control_character(name))
-        throw InputError(fmt::format(
-            "{}: {} {:?} holds control character U+{:04X}; names must be printable on one line",
-            source, what, name_start(name, shown_name_characters), *control));
 }
 
 // Refuses text for a format named by --format that reads only folders (Criterion.rs's
@@ -301,8 +279,7 @@ void check_parsed(ParsedResults& parsed, std::string_view source) {
         fail(fmt::format("no benchmark results; all were left out, e.g. {}",
                          reason == std::string::npos ? first : first.substr(reason + 2)));
     }
-    detail::check_names(parsed.results, source);
-    detail::check_values(parsed.results, source);
+    detail::check_results(parsed.results, source);
 }
 
 ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::string_view source,
@@ -357,7 +334,7 @@ ParsedResults parse_directory(const std::filesystem::path& path, std::string_vie
     for (auto& warning : parsed.warnings) warning = model::printable_line(warning);
     if (parsed.results.empty())
         throw InputError(fmt::format("{}: no benchmark results in the folder", path.string()));
-    detail::check_values(parsed.results, path.string());
+    detail::check_results(parsed.results, path.string());
     return parsed;
 }
 
@@ -414,11 +391,8 @@ std::optional<ParsedResults> parse_in_pieces(std::istream& in, std::uintmax_t si
     return parsed;
 }
 
-void check_names(const std::vector<model::Result>& results, std::string_view source) {
-    for (const model::Result& result : results) {
-        check_name(result.benchmark, "benchmark name", source);
-        check_name(result.metric, "metric name", source);
-    }
+void check_results(std::span<const model::Result> results, std::string_view source) {
+    if (auto problem = model::results_problem(results, source)) throw InputError(*problem);
 }
 
 NameBudget::NameBudget(std::uintmax_t file_bytes, std::string_view source)
@@ -439,31 +413,6 @@ void NameBudget::take(std::string_view name) {
             "shorten it",
             source_, size_text(limit_), max_names_bytes_per_file_byte,
             max_names_bytes_beyond_file >> 10));
-}
-
-void check_values(const std::vector<model::Result>& results, std::string_view source) {
-    for (const model::Result& result : results) {
-        const auto check = [&](std::string_view field, double value, bool in_unit) {
-            if (std::isfinite(value)) return;
-            throw InputError(fmt::format(
-                "{}: benchmark '{}', metric '{}': the {}{} is {}, not a finite number; results "
-                "must hold finite values",
-                source, result.benchmark, result.metric, field,
-                in_unit ? fmt::format(" in {}", result.unit) : "", value));
-        };
-        check("value", result.value, true);
-        if (result.samples) {
-            check("median", result.samples->median, true);
-            check("mean", result.samples->mean, true);
-            check("standard deviation", result.samples->stddev, true);
-            for (const double sample : result.samples->values) check("sample", sample, true);
-        }
-        if (result.allocations) check("allocation count", *result.allocations, false);
-        if (result.memory) check("memory in bytes", *result.memory, false);
-        if (result.user_time) check("user time in ns", *result.user_time, false);
-        if (result.system_time) check("system time in ns", *result.system_time, false);
-        if (result.gc_time) check("GC time in ns", *result.gc_time, false);
-    }
 }
 
 std::string read_results_file(const std::filesystem::path& path) {

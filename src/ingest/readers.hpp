@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ingest/ingest.hpp"
+#include "model/run_checks.hpp"
 
 namespace benchwatch::ingest::detail {
 
@@ -161,13 +162,14 @@ void check_utf8(std::string_view content, std::string_view source, std::uintmax_
 // the size benchwatch reads.
 std::string read_results_file(const std::filesystem::path& path);
 
-// Fails "source: benchmark name …" for a name over 4096 bytes or holding a control character,
-// in any result's benchmark or metric name.
-void check_names(const std::vector<model::Result>& results, std::string_view source);
+// Fails with model::results_problem()'s message for a result that no store may keep: a name too
+// long or holding a control character, a number that is not finite, a time that is not
+// positive. Every way a run comes in applies the same rules (model/run_checks.hpp).
+void check_results(std::span<const model::Result> results, std::string_view source);
 
 // Longest benchmark or metric name accepted, in bytes: far above any harness's names, short
 // enough to show in a report.
-inline constexpr std::size_t max_name_bytes = 4096;
+inline constexpr std::size_t max_name_bytes = model::kLongestName;
 
 // What the names that one file's results and warnings repeat may add up to: this many bytes per
 // byte of the file, and max_names_bytes_beyond_file more, so that a short file may still hold a
@@ -196,13 +198,6 @@ class NameBudget {
     std::uintmax_t limit_;
     std::uintmax_t used_ = 0;
 };
-
-// Fails "source: benchmark 'b', metric 'm': the value in B/s is inf, not a finite number …" for
-// any result whose value, samples' median, mean or standard deviation, allocations, memory or
-// CPU or GC time is infinite or NaN: a number a reader converted to the stored unit can
-// overflow (1e308 MB/s is inf B/s), and an infinite value cannot be compared, written to JSON
-// or read back.
-void check_values(const std::vector<model::Result>& results, std::string_view source);
 
 // Count, median, mean and sample standard deviation of a benchmark's sample times, and the
 // order statistics of them that a result keeps.

@@ -206,6 +206,12 @@ struct Calibration {
     double flukes_per_pr = 0;  // flukes per replayed pull request at that setting
     // A ByNoise calibration's thresholds (LevelRuleSettings::thresholds_by_noise); else empty.
     std::vector<double> thresholds_by_noise;
+    // Whether it was read from the store's cache, computed earlier for the same runs and settings.
+    bool from_cache = false;
+    // Why the calibration the store's cache held for these runs and settings was ignored and this
+    // one computed instead ("its sensitivity 1e+06 is outside 0.5 to 20, the range calibration
+    // chooses from"); empty when none was ignored.
+    std::string cache_refusal;
 };
 
 // Everything a renderer needs to write the pull-request report.

@@ -187,6 +187,9 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
             {"pull_requests", calibration.pull_requests},
             {"flukes_per_pr", calibration.flukes_per_pr},
         };
+        if (calibration.from_cache) document["calibration"]["from_cache"] = true;
+        if (!calibration.cache_refusal.empty())
+            document["calibration"]["cache_refusal"] = calibration.cache_refusal;
         document["suite_move"] = comparison.suite_move;
     }
     if (comparison.method.kind == model::MethodKind::Samples) {

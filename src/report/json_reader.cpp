@@ -8,6 +8,9 @@ namespace benchwatch::report {
 
 namespace {
 
+// What a report read back says for why a cached calibration was ignored.
+constexpr const char* kRefusedCacheInWords = "it was outside what a calibration can produce";
+
 using json = nlohmann::json;
 
 // One place in the document, for messages: "benchmarks[3].base".
@@ -334,6 +337,12 @@ model::Comparison read_json(std::string_view text, std::string_view source) {
             calibration["false_alarms_per_pr"].optional_number().value_or(0);
         comparison.calibration.pull_requests = calibration["pull_requests"].integer();
         comparison.calibration.flukes_per_pr = calibration["flukes_per_pr"].number();
+        comparison.calibration.from_cache =
+            calibration.has("from_cache") && calibration["from_cache"].boolean();
+        // Its own words stay in the JSON: a report read back says only what happened, so that
+        // a file from outside cannot put its text into the explanation.
+        if (calibration.has("cache_refusal"))
+            comparison.calibration.cache_refusal = kRefusedCacheInWords;
     }
     if (root.has("samples_settings")) {
         const auto samples = root["samples_settings"];

@@ -333,8 +333,8 @@ double three_digits(double value) {
 
 // " The factor 1.73 was calibrated …": how the level method's sensitivity was set; "" when the
 // configuration fixed it.
-std::string calibration_sentence(const model::Calibration& calibration,
-                                 const model::LevelRuleSettings& settings) {
+std::string calibration_how_sentence(const model::Calibration& calibration,
+                                     const model::LevelRuleSettings& settings) {
     const auto budget =
         fmt::format("{:g} false alarm{}", calibration.budget, calibration.budget == 1 ? "" : "s");
     switch (calibration.source) {
@@ -368,6 +368,30 @@ std::string calibration_sentence(const model::Calibration& calibration,
             break;
     }
     return "";
+}
+
+// " It was read from the store's cache …" when the calibration came from the store's cache, or
+// " The store's cache held another calibration … ignored …" when the one cached was out of the
+// range calibration produces; "" otherwise.
+std::string calibration_origin_sentence(const model::Calibration& calibration) {
+    if (calibration.from_cache)
+        return " It was read from the store's cache, where an earlier compare of the same runs "
+               "and settings kept it.";
+    if (!calibration.cache_refusal.empty())
+        return fmt::format(
+            " The store's cache held another calibration for these runs and settings, ignored "
+            "since {}; this one was calibrated again.",
+            calibration.cache_refusal);
+    return "";
+}
+
+// calibration_how_sentence() and calibration_origin_sentence(); "" when the configuration fixed
+// the sensitivity.
+std::string calibration_sentence(const model::Calibration& calibration,
+                                 const model::LevelRuleSettings& settings) {
+    if (calibration.source == model::CalibrationSource::Fixed) return "";
+    return calibration_how_sentence(calibration, settings) +
+           calibration_origin_sentence(calibration);
 }
 
 // Whether a suite's move shows as a change at the one decimal of a percentage the report prints:

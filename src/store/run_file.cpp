@@ -10,6 +10,7 @@
 
 #include "model/commit_id.hpp"
 #include "model/fnv.hpp"
+#include "model/run_checks.hpp"
 
 namespace benchwatch::store {
 
@@ -206,6 +207,10 @@ std::string run_file_text(const model::Run& run) {
 }
 
 model::Run parse_run_file(std::string_view text, std::string_view source) {
+    if (text.size() > kMaxRunFileBytes)
+        throw RunFileError(fmt::format("{}: run file of {} bytes is larger than the {} MiB a run "
+                                       "file may be",
+                                       source, text.size(), kMaxRunFileBytes >> 20));
     Json json;
     try {
         json = Json::parse(text);
@@ -274,6 +279,7 @@ model::Run parse_run_file(std::string_view text, std::string_view source) {
     run.results.reserve(results.size());
     for (std::size_t i = 0; i < results.size(); ++i)
         run.results.push_back(parse_result(results[i], fmt::format("results[{}]", i), source));
+    if (auto problem = model::results_problem(run.results, source)) throw RunFileError(*problem);
     return run;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -22,9 +23,14 @@ inline constexpr int kRunFileVersion = 1;
 // that starts {"format": "benchwatch-run", "version": 1, …}. The store's id is left out.
 std::string run_file_text(const model::Run& run);
 
+// The largest run file read, in bytes. A run of 100,000 results, each with 64 sample values,
+// writes about 60 MiB; reading one takes about 9 times its size in memory.
+inline constexpr std::uint64_t kMaxRunFileBytes = std::uint64_t{64} << 20;
+
 // The run a run file holds, with id 0. Fields a later version 1 writer adds are ignored.
-// Throws RunFileError naming `source` when the text is not JSON, not a run file, of another
-// version, or a field is missing or of the wrong type.
+// Throws RunFileError naming `source` when the text is over kMaxRunFileBytes, not JSON, not a
+// run file, of another version, a field is missing or of the wrong type, or a result breaks
+// the rules every stored run keeps (model::results_problem(), the message as `record` gives).
 model::Run parse_run_file(std::string_view text, std::string_view source);
 
 // Where a run's file lives in a folder of run files:

@@ -4,10 +4,11 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cassert>
+#include <charconv>
 #include <fstream>
 #include <iterator>
 #include <random>
-#include <sstream>
 #include <thread>
 
 #include "model/printable.hpp"
@@ -68,14 +69,6 @@ void write_bytes(const fs::path& path, const std::string& bytes) {
                                    path.string()));
 }
 
-std::string read_bytes(const fs::path& path) {
-    std::ifstream file(path, std::ios::binary);
-    std::ostringstream bytes;
-    bytes << file.rdbuf();
-    if (!file) throw GitError(fmt::format("cannot read {} checked out from git", path.string()));
-    return std::move(bytes).str();
-}
-
 std::vector<std::string> split(std::string_view text, char separator) {
     std::vector<std::string> parts;
     while (!text.empty()) {
@@ -132,6 +125,13 @@ class GitRunner {
                                        first_line(output.err)));
         return std::move(output.out);
     }
+
+  private:
+    fs::path top_level_;
+};
+
+}  // namespace
+
 namespace {
 
 // `text` from a flag, quoted in a message: printable and at most 80 bytes of it.
@@ -146,13 +146,6 @@ std::string shown_name(std::string_view text) {
 bool valid_ref(const GitRunner& git, const std::string& ref) {
     return git.run({"check-ref-format", ref}).exit_code == 0;
 }
-
-}  // namespace
-
-
-  private:
-    fs::path top_level_;
-};
 
 }  // namespace
 
@@ -209,24 +202,78 @@ std::vector<std::string> FileBranch::list(const std::string& commit,
     return paths;
 }
 
-std::vector<BranchFile> FileBranch::read(const std::string& commit,
-                                         std::span<const std::string> paths) const {
-    if (paths.empty()) return {};
-    const GitRunner git(repository_.top_level());
-    const ScratchFolder scratch;
-    const Variables index{{"GIT_INDEX_FILE", (scratch.path() / "index").string()}};
-    git.checked({"read-tree", commit}, fmt::format("read the tree of {}", name()), index);
-    const auto prefix = (scratch.path() / "files").string() + "/";
-    for (std::size_t first = 0; first < paths.size(); first += kPathsPerCommand) {
-        const auto batch = paths.subspan(first, std::min(kPathsPerCommand, paths.size() - first));
-        std::vector<std::string> arguments{"checkout-index", "--prefix=" + prefix, "--"};
-        arguments.insert(arguments.end(), batch.begin(), batch.end());
-        git.checked(arguments, fmt::format("check out files of {}", name()), index);
+bool BranchEntry::regular_file() const {
+    return mode == "100644" || mode == "100755";
+}
+
+std::vector<BranchEntry> FileBranch::entries(const std::string& commit,
+                                             const std::string& folder) const {
+    std::vector<std::string> arguments{"ls-tree", "-r", "-z", "--long", "--full-tree", commit};
+    if (!folder.empty()) arguments.insert(arguments.end(), {"--", folder});
+    const auto listing = GitRunner(repository_.top_level())
+                             .checked(arguments, fmt::format("list the files of {}", name()));
+    std::vector<BranchEntry> found;
+    // Each entry is "MODE TYPE OBJECT SIZE\tPATH" (the size padded with spaces, "-" for a
+    // submodule), ended by NUL; the path is taken as it is, whatever bytes it holds.
+    for (const auto& line : split(listing, '\0')) {
+        const auto tab = line.find('\t');
+        std::vector<std::string> fields;
+        for (auto& field : split(std::string_view(line).substr(0, tab), ' '))
+            if (!field.empty()) fields.push_back(std::move(field));
+        if (tab == std::string::npos || fields.size() != 4)
+            throw GitError(fmt::format("git ls-tree listed \"{}\" for {}, not an entry",
+                                       first_line(line), name()));
+        BranchEntry entry{line.substr(tab + 1), fields[0], fields[2], std::nullopt};
+        if (fields[3] != "-") {
+            std::uint64_t size = 0;
+            const auto [end, error] =
+                std::from_chars(fields[3].data(), fields[3].data() + fields[3].size(), size);
+            if (error != std::errc() || end != fields[3].data() + fields[3].size())
+                throw GitError(fmt::format("git ls-tree gave the size \"{}\" for {} on {}",
+                                           fields[3], entry.path, name()));
+            entry.size = size;
+        }
+        found.push_back(std::move(entry));
     }
-    std::vector<BranchFile> files;
-    files.reserve(paths.size());
-    for (const auto& path : paths) files.push_back({path, read_bytes(prefix + path)});
-    return files;
+    std::sort(found.begin(), found.end(),
+              [](const BranchEntry& a, const BranchEntry& b) { return a.path < b.path; });
+    return found;
+}
+
+std::vector<BranchFile> FileBranch::read_blobs(std::span<const BranchEntry> files) const {
+    const GitRunner git(repository_.top_level());
+    std::vector<BranchFile> read;
+    read.reserve(files.size());
+    std::size_t first = 0;
+    while (first < files.size()) {
+        // A batch of blobs small enough in bytes and ids for one git process.
+        std::vector<std::string> arguments{"show", "--no-textconv", "--no-color"};
+        std::uint64_t bytes = 0;
+        std::size_t end = first;
+        while (end < files.size() && end - first < kPathsPerCommand) {
+            const auto& file = files[end];
+            assert(file.regular_file() && file.size);
+            if (end > first && bytes + *file.size > kBlobBytesPerRead) break;
+            bytes += *file.size;
+            arguments.push_back(file.object);
+            ++end;
+        }
+        // git show writes a blob's bytes as they are, one blob after the other.
+        const auto output =
+            git.checked(arguments, fmt::format("read the files of {}", name()));
+        if (output.size() != bytes)
+            throw GitError(fmt::format(
+                "git show gave {} bytes for {} files of {} that git ls-tree sized {} bytes",
+                output.size(), end - first, name(), bytes));
+        std::size_t at = 0;
+        for (std::size_t i = first; i < end; ++i) {
+            const auto size = static_cast<std::size_t>(*files[i].size);
+            read.push_back({files[i].path, output.substr(at, size)});
+            at += size;
+        }
+        first = end;
+    }
+    return read;
 }
 
 namespace {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <set>
@@ -12,12 +13,29 @@
 
 namespace benchwatch::vcs {
 
+// The most bytes of blobs one git process is asked for by FileBranch::read_blobs(); a larger
+// blob is read alone.
+inline constexpr std::uint64_t kBlobBytesPerRead = std::uint64_t{64} << 20;
+
 // A file on a branch: its path in the branch's tree ("runs/a/b.json") and its bytes.
 struct BranchFile {
     std::string path;
     std::string content;
 
     friend bool operator==(const BranchFile&, const BranchFile&) = default;
+};
+
+// One entry of a branch's tree as git lists it, before anything of it is read.
+struct BranchEntry {
+    std::string path;
+    // git's file mode: "100644" or "100755" for a regular file, "120000" for a symbolic link,
+    // "160000" for a submodule.
+    std::string mode;
+    std::string object;                 // the id of its blob (of its commit for a submodule)
+    std::optional<std::uint64_t> size;  // the blob's bytes; std::nullopt for a submodule
+
+    // Whether it is a regular file, the only entries read_blobs() reads.
+    bool regular_file() const;
 };
 
 // How often FileBranch::publish() tries when other pushes get there first, and how long it waits
@@ -57,10 +75,16 @@ class FileBranch {
     // Paths of the files in `commit`'s tree under `folder` ("runs/", or "" for all), sorted.
     std::vector<std::string> list(const std::string& commit, const std::string& folder) const;
 
-    // The files at `paths` in `commit`'s tree, in the order given, with their exact bytes.
-    // Throws GitError when one is missing.
-    std::vector<BranchFile> read(const std::string& commit,
-                                 std::span<const std::string> paths) const;
+    // The entries of `commit`'s tree under `folder` ("runs/", or "" for all), sorted by path,
+    // with the size git stores for each blob, so that a caller can pass over one before reading.
+    std::vector<BranchEntry> entries(const std::string& commit, const std::string& folder) const;
+
+    // The exact bytes of the regular files `files` (from entries(); regular_file() each), in the
+    // order given, read as blobs from git's object store: never through a work tree, so that no
+    // symbolic link is followed and nothing but the blob is opened. Holds at most
+    // kBlobBytesPerRead bytes of git's output at once beyond the files returned. Throws GitError
+    // when git cannot give a blob or gives other sizes than `files` say.
+    std::vector<BranchFile> read_blobs(std::span<const BranchEntry> files) const;
 
     // Fetches the branch, asks `files_to_add` which files to add given the paths already on it,
     // commits them with `message` on top of its tip (or as its first commit) and pushes without

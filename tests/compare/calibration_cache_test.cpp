@@ -197,6 +197,8 @@ TEST(CalibrationText, ReadsBackExactly) {
                                          std::nextafter(3.0, 4.0),
                                          17,
                                          1.0 / 3.0,
+                                         {},
+                                         false,
                                          {}};
     const auto text = calibration_text(calibration);
     EXPECT_TRUE(text.starts_with(R"({"format":"benchwatch-calibration","version":1,)")) << text;
@@ -211,7 +213,8 @@ TEST(CalibrationText, ReadsBackExactly) {
 }
 
 TEST(CalibrationText, ReadsThresholdsByNoiseBackExactly) {
-    model::Calibration calibration{model::CalibrationSource::Calibrated, 1, 4.5, 75, 0.7, {}};
+    model::Calibration calibration{
+        model::CalibrationSource::Calibrated, 1, 4.5, 75, 0.7, {}, false, {}};
     for (std::size_t i = 0; i < stats::share_noise_grid().size(); ++i)
         calibration.thresholds_by_noise.push_back(std::log1p(0.01 * static_cast<double>(i + 1)) /
                                                   3.0);
@@ -256,7 +259,8 @@ TEST(CalibrationText, AnythingElseIsRefused) {
     };
     for (const auto& text : refused) EXPECT_FALSE(parse_calibration(text)) << text;
     // A sensitivity that is not finite is written as null, so it is never read back.
-    model::Calibration infinite{model::CalibrationSource::Calibrated, 1, 0, 75, 0.5, {}};
+    model::Calibration infinite{
+        model::CalibrationSource::Calibrated, 1, 0, 75, 0.5, {}, false, {}};
     infinite.sensitivity = std::numeric_limits<double>::infinity();
     EXPECT_FALSE(parse_calibration(calibration_text(infinite)));
 }

@@ -1,7 +1,8 @@
 // What could break: `benchwatch compare` writing another report when its calibration comes from
-// the store's cache than when it is computed, using a cached calibration made from other runs, or
-// failing (or waiting out the busy timeout) on a store it can read but not write: a read-only
-// SQLite file, a PostgreSQL role that may only select, a store another process holds locked.
+// the store's cache than when it is computed (but for saying where it came from), using a cached
+// calibration made from other runs or one outside what a calibration can produce, or failing (or
+// waiting out the busy timeout) on a store it can read but not write: a read-only SQLite file, a
+// PostgreSQL role that may only select, a store another process holds locked.
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 #include <sqlite3.h>
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "store/store.hpp"
 #include "support/test_store.hpp"
@@ -109,6 +111,13 @@ class CalibrationCacheTest : public ::testing::Test {
 
     std::string cached_rows() const { return query("SELECT count(*) FROM cached_calibrations"); }
 
+    // Replaces the sensitivity of the one cached calibration with `sensitivity`.
+    void plant_sensitivity(double sensitivity) const {
+        auto cached = nlohmann::json::parse(query("SELECT value FROM cached_calibrations"));
+        cached["sensitivity"] = sensitivity;
+        query("UPDATE cached_calibrations SET value = '" + cached.dump() + "'");
+    }
+
     // The report of the same compare on a fresh store of the same runs, where nothing is cached.
     std::string uncached_json() {
         const std::string url = test_store_url(directory_.path(), "uncached");
@@ -132,19 +141,50 @@ TEST_F(CalibrationCacheTest, CachedCompareWritesTheSameReportByteForByte) {
     ASSERT_EQ(cached_rows(), "1");
     EXPECT_NE(miss.find(R"("source": "calibrated")"), std::string::npos) << miss;
     const std::string value = query("SELECT value FROM cached_calibrations");
-    const std::string hit = compare_json(store_);
-    EXPECT_EQ(hit, miss) << unified_diff(miss, hit);
+    // The hit says where its calibration came from, and nothing else differs.
+    auto hit = nlohmann::json::parse(compare_json(store_));
+    EXPECT_EQ(hit["calibration"]["from_cache"], true);
+    hit["calibration"].erase("from_cache");
+    EXPECT_EQ(hit, nlohmann::json::parse(miss));
     EXPECT_EQ(query("SELECT value FROM cached_calibrations"), value);
     EXPECT_EQ(uncached_json(), miss);
+}
+
+TEST_F(CalibrationCacheTest, TheReportSaysWhenTheSettingCameFromTheCache) {
+    const auto markdown = [&] {
+        auto argv = compare_arguments(store_);
+        argv[argv.size() - 3] = "markdown";
+        const auto output =
+            run(benchwatch_command(argv), directory_.path(), without_ci_variables());
+        EXPECT_EQ(output.exit_code, 0) << output.err;
+        return output.out;
+    };
+    const std::string said =
+        "It was read from the store's cache, where an earlier compare of the same runs and "
+        "settings kept it.";
+    EXPECT_EQ(markdown().find(said), std::string::npos);
+    EXPECT_NE(markdown().find(said), std::string::npos);
+}
+
+// A cached value that no calibration could give (a price of 1e6 calls every change too noisy)
+// is ignored with a note in the report, calibrated again and replaced.
+TEST_F(CalibrationCacheTest, ACachedValueOutsideWhatCalibrationProducesIsIgnored) {
+    const std::string expected = compare_json(store_);
+    plant_sensitivity(1e6);
+    auto report = nlohmann::json::parse(compare_json(store_));
+    EXPECT_EQ(report["calibration"]["cache_refusal"],
+              "its sensitivity 1e+06 is outside 0.1 to 1000, the range calibration chooses from");
+    report["calibration"].erase("cache_refusal");
+    EXPECT_EQ(report, nlohmann::json::parse(expected));
+    // Replaced by the one calibrated again: the next compare reads it from the cache.
+    auto next = nlohmann::json::parse(compare_json(store_));
+    EXPECT_EQ(next["calibration"]["from_cache"], true);
 }
 
 TEST_F(CalibrationCacheTest, CompareUsesTheCachedCalibrationOfItsRuns) {
     compare_json(store_);
     // A cached value that says otherwise is what a hit reports: the cache is read, not ignored.
-    query(
-        "UPDATE cached_calibrations SET value = '{\"format\":\"benchwatch-calibration\","
-        "\"version\":1,\"source\":\"calibrated\",\"budget\":1.0,\"sensitivity\":7.25,"
-        "\"pull_requests\":25,\"flukes_per_pr\":0.0}'");
+    plant_sensitivity(7.25);
     EXPECT_NE(compare_json(store_).find(R"("sensitivity": 7.25)"), std::string::npos);
 
     // A new default-branch run is another history: calibrated again, and the entry replaced.

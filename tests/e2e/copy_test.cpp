@@ -283,6 +283,40 @@ TEST_F(CopyTest, ProjectAndMachineFilterWhatIsCopied) {
     EXPECT_EQ(store->projects(), std::vector<std::string>{"cuda"});
 }
 
+// A run that `record` would refuse, in a store written before the rules held or by hand, is
+// refused in the words `record` uses, and the target keeps nothing of it.
+TEST_F(CopyTest, ARunRecordWouldRefuseIsRefusedInRecordsWords) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(source_.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "UPDATE results SET value = 0 WHERE run_id = 1 AND value = 1500",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    EXPECT_EQ(sqlite3_changes(db), 1);
+    sqlite3_close(db);
+
+    const std::string target = (directory_.path() / "target.db").string();
+    const std::string problem = ": benchmark 'array/copy': time must be a positive number, got 0";
+    const auto copied = copy(source_, target);
+    EXPECT_EQ(copied.exit_code, 2);
+    EXPECT_EQ(copied.err, "error: store " + source_ +
+                              ": run 1 (project 'cuda', machine 'gpu-1', commit 111111111111)" +
+                              problem +
+                              "; copy stopped there with 0 runs copied before it: copy the other "
+                              "projects or machines with --project and --machine\n");
+    EXPECT_TRUE(everything_in(target).empty());
+
+    const fs::path results = directory_.path() / "zero.json";
+    write_text(results,
+               R"({"context": {"library_build_type": "release"}, "benchmarks": [{"name": )"
+               R"("array/copy", "run_type": "iteration", "iterations": 10, "real_time": 0, )"
+               R"("cpu_time": 1, "time_unit": "ns"}]})");
+    const auto recorded =
+        benchwatch({"record", "--store", target, "--project", "cuda", "--machine", "gpu-1",
+                    "--commit", sha('1'), "--branch", "main", results.string()});
+    EXPECT_EQ(recorded.exit_code, 2);
+    EXPECT_EQ(recorded.err, "error: " + results.string() + problem + "\n");
+}
+
 TEST_F(CopyTest, TheSameStoreTwiceIsRefused) {
     const auto same = copy(source_, "sqlite:" + source_);
     EXPECT_EQ(same.exit_code, 2);

@@ -1,7 +1,10 @@
 // What could break: runs lost when two CI jobs push the history branch at the same moment, runs
 // stored twice by repeated pulls, a push that touches the user's work tree or index, a first
-// pull (no branch yet) failing the job, or a malformed run file half-imported.
+// pull (no branch yet) failing the job, a malformed run file half-imported, a symbolic link on
+// the branch followed out of it (or into a FIFO that never ends), a huge file read whole, or a
+// run stored that `record` would refuse.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <map>
@@ -23,6 +26,12 @@ std::string google_benchmark_file(double nanoseconds) {
            R"("run_type": "iteration", "iterations": 10, "real_time": )" +
            std::to_string(nanoseconds) + R"(, "cpu_time": 1, "time_unit": "ns"}]})" + "\n";
 }
+
+// A file to put on a branch: its path and its bytes.
+struct BranchFile {
+    std::string path;
+    std::string content;
+};
 
 // A bare repository as the remote, and two clones of it ("a" and "b", as two CI jobs would
 // have), each with its own store.
@@ -90,6 +99,11 @@ class HistoryBranchTest : public ::testing::Test {
         std::sort(hashes.begin(), hashes.end());
         return hashes;
     }
+
+    // Puts `files` (and symbolic links at the paths of `links`, to their targets) on a new
+    // branch `branch` of the remote, made in clone b.
+    void push_branch(const std::string& branch, const std::vector<BranchFile>& files,
+                     const std::map<std::string, fs::path>& links = {});
 
     TemporaryDirectory folder_{"benchwatch-history-branch"};
     GitRepository a_{folder_.path() / "a"};
@@ -286,6 +300,141 @@ TEST_F(HistoryBranchTest, ProjectAndMachineLimitWhichRunsMove) {
               "pulled 1 run from origin/benchwatch-data (1 already stored)\n");
     EXPECT_EQ(history_branch(b_, "pull", "b").out,
               "pulled 1 run from origin/benchwatch-data (2 already stored)\n");
+}
+
+// The text of a run file of project "p", machine "m" at `commit` with one result of benchmark
+// `benchmark` taking `value` ns (written as it is), and the path it belongs at.
+BranchFile run_file_of(const std::string& commit, const std::string& hash,
+                       const std::string& benchmark, const std::string& value) {
+    return {"runs/p/m/" + commit + "_" + hash + ".json",
+            R"({"format": "benchwatch-run", "version": 1, "project": "p", "machine": "m", )"
+            R"("commit": ")" +
+                commit +
+                R"(", "branch": "main", "recorded_at_ms": 1, )"
+                R"("attempt": 1, "input_format": "googlebenchmark", "content_hash": ")" +
+                hash + R"(", "environment": {}, "warnings": [], "results": [{"benchmark": )" +
+                benchmark + R"(, "metric": "time", "value": )" + value +
+                R"(, "unit": "ns", "direction": "smaller"}]})" + "\n"};
+}
+
+void HistoryBranchTest::push_branch(const std::string& branch, const std::vector<BranchFile>& files,
+                                    const std::map<std::string, fs::path>& links) {
+    b_.git({"switch", "--quiet", "--orphan", branch});
+    for (const auto& file : files) b_.write_file(file.path, file.content);
+    for (const auto& [path, target] : links) {
+        fs::create_directories((b_.directory() / path).parent_path());
+        fs::create_symlink(target, b_.directory() / path);
+        b_.git({"add", "--", path});
+    }
+    b_.commit("files by hand");
+    b_.git({"push", "--quiet", "origin", branch});
+}
+
+TEST_F(HistoryBranchTest, SymbolicLinksOnTheBranchAreSkippedNotFollowed) {
+    // Valid run files outside the branch, and a FIFO that a reader would wait on for ever.
+    const auto outside = run_file_of(commit_, "outside", R"("copy")", "100");
+    write_text(folder_.path() / "outside.json", outside.content);
+    const auto fifo = folder_.path() / "fifo";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const auto kept = run_file_of(commit_, "kept", R"("copy")", "100");
+    push_branch("links", {kept},
+                {{outside.path, folder_.path() / "outside.json"},
+                 {run_file_of(commit_, "fifo", R"("copy")", "100").path, fifo}});
+
+    // Temporary files go to a folder of the test's, to see that none is left behind.
+    const auto temporary = folder_.path() / "tmp";
+    fs::create_directories(temporary);
+    auto environment = without_ci_variables();
+    environment["GIT_CONFIG_GLOBAL"] = "/dev/null";
+    environment["GIT_CONFIG_NOSYSTEM"] = "1";
+    environment["TMPDIR"] = temporary.string();
+    const auto pulled =
+        run_with_timeout(benchwatch_command({"history-branch", "pull", "--store", store_of("fresh"),
+                                             "--branch", "links"}),
+                         a_.directory(), environment, std::chrono::seconds(60));
+    ASSERT_FALSE(pulled.timed_out) << "the pull waited on the FIFO";
+    EXPECT_EQ(pulled.exit_code, 0) << pulled.err;
+    EXPECT_EQ(pulled.out, "pulled 1 run from origin/links (0 already stored, 2 skipped)\n");
+    const std::string skipped =
+        " is a symbolic link, not a run file; only regular files are read from the branch; "
+        "skipped\n";
+    EXPECT_EQ(pulled.err, "warning: origin/links:runs/p/m/" + commit_ + "_fifo.json" + skipped +
+                              "warning: origin/links:" + outside.path + skipped);
+    const auto runs = runs_of("fresh");
+    ASSERT_EQ(runs.size(), 1U);
+    EXPECT_EQ(runs[0].content_hash, "kept");
+    EXPECT_TRUE(fs::is_empty(temporary));
+}
+
+TEST_F(HistoryBranchTest, AFileOverTheCapIsSkippedBeforeItIsRead) {
+    // A valid run file, 64 MiB and 1 byte long once padded with spaces.
+    auto big = run_file_of(commit_, "big", R"("copy")", "100");
+    big.content.resize(std::size_t{64} << 20 | 1, ' ');
+    const auto small = run_file_of(commit_, "small", R"("copy")", "100");
+    push_branch("big", {big, small});
+
+    const auto pulled = history_branch(a_, "pull", "fresh", {"--branch", "big"});
+    EXPECT_EQ(pulled.exit_code, 0) << pulled.err;
+    EXPECT_EQ(pulled.out, "pulled 1 run from origin/big (0 already stored, 1 skipped)\n");
+    EXPECT_EQ(pulled.err, "warning: origin/big:" + big.path +
+                              " is 64.0 MiB, over the 64 MiB a run file may be; skipped\n");
+    const auto runs = runs_of("fresh");
+    ASSERT_EQ(runs.size(), 1U);
+    EXPECT_EQ(runs[0].content_hash, "small");
+}
+
+TEST_F(HistoryBranchTest, ARunThatRecordWouldRefuseIsRefusedWithRecordsWords) {
+    struct Case {
+        std::string benchmark;  // as JSON
+        std::string value;
+        std::string problem;  // the error after the file's name
+    };
+    const std::string long_name(5000, 'x');
+    const std::vector<Case> cases{
+        {R"("copy")", "0", "benchmark 'copy': time must be a positive number, got 0"},
+        {R"("copy")", "-250", "benchmark 'copy': time must be a positive number, got -250"},
+        {R"("copy")", "1e-310",
+         "benchmark 'copy', metric 'time': the value in ns is 1e-310, too small to compare "
+         "(below 2.2250738585072014e-308); results must hold normal numbers"},
+        {R"("a\u001b[2Jb")", "100",
+         R"(benchmark name "a\x1b[2Jb" holds control character U+001B; names must be )"
+         "printable on one line"},
+        {"\"" + long_name + "\"", "100",
+         "benchmark name of 5000 bytes is longer than the 4096 allowed: \"" + std::string(60, 'x') +
+             "…\""},
+    };
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto& bad = cases[i];
+        SCOPED_TRACE(bad.problem);
+        const std::string branch = "bad-" + std::to_string(i);
+        const auto file = run_file_of(commit_, "h" + std::to_string(i), bad.benchmark, bad.value);
+        push_branch(branch, {file});
+        const auto pulled = history_branch(a_, "pull", "fresh", {"--branch", branch});
+        EXPECT_EQ(pulled.exit_code, 2);
+        EXPECT_EQ(pulled.out, "");
+        EXPECT_EQ(pulled.err, "error: origin/" + branch + ":" + file.path + ": " + bad.problem +
+                                  "; nothing was pulled: fix or delete the file on origin/" +
+                                  branch + "\n");
+        EXPECT_TRUE(runs_of("fresh").empty());
+    }
+
+    // record says the same of the same results in a Google Benchmark file.
+    const auto results = folder_.path() / "zero.json";
+    write_text(results,
+               R"({"context": {"library_build_type": "release"}, "benchmarks": [{"name": )"
+               R"("a\u001b[2Jb", "run_type": "iteration", "iterations": 10, "real_time": 1, )"
+               R"("cpu_time": 1, "time_unit": "ns"}]})");
+    const auto recorded =
+        benchwatch(a_, {"record", "--store", store_of("fresh"), "--project", "p", "--machine", "m",
+                        "--commit", commit_, "--branch", "main", results.string()});
+    EXPECT_EQ(recorded.exit_code, 2);
+    EXPECT_EQ(recorded.err, "error: " + results.string() + ": " + cases[3].problem + "\n");
+    write_text(results, google_benchmark_file(0));
+    const auto zero =
+        benchwatch(a_, {"record", "--store", store_of("fresh"), "--project", "p", "--machine", "m",
+                        "--commit", commit_, "--branch", "main", results.string()});
+    EXPECT_EQ(zero.exit_code, 2);
+    EXPECT_EQ(zero.err, "error: " + results.string() + ": " + cases[0].problem + "\n");
 }
 
 }  // namespace

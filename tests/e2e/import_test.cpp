@@ -103,6 +103,29 @@ TEST_F(ImportTest, BadFileChangesNothing) {
     EXPECT_EQ(json.at("benchmarks").at(0).at("values").size(), 2u);
 }
 
+// What `record` refuses, import refuses in the same words: a time too small to compare.
+TEST_F(ImportTest, AValueRecordRefusesIsRefusedInRecordsWords) {
+    const std::string commit(40, 'a');
+    const std::string problem =
+        ": benchmark 'a', metric 'time': the value in ns is 1e-310, too small to compare (below "
+        "2.2250738585072014e-308); results must hold normal numbers\n";
+    const fs::path history = directory_.path() / "data.js";
+    write_text(history, "window.BENCHMARK_DATA = {\"entries\": {\"S\": [{\"commit\": {\"id\": \"" +
+                            commit +
+                            "\"}, \"date\": 1, \"benches\": [{\"name\": \"a\", \"value\": "
+                            "1e-310, \"unit\": \"ns\"}]}]}}");
+    const auto imported = import(history);
+    EXPECT_EQ(imported.exit_code, 2);
+    EXPECT_EQ(imported.err, "error: " + history.string() + problem);
+
+    const fs::path results = directory_.path() / "bench.json";
+    write_text(results, R"([{"name": "a", "value": 1e-310, "unit": "ns"}])");
+    const auto recorded =
+        benchwatch({"record", "--commit", commit, "--branch", "main", results.string()});
+    EXPECT_EQ(recorded.exit_code, 2);
+    EXPECT_EQ(recorded.err, "error: " + results.string() + problem);
+}
+
 // The last two entries' commits of the Metal.jl history.
 std::pair<std::string, std::string> last_two_commits(const fs::path& path) {
     std::string text = read_text(path);

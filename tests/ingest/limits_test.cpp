@@ -177,7 +177,7 @@ TEST(Limits, ControlCharactersInNamesAreRefused) {
 TEST(Limits, ValuesThatAreNotFiniteAreRefusedWhateverTheReader) {
     const auto refusal = [](const model::Result& result) -> std::string {
         try {
-            detail::check_values({result}, "results.json");
+            detail::check_results(std::span(&result, 1), "results.json");
         } catch (const InputError& error) {
             return error.what();
         }

@@ -291,7 +291,8 @@ model::Comparison level_with_suite_move() {
     comparison.method.kind = model::MethodKind::Level;
     // The price of a fluke a budget shared by noise was calibrated to.
     comparison.method.level.sensitivity = 2.4;
-    comparison.calibration = {model::CalibrationSource::Calibrated, 1, 2.4, 75, 0.62, {}};
+    comparison.calibration = {
+        model::CalibrationSource::Calibrated, 1, 2.4, 75, 0.62, {}, false, {}};
     comparison.suite_move = -0.4;
     return comparison;
 }
@@ -302,8 +303,24 @@ model::Comparison level_one_factor() {
     auto comparison = level_with_suite_move();
     comparison.method.level.allocation = model::BudgetAllocation::OneFactor;
     comparison.method.level.sensitivity = 1.73421;
-    comparison.calibration = {model::CalibrationSource::Calibrated, 1, 1.73421, 75, 0.66, {}};
+    comparison.calibration = {
+        model::CalibrationSource::Calibrated, 1, 1.73421, 75, 0.66, {}, false, {}};
     comparison.suite_move = 0;
+    return comparison;
+}
+
+// level_one_factor(), its calibration read from the store's cache.
+model::Comparison level_from_cache() {
+    auto comparison = level_one_factor();
+    comparison.calibration.from_cache = true;
+    return comparison;
+}
+
+// level_one_factor(), calibrated again because the cached calibration was out of range.
+model::Comparison level_cache_refused() {
+    auto comparison = level_one_factor();
+    comparison.calibration.cache_refusal =
+        "its sensitivity 1e+06 is outside 0.5 to 20, the range calibration chooses from";
     return comparison;
 }
 
@@ -432,7 +449,8 @@ model::Comparison level_nothing_judged() {
     comparison.history_runs = 12;
     // Twelve runs replay two pull requests, under the 20 a calibration needs: the strict factor.
     comparison.method.level.sensitivity = 3;
-    comparison.calibration = {model::CalibrationSource::Conservative, 1, 3, 2, 0.5, {}};
+    comparison.calibration = {
+        model::CalibrationSource::Conservative, 1, 3, 2, 0.5, {}, false, {}};
     return comparison;
 }
 
@@ -531,6 +549,8 @@ INSTANTIATE_TEST_SUITE_P(
         Scenario{"warnings_without_baseline", warnings_without_baseline},
         Scenario{"level_with_suite_move", level_with_suite_move},
         Scenario{"level_one_factor", level_one_factor},
+        Scenario{"level_from_cache", level_from_cache},
+        Scenario{"level_cache_refused", level_cache_refused},
         Scenario{"level_detectable_change", level_detectable_change},
         Scenario{"level_too_noisy", level_too_noisy},
         Scenario{"level_nothing_judged", level_nothing_judged},

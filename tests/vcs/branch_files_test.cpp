@@ -48,8 +48,7 @@ class BranchFilesTest : public ::testing::Test {
 
     static std::vector<BranchFile> read_all(const FileBranch& branch) {
         const auto tip = branch.fetch().value();
-        const auto paths = branch.list(tip, "");
-        return branch.read(tip, paths);
+        return branch.read_blobs(branch.entries(tip, ""));
     }
 
     static constexpr RetryPolicy quick{.attempts = 3,
