@@ -74,9 +74,10 @@ std::optional<std::string> reason_to_skip(const vcs::BranchEntry& entry) {
     if (entry.mode == "120000")
         return "is a symbolic link, not a run file; only regular files are read from the branch";
     if (!entry.regular_file())
-        return fmt::format("has git mode {}, not a regular file; only regular files are read "
-                           "from the branch",
-                           entry.mode);
+        return fmt::format(
+            "has git mode {}, not a regular file; only regular files are read "
+            "from the branch",
+            entry.mode);
     if (*entry.size > store::kMaxRunFileBytes)
         return fmt::format("is {:.1f} MiB, over the {} MiB a run file may be",
                            static_cast<double>(*entry.size) / (1 << 20),
@@ -97,15 +98,14 @@ int pull(const HistoryBranchFlags& flags) {
     std::vector<vcs::BranchEntry> to_read;
     std::size_t already_stored = 0;
     std::size_t skipped = 0;
-    for (auto& entry :
-         branch.entries(*tip, store::run_file_folder(flags.project, flags.machine))) {
+    for (auto& entry : branch.entries(*tip, store::run_file_folder(flags.project, flags.machine))) {
         if (flags.project.empty() && !is_of_machine(entry.path, flags.machine)) continue;
         if (stored.contains(entry.path)) {
             ++already_stored;
         } else if (const auto reason = reason_to_skip(entry)) {
             std::cerr << "warning: "
-                      << report::terminal_text(fmt::format("{}:{} {}; skipped", branch.name(),
-                                                           entry.path, *reason))
+                      << report::terminal_text(
+                             fmt::format("{}:{} {}; skipped", branch.name(), entry.path, *reason))
                       << '\n';
             ++skipped;
         } else {

@@ -219,9 +219,8 @@ std::optional<std::string> calibration_out_of_range(const model::Calibration& ca
     if (used == 0 && calibration.flukes_per_pr != 0)
         return fmt::format("it counts {:g} flukes per pull request without pull requests",
                            calibration.flukes_per_pr);
-    const bool by_noise =
-        used > 0 && rule->allocation == model::BudgetAllocation::ByNoise &&
-        used >= rule->minimum_pull_requests;
+    const bool by_noise = used > 0 && rule->allocation == model::BudgetAllocation::ByNoise &&
+                          used >= rule->minimum_pull_requests;
     if (!by_noise && !calibration.thresholds_by_noise.empty())
         return "it holds thresholds by noise, which these settings do not calibrate";
     std::pair<double, double> range;
@@ -236,9 +235,10 @@ std::optional<std::string> calibration_out_of_range(const model::Calibration& ca
                                stats::share_noise_grid().size());
         for (const double threshold : calibration.thresholds_by_noise)
             if (!within(threshold, grid.front(), grid.back()))
-                return fmt::format("its threshold {:g} is outside {:g} to {:g}, the thresholds "
-                                   "calibration chooses from",
-                                   threshold, grid.front(), grid.back());
+                return fmt::format(
+                    "its threshold {:g} is outside {:g} to {:g}, the thresholds "
+                    "calibration chooses from",
+                    threshold, grid.front(), grid.back());
     } else {
         range = make_method(choice)->setting_range();
         if (calibration.source == model::CalibrationSource::Conservative)
@@ -246,9 +246,10 @@ std::optional<std::string> calibration_out_of_range(const model::Calibration& ca
                      std::max(range.second, rule->conservative_setting)};
     }
     if (!within(calibration.sensitivity, range.first, range.second))
-        return fmt::format("its sensitivity {:g} is outside {:g} to {:g}, the range calibration "
-                           "chooses from",
-                           calibration.sensitivity, range.first, range.second);
+        return fmt::format(
+            "its sensitivity {:g} is outside {:g} to {:g}, the range calibration "
+            "chooses from",
+            calibration.sensitivity, range.first, range.second);
     return std::nullopt;
 }
 
@@ -262,8 +263,14 @@ model::Calibration calibrate_choice(const BacktestMatrix& history,
                                     const model::MethodChoice& choice) {
     const auto rule = calibration_rule_of(choice.level);
     if (choice.kind != model::MethodKind::Level || !rule)
-        return {model::CalibrationSource::Fixed, 0, choice.level.sensitivity, 0, 0,
-                choice.level.thresholds_by_noise, false, {}};
+        return {model::CalibrationSource::Fixed,
+                0,
+                choice.level.sensitivity,
+                0,
+                0,
+                choice.level.thresholds_by_noise,
+                false,
+                {}};
     const auto method = make_method(choice);
     // Only the latest rule->window pull requests are replayed: those from this run on.
     const auto first_run = history.runs > rule->window + persistence_window + 1

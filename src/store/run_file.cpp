@@ -208,9 +208,9 @@ std::string run_file_text(const model::Run& run) {
 
 model::Run parse_run_file(std::string_view text, std::string_view source) {
     if (text.size() > kMaxRunFileBytes)
-        throw RunFileError(fmt::format("{}: run file of {} bytes is larger than the {} MiB a run "
-                                       "file may be",
-                                       source, text.size(), kMaxRunFileBytes >> 20));
+        throw RunFileError(
+            fmt::format("{}: run file of {} bytes is larger than the {} MiB a run file may be",
+                        source, text.size(), kMaxRunFileBytes >> 20));
     Json json;
     try {
         json = Json::parse(text);

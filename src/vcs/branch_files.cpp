@@ -259,8 +259,7 @@ std::vector<BranchFile> FileBranch::read_blobs(std::span<const BranchEntry> file
             ++end;
         }
         // git show writes a blob's bytes as they are, one blob after the other.
-        const auto output =
-            git.checked(arguments, fmt::format("read the files of {}", name()));
+        const auto output = git.checked(arguments, fmt::format("read the files of {}", name()));
         if (output.size() != bytes)
             throw GitError(fmt::format(
                 "git show gave {} bytes for {} files of {} that git ls-tree sized {} bytes",

@@ -259,8 +259,7 @@ TEST(CalibrationText, AnythingElseIsRefused) {
     };
     for (const auto& text : refused) EXPECT_FALSE(parse_calibration(text)) << text;
     // A sensitivity that is not finite is written as null, so it is never read back.
-    model::Calibration infinite{
-        model::CalibrationSource::Calibrated, 1, 0, 75, 0.5, {}, false, {}};
+    model::Calibration infinite{model::CalibrationSource::Calibrated, 1, 0, 75, 0.5, {}, false, {}};
     infinite.sensitivity = std::numeric_limits<double>::infinity();
     EXPECT_FALSE(parse_calibration(calibration_text(infinite)));
 }

@@ -449,8 +449,7 @@ model::Comparison level_nothing_judged() {
     comparison.history_runs = 12;
     // Twelve runs replay two pull requests, under the 20 a calibration needs: the strict factor.
     comparison.method.level.sensitivity = 3;
-    comparison.calibration = {
-        model::CalibrationSource::Conservative, 1, 3, 2, 0.5, {}, false, {}};
+    comparison.calibration = {model::CalibrationSource::Conservative, 1, 3, 2, 0.5, {}, false, {}};
     return comparison;
 }
 
