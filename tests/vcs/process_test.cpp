@@ -2,6 +2,7 @@
 // codes get lost, or a program that cannot be started is mistaken for one that failed.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include "vcs/git.hpp"
@@ -15,8 +16,30 @@ TEST(RunProcess, CollectsLargeOutputOnBothStreamsWithoutDeadlock) {
     const auto output = run_process(
         {"sh", "-c", "head -c 3000000 /dev/zero >&2; head -c 2000000 /dev/zero; exit 0"}, ".");
     EXPECT_EQ(output.exit_code, 0);
-    EXPECT_EQ(output.err.size(), 3000000u);
+    // Standard error keeps its first and last MiB around a line saying how much was dropped:
+    // 3,000,000 − 2,097,152 = 902,848 bytes.
+    EXPECT_TRUE(output.err == std::string(1 << 20, '\0') + "\n… 902848 bytes dropped …\n" +
+                                  std::string(1 << 20, '\0'));
     EXPECT_EQ(output.out.size(), 2000000u);
+}
+
+TEST(RunProcess, StandardOutputPastTheCapIsAFailureThatSaysSo) {
+    const auto output = run_process({"sh", "-c", "yes"}, ".");
+    EXPECT_EQ(output.exit_code, 1);
+    EXPECT_EQ(output.out, "");
+    EXPECT_EQ(output.err,
+              "'sh' printed more than 256 MiB on standard output, the most benchwatch reads from "
+              "a command\n");
+}
+
+TEST(RunProcess, APipeHeldOpenAfterTheExitIsReadOnlyHalfASecondMore) {
+    // The background sleep keeps both pipes open for 5 s after sh has exited.
+    const auto started = std::chrono::steady_clock::now();
+    const auto output = run_process({"sh", "-c", "sleep 5 & echo done"}, ".");
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+    EXPECT_EQ(output.exit_code, 0);
+    EXPECT_EQ(output.out, "done\n");
+    EXPECT_LT(took.count(), 3.0);
 }
 
 TEST(RunProcess, ReportsTheExitCode) {
