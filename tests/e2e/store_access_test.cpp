@@ -180,7 +180,9 @@ TEST_F(StoreAccessTest, ReadingCommandsReadAStoreInAReadOnlyFolder) {
         if (command.front() == "site")
             want.replace(want.find(writable_out.string()), writable_out.string().size(),
                          out.string());
-        EXPECT_EQ(output.out, want) << unified_diff(want, output.out);
+        // One of the two compares of the same runs read the calibration the other cached.
+        EXPECT_EQ(without_cache_origin(output.out), without_cache_origin(want))
+            << unified_diff(want, output.out);
         ++next;
     }
     EXPECT_TRUE(fs::is_regular_file(out / "site" / "index.html"));

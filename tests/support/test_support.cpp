@@ -228,6 +228,16 @@ std::vector<Edit> line_edits(const std::vector<std::string_view>& expected,
 
 }  // namespace
 
+std::string without_cache_origin(std::string report) {
+    for (const std::string_view said :
+         {" It was read from the store's cache, where an earlier compare of the same runs and "
+          "settings kept it.",
+          ",\n    \"from_cache\": true"})
+        for (auto at = report.find(said); at != std::string::npos; at = report.find(said))
+            report.erase(at, said.size());
+    return report;
+}
+
 std::string unified_diff(std::string_view expected, std::string_view actual) {
     if (expected == actual) return "";
     constexpr std::size_t context = 3;

@@ -133,4 +133,9 @@ void write_text(const std::filesystem::path& path, std::string_view text);
 // ("--- expected", "+++ actual", "@@ -5,7 +5,7 @@" hunks); "" when the texts are equal.
 std::string unified_diff(std::string_view expected, std::string_view actual);
 
+// A report of `compare` (Markdown or JSON) without what says that its calibration was read from
+// the store's cache, so that a report whose calibration was cached compares with one whose
+// calibration was computed.
+std::string without_cache_origin(std::string report);
+
 }  // namespace benchwatch::testing
