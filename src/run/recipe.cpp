@@ -102,7 +102,7 @@ void build_commit(const Recipe& recipe, const std::filesystem::path& folder,
     const auto log = folder / build_log_name;
     std::ofstream(log, std::ios::binary) << result.out << result.err;
     const auto last = last_line_of(result.err.empty() ? result.out : result.err);
-    throw RecipeError(fmt::format("build of {} failed: {}{}; its whole output is in {}",
+    throw RecipeError(fmt::format("build of {} failed: {}{}; its output is in {}",
                                   short_sha(commit), describe_failure(result, command),
                                   last.empty() ? "" : " (" + last + ")", log.string()));
 }
