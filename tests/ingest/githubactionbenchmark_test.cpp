@@ -173,11 +173,13 @@ TEST(GithubActionBenchmarkHistory, ReadingTwiceGivesTheSameHashes) {
 TEST(GithubActionBenchmarkHistory, PlainJsonWithoutTheAssignmentIsRead) {
     const testing::TemporaryDirectory directory;
     const fs::path path = directory.path() / "data.json";
-    testing::write_text(path, R"({"entries": {"S": [{"commit": {"id": "c1"}, "date": 5,
+    const std::string commit(40, 'c');
+    testing::write_text(path, R"({"entries": {"S": [{"commit": {"id": ")" + commit +
+                                  R"("}, "date": 5,
         "benches": [{"name": "a", "value": 2, "unit": "s"}]}]}})");
     const ImportedHistory history = read_github_action_benchmark_history(path);
     ASSERT_EQ(history.suites.size(), 1u);
-    EXPECT_EQ(history.suites[0].runs.at(0).commit, "c1");
+    EXPECT_EQ(history.suites[0].runs.at(0).commit, commit);
     EXPECT_DOUBLE_EQ(history.suites[0].runs[0].results.at(0).value, 2e9);
 }
 
@@ -187,7 +189,8 @@ TEST(GithubActionBenchmarkHistory, MalformedHistoryNamesThePlace) {
     EXPECT_EQ(history_error("window.BENCHMARK_DATA = {\"lastUpdate\": 1};\n"),
               ": expected an object with \"entries\", as github-action-benchmark's data.js holds");
     EXPECT_EQ(
-        history_error("{\"entries\": {\"S\": [{\"commit\": {\"id\": \"c1\"}, \"date\": 5}]}}"),
+        history_error("{\"entries\": {\"S\": [{\"commit\": {\"id\": \"" + std::string(40, 'c') +
+                      "\"}, \"date\": 5}]}}"),
         ":1:20: expected \"commit\" with an \"id\", \"date\" and \"benches\" in each entry");
     EXPECT_EQ(history_error("{\"entries\": {\"S\": {}}}"),
               ":1:19: expected an array for the entries of suite 'S', got an object");
