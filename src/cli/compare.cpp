@@ -77,8 +77,6 @@ void re_measure_flagged(model::Comparison& comparison,
     const double start = report::steady_seconds();
     CommitMeasurer measurer("compare --confirm", context, comparison.project, comparison.machine,
                             "", resolve_store(flags.common, context), flags.running);
-    const auto& base = comparison.baseline.commit;
-    const auto& head = comparison.head_commit;
     std::cerr << fmt::format("confirming {} flagged benchmark{}: building {} and {}\n",
                              targets.size(), targets.size() == 1 ? "" : "s",
                              base.str().substr(0, 12), head.str().substr(0, 12));
