@@ -166,8 +166,8 @@ model::Comparison compare_two_files(const CompareFlags& flags) {
             model::printable_line(flags.files[1]), parsed[1].format));
     const auto context = Context::discover(flags.comparison.common.repo);
     const auto method = resolve_method(
-        flags.comparison.method.empty() ? std::string("samples") : flags.comparison.method,
-        context, flags.comparison.false_alarms_per_pr);
+        flags.comparison.method.empty() ? std::string("samples") : flags.comparison.method, context,
+        flags.comparison.false_alarms_per_pr);
     return compare::compare_files(
         {flags.files[0], std::move(parsed[0].results), std::move(parsed[0].context)},
         {flags.files[1], std::move(parsed[1].results), std::move(parsed[1].context)}, method,

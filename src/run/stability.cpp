@@ -105,8 +105,7 @@ std::vector<std::filesystem::path> harness_programs(std::string_view reported,
     for (const auto& word : words) {
         if (!word.empty()) programs.push_back(directory / word);
     }
-    if (!words.empty() && !words.front().empty() &&
-        words.front().find('/') == std::string::npos) {
+    if (!words.empty() && !words.front().empty() && words.front().find('/') == std::string::npos) {
         if (const char* path = std::getenv("PATH")) {
             std::string_view folders = path;
             while (!folders.empty()) {
@@ -122,8 +121,8 @@ std::vector<std::filesystem::path> harness_programs(std::string_view reported,
     return programs;
 }
 
-std::optional<StabilityWarning> harness_warning(const model::Environment& context,
-                                                const std::vector<std::filesystem::path>& programs) {
+std::optional<StabilityWarning> harness_warning(
+    const model::Environment& context, const std::vector<std::filesystem::path>& programs) {
     const auto build_type = context.find("gbench.library_build_type");
     if (build_type == context.end() || build_type->second != "debug") return std::nullopt;
     if (std::any_of(programs.begin(), programs.end(), links_debian_google_benchmark))

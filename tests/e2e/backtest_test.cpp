@@ -22,8 +22,8 @@ fs::path shared_data() {
 
 const fs::path metal_history = shared_data() / "metal-gh-pages-data.js";
 
-// A github-action-benchmark history with one entry per run, commits fake_commit("c00"), …; `values[b]`
-// holds benchmark b's value in each run.
+// A github-action-benchmark history with one entry per run, commits fake_commit("c00"), …;
+// `values[b]` holds benchmark b's value in each run.
 std::string action_history(const std::vector<std::pair<std::string, std::vector<double>>>& values) {
     nlohmann::json entries = nlohmann::json::array();
     for (std::size_t run = 0; run < values.front().second.size(); ++run) {

@@ -188,10 +188,9 @@ TEST(GithubActionBenchmarkHistory, MalformedHistoryNamesThePlace) {
               ":1:54: truncated JSON: the file ends inside an object or array");
     EXPECT_EQ(history_error("window.BENCHMARK_DATA = {\"lastUpdate\": 1};\n"),
               ": expected an object with \"entries\", as github-action-benchmark's data.js holds");
-    EXPECT_EQ(
-        history_error("{\"entries\": {\"S\": [{\"commit\": {\"id\": \"" + std::string(40, 'c') +
-                      "\"}, \"date\": 5}]}}"),
-        ":1:20: expected \"commit\" with an \"id\", \"date\" and \"benches\" in each entry");
+    EXPECT_EQ(history_error("{\"entries\": {\"S\": [{\"commit\": {\"id\": \"" +
+                            std::string(40, 'c') + "\"}, \"date\": 5}]}}"),
+              ":1:20: expected \"commit\" with an \"id\", \"date\" and \"benches\" in each entry");
     EXPECT_EQ(history_error("{\"entries\": {\"S\": {}}}"),
               ":1:19: expected an array for the entries of suite 'S', got an object");
     EXPECT_EQ(history_error("[1, 2]"), ":1:1: expected an object for the history, got an array");

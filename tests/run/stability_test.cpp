@@ -74,7 +74,8 @@ TEST(Stability, ADebugGoogleBenchmarkBuiltByTheUserIsAWarning) {
                                  "representative."};
     TemporaryDirectory folder("benchwatch-stability");
     const auto own_build = folder.path() / "bench_with_its_own_library";
-    write_text(own_build, std::string("\x7f" "ELF...libbenchmark.so.1.8.3...libc.so.6"));
+    write_text(own_build, std::string("\x7f"
+                                      "ELF...libbenchmark.so.1.8.3...libc.so.6"));
     EXPECT_EQ(harness_warning({{"gbench.library_build_type", "debug"}}, {}), debug);
     EXPECT_EQ(harness_warning({{"gbench.library_build_type", "debug"}}, {own_build}), debug);
     EXPECT_EQ(harness_warning({{"gbench.library_build_type", "release"}}, {}), std::nullopt);
@@ -84,7 +85,8 @@ TEST(Stability, ADebugGoogleBenchmarkBuiltByTheUserIsAWarning) {
 TEST(Stability, DebiansGoogleBenchmarkSaysDebugButIsNoWarning) {
     TemporaryDirectory folder("benchwatch-stability");
     const auto linked = folder.path() / "bench";
-    write_text(linked, std::string("\x7f" "ELF...libbenchmark.so.1debian\0libc.so.6"));
+    write_text(linked, std::string("\x7f"
+                                   "ELF...libbenchmark.so.1debian\0libc.so.6"));
     EXPECT_TRUE(links_debian_google_benchmark(linked));
     EXPECT_EQ(harness_warning({{"gbench.library_build_type", "debug"}},
                               {folder.path() / "missing", folder.path(), linked}),
@@ -116,9 +118,8 @@ TEST(Stability, HarnessProgramsAreTheReportedOneAndTheCommandsWords) {
         ~RestorePath() { ::setenv("PATH", old.c_str(), 1); }
     } restore{old_path};
     EXPECT_EQ(harness_programs("build/bench", {"chrt", "--fifo", "1", "./bench"}, "/w"),
-              (std::vector<std::filesystem::path>{"/w/build/bench", "/w/chrt", "/w/--fifo",
-                                                  "/w/1", "/w/./bench", "/opt/a/chrt",
-                                                  "/opt/b/chrt"}));
+              (std::vector<std::filesystem::path>{"/w/build/bench", "/w/chrt", "/w/--fifo", "/w/1",
+                                                  "/w/./bench", "/opt/a/chrt", "/opt/b/chrt"}));
     EXPECT_EQ(harness_programs("/abs/bench", {"build/bench"}, "/w"),
               (std::vector<std::filesystem::path>{"/abs/bench", "/w/build/bench"}));
     EXPECT_EQ(harness_programs("", {}, "/w"), std::vector<std::filesystem::path>{});
