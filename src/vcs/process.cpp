@@ -22,6 +22,7 @@
 #include <fstream>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
@@ -259,26 +260,29 @@ Collected collect(int out_fd, int err_fd, int child, const std::optional<Clock::
     return collected;
 }
 
-// The parent and the state letter of each process in /proc.
+// The parent, the state letter and the start time of each process in /proc.
 struct ProcessEntry {
     pid_t parent = 0;
     char state = '?';
+    // Clock ticks from boot to the process's start.
+    unsigned long long started = 0;
 };
 
-// /proc/PID/stat's parent and state: "PID (NAME) S PPID …", where NAME may hold spaces and ')'.
+// /proc/PID/stat's state (field 3), parent (4) and start time (22): "PID (NAME) S PPID …", where
+// NAME may hold spaces and ')'.
 std::optional<ProcessEntry> read_process_entry(pid_t pid) {
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
     std::string line;
     if (!std::getline(stat, line)) return std::nullopt;
     const auto name_end = line.rfind(')');
     if (name_end == std::string::npos || name_end + 4 > line.size()) return std::nullopt;
+    std::istringstream fields(line.substr(name_end + 2));
     ProcessEntry entry;
-    entry.state = line[name_end + 2];
-    try {
-        entry.parent = static_cast<pid_t>(std::stol(line.substr(name_end + 4)));
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
+    fields >> entry.state >> entry.parent;
+    std::string skipped;
+    for (int field = 5; field < 22; ++field) fields >> skipped;
+    fields >> entry.started;
+    if (!fields) return std::nullopt;
     return entry;
 }
 
@@ -311,13 +315,18 @@ void kill_if_child_of(pid_t pid, pid_t parent) {
     ::syscall(SYS_pidfd_send_signal, handle.get(), SIGKILL, nullptr, 0);
 }
 
-// Kills every process descended from this one except `step` (a zombie not yet waited for) and
-// the other children being waited for, and reaps those that became this process's children,
-// until none is left alive or two seconds have passed (a process stuck in the kernel). With this
+// Kills every process descended from `step` (a zombie not yet waited for) and every child of
+// this process that started no earlier than the step and is not another child being waited
+// for, with what descends from them; reaps those that became this process's children; until
+// none is left alive or two seconds have passed (a process stuck in the kernel). With this
 // process a child subreaper while a step runs, a process that left the step's group (setsid, a
-// double fork) was adopted by this one when its parent ended, so it is found here.
+// double fork) was adopted by this one when its parent ended, so it is found here. A child this
+// process started before the step by other means (a server a caller runs alongside) is left
+// alone.
 void end_descendants(pid_t step) {
     const pid_t self = ::getpid();
+    const auto step_entry = read_process_entry(step);
+    if (!step_entry) return;
     const auto give_up_at = Clock::now() + std::chrono::seconds(2);
     for (;;) {
         std::set<pid_t> others;
@@ -338,6 +347,7 @@ void end_descendants(pid_t step) {
             for (auto it = first; it != last; ++it) {
                 const pid_t pid = it->second;
                 if (others.contains(pid)) continue;
+                if (parent == self && table.at(pid).started < step_entry->started) continue;
                 parents.push_back(pid);
                 if (pid == step) continue;
                 if (table.at(pid).state == 'Z' || table.at(pid).state == 'X') {

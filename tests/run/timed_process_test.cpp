@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <fstream>
@@ -155,6 +157,25 @@ TEST(TimedProcess, AFinishedCommandsBackgroundProcessesAreEndedWithIt) {
         const auto pid = std::stoi(testing::read_text(folder.path() / name));
         EXPECT_FALSE(process_alive(pid)) << name << ": " << pid << " outlived the command";
     }
+}
+
+TEST(TimedProcess, AChildStartedEarlierByOtherMeansOutlivesTheCommand) {
+    // A caller's own long-running child (a server a test runs alongside) is not the command's.
+    const pid_t neighbour = ::fork();
+    ASSERT_GE(neighbour, 0);
+    if (neighbour == 0) {
+        ::execl("/bin/sleep", "sleep", "30", static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    std::this_thread::sleep_for(50ms);  // start times count in ticks of 10 ms
+    auto command = shell("sleep 30 & echo done");
+    command.timeout = 20s;
+    const auto result = run_timed(command);
+    const bool survived = process_alive(neighbour);
+    ::kill(neighbour, SIGKILL);
+    ::waitpid(neighbour, nullptr, 0);
+    ASSERT_TRUE(result.succeeded()) << describe_failure(result, command);
+    EXPECT_TRUE(survived);
 }
 
 TEST(TimedProcess, StandardOutputPastTheCapStopsTheCommand) {
