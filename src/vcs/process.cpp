@@ -206,8 +206,8 @@ std::atomic<int> interrupting_signal{0};
 
 // How collect() ended.
 struct Collected {
-    bool timed_out = false;       // the deadline passed before the child exited
-    bool out_overflowed = false;  // stdout went past its cap where that is an error
+    bool timed_out = false;                      // the deadline passed before the child exited
+    bool out_overflowed = false;                 // stdout went past its cap where that is an error
     std::optional<Clock::time_point> exited_at;  // when the pidfd showed the child's exit
 };
 
@@ -215,8 +215,9 @@ struct Collected {
 // through `child`, a pidfd, or not watched when it is -1), never blocking on one pipe while
 // another fills. Stops early at `deadline`, output_grace_after_exit after the child's exit, when
 // stdout passes its head with `out_cap_is_error`, or on an interrupting signal.
-Collected collect(int out_fd, int err_fd, int child, const std::optional<Clock::time_point>& deadline,
-                  KeptOutput& out, KeptOutput& err, bool out_cap_is_error) {
+Collected collect(int out_fd, int err_fd, int child,
+                  const std::optional<Clock::time_point>& deadline, KeptOutput& out,
+                  KeptOutput& err, bool out_cap_is_error) {
     std::array<pollfd, 3> watched{{{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}, {child, POLLIN, 0}}};
     std::array<KeptOutput*, 2> sinks{&out, &err};
     std::array<char, 65536> buffer{};
@@ -418,8 +419,8 @@ SpawnOutcome spawn_and_collect(const SpawnRequest& request) {
                                           request.directory.string());
         return outcome;
     }
-    const bool capture_out = request.stdout_mode == OutputMode::capture ||
-                             request.stdout_mode == OutputMode::log;
+    const bool capture_out =
+        request.stdout_mode == OutputMode::capture || request.stdout_mode == OutputMode::log;
     Pipe out_pipe;
     Pipe err_pipe;
     if ((capture_out && !open_pipe(out_pipe)) || !open_pipe(err_pipe)) {

@@ -131,13 +131,14 @@ TEST(TimedProcess, LargeOutputOnBothStreamsDoesNotDeadlock) {
 }
 
 TEST(TimedProcess, OutputOnlyLoggedKeepsItsFirstAndLastMebibyte) {
-    auto command = shell("head -c 1048576 /dev/zero | tr '\\0' a; printf 'middle'; "
-                         "head -c 1048576 /dev/zero | tr '\\0' z");
+    auto command = shell(
+        "head -c 1048576 /dev/zero | tr '\\0' a; printf 'middle'; "
+        "head -c 1048576 /dev/zero | tr '\\0' z");
     command.stdout_mode = OutputMode::log;
     const auto result = run_timed(command);
     ASSERT_TRUE(result.succeeded()) << describe_failure(result, command);
-    EXPECT_TRUE(result.out == std::string(1 << 20, 'a') + "\n… 6 bytes dropped …\n" +
-                                  std::string(1 << 20, 'z'));
+    EXPECT_TRUE(result.out ==
+                std::string(1 << 20, 'a') + "\n… 6 bytes dropped …\n" + std::string(1 << 20, 'z'));
 }
 
 TEST(TimedProcess, AFinishedCommandsBackgroundProcessesAreEndedWithIt) {
