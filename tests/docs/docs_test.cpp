@@ -35,7 +35,7 @@ std::vector<std::string> markdown_documents() {
 
 // One BinaryHelp for the whole run: each help page is asked of the binary once.
 const HelpLookup& real_help() {
-    static BinaryHelp binary_help(BENCHWATCH_BINARY);
+    static BinaryHelp binary_help(benchwatch_binary());
     static const HelpLookup help = [](const std::vector<std::string>& chain) {
         return binary_help(chain);
     };

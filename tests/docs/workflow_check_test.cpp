@@ -677,7 +677,7 @@ TEST(CheckDocument, RefusesAMeasureRecipeThatBuildsUnoptimised) {
 }
 
 TEST(BinaryHelp, AsksTheRealBinaryOncePerChain) {
-    BinaryHelp help(BENCHWATCH_BINARY);
+    BinaryHelp help(benchwatch_binary());
     EXPECT_TRUE(help({}).subcommands.contains("compare"));
     EXPECT_TRUE(help({"compare"}).options.contains("--fail-on-regression"));
     EXPECT_TRUE(help({"compare"}).options.contains("--project"));
@@ -685,7 +685,7 @@ TEST(BinaryHelp, AsksTheRealBinaryOncePerChain) {
 }
 
 TEST(BinaryHelp, LetsTheCheckerRefuseWhatTheRealBinaryLacks) {
-    BinaryHelp binary_help(BENCHWATCH_BINARY);
+    BinaryHelp binary_help(benchwatch_binary());
     const HelpLookup help = [&binary_help](const auto& chain) { return binary_help(chain); };
     EXPECT_THAT(check_benchwatch_command({"benchwatch", "compare", "--no-such-option"}, help),
                 ElementsAre("`benchwatch compare --no-such-option`: unknown option "

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 // The words bash's completion offers for the command line `words` (words[0] is the binary under
 // test), the cursor on the last word.
 std::vector<std::string> complete(std::vector<std::string> words) {
-    words.insert(words.begin(), BENCHWATCH_BINARY);
+    words.insert(words.begin(), benchwatch_binary());
     std::string script =
         "source \"$0\"; COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); _benchwatch; "
         "printf '%s\\n' \"${COMPREPLY[@]}\"";

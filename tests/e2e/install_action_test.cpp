@@ -34,7 +34,7 @@ class InstallActionTest : public ::testing::Test {
         const auto root = directory_.path() / ("root-" + name);
         fs::create_directories(root / "DEBIAN");
         fs::create_directories(root / "usr" / "bin");
-        fs::copy_file(BENCHWATCH_BINARY, root / "usr" / "bin" / "benchwatch");
+        fs::copy_file(benchwatch_binary(), root / "usr" / "bin" / "benchwatch");
         const auto architecture = run_checked({"dpkg", "--print-architecture"}, root).out;
         write_text(root / "DEBIAN" / "control",
                    "Package: " + name + "\nVersion: " + version + "\nArchitecture: " +
@@ -64,7 +64,7 @@ class InstallActionTest : public ::testing::Test {
         for (const char* name : {"install-action", "lib.sh"})
             fs::copy_file(source_dir / "scripts" / name, scripts / name);
         write_text(scripts / "build", "#!/bin/sh\nset -e\necho x >> " + builds_.string() +
-                                          "\nmkdir -p \"$1\"\ncp " + BENCHWATCH_BINARY +
+                                          "\nmkdir -p \"$1\"\ncp " + benchwatch_binary() +
                                           " \"$1/benchwatch\"\necho \"$1/benchwatch\"\n");
         fs::permissions(scripts / "build", fs::perms::owner_all);
         return scripts / "install-action";
@@ -170,7 +170,7 @@ TEST_F(InstallActionTest, AKeptBinaryChangedSinceItsBuildIsBuiltAgain) {
     EXPECT_EQ(output.err, "warning: the benchwatch kept in " + binary.parent_path().string() +
                               " is not the file built there (its SHA-256 differs from the one "
                               "recorded); building it again\n");
-    EXPECT_TRUE(read_text(binary) == read_text(BENCHWATCH_BINARY));
+    EXPECT_TRUE(read_text(binary) == read_text(benchwatch_binary()));
     EXPECT_THAT(read_text(github_output_), ::testing::EndsWith("from=source\n"));
 }
 

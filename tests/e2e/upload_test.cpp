@@ -161,7 +161,7 @@ class UploadTest : public ::testing::Test {
                    done > "$LOGS/log-{i}")",
                 fmt::arg("runs", runs), fmt::arg("port", port), fmt::arg("i", i));
             auto environment = without_ci_variables();
-            environment["BW"] = BENCHWATCH_BINARY;
+            environment["BW"] = benchwatch_binary();
             environment["TOKEN"] = token_file();
             environment["FILE"] = file;
             environment["LOGS"] = directory_.path().string();

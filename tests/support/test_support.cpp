@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
@@ -91,8 +92,13 @@ EnvironmentOverrides without_ci_variables() {
             {"BENCHWATCH_MACHINE", ""}, {"CI", ""}};
 }
 
+std::string benchwatch_binary() {
+    const char* chosen = std::getenv("BENCHWATCH_TEST_BINARY");
+    return chosen != nullptr && *chosen != '\0' ? chosen : BENCHWATCH_BINARY;
+}
+
 std::vector<std::string> benchwatch_command(const std::vector<std::string>& arguments) {
-    std::vector<std::string> argv{BENCHWATCH_BINARY};
+    std::vector<std::string> argv{benchwatch_binary()};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
     return argv;
 }

@@ -72,8 +72,12 @@ BoundedOutput run_with_timeout(const std::vector<std::string>& argv,
 // BENCHWATCH_STORE, CI…), so that a test of the binary sees only what it passes.
 EnvironmentOverrides without_ci_variables();
 
-// The benchwatch binary under test (BENCHWATCH_BINARY) followed by `arguments`:
-// benchwatch_command({"compare", "--format", "json"}).
+// The benchwatch binary under test: the environment variable BENCHWATCH_TEST_BINARY when it is
+// set and not empty (an installed or older build), otherwise the one this build made.
+std::string benchwatch_binary();
+
+// benchwatch_binary() followed by `arguments`: benchwatch_command({"compare", "--format",
+// "json"}).
 std::vector<std::string> benchwatch_command(const std::vector<std::string>& arguments);
 
 // A git repository made by a test, the same on every run: fixed author and committer, commit n
