@@ -66,7 +66,7 @@ model::History generate(const Plan& plan, std::mt19937_64& random) {
     model::History history;
     history.project = "p";
     history.machine = "m";
-    history.order = "recorded";
+    history.order = model::HistoryOrder::Recorded;
     history.runs = static_cast<int>(plan.length);
     for (std::size_t i = 0; i < plan.length; ++i)
         history.commits.push_back(fmt::format("c{:03}", i));

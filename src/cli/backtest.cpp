@@ -29,7 +29,7 @@ struct BacktestFlags {
     std::optional<double> budget;
     std::optional<double> false_alarms_per_pr;
     std::uint64_t seed = 1;
-    std::string format = "text";
+    FormatFlag format;
 };
 
 // Checks one --inject entry: a positive number such as 0.1 for +10%.
@@ -64,6 +64,7 @@ bool carries_samples(const model::History& history) {
 }
 
 int run_backtest(const BacktestFlags& flags) {
+    const bool json = flags.format.chosen(report::Format::Text) == report::Format::Json;
     const std::set<double> distinct_sizes(flags.injection_sizes.begin(),
                                           flags.injection_sizes.end());
     if (distinct_sizes.size() != flags.injection_sizes.size())
@@ -111,7 +112,7 @@ int run_backtest(const BacktestFlags& flags) {
     const auto backtest = compare::backtest(compare::matrix_of(history, context.config.categories),
                                             candidates, options);
     const report::BacktestLayout layout{is_default, flags.injection_sizes, flags.budget};
-    if (flags.format == "json")
+    if (json)
         report::render_backtest_json(backtest, layout, std::cout);
     else
         report::render_backtest_text(backtest, layout, std::cout);
@@ -147,8 +148,8 @@ Command add_backtest_command(CLI::App& parent) {
         ->check(false_alarm_budget);
     command->add_option("--seed", flags->seed,
                         "Seed of the injected benchmarks' choice (default: 1)");
-    command->add_option("--format", flags->format, "Output format (default: text)")
-        ->check(CLI::IsMember({"text", "json"}));
+    add_format_flag(*command, flags->format, {report::Format::Text, report::Format::Json},
+                    "Output format", "text");
     return {command, [flags] { return run_backtest(*flags); }};
 }
 

@@ -1,11 +1,13 @@
 #include "cli/command_line.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <iostream>
 #include <numeric>
 
+#include "cli/defaults.hpp"
 #include "model/printable.hpp"
 
 namespace benchwatch::cli {
@@ -51,7 +53,9 @@ std::optional<std::string> nearest_word(std::string_view word,
     return nearest;
 }
 
-std::string terminal_safe(std::string_view text) { return model::printable_line(text); }
+std::string terminal_safe(std::string_view text) {
+    return model::printable_line(text);
+}
 
 void print_warning(std::string_view message) {
     std::cerr << "warning: " << terminal_safe(message) << '\n';
@@ -60,8 +64,7 @@ void print_warning(std::string_view message) {
 std::string with_suggestion(std::string_view subject, std::string_view word,
                             const std::vector<std::string>& candidates, std::string_view listed) {
     if (const auto nearest = nearest_word(word, candidates))
-        return fmt::format("{}; did you mean '{}'? ({})", subject, terminal_safe(*nearest),
-                           listed);
+        return fmt::format("{}; did you mean '{}'? ({})", subject, terminal_safe(*nearest), listed);
     return fmt::format("{}; {}", subject, listed);
 }
 
@@ -171,6 +174,28 @@ std::string describe_parse_error(CLI::App& top, const CLI::ParseError& error) {
         return fmt::format("{} needs a subcommand: {}; {} says what each does", path,
                            fmt::join(subcommand_names(app), ", "), help);
     return fmt::format("{}; run {} for usage", terminal_safe(error.what()), help);
+}
+
+report::Format FormatFlag::chosen(report::Format fallback) const {
+    if (!word) return fallback;
+    if (const auto format = report::parse_format(*word))
+        if (std::find(formats.begin(), formats.end(), *format) != formats.end()) return *format;
+    std::vector<std::string> names;
+    for (const auto format : formats) names.emplace_back(report::to_string(format));
+    throw UsageError(
+        with_suggestion(fmt::format("unknown --format '{}' for {}", terminal_safe(*word), command),
+                        *word, names, fmt::format("the formats are {}", fmt::join(names, ", "))));
+}
+
+void add_format_flag(CLI::App& command, FormatFlag& flag, std::vector<report::Format> formats,
+                     std::string_view what, std::string_view default_text) {
+    flag.formats = std::move(formats);
+    flag.command = command_path(command);
+    std::vector<std::string_view> names;
+    for (const auto format : flag.formats) names.push_back(report::to_string(format));
+    command.add_option(
+        "--format", flag.word,
+        fmt::format("{}: {} (default: {})", what, fmt::join(names, ", "), default_text));
 }
 
 void add_default_branch_flag(CLI::App& command, std::string& value) {

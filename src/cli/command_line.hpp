@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "report/report.hpp"
+
 namespace benchwatch::cli {
 
 // The number of single-character insertions, deletions, substitutions and swaps of neighbours
@@ -51,6 +53,23 @@ struct RunningFlags {
 // Adds --no-progress and --timeout, declared here only so that no benchmark-running
 // subcommand lacks one or states it differently.
 void add_running_flags(CLI::App& command, RunningFlags& flags);
+
+// A subcommand's --format: the report formats it writes and the word given for one.
+struct FormatFlag {
+    std::vector<report::Format> formats;  // in the order --help lists them
+    std::string command;                  // "benchwatch history", for messages
+    std::optional<std::string> word;      // as given; nullopt when --format was not given
+
+    // The format `word` names, `fallback` when --format was not given. Throws UsageError naming
+    // the formats when `word` names none of `formats`: "unknown --format 'yaml' for benchwatch
+    // history; the formats are text, json".
+    report::Format chosen(report::Format fallback) const;
+};
+
+// Adds --format to `command`, described as "WHAT: FORMATS (default: DEFAULT_TEXT)", and fills
+// `flag`'s formats and command.
+void add_format_flag(CLI::App& command, FormatFlag& flag, std::vector<report::Format> formats,
+                     std::string_view what, std::string_view default_text);
 
 // Adds --repo, the git work tree whose benchwatch.toml and commits a command uses.
 void add_repo_flag(CLI::App& command, std::string& value);

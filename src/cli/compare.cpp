@@ -30,7 +30,7 @@ struct CompareFlags {
     ComparisonFlags comparison;
     std::vector<std::string> files;  // BASE_FILE HEAD_FILE: compare them without a store
     std::string head;
-    std::string format;  // empty: text on a terminal, else markdown
+    FormatFlag format;
     std::string output;
     bool fail_on_regression = false;
 };
@@ -42,14 +42,19 @@ std::string resolve_head(const std::string& flag, const Context& context) {
                      " is not inside a git repository; pass --head SHA (or --repo DIR)");
 }
 
-std::string render(const model::Comparison& comparison, const std::string& format, bool color) {
+std::string render(const model::Comparison& comparison, report::Format format, bool color) {
     std::ostringstream out;
-    if (format == "markdown")
-        report::render_markdown(comparison, out);
-    else if (format == "text")
-        report::render_text(comparison, out, color);
-    else
-        report::render_json(comparison, out);
+    switch (format) {
+        case report::Format::Markdown:
+            report::render_markdown(comparison, out);
+            break;
+        case report::Format::Text:
+            report::render_text(comparison, out, color);
+            break;
+        case report::Format::Json:
+            report::render_json(comparison, out);
+            break;
+    }
     return out.str();
 }
 
@@ -175,6 +180,10 @@ model::Comparison compare_two_files(const CompareFlags& flags) {
 }
 
 int run_compare(const CompareFlags& flags) {
+    const bool to_stdout = flags.output.empty();
+    const bool to_terminal = to_stdout && isatty(STDOUT_FILENO) != 0;
+    const auto format =
+        flags.format.chosen(to_terminal ? report::Format::Text : report::Format::Markdown);
     model::Comparison comparison;
     if (!flags.files.empty()) {
         comparison = compare_two_files(flags);
@@ -183,10 +192,6 @@ int run_compare(const CompareFlags& flags) {
         comparison = compare_head(flags.comparison, resolve_head(flags.head, context), context);
     }
 
-    const bool to_stdout = flags.output.empty();
-    const bool to_terminal = to_stdout && isatty(STDOUT_FILENO) != 0;
-    const std::string format =
-        !flags.format.empty() ? flags.format : (to_terminal ? "text" : "markdown");
     const auto text = render(comparison, format, to_stdout && stdout_wants_color());
     if (to_stdout)
         std::cout << text << std::flush;
@@ -274,10 +279,9 @@ Command add_compare_command(CLI::App& parent) {
                         "Two result files, base then head, to compare without a store or "
                         "history (docs/two-files.md)");
     command->add_option("--head", flags->head, "Head commit (default: HEAD, or GITHUB_SHA)");
-    command
-        ->add_option("--format", flags->format,
-                     "Report format (default: text on a terminal, markdown to a file or pipe)")
-        ->check(CLI::IsMember({"markdown", "text", "json"}));
+    add_format_flag(*command, flags->format,
+                    {report::Format::Markdown, report::Format::Text, report::Format::Json},
+                    "Report format", "text on a terminal, markdown to a file or pipe");
     command->add_option("-o,--output", flags->output,
                         "Write the report to this file (default: standard output)");
     command->add_flag("--fail-on-regression", flags->fail_on_regression,

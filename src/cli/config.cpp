@@ -278,7 +278,7 @@ Config load_config(const std::filesystem::path& path) {
             std::any_of(config.categories.begin(), config.categories.end(),
                         [](const model::Category& category) { return category.prefixes.empty(); });
         if (!has_catch_all)
-            config.categories.insert(config.categories.begin(), {"Performance", {}, 0.03});
+            config.categories.insert(config.categories.begin(), model::catch_all_category());
     }
     if (const auto* node = root.get("latency")) {
         const auto* latencies = node->as_array();

@@ -75,7 +75,7 @@ struct Config {
 std::optional<std::filesystem::path> find_config(const std::filesystem::path& start);
 
 // Reads the config file at `path`. Configured categories replace the defaults; when none of them
-// lacks prefixes, a catch-all "Performance" (3%) comes first so that every benchmark has a
+// lacks prefixes, model::catch_all_category() ("Performance", 3%) comes first so that every benchmark has a
 // category. Throws ConfigError on malformed TOML, wrong value types, unknown keys, or categories
 // without a name or with a minimum outside [0, 1).
 Config load_config(const std::filesystem::path& path);

@@ -45,7 +45,7 @@ struct ConfirmFlags {
     int max_rounds = 100;
     double alpha = 0.05;
     RunningFlags running;
-    std::string format = "text";
+    FormatFlag format;
     std::string output;
     std::string repo;
     bool fail_on_regression = false;
@@ -105,18 +105,24 @@ class CommandMeasure {
     int runs_[2] = {0, 0};
 };
 
-std::string render(const model::Confirmation& confirmation, const std::string& format) {
+std::string render(const model::Confirmation& confirmation, report::Format format) {
     std::ostringstream out;
-    if (format == "markdown")
-        report::render_confirmation_markdown(confirmation, out);
-    else if (format == "json")
-        report::render_confirmation_json(confirmation, out);
-    else
-        report::render_confirmation_text(confirmation, out);
+    switch (format) {
+        case report::Format::Markdown:
+            report::render_confirmation_markdown(confirmation, out);
+            break;
+        case report::Format::Json:
+            report::render_confirmation_json(confirmation, out);
+            break;
+        case report::Format::Text:
+            report::render_confirmation_text(confirmation, out);
+            break;
+    }
     return out.str();
 }
 
 int run_confirm(const ConfirmFlags& flags) {
+    const auto format = flags.format.chosen(report::Format::Text);
     const auto context = Context::discover(flags.repo);
     // Ctrl-C or a kill ends the command being measured too, which runs in a group of its own.
     vcs::end_child_groups_with_this_process();
@@ -136,7 +142,7 @@ int run_confirm(const ConfirmFlags& flags) {
     confirmation.head_command = flags.head_command;
     confirmation.report = flags.report_path;
 
-    const auto text = render(confirmation, flags.format);
+    const auto text = render(confirmation, format);
     if (flags.output.empty())
         std::cout << text << std::flush;
     else
@@ -185,8 +191,9 @@ Command add_confirm_command(CLI::App& parent) {
                      "Chance that a benchmark's verdict is wrong, over all rounds")
         ->check(CLI::Range(0.0001, 0.5));
     add_running_flags(*command, flags->running);
-    command->add_option("--format", flags->format, "Report format (default: text)")
-        ->check(CLI::IsMember({"text", "markdown", "json"}));
+    add_format_flag(*command, flags->format,
+                    {report::Format::Text, report::Format::Markdown, report::Format::Json},
+                    "Report format", "text");
     command->add_option("-o,--output", flags->output,
                         "Write the report to this file (default: standard output)");
     add_repo_flag(*command, flags->repo);

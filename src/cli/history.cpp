@@ -21,7 +21,7 @@ struct HistoryFlags {
     CommonFlags common;
     std::string default_branch;
     std::size_t limit = 30;
-    std::string format = "text";
+    FormatFlag format;
     std::string benchmark;
     bool changes = false;
     bool limit_given = false;
@@ -52,6 +52,7 @@ model::HistoryChanges default_branch_changes(store::Store& store,
 namespace {
 
 int run_history(const HistoryFlags& flags) {
+    const bool json = flags.format.chosen(report::Format::Text) == report::Format::Json;
     const auto context = Context::discover(flags.common.repo);
     const auto source = resolve_history_source(flags.common, flags.default_branch, context);
 
@@ -64,7 +65,7 @@ int run_history(const HistoryFlags& flags) {
         const auto changes = default_branch_changes(*store, source, flags.benchmark,
                                                     flags.limit_given ? flags.limit : 0, context);
         if (changes.runs == 0) throw UsageError(no_history_message(flags, source));
-        if (flags.format == "json")
+        if (json)
             report::render_changes_json(changes, std::cout);
         else
             report::render_changes_text(changes, std::cout);
@@ -73,7 +74,7 @@ int run_history(const HistoryFlags& flags) {
     const auto history = compare::history(*store, repository, source, flags.benchmark, flags.limit,
                                           context.config.settings);
     if (history.benchmarks.empty()) throw UsageError(no_history_message(flags, source));
-    if (flags.format == "json")
+    if (json)
         report::render_history_json(history, std::cout);
     else
         report::render_history_text(history, std::cout, stdout_wants_color());
@@ -92,8 +93,8 @@ Command add_history_command(CLI::App& parent) {
         ->add_option("--limit", flags->limit,
                      "Most recent runs to show (0: all; with --changes, all unless given)")
         ->each([flags](const std::string&) { flags->limit_given = true; });
-    command->add_option("--format", flags->format, "Output format (default: text)")
-        ->check(CLI::IsMember({"text", "json"}));
+    add_format_flag(*command, flags->format, {report::Format::Text, report::Format::Json},
+                    "Output format", "text");
     command->add_flag("--changes", flags->changes,
                       "List the lasting steps in each benchmark's history instead");
     command->add_option("BENCHMARK", flags->benchmark, "A benchmark name, or a prefix like array/");

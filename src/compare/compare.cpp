@@ -90,7 +90,7 @@ Side load_side(store::Store& store, const RunIndex& index, const std::string& co
 struct BaselineChoice {
     model::Baseline baseline;
     std::vector<std::string> history;  // newest first; starts with baseline.commit when it exists
-    std::string history_order = "recorded";
+    model::HistoryOrder history_order = model::HistoryOrder::Recorded;
 };
 
 // The default branch as a git revision, or std::nullopt when git has none.
@@ -115,10 +115,10 @@ void fill_history(BaselineChoice& choice, const vcs::Repository* repository, con
         repository->resolve(commit) == commit) {
         const auto chain = repository->first_parent_chain(commit, 0);
         choice.history = detail::benchmarked_commits(chain, index, head);
-        choice.history_order = "git";
+        choice.history_order = model::HistoryOrder::Git;
     } else {
         choice.history = detail::recorded_commits(index, source.default_branch, head, commit);
-        choice.history_order = "recorded";
+        choice.history_order = model::HistoryOrder::Recorded;
     }
 }
 
@@ -131,7 +131,7 @@ std::optional<BaselineChoice> choose_with_git(const vcs::Repository& repository,
     if (!default_branch) return std::nullopt;
 
     BaselineChoice choice;
-    choice.history_order = "git";
+    choice.history_order = model::HistoryOrder::Git;
     const auto merge_base = repository.merge_base(head, *default_branch);
     if (!merge_base) return choice;
     choice.baseline.merge_base = *merge_base;
@@ -278,7 +278,7 @@ model::AllocationChange allocation_change(const model::Result& base, const model
 std::size_t category_of(const std::string& benchmark, std::vector<model::Category>& categories) {
     const auto index = model::categorize(benchmark, categories);
     if (index < categories.size()) return index;
-    categories.push_back({"Uncategorized", {}, model::Category{}.minimum_change});
+    categories.push_back(model::catch_all_category());
     return categories.size() - 1;
 }
 
@@ -429,7 +429,7 @@ model::Comparison compare_files(const ResultsFile& base, const ResultsFile& head
     comparison.method = method;
     comparison.calibration.source = model::CalibrationSource::Fixed;
     comparison.categories = categories;
-    comparison.history_order = "none";
+    comparison.history_order = model::HistoryOrder::None;
     comparison.machine_environment = head_side.machine;
     judge_benchmarks(comparison, head_side, base_side, {}, *make_method(method));
     if (comparison.benchmarks.empty())

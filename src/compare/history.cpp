@@ -22,7 +22,7 @@ std::optional<std::int64_t> commit_time(const RunIndex& index, const std::string
 // The default branch's benchmarked commits, newest first, and the order they come in: git's
 // first-parent chain of the default branch when it holds any benchmarked commit, else the
 // recording order of runs on the default branch's name.
-std::pair<std::vector<std::string>, std::string> default_branch_commits(
+std::pair<std::vector<std::string>, model::HistoryOrder> default_branch_commits(
     const vcs::Repository* repository, const RunIndex& index, const HistorySource& source) {
     if (repository != nullptr) {
         auto revision = source.default_branch_revision.empty()
@@ -31,10 +31,11 @@ std::pair<std::vector<std::string>, std::string> default_branch_commits(
         if (revision && repository->resolve(*revision)) {
             const auto chain = repository->first_parent_chain(*revision, 0);
             auto commits = detail::benchmarked_commits(chain, index, "");
-            if (!commits.empty()) return {std::move(commits), "git"};
+            if (!commits.empty()) return {std::move(commits), model::HistoryOrder::Git};
         }
     }
-    return {detail::recorded_commits(index, source.default_branch, "", ""), "recorded"};
+    return {detail::recorded_commits(index, source.default_branch, "", ""),
+            model::HistoryOrder::Recorded};
 }
 
 // When a history point is: its commit's committer date, else its first run's recording time.

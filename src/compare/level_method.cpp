@@ -13,9 +13,6 @@ namespace benchwatch::compare {
 
 namespace {
 
-// Scales a median absolute deviation to the standard deviation of normal data.
-constexpr double kMadToSigma = 1.4826;
-
 // One benchmark before the suite is looked at: its move from its level and its noise, both in
 // log space. A benchmark judged on a short history is decided here already.
 struct Judged {
@@ -196,7 +193,7 @@ class LevelMethod final : public Method {
         if (moves.empty()) return result;
         result.shift = stats::median(moves);
         for (double& move : moves) move = std::abs(move - result.shift);
-        result.spread = kMadToSigma * stats::median(moves);
+        result.spread = stats::kMadToSigma * stats::median(moves);
         return result;
     }
 

@@ -27,9 +27,8 @@ void keep_best(CombinedResults& combined, model::Result result) {
 }  // namespace
 
 bool better(const model::Result& candidate, const model::Result& current) {
-    return candidate.direction == model::Direction::BiggerIsBetter
-               ? candidate.value > current.value
-               : candidate.value < current.value;
+    // Going from `candidate` to `current` would be a change for the worse.
+    return model::worse(candidate.direction, current.value / candidate.value);
 }
 
 RunIndex::RunIndex(std::vector<model::Run> runs) : runs_(std::move(runs)) {

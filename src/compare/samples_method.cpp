@@ -13,13 +13,9 @@ namespace benchwatch::compare {
 
 namespace {
 
-// Default-branch pairs a benchmark's own run-to-run spread is learned from, and the fewest that
-// are trusted: the same window the seed rule reads.
+// Default-branch pairs a benchmark's own run-to-run spread is learned from: the same window the
+// seed rule reads.
 constexpr int history_pairs = 30;
-constexpr int history_minimum_pairs = 5;
-
-// 1 / Φ⁻¹(0.75): the median of |d| for a normal d is 0.6745 of its standard deviation.
-constexpr double normal_from_median_absolute = 1.482602218505602;
 
 // Degrees of freedom of a variance learned from the median of n absolute moves: such a median
 // is about 37% as efficient as the sample variance of the same n.
@@ -70,9 +66,9 @@ class SamplesMethod final : public Method {
             benchmark.smaller_is_better = evidence.smaller_is_better;
             benchmark.minimum_change = evidence.minimum_change;
             const int pairs = stats::pairs_used(evidence.history.size(), history_pairs);
-            if (pairs >= history_minimum_pairs) {
-                const double deviation = normal_from_median_absolute *
-                                         stats::typical_change(evidence.history, history_pairs);
+            if (pairs >= kSamplesHistoryMinimumPairs) {
+                const double deviation =
+                    stats::kMadToSigma * stats::typical_change(evidence.history, history_pairs);
                 benchmark.history_variance = deviation * deviation;
                 benchmark.history_df = median_based_degrees_of_freedom(pairs);
             }

@@ -36,11 +36,6 @@ model::Trend trend_of(model::Verdict verdict) {
     return model::Trend::Stable;
 }
 
-// Whether a step of `ratio` made a benchmark of that direction worse.
-bool worse(double ratio, model::Direction direction) {
-    return direction == model::Direction::SmallerIsBetter ? ratio > 1 : ratio < 1;
-}
-
 }  // namespace
 
 std::vector<model::BenchmarkStanding> standings(const model::History& history,
@@ -104,8 +99,8 @@ std::vector<model::BenchmarkStanding> standings(const model::History& history,
         const auto found = recent.find({benchmarks[i].name, benchmarks[i].metric});
         if (found == recent.end()) continue;
         const auto& step = *found->second;
-        standing.trend =
-            worse(step.ratio, step.direction) ? model::Trend::Regressed : model::Trend::Improved;
+        standing.trend = model::worse(step.direction, step.ratio) ? model::Trend::Regressed
+                                                                  : model::Trend::Improved;
         standing.reason = model::TrendReason::RecentStep;
         standing.change = step.ratio - 1;
     }

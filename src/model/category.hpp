@@ -15,16 +15,20 @@ struct Category {
     friend bool operator==(const Category&, const Category&) = default;
 };
 
-// The seeds' categories in their order: Performance (everything else, 3%), Latency (latency/,
-// 5%), Applications (integration/ and applications/, 3%), Other (other/, 3%).
+// The category of every benchmark that no prefix takes: "Performance", without prefixes, at the
+// default minimum (3%), named as the seeds' reports name it.
+Category catch_all_category();
+
+// The seeds' categories in their order: catch_all_category() (everything else, 3%), Latency
+// (latency/, 5%), Applications (integration/ and applications/, 3%), Other (other/, 3%).
 std::vector<Category> default_categories();
 
 // Where a benchmark belongs: the index into `categories` of the first category with a matching
 // prefix, else the first category without prefixes, else categories.size().
 std::size_t categorize(std::string_view benchmark, const std::vector<Category>& categories);
 
-// The smallest change that counts for `benchmark`: its category's minimum, or the default
-// Category's (3%) when no category takes it, as for compare's "Uncategorized".
+// The smallest change that counts for `benchmark`: its category's minimum, or
+// catch_all_category()'s (3%) when no category takes it.
 double minimum_change_of(std::string_view benchmark, const std::vector<Category>& categories);
 
 // The name shown inside its category: the matching prefix removed ("latency/ttfp" → "ttfp").

@@ -9,6 +9,7 @@
 
 #include "model/category.hpp"
 #include "model/confirmation.hpp"
+#include "model/history_order.hpp"
 #include "model/result.hpp"
 #include "model/run.hpp"
 #include "model/verdict.hpp"
@@ -233,7 +234,7 @@ struct Comparison {
     // Whether the samples method assumed that spread (SamplesRuleSettings::assumed_spread_factor
     // × each benchmark's own) because too few benchmarks had samples to learn it from.
     bool run_to_run_assumed = false;
-    std::string history_order;         // "git" (first-parent chain) or "recorded" (recording order)
+    HistoryOrder history_order = HistoryOrder::None;  // of the history behind typical_change
     int history_runs = 0;              // default-branch runs the typical changes were learned from
     std::vector<Category> categories;  // configured order
     std::vector<CategorySummary> summaries;              // parallel to categories

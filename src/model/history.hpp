@@ -30,7 +30,7 @@ struct BenchmarkHistory {
 struct History {
     std::string project;
     std::string machine;
-    std::string order;  // "git" or "recorded", as in Comparison::history_order
+    HistoryOrder order = HistoryOrder::Recorded;
     int runs = 0;
     std::vector<std::string>
         commits;  // the default branch's benchmarked commits shown, oldest first
@@ -80,10 +80,10 @@ struct SuiteEvent {
 struct HistoryChanges {
     std::string project;
     std::string machine;
-    std::string order;                 // as in History
-    int runs = 0;                      // default-branch commits looked at
-    std::vector<std::string> commits;  // those commits, oldest first
-    std::vector<SuiteEvent> events;    // oldest first
+    HistoryOrder order = HistoryOrder::Recorded;  // as in History
+    int runs = 0;                                 // default-branch commits looked at
+    std::vector<std::string> commits;             // those commits, oldest first
+    std::vector<SuiteEvent> events;               // oldest first
     // The steps that are no part of an event: by benchmark (as History sorts them), then oldest
     // first.
     std::vector<HistoryStep> steps;

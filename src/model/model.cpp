@@ -101,9 +101,31 @@ const char* to_string(TrendReason reason) {
     return "";
 }
 
+std::string_view to_string(HistoryOrder order) {
+    switch (order) {
+        case HistoryOrder::None:
+            return "none";
+        case HistoryOrder::Git:
+            return "git";
+        case HistoryOrder::Recorded:
+            return "recorded";
+    }
+    return "";
+}
+
+std::optional<HistoryOrder> parse_history_order(std::string_view text) {
+    for (const auto order : {HistoryOrder::None, HistoryOrder::Git, HistoryOrder::Recorded})
+        if (text == to_string(order)) return order;
+    return std::nullopt;
+}
+
+Category catch_all_category() {
+    return {"Performance", {}, Category{}.minimum_change};
+}
+
 std::vector<Category> default_categories() {
     return {
-        {"Performance", {}, 0.03},
+        catch_all_category(),
         {"Latency", {"latency/"}, 0.05},
         {"Applications", {"integration/", "applications/"}, 0.03},
         {"Other", {"other/"}, 0.03},
@@ -128,7 +150,8 @@ std::size_t categorize(std::string_view benchmark, const std::vector<Category>& 
 
 double minimum_change_of(std::string_view benchmark, const std::vector<Category>& categories) {
     const auto index = categorize(benchmark, categories);
-    return index < categories.size() ? categories[index].minimum_change : Category{}.minimum_change;
+    return index < categories.size() ? categories[index].minimum_change
+                                     : catch_all_category().minimum_change;
 }
 
 std::string_view display_name(std::string_view benchmark, const Category& category) {

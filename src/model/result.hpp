@@ -18,6 +18,13 @@ const char* to_string(Direction direction);
 // Parses "smaller"/"bigger"; std::nullopt for anything else.
 std::optional<Direction> parse_direction(std::string_view text);
 
+// Whether a change to `ratio` × the value before it makes a metric of `direction` worse: growing
+// (ratio > 1) when smaller is better, shrinking (ratio < 1) when bigger is better. No change
+// (ratio 1) is never worse. Example: worse(Direction::BiggerIsBetter, 0.9) == true.
+constexpr bool worse(Direction direction, double ratio) {
+    return direction == Direction::SmallerIsBetter ? ratio > 1 : ratio < 1;
+}
+
 // The most sample values one result keeps; a result of more samples keeps that many of their
 // order statistics, evenly spaced from the smallest to the largest.
 inline constexpr std::size_t kKeptSampleValues = 64;

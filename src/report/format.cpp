@@ -12,6 +12,24 @@
 
 namespace benchwatch::report {
 
+std::string_view to_string(Format format) {
+    switch (format) {
+        case Format::Text:
+            return "text";
+        case Format::Markdown:
+            return "markdown";
+        case Format::Json:
+            return "json";
+    }
+    return "";
+}
+
+std::optional<Format> parse_format(std::string_view word) {
+    for (const auto format : {Format::Text, Format::Markdown, Format::Json})
+        if (word == to_string(format)) return format;
+    return std::nullopt;
+}
+
 namespace {
 
 // The decimal exponent of a non-negative finite value once rounded to 3 significant digits

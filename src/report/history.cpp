@@ -53,9 +53,8 @@ std::string aligned_sparkline(const model::History& history,
 
 // A step's change as a signed percentage and its sense: "+12.3% worse".
 std::string step_change(const model::HistoryStep& step) {
-    const bool grew = step.ratio > 1;
-    const bool worse = grew == (step.direction == model::Direction::SmallerIsBetter);
-    return fmt::format("{:+.1f}% {}", (step.ratio - 1) * 100, worse ? "worse" : "better");
+    return fmt::format("{:+.1f}% {}", (step.ratio - 1) * 100,
+                       model::worse(step.direction, step.ratio) ? "worse" : "better");
 }
 
 // A Unix time in milliseconds as its UTC date, "2016-03-01", or as "2016-03-01T11:00:00Z".
@@ -84,7 +83,7 @@ void write_history_text(const model::History& history, std::ostream& out, bool c
     const auto title = fmt::format(
         "History of {} on {}: {} run{}{} ({} order)", detail::plain_text(history.project),
         detail::plain_text(history.machine), history.runs, history.runs == 1 ? "" : "s",
-        date_span(history), detail::plain_text(history.order));
+        date_span(history), model::to_string(history.order));
     out << (color ? fmt::format("\033[1m{}\033[0m", title) : title) << "\n";
     if (history.benchmarks.empty()) {
         out << "No benchmarks recorded on the default branch.\n";
@@ -148,7 +147,7 @@ void render_history_json(const model::History& history, std::ostream& out) {
     const nlohmann::ordered_json document = {
         {"project", history.project},
         {"machine", history.machine},
-        {"order", history.order},
+        {"order", model::to_string(history.order)},
         {"runs", history.runs},
         {"benchmarks", std::move(benchmarks)},
     };
@@ -164,7 +163,7 @@ void write_changes_text(const model::HistoryChanges& changes, std::ostream& out)
     out << fmt::format("Steps in the history of {} on {}: {} in {} run{} ({} order){}\n",
                        detail::plain_text(changes.project), detail::plain_text(changes.machine),
                        changes.steps.size(), changes.runs, changes.runs == 1 ? "" : "s",
-                       detail::plain_text(changes.order),
+                       model::to_string(changes.order),
                        events == 0
                            ? std::string()
                            : fmt::format(", and {} suite event{}", events, events == 1 ? "" : "s"));
@@ -251,8 +250,12 @@ void render_changes_json(const model::HistoryChanges& changes, std::ostream& out
     nlohmann::ordered_json steps = nlohmann::ordered_json::array();
     for (const auto& step : changes.steps) steps.push_back(step_json(step));
     const nlohmann::ordered_json document = {
-        {"project", changes.project}, {"machine", changes.machine},  {"order", changes.order},
-        {"runs", changes.runs},       {"events", std::move(events)}, {"steps", std::move(steps)},
+        {"project", changes.project},
+        {"machine", changes.machine},
+        {"order", model::to_string(changes.order)},
+        {"runs", changes.runs},
+        {"events", std::move(events)},
+        {"steps", std::move(steps)},
     };
     out << document.dump(2) << "\n";
 }

@@ -153,7 +153,7 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
         {"method", model::to_string(comparison.method.kind)},
         {"settings",
          {{"factor", comparison.method.seed.factor}, {"pairs", comparison.method.seed.pairs}}},
-        {"history_order", comparison.history_order},
+        {"history_order", model::to_string(comparison.history_order)},
         {"history_runs", comparison.history_runs},
         {"categories", std::move(categories)},
         {"benchmarks", std::move(benchmarks)},

@@ -107,6 +107,11 @@ model::Direction read_direction(const Field& field) {
     field.fail("\"smaller\" or \"bigger\"");
 }
 
+model::HistoryOrder read_history_order(const Field& field) {
+    if (const auto order = model::parse_history_order(field.text())) return *order;
+    field.fail("\"git\", \"recorded\" or \"none\"");
+}
+
 model::Verdict read_verdict(const Field& field) {
     const auto text = field.text();
     for (const auto verdict :
@@ -365,7 +370,7 @@ model::Comparison read_json(std::string_view text, std::string_view source) {
         comparison.run_to_run_assumed = root["run_to_run_assumed"].boolean();
     comparison.calibration.sensitivity = comparison.method.level.sensitivity;
     if (root.has("suite_move")) comparison.suite_move = root["suite_move"].number();
-    comparison.history_order = root["history_order"].text();
+    comparison.history_order = read_history_order(root["history_order"]);
     comparison.history_runs = root["history_runs"].integer();
 
     for (const auto& category : root["categories"].elements()) {

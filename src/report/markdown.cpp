@@ -43,7 +43,7 @@ bool is_shown(ShownRows shown, const model::BenchmarkComparison* benchmark) {
 }
 
 std::string category_row(const detail::CategoryRows& group) {
-    const auto header = group.category ? group.category->name : std::string("Uncategorized");
+    const auto header = group.category ? group.category->name : model::catch_all_category().name;
     return fmt::format("| **{}** | | | |\n", escape_markdown(header));
 }
 

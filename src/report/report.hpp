@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <span>
 #include <stdexcept>
@@ -11,6 +12,15 @@
 #include "model/history.hpp"
 
 namespace benchwatch::report {
+
+// What a report is written as: terminal text, Markdown (a pull request's comment) or JSON.
+enum class Format { Text, Markdown, Json };
+
+// "text", "markdown" or "json", as --format spells it.
+std::string_view to_string(Format format);
+
+// The Format that `word` spells as to_string() does; std::nullopt for any other word.
+std::optional<Format> parse_format(std::string_view word);
 
 // A time in nanoseconds with 3 significant digits in ns, µs, ms or s, the unit chosen after
 // rounding: format_time(999.7) == "1.00 µs", format_time(30) == "30.0 ns",

@@ -116,8 +116,8 @@ void write_comparison_table(const std::vector<detail::CategoryRows>& groups, boo
     std::vector<TextRow> rows;
     for (const auto& group : groups) {
         TextRow section;
-        section.section =
-            detail::plain_text(group.category ? group.category->name : "Uncategorized");
+        section.section = detail::plain_text(group.category ? group.category->name
+                                                            : model::catch_all_category().name);
         rows.push_back(std::move(section));
         for (const auto* benchmark : group.rows)
             rows.push_back(benchmark_row(*benchmark, within_noise));

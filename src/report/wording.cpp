@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "compare/samples_method.hpp"
 #include "model/category.hpp"
 #include "model/environment_keys.hpp"
 #include "model/utf8.hpp"
@@ -456,9 +457,10 @@ std::string samples_explanation(const model::Comparison& comparison,
         "allocating is listed however few the allocations.",
         join(minimums, ", "), budget, budget == 1 ? "" : "s", settings.budget_benchmarks, noise);
     if (comparison.history_runs > 0)
-        paragraph +=
-            " A benchmark with at least 5 pairs of consecutive default-branch runs is judged by "
-            "the spread of its own moves between them where that is larger.";
+        paragraph += fmt::format(
+            " A benchmark with at least {} pairs of consecutive default-branch runs is judged by "
+            "the spread of its own moves between them where that is larger.",
+            compare::kSamplesHistoryMinimumPairs);
     if (moved_visibly(comparison.suite_move))
         paragraph += fmt::format(
             " The whole suite moved by {} between the runs; two runs cannot tell a machine "
@@ -686,7 +688,7 @@ std::vector<HeadGroup> head_rows(const model::Comparison& comparison) {
     std::vector<HeadGroup> groups(categories.size() + 1);
     for (std::size_t index = 0; index < categories.size(); ++index)
         groups[index].category_name = categories[index].name;
-    groups.back().category_name = "Uncategorized";
+    groups.back().category_name = model::catch_all_category().name;
     for (const auto& result : comparison.head_only_results) {
         const auto index = model::categorize(result.benchmark, categories);
         const auto shown = index < categories.size()

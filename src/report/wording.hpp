@@ -157,7 +157,7 @@ struct HeadGroup {
 };
 
 // Comparison::head_only_results grouped by category in configured order, sorted by display name;
-// names no category matches come last under "Uncategorized".
+// names no category matches come last under model::catch_all_category()'s name.
 std::vector<HeadGroup> head_rows(const model::Comparison& comparison);
 
 // The names of `results` sorted with model::name_less.

@@ -30,11 +30,9 @@ std::map<ResultKey, const model::Result*> index_results(std::span<const model::R
     return index;
 }
 
-// Slower or Faster for a change of ln(head/base) = `log_ratio` in a metric of `direction`.
-model::Verdict verdict_of(double log_ratio, model::Direction direction) {
-    const bool grew = log_ratio > 0;
-    const bool worse = direction == model::Direction::SmallerIsBetter ? grew : !grew;
-    return worse ? model::Verdict::Slower : model::Verdict::Faster;
+// Slower or Faster for a change to head/base = `ratio` in a metric of `direction`.
+model::Verdict verdict_of(double ratio, model::Direction direction) {
+    return model::worse(direction, ratio) ? model::Verdict::Slower : model::Verdict::Faster;
 }
 
 // The value of `target` in `results`; throws ConfirmError naming the command and round.
@@ -129,7 +127,7 @@ model::ConfirmedBenchmark judge_rounds(const ConfirmTarget& target,
     auto decide = [&](model::ConfirmationVerdict verdict) {
         judged.verdict = verdict;
         if (verdict == model::ConfirmationVerdict::Confirmed)
-            judged.measured = verdict_of(median, target.direction);
+            judged.measured = verdict_of(std::exp(median), target.direction);
     };
     if (target.flagged_change) {
         const double half_flagged = std::log1p(*target.flagged_change) / 2;

@@ -50,9 +50,8 @@ void add_repetition(std::vector<model::Result>& best, std::vector<model::Result>
             continue;
         }
         auto& kept = best[found->second];
-        const bool better = result.direction == model::Direction::SmallerIsBetter
-                                ? result.value < kept.value
-                                : result.value > kept.value;
+        // Keeping the old value instead of the new one would be a change for the worse.
+        const bool better = model::worse(result.direction, kept.value / result.value);
         auto samples = pooled(kept.samples, result.samples);
         if (better) kept = std::move(result);
         if (samples) kept.samples = std::move(samples);

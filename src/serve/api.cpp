@@ -150,7 +150,8 @@ json series_pulls_json(const MachineHistory& machine, const BenchmarkSeries& ser
         entry["value"] = std::isfinite(value) ? json(value) : json();
         json change;
         if (pull.base) {
-            const auto at = std::lower_bound(series.commits.begin(), series.commits.end(), *pull.base);
+            const auto at =
+                std::lower_bound(series.commits.begin(), series.commits.end(), *pull.base);
             if (at != series.commits.end() && *at == *pull.base) {
                 const double base_value =
                     series.values[static_cast<std::size_t>(at - series.commits.begin())];
@@ -208,7 +209,7 @@ std::string benchmarks_json(const Dashboard& dashboard, const ProjectHistory& pr
     return dump({{"project", project.name},
                  {"machine", machine.name},
                  {"default_branch", dashboard.default_branch},
-                 {"order", machine.order},
+                 {"order", model::to_string(machine.order)},
                  {"runs", machine.commits.size()},
                  {"first_time", machine.commits.front().time_ms},
                  {"last_time", machine.commits.back().time_ms},
@@ -382,8 +383,9 @@ std::string page_data_json(const ProjectHistory& project, const MachineHistory& 
         for (const auto offset : kept) used[series.commits[offset]] = true;
         embedded.emplace_back(&series, std::move(kept));
     }
-    json commits = {{"index", json::array()}, {"time", json::array()}, {"commit", json::array()},
-                    {"subject", json::array()}, {"author", json::array()}, {"url", json::array()}};
+    json commits = {{"index", json::array()},  {"time", json::array()},
+                    {"commit", json::array()}, {"subject", json::array()},
+                    {"author", json::array()}, {"url", json::array()}};
     for (std::size_t i = 0; i < used.size(); ++i) {
         if (!used[i]) continue;
         const CommitPoint& commit = machine.commits[i];
@@ -403,18 +405,18 @@ std::string page_data_json(const ProjectHistory& project, const MachineHistory& 
             values.push_back(std::isfinite(series->values[offset]) ? json(series->values[offset])
                                                                    : json());
         }
-        series_by_id[series->id] = {{"id", series->id},
-                                    {"name", series->name},
-                                    {"metric", series->metric},
-                                    {"unit", series->unit},
-                                    {"direction", model::to_string(series->direction)},
-                                    {"machine", machine.name},
-                                    {"total", series->values.size()},
-                                    {"downsampled", kept.size() < series->values.size()},
-                                    {"index", std::move(index)},
-                                    {"value", std::move(values)},
-                                    {"pulls", series_pulls_json(machine, *series, std::nullopt,
-                                                                std::nullopt)}};
+        series_by_id[series->id] = {
+            {"id", series->id},
+            {"name", series->name},
+            {"metric", series->metric},
+            {"unit", series->unit},
+            {"direction", model::to_string(series->direction)},
+            {"machine", machine.name},
+            {"total", series->values.size()},
+            {"downsampled", kept.size() < series->values.size()},
+            {"index", std::move(index)},
+            {"value", std::move(values)},
+            {"pulls", series_pulls_json(machine, *series, std::nullopt, std::nullopt)}};
     }
     std::string out = "{\"projects\":";
     out += projects;
@@ -450,17 +452,18 @@ ApiSnapshot::ApiSnapshot(Dashboard dashboard) : dashboard_(std::move(dashboard))
                                 benchmarks_json(dashboard_, project, machine));
             literals_.emplace(&machine, commit_literals(machine));
             const auto key = machine_key(project.name, machine.name);
-            page_data_.emplace(key, page_data_json(project, machine, projects_, benchmarks_.at(key)));
+            page_data_.emplace(key,
+                               page_data_json(project, machine, projects_, benchmarks_.at(key)));
         }
     }
 }
 
 const std::string* ApiSnapshot::page_data(std::string_view project_name,
                                           std::string_view machine_name) const {
-    const ProjectHistory* project = project_name.empty()
-                                        ? (dashboard_.projects.empty() ? nullptr
-                                                                       : &dashboard_.projects.front())
-                                        : dashboard_.find_project(project_name);
+    const ProjectHistory* project =
+        project_name.empty()
+            ? (dashboard_.projects.empty() ? nullptr : &dashboard_.projects.front())
+            : dashboard_.find_project(project_name);
     if (project == nullptr) return nullptr;
     const MachineHistory* machine = project->find_machine(machine_name);
     if (machine == nullptr) return nullptr;

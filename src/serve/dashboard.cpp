@@ -97,8 +97,7 @@ std::vector<EnvironmentChange> environment_changes(
 // default branch, or the nearest first-parent ancestor of that with runs, as `compare` chooses a
 // baseline. nullopt when git does not know the commit or no ancestor has runs.
 std::optional<std::uint32_t> git_base(
-    const vcs::Repository& repository, const std::string& default_branch,
-    const std::string& commit,
+    const vcs::Repository& repository, const std::string& default_branch, const std::string& commit,
     const std::unordered_map<std::string_view, std::uint32_t>& position) {
     constexpr std::size_t farthest = 10'000;
     try {
@@ -117,8 +116,7 @@ std::optional<std::uint32_t> git_base(
 std::vector<PullRun> pull_runs(store::Store& store, const std::vector<model::Run>& runs,
                                const model::History& history,
                                const std::vector<CommitPoint>& commits,
-                               const vcs::Repository* repository,
-                               const DashboardOptions& options,
+                               const vcs::Repository* repository, const DashboardOptions& options,
                                std::vector<BenchmarkSeries>& series) {
     std::map<std::string, PullRun> by_commit;
     std::map<std::string, std::int64_t> first_recorded;
@@ -152,7 +150,7 @@ std::vector<PullRun> pull_runs(store::Store& store, const std::vector<model::Run
     for (std::size_t i = 0; i < commits.size(); ++i)
         position.emplace(commits[i].commit, static_cast<std::uint32_t>(i));
     std::optional<std::string> default_branch;
-    if (repository != nullptr && history.order == "git")
+    if (repository != nullptr && history.order == model::HistoryOrder::Git)
         default_branch = options.default_branch_revision.empty()
                              ? repository->default_branch()
                              : std::optional<std::string>(options.default_branch_revision);
@@ -188,9 +186,8 @@ std::vector<PullRun> pull_runs(store::Store& store, const std::vector<model::Run
     auto results = store.results(wanted);
     std::map<std::pair<std::string_view, std::string_view>, std::size_t> series_of;
     for (std::size_t i = 0; i < series.size(); ++i)
-        series_of.emplace(std::pair<std::string_view, std::string_view>(series[i].name,
-                                                                         series[i].metric),
-                          i);
+        series_of.emplace(
+            std::pair<std::string_view, std::string_view>(series[i].name, series[i].metric), i);
     for (std::uint32_t p = 0; p < pulls.size(); ++p) {
         const auto clean = clean_runs.find(pulls[p].commit);
         const auto& ids = clean != clean_runs.end() ? clean->second : dirty_runs[pulls[p].commit];
@@ -200,10 +197,10 @@ std::vector<PullRun> pull_runs(store::Store& store, const std::vector<model::Run
                 const auto found = series_of.find({result.benchmark, result.metric});
                 if (found == series_of.end() || !std::isfinite(result.value)) continue;
                 const auto [entry, inserted] = best.try_emplace(found->second, result.value);
-                const bool smaller = series[found->second].direction ==
-                                     model::Direction::SmallerIsBetter;
-                if (!inserted && (smaller ? result.value < entry->second
-                                          : result.value > entry->second))
+                const bool smaller =
+                    series[found->second].direction == model::Direction::SmallerIsBetter;
+                if (!inserted &&
+                    (smaller ? result.value < entry->second : result.value > entry->second))
                     entry->second = result.value;
             }
         }

@@ -27,9 +27,9 @@ struct CommitPoint {
     // commit's: commits of a rebased stack share one second, and a chart needs each point at its
     // own place on the time axis to find the points of a time range.
     std::int64_t time_ms = 0;
-    std::string subject;       // the first line of its message; "" when unknown
-    std::string author;        // "" when unknown
-    std::string url;           // its page on the forge; "" when unknown
+    std::string subject;  // the first line of its message; "" when unknown
+    std::string author;   // "" when unknown
+    std::string url;      // its page on the forge; "" when unknown
 };
 
 // One environment key whose value differs from the previous default-branch run's ("" when the
@@ -118,10 +118,10 @@ struct SuiteEvent {
 struct MachineHistory {
     std::string name;
     std::string id;
-    std::string order;                 // as in model::History
-    std::vector<CommitPoint> commits;  // oldest first
-    std::vector<EnvironmentChange> environment_changes;  // oldest first
-    std::vector<SuiteEvent> suite_events;                // oldest first
+    model::HistoryOrder order = model::HistoryOrder::Recorded;  // as in model::History
+    std::vector<CommitPoint> commits;                           // oldest first
+    std::vector<EnvironmentChange> environment_changes;         // oldest first
+    std::vector<SuiteEvent> suite_events;                       // oldest first
     std::vector<BenchmarkSeries> benchmarks;  // by category (configured order), name, metric
     std::vector<PullRun> pulls;               // newest first, at most 100
 

@@ -15,10 +15,6 @@ namespace {
 // Half the width of the window whose median a value is clipped around.
 constexpr std::size_t kClipHalfWindow = 2;
 
-// The median absolute deviation of normal noise is this fraction of its standard deviation's
-// inverse: σ = 1.4826 × MAD.
-constexpr double kNormalMadScale = 1.4826;
-
 // The noise level of log values: robust standard deviation of one value, from the median
 // absolute difference of consecutive values (each difference holds two values' noise, hence √2).
 double noise_level(std::span<const double> logs, double floor) {
@@ -27,7 +23,7 @@ double noise_level(std::span<const double> logs, double floor) {
     differences.reserve(logs.size() - 1);
     for (std::size_t i = 1; i < logs.size(); ++i)
         differences.push_back(std::abs(logs[i] - logs[i - 1]));
-    return std::max(floor, kNormalMadScale * median(differences) / std::sqrt(2.0));
+    return std::max(floor, kMadToSigma * median(differences) / std::sqrt(2.0));
 }
 
 // The median of at most 2 × kClipHalfWindow + 1 values, without allocating.

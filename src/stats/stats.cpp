@@ -7,6 +7,8 @@
 #include <numeric>
 #include <vector>
 
+#include "model/result.hpp"
+
 namespace benchwatch::stats {
 
 namespace {
@@ -132,8 +134,9 @@ double seed_threshold(double typical_change, double factor, double minimum_chang
 
 Judgement judge_log_ratio(double log_ratio, double threshold, bool smaller_is_better) {
     if (!(std::abs(log_ratio) > threshold)) return Judgement::Unchanged;
-    const bool grew = log_ratio > 0;
-    return grew == smaller_is_better ? Judgement::Worse : Judgement::Better;
+    const auto direction =
+        smaller_is_better ? model::Direction::SmallerIsBetter : model::Direction::BiggerIsBetter;
+    return model::worse(direction, std::exp(log_ratio)) ? Judgement::Worse : Judgement::Better;
 }
 
 Judgement judge(double base, double head, double threshold, bool smaller_is_better) {

@@ -9,6 +9,10 @@
 
 namespace benchwatch::stats {
 
+// The standard deviation of normal noise per unit of its median absolute deviation, 1 / Φ⁻¹(¾):
+// the robust spread of deviations is kMadToSigma × the median of their absolute values.
+inline constexpr double kMadToSigma = 1.482602218505602;
+
 // Median of `values`; 0 for an empty span. Even counts average the two middle values.
 // Example: median({3, 1, 2, 10}) == 2.5.
 double median(std::span<const double> values);

@@ -53,7 +53,7 @@ TEST_F(BaselineWithGit, UsesTheMergeBaseNotTheTip) {
     EXPECT_EQ(comparison.baseline.kind, model::BaselineKind::MergeBase);
     EXPECT_EQ(comparison.baseline.commit, c2);
     EXPECT_EQ(comparison.baseline.merge_base, c2);
-    EXPECT_EQ(comparison.history_order, "git");
+    EXPECT_EQ(comparison.history_order, model::HistoryOrder::Git);
     EXPECT_EQ(comparison.history_runs, 2);  // c2 and c1; c4 is after the fork
     ASSERT_EQ(comparison.benchmarks.size(), 1u);
     const auto& a = comparison.benchmarks[0];
@@ -121,7 +121,7 @@ TEST_F(BaselineWithGit, ExplicitBaseIsResolvedByGit) {
     EXPECT_EQ(comparison.head_commit, f1);
     EXPECT_EQ(comparison.baseline.kind, model::BaselineKind::Explicit);
     EXPECT_EQ(comparison.baseline.commit, c4);
-    EXPECT_EQ(comparison.history_order, "git");
+    EXPECT_EQ(comparison.history_order, model::HistoryOrder::Git);
     EXPECT_EQ(comparison.history_runs, 2);  // c4 and c2 on main's first-parent chain
 }
 
@@ -215,7 +215,7 @@ TEST(HistoryWithGit, HeadUnknownToGitFallsBackToRecordedOrder) {
 
     EXPECT_EQ(comparison.baseline.kind, model::BaselineKind::LatestOnDefaultBranch);
     EXPECT_EQ(comparison.baseline.commit, "v1");
-    EXPECT_EQ(comparison.history_order, "recorded");
+    EXPECT_EQ(comparison.history_order, model::HistoryOrder::Recorded);
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ model::History history_of(const std::map<std::string, std::vector<double>>& seri
     model::History history;
     history.project = "p";
     history.machine = "m";
-    history.order = "recorded";
+    history.order = model::HistoryOrder::Recorded;
     const std::size_t count = series.begin()->second.size();
     for (std::size_t i = 0; i < count; ++i) history.commits.push_back(fmt::format("c{:02}", i));
     history.runs = static_cast<int>(count);
@@ -338,7 +338,7 @@ model::History metal_history(const fs::path& file) {
     model::History history;
     history.project = "metal";
     history.machine = "mac";
-    history.order = "recorded";
+    history.order = model::HistoryOrder::Recorded;
     std::map<std::string, model::BenchmarkHistory> by_name;
     for (const auto& run : imported.suites.at(0).runs) {
         history.commits.push_back(run.commit);

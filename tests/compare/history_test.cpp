@@ -38,7 +38,7 @@ TEST(History, RecordedOrderOfDefaultBranchRunsOnly) {
 
     EXPECT_EQ(history.project, "p");
     EXPECT_EQ(history.machine, "m");
-    EXPECT_EQ(history.order, "recorded");
+    EXPECT_EQ(history.order, model::HistoryOrder::Recorded);
     EXPECT_EQ(history.runs, 3);
     EXPECT_EQ(history.commits, (std::vector<std::string>{"c1", "c2", "c3"}));
     ASSERT_EQ(history.benchmarks.size(), 1u);
@@ -112,7 +112,7 @@ TEST(History, GitFirstParentChainOfTheDefaultBranch) {
     recorder.record_a(merge, "main", 3);
     const auto history = compare::history(recorder.store, &*repository, source(), "", 0, {});
 
-    EXPECT_EQ(history.order, "git");
+    EXPECT_EQ(history.order, model::HistoryOrder::Git);
     EXPECT_EQ(history.runs, 3);
     ASSERT_EQ(history.benchmarks.size(), 1u);
     EXPECT_EQ(history.benchmarks[0].commits, (std::vector<std::string>{c1, merge, c2}));

@@ -43,7 +43,7 @@ TEST(RecordedOrder, BaselineIsTheLatestDefaultBranchRunAndHistoryFollowsRecordin
 
     EXPECT_EQ(comparison.baseline.kind, model::BaselineKind::LatestOnDefaultBranch);
     EXPECT_EQ(comparison.baseline.commit, "b");
-    EXPECT_EQ(comparison.history_order, "recorded");
+    EXPECT_EQ(comparison.history_order, model::HistoryOrder::Recorded);
     EXPECT_EQ(comparison.history_runs, 3);
     const auto& a = find(comparison, "a");
     // Series 100, 110, 121: typical ln 1.1 = 0.09531, threshold 3 × that = 0.28593;
@@ -212,7 +212,7 @@ TEST(Categories, ConfigurationWithoutCatchAllGetsOne) {
     const auto comparison = compare(recorder.store, nullptr, options);
 
     ASSERT_EQ(comparison.categories.size(), 2u);
-    EXPECT_EQ(comparison.categories[1], (model::Category{"Uncategorized", {}, 0.03}));
+    EXPECT_EQ(comparison.categories[1], (model::Category{"Performance", {}, 0.03}));
     EXPECT_EQ(find(comparison, "cpu/y").category, 1u);
     EXPECT_EQ(find(comparison, "gpu/x").display_name, "x");
     EXPECT_EQ(comparison.summaries.size(), 2u);

@@ -61,7 +61,7 @@ model::Comparison hostile_comparison() {
     comparison.head_commit = "c" + kHostile;
     comparison.baseline = {model::BaselineKind::NearestAncestor, "b" + kHostile,
                            "mb" + kHostile, 2};
-    comparison.history_order = "git";
+    comparison.history_order = model::HistoryOrder::Git;
     comparison.history_runs = 30;
     comparison.categories = {{"Perf" + kHostile, {"a/"}, 0.03}, {"Other" + kHostile, {}, 0.05}};
     comparison.summaries = {{0.1, 1, 0, 2, 0}, {0.0, 0, 0, 1, 0}};
@@ -223,7 +223,7 @@ TEST(WorkflowCommands, BenchmarkNamesCannotIssueOneInHistoryText) {
     model::History history;
     history.project = "p";
     history.machine = "##[error]m";
-    history.order = "git";
+    history.order = model::HistoryOrder::Git;
     history.commits = {"c1", "c2"};
     history.times_ms = {0, 1000};
     for (const auto& name : kCommands) {

@@ -20,7 +20,7 @@ model::History small_history() {
     model::History history;
     history.project = "cuda";
     history.machine = "ci-gpu-1";
-    history.order = "git";
+    history.order = model::HistoryOrder::Git;
     history.runs = 5;
     history.commits = {"a1", "b2", "c3", "d4", "e5"};
     // Committed a day apart from 2016-03-01 12:00 UTC.
@@ -149,7 +149,7 @@ TEST(RenderHistory, EmptyHistorySaysSo) {
     model::History history;
     history.project = "cuda";
     history.machine = "m";
-    history.order = "recorded";
+    history.order = model::HistoryOrder::Recorded;
     std::ostringstream out;
     render_history_text(history, out, false);
     EXPECT_EQ(out.str(),

@@ -194,6 +194,13 @@ TEST(ReadJsonErrors, UnknownVerdict) {
                   remedy);
 }
 
+TEST(ReadJsonErrors, UnknownHistoryOrder) {
+    EXPECT_EQ(error_of(damaged("\"history_order\": \"git\"", "\"history_order\": \"svn\"")),
+              std::string("pr/report.json: history_order: expected \"git\", \"recorded\" or "
+                          "\"none\"") +
+                  remedy);
+}
+
 TEST(ReadJsonErrors, BenchmarkInACategoryTheReportDoesNotList) {
     EXPECT_EQ(error_of(damaged("\"category\": \"Performance\"", "\"category\": \"Speed\"")),
               std::string("pr/report.json: benchmarks[0].category: expected the name of a "

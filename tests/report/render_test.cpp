@@ -47,7 +47,7 @@ model::Comparison comparison_with(std::vector<model::BenchmarkComparison> benchm
     comparison.baseline = {model::BaselineKind::MergeBase,
                            "4eb6468cd5e1c0a3b2f1e0d9c8b7a6f5e4d3c2b1",
                            "4eb6468cd5e1c0a3b2f1e0d9c8b7a6f5e4d3c2b1", 0};
-    comparison.history_order = "git";
+    comparison.history_order = model::HistoryOrder::Git;
     comparison.history_runs = 30;
     comparison.categories = model::default_categories();
     summaries.resize(comparison.categories.size());
@@ -124,7 +124,7 @@ model::Comparison no_baseline() {
     comparison.project = "amdgpu";
     comparison.machine = "ci-gpu-2";
     comparison.head_commit = "5ef8d18c74688836aaaabbbbccccddddeeeeffff";
-    comparison.history_order = "recorded";
+    comparison.history_order = model::HistoryOrder::Recorded;
     comparison.categories = model::default_categories();
     comparison.summaries.resize(comparison.categories.size());
     auto result = [](std::string name, double value) {
@@ -354,7 +354,7 @@ model::Comparison two_files() {
     comparison.machine.clear();
     comparison.head_commit = "results/head.json";
     comparison.baseline = {model::BaselineKind::Files, "results/base.json", "", 0};
-    comparison.history_order = "none";
+    comparison.history_order = model::HistoryOrder::None;
     comparison.history_runs = 0;
     comparison.method.kind = model::MethodKind::Samples;
     comparison.calibration = {};
@@ -372,7 +372,7 @@ model::Comparison samples_with_history() {
     comparison.head_commit = "2222222222222222222222222222222222222222";
     comparison.baseline = {model::BaselineKind::MergeBase,
                            "1111111111111111111111111111111111111111", "", 0};
-    comparison.history_order = "git";
+    comparison.history_order = model::HistoryOrder::Git;
     comparison.history_runs = 20;
     return comparison;
 }
@@ -556,6 +556,25 @@ INSTANTIATE_TEST_SUITE_P(
         Scenario{"confirmed_changes", confirmed_changes}, Scenario{"two_files", two_files},
         Scenario{"samples_with_history", samples_with_history}),
     [](const auto& scenario) { return std::string(scenario.param.name); });
+
+// A comparison read from elsewhere may leave benchmarks outside every category; they are shown
+// under the catch-all's name, as compare files them.
+TEST(RenderMarkdown, BenchmarksOfNoCategoryShowUnderTheCatchAllsName) {
+    auto comparison = nothing_unusual();
+    comparison.categories = {{"Latency", {"latency/"}, 0.05}};
+    comparison.summaries.resize(1);
+    comparison.benchmarks[0].category = 1;
+    comparison.benchmarks[1].category = 1;
+    comparison.benchmarks[2].category = 0;
+    std::ostringstream markdown, text;
+    render_markdown(comparison, markdown);
+    render_text(comparison, text, false);
+    EXPECT_NE(markdown.str().find("| **Performance** | | | |\n"), std::string::npos)
+        << markdown.str();
+    EXPECT_NE(text.str().find("\nPerformance\n"), std::string::npos) << text.str();
+    EXPECT_EQ(markdown.str().find("Uncategorized"), std::string::npos);
+    EXPECT_EQ(text.str().find("Uncategorized"), std::string::npos);
+}
 
 TEST(RenderText, ColoursVerdictsOnlyWhenAsked) {
     std::ostringstream coloured, plain;

@@ -57,7 +57,7 @@ TEST_F(DashboardTest, ProjectsMachinesAndTheDefaultMachine) {
 
 TEST_F(DashboardTest, CommitsInRecordedOrderWithTimesThatAlwaysMoveOn) {
     const MachineHistory& machine = m1();
-    EXPECT_EQ(machine.order, "recorded");
+    EXPECT_EQ(machine.order, model::HistoryOrder::Recorded);
     ASSERT_EQ(machine.commits.size(), 10u);
     EXPECT_EQ(machine.commits[0].commit, "c01");
     EXPECT_EQ(machine.commits[9].commit, "c10");
@@ -96,7 +96,7 @@ TEST(DashboardDates, PointsSitAtCommitDatesAndDirtyRunsAreNoPoints) {
 
     const auto dashboard = load_dashboard(*store, nullptr, {});
     const MachineHistory& machine = *dashboard.find_project("p")->find_machine("m1");
-    EXPECT_EQ(machine.order, "recorded");
+    EXPECT_EQ(machine.order, model::HistoryOrder::Recorded);
     ASSERT_EQ(machine.commits.size(), 3u);
     EXPECT_EQ(machine.commits[0].commit, "c1");
     EXPECT_EQ(machine.commits[0].time_ms, 1456833600000);
