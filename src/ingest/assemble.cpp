@@ -7,6 +7,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "model/run_checks.hpp"
+
 namespace benchwatch::ingest {
 
 void apply_environment_facts(std::span<const std::string> facts, model::Environment& environment) {
@@ -32,6 +34,9 @@ model::Run assemble_run(std::vector<NamedResults> files, const RunMetadata& meta
     assert(!files.empty());
     assert(!metadata.project.empty() && !metadata.machine.empty());
     assert(!metadata.commit.empty() && !metadata.branch.empty());
+    if (auto problem = model::run_names_problem(metadata.project, metadata.machine, metadata.branch,
+                                                "the run"))
+        throw InputError(*problem);
     model::Run run;
     std::vector<std::uint64_t> file_hashes;
     std::set<std::string> formats;

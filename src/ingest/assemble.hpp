@@ -41,9 +41,10 @@ void apply_metadata(const RunMetadata& metadata, model::Run& run);
 // results in order, the files' environment with the metadata's facts set over it, the formats
 // joined by '+' in sorted order, the files' content hashes as 16 hex digits each joined by '-',
 // and the metadata. Throws InputError for a benchmark and metric in two files ("b.json: benchmark
-// 'x' is also in a.json; record files of different suites, or record them as separate runs") and
-// for a malformed environment fact. Example: one hyperfine file with hash 0xab gives format
-// "hyperfine" and content hash "00000000000000ab".
+// 'x' is also in a.json; record files of different suites, or record them as separate runs"),
+// for a malformed environment fact, and for a project, machine or branch name that
+// model::run_names_problem() refuses ("the run: machine name ..."). Example: one hyperfine file
+// with hash 0xab gives format "hyperfine" and content hash "00000000000000ab".
 model::Run assemble_run(std::vector<NamedResults> files, const RunMetadata& metadata);
 
 }  // namespace benchwatch::ingest

@@ -128,4 +128,11 @@ std::optional<std::string> results_problem(std::span<const Result> results,
     return std::nullopt;
 }
 
+std::optional<std::string> run_names_problem(std::string_view project, std::string_view machine,
+                                             std::string_view branch, std::string_view source) {
+    if (auto problem = name_problem(project, "project name", source)) return problem;
+    if (auto problem = name_problem(machine, "machine name", source)) return problem;
+    return name_problem(branch, "branch name", source);
+}
+
 }  // namespace benchwatch::model

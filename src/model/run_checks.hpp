@@ -28,4 +28,12 @@ inline constexpr std::size_t kLongestName = 4096;
 std::optional<std::string> results_problem(std::span<const Result> results,
                                            std::string_view source);
 
+// Why a run of project `project` on `machine` and `branch` cannot be stored, as one line
+// "SOURCE: problem"; std::nullopt when it can be. Each name as results_problem() wants a
+// benchmark's: at most kLongestName bytes, no control characters. Example: machine "m" ESC
+// "[31m" from "the run" gives "the run: machine name \"m\x1b[31m\" holds control character
+// U+001B; names must be printable on one line".
+std::optional<std::string> run_names_problem(std::string_view project, std::string_view machine,
+                                             std::string_view branch, std::string_view source);
+
 }  // namespace benchwatch::model

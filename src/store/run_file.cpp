@@ -224,8 +224,8 @@ model::Run parse_run_file(std::string_view text, std::string_view source) {
         std::string_view message = error.what();
         if (const auto end_of_id = message.find("] "); end_of_id != std::string_view::npos)
             message.remove_prefix(end_of_id + 2);
-        throw RunFileError(fmt::format("{}: {}; run files hold numbers a double can hold",
-                                       source, message));
+        throw RunFileError(
+            fmt::format("{}: {}; run files hold numbers a double can hold", source, message));
     }
     const auto format = json.is_object() ? json.find("format") : json.end();
     if (format == json.end() || !format->is_string() || format->get<std::string>() != kFormatName)
@@ -279,6 +279,8 @@ model::Run parse_run_file(std::string_view text, std::string_view source) {
     run.results.reserve(results.size());
     for (std::size_t i = 0; i < results.size(); ++i)
         run.results.push_back(parse_result(results[i], fmt::format("results[{}]", i), source));
+    if (auto problem = model::run_names_problem(run.project, run.machine, run.branch, source))
+        throw RunFileError(*problem);
     if (auto problem = model::results_problem(run.results, source)) throw RunFileError(*problem);
     return run;
 }

@@ -29,8 +29,9 @@ inline constexpr std::uint64_t kMaxRunFileBytes = std::uint64_t{64} << 20;
 
 // The run a run file holds, with id 0. Fields a later version 1 writer adds are ignored.
 // Throws RunFileError naming `source` when the text is over kMaxRunFileBytes, not JSON, not a
-// run file, of another version, a field is missing or of the wrong type, or a result breaks
-// the rules every stored run keeps (model::results_problem(), the message as `record` gives).
+// run file, of another version, a field is missing or of the wrong type, or its project, machine
+// or branch name or a result breaks the rules every stored run keeps
+// (model::run_names_problem(), model::results_problem(), the message as `record` gives).
 model::Run parse_run_file(std::string_view text, std::string_view source);
 
 // Where a run's file lives in a folder of run files:

@@ -10,6 +10,9 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "model/printable.hpp"
+#include "model/run_checks.hpp"
+
 namespace benchwatch::store {
 namespace {
 
@@ -162,7 +165,11 @@ std::string migrating_operation() {
 }
 
 RecordOutcome CoreStore::record(const model::Run& run) {
-    return guarded(fmt::format("recording the run of commit {}", run.commit), [&] {
+    // The commit may be anything here: shown on one line and cut, as any outside text.
+    const std::string operation =
+        fmt::format("recording the run of commit {}",
+                    model::printable_line(std::string_view(run.commit).substr(0, 80)));
+    return guarded(operation, [&] {
         check_storable(run);
         return insert_runs(std::span<const model::Run>(&run, 1)).front();
     });
@@ -240,6 +247,12 @@ void check_storable(const model::Run& run) {
                 fmt::format("benchmark \"{}\" has two results for metric {} ({}, {})",
                             result.benchmark, result.metric, result.unit, direction));
     }
+    // The last line behind every way in, which all check this already: no name or value that
+    // record would refuse is written, whatever calls the store.
+    if (auto problem = model::run_names_problem(run.project, run.machine, run.branch, "the run"))
+        throw StoreDataError(*problem);
+    if (auto problem = model::results_problem(run.results, "the run"))
+        throw StoreDataError(*problem);
 }
 
 model::Direction stored_direction(const std::string& benchmark, const std::string& text) {

@@ -37,8 +37,11 @@ class BackendFailure : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// Throws StoreDataError when `run` holds what no store can keep: a result whose value is NaN,
-// or two results of one benchmark, metric, unit and direction. Called before anything is written.
+// Throws StoreDataError when `run` holds what no store can keep: a project, machine or branch
+// name that model::run_names_problem() refuses, results that model::results_problem() refuses
+// (names with control characters or too long, values record refuses), a result whose value is
+// NaN, or two results of one benchmark, metric, unit and direction. Called before anything is
+// written.
 void check_storable(const model::Run& run);
 
 // The Store operations as every backend offers them: each runs the backend's implementation
