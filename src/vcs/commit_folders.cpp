@@ -1,7 +1,9 @@
 #include "vcs/commit_folders.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -40,10 +42,18 @@ std::string read_marker(const fs::path& marker) {
     return text;
 }
 
-// Whether the marker at `marker` says benchwatch made the folder of commit `sha`, finished or not.
-bool made_by_benchwatch(const fs::path& marker, const std::string& sha) {
-    const auto text = read_marker(marker);
-    return text == started_text(sha) || text == complete_text(sha);
+// read_marker() of the entry `name` of the folder open as `folder`, never through a link.
+std::string read_marker_at(int folder, const std::string& name) {
+    const int fd = ::openat(folder, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return "";
+    struct stat status {};
+    std::string text(200, '\0');
+    ssize_t size = -1;
+    if (::fstat(fd, &status) == 0 && S_ISREG(status.st_mode))
+        size = ::read(fd, text.data(), text.size());
+    ::close(fd);
+    text.resize(size > 0 ? static_cast<std::size_t>(size) : 0);
+    return text;
 }
 
 // Replaces the marker at `marker` with `text`, never through a link; throws GitError.
@@ -73,6 +83,36 @@ std::string checked_out_commit(const fs::path& folder) {
     std::string sha = output.out;
     while (!sha.empty() && (sha.back() == '\n' || sha.back() == '\r')) sha.pop_back();
     return sha;
+}
+
+// Removes the entry `name` of the folder open as `parent` and, when it is a folder, everything in
+// it, never following a symbolic link: a link is removed itself, and a folder swapped for a link
+// while this runs is not entered. Returns 0, or the errno of the first failure.
+int remove_tree_at(int parent, const std::string& name) {
+    const int fd = ::openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return 0;
+        if (errno != ENOTDIR && errno != ELOOP) return errno;
+        return ::unlinkat(parent, name.c_str(), 0) == 0 || errno == ENOENT ? 0 : errno;
+    }
+    DIR* folder = ::fdopendir(fd);
+    if (folder == nullptr) {
+        const int failure = errno;
+        ::close(fd);
+        return failure;
+    }
+    std::vector<std::string> names;
+    while (const dirent* entry = ::readdir(folder)) {
+        const std::string_view child = entry->d_name;
+        if (child != "." && child != "..") names.emplace_back(child);
+    }
+    int failure = 0;
+    for (const auto& child : names)
+        if (const int error = remove_tree_at(::dirfd(folder), child); error != 0 && failure == 0)
+            failure = error;
+    ::closedir(folder);
+    if (failure != 0) return failure;
+    return ::unlinkat(parent, name.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT ? 0 : errno;
 }
 
 // Marks `folder` as used now: its modification time orders the folders for freeing.
@@ -107,11 +147,21 @@ fs::path CommitFolders::checkout(const model::CommitId& commit) {
     if (error)
         throw GitError(fmt::format("cannot create the folder for checked-out commits {}: {}",
                                    root_.string(), error.message()));
+    if (!root_identity_) {
+        struct stat status {};
+        if (::stat(root_.c_str(), &status) != 0 || !S_ISDIR(status.st_mode))
+            throw GitError(
+                fmt::format("{} is not a folder for checked-out commits; set [measure] "
+                            "worktrees to a folder",
+                            root_.string()));
+        root_identity_ = {status.st_dev, status.st_ino};
+    }
     // The full SHA names the folder, so that two commits never share one.
     const fs::path folder = inside_root(commit.str());
     const fs::path marker = inside_root(commit.str() + std::string(marker_suffix));
-    if (fs::exists(fs::symlink_status(folder, error))) {
-        if (read_marker(marker) == complete_text(commit.str()) &&
+    const auto status = fs::symlink_status(folder, error);
+    if (fs::exists(status)) {
+        if (fs::is_directory(status) && read_marker(marker) == complete_text(commit.str()) &&
             checked_out_commit(folder) == commit.str()) {
             touch(folder);
             free_space_for(folder);
@@ -120,6 +170,8 @@ fs::path CommitFolders::checkout(const model::CommitId& commit) {
         remove_folder(folder, marker);
     }
     free_space_for(folder);
+    // The root may have been swapped for a link since it was checked: nothing is written there.
+    ::close(open_root());
     write_marker(marker, started_text(commit.str()));
     repository_.add_worktree(folder, commit);
     write_marker(marker, complete_text(commit.str()));
@@ -135,30 +187,58 @@ bool CommitFolders::holds(const fs::path& folder, const model::CommitId& commit)
                complete_text(commit.str());
 }
 
+int CommitFolders::open_root() const {
+    const int fd = ::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    struct stat status {};
+    const bool same = fd >= 0 && root_identity_ && ::fstat(fd, &status) == 0 &&
+                      std::pair(status.st_dev, status.st_ino) == *root_identity_;
+    if (!same) {
+        if (fd >= 0) ::close(fd);
+        throw GitError(fmt::format(
+            "the folder for checked-out commits {} was replaced while benchwatch used it (by a "
+            "link or another folder); nothing was written or removed there; put the folder "
+            "back, or set [measure] worktrees to another folder",
+            root_.string()));
+    }
+    return fd;
+}
+
 void CommitFolders::remove_folder(const fs::path& folder, const fs::path& marker) {
     const std::string sha = folder.filename().string();
-    std::error_code error;
-    const auto status = fs::symlink_status(folder, error);
-    if (fs::is_symlink(status))
+    // Opened before git runs, so that a root swapped for a link meanwhile is not followed: what
+    // is removed by hand is what lies in the folder checked, never what a link points to.
+    const int root = open_root();
+    const auto close_root = [root] { ::close(root); };
+    struct stat status {};
+    const bool present = ::fstatat(root, sha.c_str(), &status, AT_SYMLINK_NOFOLLOW) == 0;
+    if (present && S_ISLNK(status.st_mode)) {
+        close_root();
         throw GitError(fmt::format(
             "{} is a symbolic link, not a checkout benchwatch made; remove it, or set [measure] "
             "worktrees to another folder",
             folder.string()));
-    if (fs::exists(status) && !repository_.remove_worktree(folder)) {
+    }
+    if (present && !repository_.remove_worktree(folder)) {
         // Not a work tree git knows (its checkout interrupted before git recorded it): removed
         // by hand, but only when benchwatch made it.
-        if (!made_by_benchwatch(marker, sha))
+        const auto text = read_marker_at(root, marker.filename().string());
+        if (text != started_text(sha) && text != complete_text(sha)) {
+            close_root();
             throw GitError(fmt::format(
                 "{} is in the way of a checkout of {} and benchwatch did not make it (git knows "
                 "no work tree there and {} is missing); move it away, or set [measure] worktrees "
                 "to another folder",
                 folder.string(), sha.substr(0, 12), marker.filename().string()));
-        fs::remove_all(folder, error);
-        if (error)
-            throw GitError(fmt::format("cannot remove the unfinished checkout {}: {}",
-                                       folder.string(), error.message()));
+        }
+        if (const int failure = remove_tree_at(root, sha); failure != 0) {
+            close_root();
+            throw GitError(
+                fmt::format("cannot remove the unfinished checkout {}: {}", folder.string(),
+                            std::error_code(failure, std::generic_category()).message()));
+        }
     }
-    fs::remove(marker, error);
+    ::unlinkat(root, marker.filename().c_str(), 0);
+    close_root();
 }
 
 void CommitFolders::free_space_for(const fs::path& kept) {

@@ -1,8 +1,12 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "model/commit_id.hpp"
 #include "vcs/git.hpp"
@@ -41,12 +45,16 @@ class CommitFolders {
 
   private:
     std::filesystem::path inside_root(const std::string& name) const;
+    // The root, opened: the folder checked when it was first used, else throws GitError.
+    int open_root() const;
     void remove_folder(const std::filesystem::path& folder, const std::filesystem::path& marker);
     void free_space_for(const std::filesystem::path& kept);
 
     Repository repository_;
     std::filesystem::path root_;
     std::uintmax_t limit_bytes_;
+    // The root's device and inode when first used: a root replaced since is refused.
+    std::optional<std::pair<dev_t, ino_t>> root_identity_;
 };
 
 // The bytes the regular files under `folder` take, links not followed; 0 when it is missing.
