@@ -2,8 +2,9 @@
 // import or a history branch of any origin, an imported file, a run file) used as a folder name
 // or a git argument, so that `compare --confirm` deletes a folder outside its checkouts; a folder
 // in the checkouts' place that benchwatch did not make deleted; a checkout killed half-way reused
-// on every later run; a build that deletes its own folder stopping a whole backfill; a
-// `--remote` or `--branch` that git reads as an option running a command.
+// on every later run; a checkout folder or the folder of checkouts swapped for a link, so that
+// a build runs or a removal reaches outside; a build that deletes its own folder stopping a whole
+// backfill; a `--remote` or `--branch` that git reads as an option running a command.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -248,6 +249,69 @@ TEST_F(OutsideCommitsTest, ABuildThatDeletesItsFolderSkipsThatCommitOnly) {
     EXPECT_EQ(again.exit_code, 0) << again.err;
     EXPECT_EQ(again.out,
               "backfill of main (3 commits): 0 recorded, 2 already had a run, 1 failed\n");
+}
+
+// A kept checkout swapped for a link to another work tree of its commit (here the repository
+// itself) is neither built in nor removed through: one line, and the link's target untouched.
+TEST_F(OutsideCommitsTest, ACheckoutFolderSwappedForALinkIsNeitherUsedNorFollowed) {
+    write_project("touch built-here; test -f ../go-ahead");
+    const auto sha = repository_.commit("one");
+    repository_.git({"branch", "main"});
+    const auto failed = backfill();
+    ASSERT_EQ(failed.exit_code, 1) << failed.err;  // its build failed, its checkout kept
+    ASSERT_TRUE(fs::exists(commits() / sha / "built-here")) << failed.err;
+    fs::rename(commits() / sha, scratch_.path() / "moved");
+    fs::create_directory_symlink(repository_.directory(), commits() / sha);
+
+    const auto output = backfill();
+    EXPECT_EQ(output.exit_code, 2) << output.out;
+    const auto expected = fmt::format(
+        "error: refusing to check a commit out at {}: it is not a folder directly inside {}\n",
+        (commits() / sha).string(), commits().string());
+    EXPECT_TRUE(output.err.ends_with(expected)) << output.err;
+    EXPECT_FALSE(fs::exists(repository_.directory() / "built-here"));
+    EXPECT_EQ(repository_.git({"status", "--porcelain"}), "");
+    EXPECT_TRUE(fs::is_symlink(commits() / sha));
+}
+
+// The checkouts' folder swapped for a link while git runs (here by a git that does so when asked
+// to remove a work tree) makes benchwatch remove only what it made in the folder it checked,
+// and write nothing through the link: the folder the link points to, made to look like
+// benchwatch's, keeps everything.
+TEST_F(OutsideCommitsTest, ACheckoutsFolderSwappedForALinkMidWayIsNotFollowed) {
+    write_project();
+    const auto sha = repository_.commit("one");
+    repository_.git({"branch", "main"});
+    const std::string started = fmt::format("benchwatch checkout started {}\n", sha);
+    write_text(commits() / sha / "half-made.txt", "benchwatch's\n");
+    write_text(commits() / (sha + ".benchwatch"), started);
+    const auto victim = scratch_.path() / "victim";
+    write_text(victim / sha / "precious.txt", "the user's\n");
+    write_text(victim / (sha + ".benchwatch"), started);
+
+    const auto real_git = run_checked({"sh", "-c", "command -v git"}, scratch_.path()).out;
+    const auto bin = scratch_.path() / "bin";
+    write_text(bin / "git", fmt::format("#!/bin/sh\n"
+                                        "if [ \"$3\" = worktree ] && [ \"$4\" = remove ]; then\n"
+                                        "  mv {1} {1}.real && ln -s {2} {1}; exit 1\n"
+                                        "fi\n"
+                                        "exec {0} \"$@\"\n",
+                                        real_git.substr(0, real_git.find('\n')), commits().string(),
+                                        victim.string()));
+    fs::permissions(bin / "git", fs::perms::owner_all);
+    const char* path = std::getenv("PATH");
+    const auto output = backfill({{"PATH", bin.string() + ":" + (path ? path : "/usr/bin:/bin")}});
+
+    EXPECT_EQ(output.exit_code, 2) << output.out;
+    const auto expected = fmt::format(
+        "error: the folder for checked-out commits {} was replaced while benchwatch used it (by "
+        "a link or another folder); nothing was written or removed there; put the folder back, "
+        "or set [measure] worktrees to another folder\n",
+        commits().string());
+    EXPECT_TRUE(output.err.ends_with(expected)) << output.err;
+    EXPECT_EQ(read_text(victim / sha / "precious.txt"), "the user's\n");
+    EXPECT_EQ(read_text(victim / (sha + ".benchwatch")), started);
+    EXPECT_FALSE(fs::exists(fs::path(commits().string() + ".real") / sha));
 }
 
 // A clone of a bare repository, "origin", with one commit.
