@@ -250,6 +250,23 @@ std::optional<std::string> calibration_out_of_range(const model::Calibration& ca
             "its sensitivity {:g} is outside {:g} to {:g}, the range calibration "
             "chooses from",
             calibration.sensitivity, range.first, range.second);
+    // Flukes are counted per replayed pull request, so their sum is a whole number.
+    const double flukes = calibration.flukes_per_pr * static_cast<double>(used);
+    if (std::abs(flukes - std::round(flukes)) > 1e-6 * std::max(1.0, flukes))
+        return fmt::format(
+            "its {:g} flukes per pull request are no whole number of flukes over its {} pull "
+            "requests",
+            calibration.flukes_per_pr, used);
+    // A calibrated setting below the top of its range is the smallest that kept the flukes
+    // within the budget's margin: flukes beyond it cannot come with that setting.
+    const double target = calibration.budget * rule->margin;
+    if (calibration.source == model::CalibrationSource::Calibrated &&
+        calibration.sensitivity < range.second * (1 - 1e-9) &&
+        calibration.flukes_per_pr > target * (1 + 1e-9))
+        return fmt::format(
+            "its {:g} flukes per pull request are over the {:g} its sensitivity {:g} was "
+            "chosen to keep within",
+            calibration.flukes_per_pr, target, calibration.sensitivity);
     return std::nullopt;
 }
 

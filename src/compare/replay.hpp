@@ -130,7 +130,9 @@ model::Calibration calibrate_choice(const BacktestMatrix& history,
 // budget not the configured one, more pull requests than the window, a source that does not
 // follow from their number, a sensitivity outside the range the calibration searches (exactly
 // the conservative setting with no pull requests), thresholds that a calibration by noise would
-// not hold or outside stats::share_threshold_grid(), flukes without pull requests. One phrase
+// not hold or outside stats::share_threshold_grid(), flukes without pull requests, flukes that
+// are no whole number over its pull requests, or more flukes than a calibrated sensitivity below
+// the top of its range keeps within (the budget times the calibration's margin). One phrase
 // ("its sensitivity 1e+06 is outside 0.5 to 20, the range calibration chooses from");
 // std::nullopt when it could be.
 std::optional<std::string> calibration_out_of_range(const model::Calibration& calibration,

@@ -3,6 +3,7 @@
 // calibration made from other runs or one outside what a calibration can produce, or failing (or
 // waiting out the busy timeout) on a store it can read but not write: a read-only SQLite file, a
 // PostgreSQL role that may only select, a store another process holds locked.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 #include <sqlite3.h>
@@ -179,6 +180,36 @@ TEST_F(CalibrationCacheTest, ACachedValueOutsideWhatCalibrationProducesIsIgnored
     // Replaced by the one calibrated again: the next compare reads it from the cache.
     auto next = nlohmann::json::parse(compare_json(store_));
     EXPECT_EQ(next["calibration"]["from_cache"], true);
+}
+
+// A cached count of flukes that the cached sensitivity could not have come with (a setting below
+// the top of its range is the smallest within the budget's margin, and flukes add up to a whole
+// number) is ignored with the reason, and calibrated again.
+TEST_F(CalibrationCacheTest, CachedFlukesTheCalibrationCouldNotCountAreIgnored) {
+    const std::string expected = compare_json(store_);
+    const auto cached = nlohmann::json::parse(query("SELECT value FROM cached_calibrations"));
+    ASSERT_EQ(cached["source"], "calibrated");
+    const double budget = cached["budget"].get<double>();
+    const double sensitivity = cached["sensitivity"].get<double>();
+    const int pull_requests = cached["pull_requests"].get<int>();
+    const std::vector<std::pair<double, std::string>> plants = {
+        {1e6, fmt::format("its 1e+06 flukes per pull request are over the {:g} its sensitivity "
+                          "{:g} was chosen to keep within",
+                          budget * 0.7, sensitivity)},
+        {0.5 / pull_requests,
+         fmt::format("its {:g} flukes per pull request are no whole number of flukes over its {} "
+                     "pull requests",
+                     0.5 / pull_requests, pull_requests)},
+    };
+    for (const auto& [flukes, reason] : plants) {
+        auto planted = cached;
+        planted["flukes_per_pr"] = flukes;
+        query("UPDATE cached_calibrations SET value = '" + planted.dump() + "'");
+        auto report = nlohmann::json::parse(compare_json(store_));
+        EXPECT_EQ(report["calibration"]["cache_refusal"], reason);
+        report["calibration"].erase("cache_refusal");
+        EXPECT_EQ(report, nlohmann::json::parse(expected));
+    }
 }
 
 TEST_F(CalibrationCacheTest, CompareUsesTheCachedCalibrationOfItsRuns) {
