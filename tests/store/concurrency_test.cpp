@@ -85,14 +85,15 @@ TEST_P(ConcurrencyTest, EightProcessesCreatingOneNewStoreAtOnceStoreEveryRunOnce
     }
 }
 
-// A run of `commit` with kResultsPerRun results whose values encode the commit and position.
+// A run of `commit` with kResultsPerRun results whose values encode the commit and position
+// (from 1: a time of 0 is refused).
 constexpr int kResultsPerRun = 2000;
 model::Run large_run(int commit_number) {
     model::Run run = make_run(fmt::format("k{}", commit_number), "h");
     run.results.clear();
     for (int i = 0; i < kResultsPerRun; ++i)
         run.results.push_back(testing::time_result(fmt::format("group/benchmark-{:04}", i),
-                                                   commit_number * 10'000.0 + i));
+                                                   commit_number * 10'000.0 + i + 1));
     return run;
 }
 
@@ -137,8 +138,8 @@ TEST_P(ConcurrencyTest, ProcessKilledWhileRecordingLeavesOnlyWholeRuns) {
             ASSERT_EQ(runs[n].commit, fmt::format("k{}", n));
             const std::vector<model::Result>& stored = results.at(runs[n].id);
             ASSERT_EQ(stored.size(), static_cast<std::size_t>(kResultsPerRun));
-            EXPECT_EQ(stored.front().value, static_cast<double>(n) * 10'000.0);
-            EXPECT_EQ(stored.back().value, static_cast<double>(n) * 10'000.0 + kResultsPerRun - 1);
+            EXPECT_EQ(stored.front().value, static_cast<double>(n) * 10'000.0 + 1);
+            EXPECT_EQ(stored.back().value, static_cast<double>(n) * 10'000.0 + kResultsPerRun);
         }
         next_commit = static_cast<int>(runs.size());
     }

@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
+#include "model/run_checks.hpp"
 #include "store/store.hpp"
 #include "store_fixture.hpp"
 
@@ -38,8 +40,9 @@ TEST_P(RecordTest, RoundTripsEveryFieldExactly) {
     throughput.metric = "bytes_per_second";
     throughput.unit = "B/s";
     throughput.direction = model::Direction::BiggerIsBetter;
+    // The smallest time a run may hold (below it, a ratio overflows).
     const model::Result tiny =
-        testing::time_result("unicode/π/ü", std::numeric_limits<double>::denorm_min());
+        testing::time_result("unicode/π/ü", std::numeric_limits<double>::min());
     run.results = {copy, throughput, tiny};
 
     auto store = open();
@@ -205,6 +208,55 @@ TEST_P(RecordTest, NanValueIsRefused) {
     EXPECT_TRUE(store->list_runs({}).empty());
 }
 
+// A run that every way in would have refused is refused by the store too, with the words record
+// uses, and nothing of it is written: the store is the last line behind the readers.
+TEST_P(RecordTest, RunsRecordWouldRefuseAreRefused) {
+    const auto with = [](const std::function<void(model::Run&)>& change) {
+        model::Run run = make_run("c1", "h1");
+        change(run);
+        return run;
+    };
+    const std::vector<std::pair<model::Run, std::string>> cases = {
+        {with([](model::Run& run) { run.machine = "ci\x1b[2J"; }),
+         "the run: machine name \"ci\\x1b[2J\" holds control character U+001B; names must be "
+         "printable on one line"},
+        {with([](model::Run& run) { run.branch = "master\nwarning: forged"; }),
+         "the run: branch name \"master\\nwarning: forged\" holds control character U+000A; "
+         "names must be printable on one line"},
+        {with([](model::Run& run) { run.project = std::string(model::kLongestName + 1, 'p'); }),
+         fmt::format("the run: project name of 4097 bytes is longer than the 4096 allowed: "
+                     "\"{}…\"",
+                     std::string(60, 'p'))},
+        {with([](model::Run& run) { run.results[0].benchmark = "array/\u009bcopy"; }),
+         "the run: benchmark name \"array/\\x9bcopy\" holds control character U+009B; names "
+         "must be printable on one line"},
+        {with([](model::Run& run) { run.results[0].value = 0; }),
+         "the run: benchmark 'array/copy': time must be a positive number, got 0"},
+        {with([](model::Run& run) { run.results[0].value = -1500; }),
+         "the run: benchmark 'array/copy': time must be a positive number, got -1500"},
+        {with([](model::Run& run) { run.results[0].value = 1e-310; }),
+         "the run: benchmark 'array/copy', metric 'time': the value in ns is 1e-310, too small "
+         "to compare (below 2.2250738585072014e-308); results must hold normal numbers"},
+        {with([](model::Run& run) {
+             run.results[0].value = std::numeric_limits<double>::infinity();
+         }),
+         "the run: benchmark 'array/copy', metric 'time': the value in ns is inf, not a finite "
+         "number; results must hold finite values"},
+    };
+    auto store = open();
+    for (const auto& [run, problem] : cases) {
+        try {
+            store->record(run);
+            ADD_FAILURE() << "expected StoreError: " << problem;
+        } catch (const StoreError& error) {
+            EXPECT_EQ(std::string(error.what()),
+                      "store " + shown_url() + ": recording the run of commit c1: " + problem);
+        }
+    }
+    EXPECT_TRUE(store->list_runs({}).empty());
+    EXPECT_EQ(query_text("SELECT count(*) FROM results"), "0");
+}
+
 // Records, in this order: 1 cuda/ci-1/master/c1, 2 cuda/ci-1/pr/c2, 3 cuda/ci-2/master/c1,
 // 4 amdgpu/ci-1/master/c1, 5 cuda/ci-1/master/c3.
 class ListRunsTest : public testing::BackendTest {
@@ -295,7 +347,7 @@ TEST_P(RecordTest, ResultsOfSeveralRunsAreKeptApart) {
     for (int i = 0; i < 3; ++i) {
         model::Run run = make_run(fmt::format("c{}", i), "h");
         run.results = {testing::time_result("shared", 100.0 + i),
-                       testing::time_result(fmt::format("only-in-{}", i), 1.0 * i)};
+                       testing::time_result(fmt::format("only-in-{}", i), 1.0 + i)};
         ids.push_back(store->record(run).run_id);
     }
     const std::int64_t unknown_id = ids.back() + 100;
@@ -306,10 +358,10 @@ TEST_P(RecordTest, ResultsOfSeveralRunsAreKeptApart) {
     ASSERT_EQ(results.size(), 3u);
     EXPECT_TRUE(results.at(unknown_id).empty());
     EXPECT_EQ(results.at(ids[0]),
-              (std::vector<model::Result>{testing::time_result("only-in-0", 0.0),
+              (std::vector<model::Result>{testing::time_result("only-in-0", 1.0),
                                           testing::time_result("shared", 100.0)}));
     EXPECT_EQ(results.at(ids[2]),
-              (std::vector<model::Result>{testing::time_result("only-in-2", 2.0),
+              (std::vector<model::Result>{testing::time_result("only-in-2", 3.0),
                                           testing::time_result("shared", 102.0)}));
 }
 
@@ -340,14 +392,14 @@ TEST_P(RecordTest, ResultsOfMoreRunsThanOneQueryHolds) {
     std::vector<std::int64_t> ids;
     for (int i = 0; i < 510; ++i) {
         model::Run run = make_run(fmt::format("c{}", i), "h");
-        run.results = {testing::time_result("b", static_cast<double>(i))};
+        run.results = {testing::time_result("b", 1.0 + i)};
         ids.push_back(store->record(run).run_id);
     }
     const auto results = store->results(ids);
     ASSERT_EQ(results.size(), 510u);
     for (int i = 0; i < 510; ++i) {
         ASSERT_EQ(results.at(ids[i]).size(), 1u);
-        EXPECT_EQ(results.at(ids[i])[0].value, i);
+        EXPECT_EQ(results.at(ids[i])[0].value, 1.0 + i);
     }
 }
 
