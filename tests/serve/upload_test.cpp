@@ -336,18 +336,27 @@ TEST_F(UploadTest, LogNamesEveryRefusalAndNeverTheToken) {
 }
 
 TEST_F(UploadTest, LogWritesTheRequestsStringsWithoutTheirControlCharacters) {
-    auto items = without(without(upload_items(hyperfine_file({"sort"})), "machine"), "branch");
+    // A machine with control characters is refused, and its refusal quotes it escaped.
+    auto items = without(upload_items(hyperfine_file({"sort"})), "machine");
     items.push_back({"machine", "gpu\x1b]0;owned\x07-1", "", ""});
-    items.push_back({"branch", "main\x1b[2J\u202Exe.##[error]x", "", ""});
     post(items);
+    // A branch with a bidirectional override and a workflow command is stored, and logged
+    // with neither.
+    auto stored = without(upload_items(hyperfine_file({"sort"})), "branch");
+    stored.push_back({"branch", "main\u202Exe.##[error]x", "", ""});
+    post(stored);
     auto broken = without(upload_items("{"), "file");
     broken.push_back({"file", "{", "res\x1b[31mults.json", "application/json"});
     post(broken);
     const std::string text = log();
     EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
     EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
-    EXPECT_NE(text.find("machine gpu ]0;owned -1, branch main [2J xe.##\u200b[error]x,"),
+    EXPECT_NE(text.find("refused (400 Bad Request): the run: machine name "
+                        "\"gpu\\x1b]0;owned\\x07-1\" holds control character U+001B; names must "
+                        "be printable on one line"),
               std::string::npos)
+        << text;
+    EXPECT_NE(text.find("machine gpu-1, branch main xe.##\u200b[error]x,"), std::string::npos)
         << text;
     EXPECT_NE(text.find("refused (400 Bad Request): res\\u{1b}[31mults.json:1:2:"),
               std::string::npos)
