@@ -1196,6 +1196,245 @@ DocumentCheck check_document(std::string_view markdown, const std::string& file,
     return result;
 }
 
+namespace {
+
+// `word` without what prose and synopses put around a word: brackets, parentheses, quotes,
+// emphasis, and a clause's closing punctuation or ellipsis.
+std::string_view bare_word(std::string_view word) {
+    constexpr std::string_view leading = "[(\"'*<";
+    constexpr std::string_view trailing = "])\"'*>.,;:!?";
+    constexpr std::string_view ellipsis = "\u2026";
+    for (bool trimmed = true; trimmed && !word.empty();) {
+        trimmed = false;
+        if (leading.find(word.front()) != std::string_view::npos) {
+            word.remove_prefix(1);
+            trimmed = true;
+        } else if (trailing.find(word.back()) != std::string_view::npos) {
+            word.remove_suffix(1);
+            trimmed = true;
+        } else if (word.ends_with(ellipsis)) {
+            word.remove_suffix(ellipsis.size());
+            trimmed = true;
+        }
+    }
+    return word;
+}
+
+// Whether running text's `word` ends a clause: a full stop, comma, semicolon, colon, question
+// or exclamation mark, or closing parenthesis after it.
+bool ends_clause(std::string_view word) {
+    while (!word.empty() && (word.back() == '"' || word.back() == '\'' || word.back() == '*'))
+        word.remove_suffix(1);
+    return !word.empty() && std::string_view(".,;:!?)").find(word.back()) != std::string_view::npos;
+}
+
+// Whether `word` is a placeholder for a word the reader chooses: capitals, digits, '_' and '-',
+// starting with a capital ("SUBCOMMAND", "BASE_FILE").
+bool is_placeholder(std::string_view word) {
+    return !word.empty() && std::isupper(static_cast<unsigned char>(word.front())) &&
+           std::all_of(word.begin(), word.end(), [](char c) {
+               return std::isupper(static_cast<unsigned char>(c)) ||
+                      std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+           });
+}
+
+// One word of a document, with the 1-based line it is on.
+struct PlacedWord {
+    std::string_view text;
+    int line = 0;
+};
+
+// Collects and checks the commands of one document.
+class NamedCommandChecker {
+  public:
+    NamedCommandChecker(const std::string& file, const HelpLookup& help, NamedCommandsCheck& result)
+        : file_(file), help_(help), result_(result) {}
+
+    void check(std::string_view markdown) {
+        const auto lines = split_lines(markdown);
+        std::string paragraph_text;
+        int paragraph_line = 0;
+        const auto end_paragraph = [&] {
+            if (!paragraph_text.empty()) check_paragraph(paragraph_text, paragraph_line);
+            paragraph_text.clear();
+        };
+        for (std::size_t index = 0; index < lines.size(); ++index) {
+            const int line = static_cast<int>(index) + 1;
+            if (const auto opening = read_fence(lines[index])) {
+                end_paragraph();
+                std::string text;
+                for (++index; index < lines.size() && !closes(*opening, lines[index]); ++index) {
+                    text += lines[index];
+                    text += '\n';
+                }
+                check_code_block(fence_language(*opening), text, line + 1);
+                continue;
+            }
+            if (trim(lines[index]).empty()) {
+                end_paragraph();
+                continue;
+            }
+            if (paragraph_text.empty()) paragraph_line = line;
+            paragraph_text += lines[index];
+            paragraph_text += '\n';
+        }
+        end_paragraph();
+    }
+
+  private:
+    void check_code_block(std::string_view language, const std::string& text, int first_line) {
+        static constexpr std::array shells{"", "sh", "bash", "shell", "console"};
+        if (std::find(shells.begin(), shells.end(), language) == shells.end()) return;
+        for (const auto& command : shell_commands(text, first_line)) {
+            auto position = program_position(command.words);
+            if (language == "console" && position < command.words.size() &&
+                command.words[position] == "$")
+                ++position;
+            if (position < command.words.size() && is_benchwatch(command.words[position]))
+                check_words(command.line, command.words, position + 1);
+        }
+    }
+
+    // A paragraph: its inline code spans, then its running text with each span as a break.
+    void check_paragraph(const std::string& text, int first_line) {
+        const auto line_at = [&](std::size_t offset) {
+            const auto end = text.begin() + static_cast<std::ptrdiff_t>(offset);
+            return first_line + static_cast<int>(std::count(text.begin(), end, '\n'));
+        };
+        const auto run_end = [&](std::size_t at) {
+            return std::min(text.find_first_not_of('`', at), text.size());
+        };
+        std::vector<PlacedWord> words;
+        const auto add_words = [&](std::size_t from, std::size_t to) {
+            for (std::size_t at = from; at < to;) {
+                while (at < to && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+                const auto start = at;
+                while (at < to && !std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+                if (at > start)
+                    words.push_back(
+                        {std::string_view(text).substr(start, at - start), line_at(start)});
+            }
+        };
+        std::size_t position = 0;
+        for (auto opening = text.find('`'); opening != std::string::npos;
+             opening = text.find('`', position)) {
+            const auto content = run_end(opening);
+            const auto run = content - opening;
+            // A span ends at the next run of exactly as many backticks.
+            auto closing = text.find('`', content);
+            while (closing != std::string::npos && run_end(closing) - closing != run)
+                closing = text.find('`', run_end(closing));
+            if (closing == std::string::npos) {
+                add_words(position, content);
+                position = content;
+                continue;
+            }
+            add_words(position, opening);
+            words.push_back({"`", line_at(opening)});
+            auto span = text.substr(content, closing - content);
+            std::replace(span.begin(), span.end(), '\n', ' ');
+            check_code_span(span, line_at(opening));
+            position = closing + run;
+        }
+        add_words(position, text.size());
+        check_running_text(words);
+    }
+
+    // A span is a command when its first one is: a message quoted in a span ("FILE: file is
+    // 300 MiB; benchwatch reads results files up to 256 MiB") names none after a ';'.
+    void check_code_span(std::string_view span, int line) {
+        const auto commands = shell_commands(span, line);
+        if (commands.empty()) return;
+        const auto& words = commands.front().words;
+        const auto position = program_position(words);
+        if (position >= words.size()) return;
+        if (is_benchwatch(bare_word(words[position]))) {
+            check_words(line, words, position + 1);
+            return;
+        }
+        const bool names_subcommand =
+            position == 0 && top_level().subcommands.contains(std::string(bare_word(words[0])));
+        const bool passes_flag = std::any_of(words.begin() + 1, words.end(), [](const auto& word) {
+            return !option_name(bare_word(word)).empty();
+        });
+        if (names_subcommand && passes_flag) check_words(line, words, 0);
+    }
+
+    void check_running_text(const std::vector<PlacedWord>& words) {
+        for (std::size_t i = 0; i < words.size(); ++i) {
+            if (bare_word(words[i].text) != "benchwatch" || ends_clause(words[i].text)) continue;
+            std::vector<std::string> command{"benchwatch"};
+            std::vector<std::string> chain;
+            auto page = top_level();
+            std::size_t next = i + 1;
+            bool clause_ended = false;
+            for (; next < words.size() && !clause_ended; ++next) {
+                const std::string word(bare_word(words[next].text));
+                if (!page.subcommands.contains(word)) break;
+                chain.push_back(word);
+                command.push_back(word);
+                page = help_(chain);
+                clause_ended = ends_clause(words[next].text);
+            }
+            if (clause_ended || next >= words.size() ||
+                option_name(bare_word(words[next].text)).empty())
+                continue;
+            bool after_flag = false;
+            for (; next < words.size(); ++next) {
+                const auto word = bare_word(words[next].text);
+                const bool flag = !option_name(word).empty();
+                if (!flag && !after_flag) break;
+                command.emplace_back(word);
+                after_flag = flag;
+                if (ends_clause(words[next].text)) break;
+            }
+            check_words(words[i].line, command, 1);
+        }
+    }
+
+    // Checks benchwatch with `words` from `first` on as its arguments, each a bare_word(). A
+    // placeholder where a subcommand is due (`benchwatch SUBCOMMAND --help`) names no command
+    // that could be checked.
+    void check_words(int line, const std::vector<std::string>& words, std::size_t first) {
+        std::vector<std::string> command{"benchwatch"};
+        for (std::size_t i = first; i < words.size(); ++i) {
+            const auto word = words[i] == "--" ? std::string_view(words[i]) : bare_word(words[i]);
+            if (!word.empty()) command.emplace_back(word);
+        }
+        std::vector<std::string> chain;
+        for (std::size_t i = 1; i < command.size(); ++i) {
+            const auto page = chain.empty() ? top_level() : help_(chain);
+            if (!page.subcommands.contains(command[i])) {
+                if (!page.subcommands.empty() && is_placeholder(command[i])) return;
+                break;
+            }
+            chain.push_back(command[i]);
+        }
+        ++result_.benchwatch_commands;
+        for (const auto& problem : check_benchwatch_command(command, help_))
+            result_.problems.push_back(fmt::format("{}:{}: {}", file_, line, problem));
+    }
+
+    const HelpPage& top_level() {
+        if (!top_level_) top_level_ = help_({});
+        return *top_level_;
+    }
+
+    const std::string& file_;
+    const HelpLookup& help_;
+    NamedCommandsCheck& result_;
+    std::optional<HelpPage> top_level_;
+};
+
+}  // namespace
+
+NamedCommandsCheck check_named_commands(std::string_view markdown, const std::string& file,
+                                        const HelpLookup& help) {
+    NamedCommandsCheck result;
+    NamedCommandChecker(file, help, result).check(markdown);
+    return result;
+}
+
 ActionCheck check_action(std::string_view action_yaml, const std::string& file,
                          const HelpLookup& help) {
     ActionCheck result;

@@ -119,6 +119,27 @@ DocumentCheck check_document(std::string_view markdown, const std::string& file,
                              const HelpLookup& help,
                              const std::set<std::string>* action_inputs = nullptr);
 
+// What checking the benchwatch commands a document names outside its ```yaml blocks found.
+struct NamedCommandsCheck {
+    int benchwatch_commands = 0;        // commands checked
+    std::vector<std::string> problems;  // each "FILE:LINE: what is wrong"
+};
+
+// Checks every benchwatch command that `markdown` names outside its ```yaml blocks (which
+// check_document reads as workflows) as check_benchwatch_command does, wherever it is named:
+// - in a ```sh, ```bash, ```shell, ```console or unlabelled code block: each command whose
+//   program is benchwatch;
+// - in inline code: a span whose first command is benchwatch (`benchwatch compare --format
+//   json`), or that starts with one of benchwatch's subcommands and passes a flag
+//   (`serve --token-file`, read as `benchwatch serve --token-file`);
+// - in running text: "benchwatch", then words that are its subcommands, then a flag: the flags
+//   and the word after each, up to the first other word or the end of a clause.
+// Brackets, parentheses, quotes, emphasis and the punctuation that ends a clause are not part of
+// a word ("[--limit" is --limit, "--format," is --format), so that synopses are read too.
+// `file` names the document in the problems.
+NamedCommandsCheck check_named_commands(std::string_view markdown, const std::string& file,
+                                        const HelpLookup& help);
+
 // What checking benchwatch's composite action (action.yml) found.
 struct ActionCheck {
     std::set<std::string> inputs;  // the inputs it declares
