@@ -197,10 +197,9 @@ std::vector<PullRun> pull_runs(store::Store& store, const std::vector<model::Run
                 const auto found = series_of.find({result.benchmark, result.metric});
                 if (found == series_of.end() || !std::isfinite(result.value)) continue;
                 const auto [entry, inserted] = best.try_emplace(found->second, result.value);
-                const bool smaller =
-                    series[found->second].direction == model::Direction::SmallerIsBetter;
+                // Keeping the best value so far instead would be a change for the worse.
                 if (!inserted &&
-                    (smaller ? result.value < entry->second : result.value > entry->second))
+                    model::worse(series[found->second].direction, entry->second / result.value))
                     entry->second = result.value;
             }
         }
