@@ -1,13 +1,13 @@
-// How many rounds confirm's two interval rules need to decide a real change and a fluke, on the
+// How many rounds confirm's interval rule needs to decide a real change and a fluke, on the
 // seeded noise harness of confirm's tests (docs/confirm.md, "How many rounds").
 //
 // Usage: confirm_rounds NOISY_HARNESS [REPLAYS] [SIGMA...]
 // For each noise level SIGMA (default 0.01 0.02 0.03) and each of REPLAYS seeds (default 200), the
 // harness is run for 30 rounds, base and head alternating, with two benchmarks: BM_Real, whose
 // head is 10% slower and which a report flagged at +10%, and BM_Fluke, unchanged but flagged at
-// +12%. The same 30 rounds are then judged by the confidence sequence and by the Bonferroni sign
-// test, both at alpha 0.05, and the rounds each needed, how often each was wrong and how often it
-// ran out of rounds are printed as a Markdown table.
+// +12%. The 30 rounds are then judged by the confidence sequence at alpha 0.05, and the rounds
+// it needed, how often it was wrong and how often it ran out of rounds are printed as a Markdown
+// table.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -91,9 +91,7 @@ int main(int argc, char** argv) {
     for (int i = 3; i < argc; ++i) sigmas.push_back(std::strtod(argv[i], nullptr));
     if (sigmas.empty()) sigmas = {0.01, 0.02, 0.03};
 
-    const std::vector<std::pair<run::IntervalRule, const char*>> rules{
-        {run::IntervalRule::BonferroniSignTest, "Bonferroni sign test"},
-        {run::IntervalRule::ConfidenceSequence, "confidence sequence"}};
+    const std::vector<const char*> rules{"confidence sequence"};
     fmt::print("| σ | rule | change | rounds: median | mean | 95th pct | wrong | undecided |\n");
     fmt::print("|--:|:--|:--|--:|--:|--:|--:|--:|\n");
     for (const double sigma : sigmas) {
@@ -102,7 +100,6 @@ int main(int argc, char** argv) {
             const auto invocations = measure_replay(harness, sigma, seed);
             for (std::size_t r = 0; r < rules.size(); ++r) {
                 run::ConfirmSettings settings;
-                settings.rule = rules[r].first;
                 settings.max_rounds = kRounds;
                 std::size_t next = 0;
                 const auto confirmation = run::confirm(
@@ -124,7 +121,7 @@ int main(int argc, char** argv) {
         }
         for (const auto& [key, tally] : tallies)
             fmt::print("| {:.0f}% | {} | {} | {:.0f} | {:.1f} | {:.0f} | {}/{} | {}/{} |\n",
-                       sigma * 100, rules[static_cast<std::size_t>(key.first)].second,
+                       sigma * 100, rules[static_cast<std::size_t>(key.first)],
                        key.second == "BM_Real" ? "real +10%" : "fluke flagged +12%",
                        percentile(tally.rounds, 0.5), mean(tally.rounds),
                        percentile(tally.rounds, 0.95), tally.wrong, replays, tally.undecided,

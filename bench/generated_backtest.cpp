@@ -5,10 +5,10 @@
 // median to the minimum). For each suite it prints seed, the level method calibrated to budgets
 // of 0.5, 1 and 2 flukes per pull request, and the level method at the fixed setting that keeps
 // 1 fluke per pull request in hindsight; then the means per regime.
-//   generated_backtest [SUITES] [--data DIR] [--allocation by-noise|one-factor] [--margin M]
+//   generated_backtest [SUITES] [--data DIR] [--allocation by-noise|one-factor]
 //                      [--history DATA.js]...
-// --allocation and --margin set how the calibrated level method shares its budget and the margin
-// it keeps (defaults: the level method's). Each --history replays a github-action-benchmark
+// --allocation sets how the calibrated level method shares its budget (default: the level
+// method's). Each --history replays a github-action-benchmark
 // history (its first suite) the same way instead of the generated suites. With --data, each suite
 // is also written as a github-action-benchmark data.js into DIR (regime-suite.js), which
 // bench/oracle_bound.py reads for the hindsight frontier.
@@ -110,8 +110,6 @@ int main(int argc, char** argv) {
         else if (arg == "--allocation" && i + 1 < argc)
             calibrated.allocation =
                 model::budget_allocation_named(argv[++i]).value_or(calibrated.allocation);
-        else if (arg == "--margin" && i + 1 < argc)
-            calibrated.calibration_margin = std::atof(argv[++i]);
         else if (arg == "--history" && i + 1 < argc)
             histories.emplace_back(argv[++i]);
         else
@@ -120,7 +118,9 @@ int main(int argc, char** argv) {
     const Regime regimes[] = {{"model", 1, 1}, {"wider", 2.5, 1}, {"statistic", 0.4, 0.75}};
     const double budgets[] = {0.5, 1, 2};
     const auto seed = compare::make_method({model::MethodKind::Seed, {}, {}, {}});
-    const auto level = compare::make_method({model::MethodKind::Level, {}, {}, {}});
+    model::LevelRuleSettings fixed;
+    fixed.false_alarms_per_pr = std::nullopt;
+    const auto level = compare::make_method({model::MethodKind::Level, {}, fixed, {}});
 
     fmt::print("{:<9} {:>5} {:>7}  {:>22}  {:>22}  {:>22}  {:>22}  {:>22}\n", "regime", "suite",
                "regime@", "seed", "level, budget 0.5", "level, budget 1", "level, budget 2",
@@ -132,13 +132,15 @@ int main(int argc, char** argv) {
     // One row: the scores of every column on `matrix`, added to `means` with weight 1 / count.
     const auto row = [&](const compare::BacktestMatrix& matrix, std::vector<Row>& means,
                          double count) {
-        std::vector<compare::BacktestCandidate> candidates = {{seed.get(), std::nullopt}};
+        std::vector<compare::BacktestCandidate> candidates = {{seed.get()}};
+        std::vector<std::unique_ptr<compare::Method>> budgeted;
         for (const double budget : budgets) {
             auto settings = calibrated;
             settings.false_alarms_per_pr = budget;
-            candidates.push_back({level.get(), compare::calibration_rule_of(settings)});
+            budgeted.push_back(compare::make_method({model::MethodKind::Level, {}, settings, {}}));
+            candidates.push_back({budgeted.back().get()});
         }
-        candidates.push_back({level.get(), std::nullopt});
+        candidates.push_back({level.get()});
         const auto report = compare::backtest(matrix, candidates, {{0.1, 0.2}, 1.0, 1});
         std::vector<compare::BacktestScore> scores;
         for (std::size_t c = 0; c + 1 < report.methods.size(); ++c)

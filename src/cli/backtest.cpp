@@ -77,12 +77,9 @@ int run_backtest(const BacktestFlags& flags) {
     std::vector<bool> is_default;
     bool replays_samples = false;
     for (const auto& name : chosen_methods(flags, default_name)) {
-        const auto choice = compare::with_method_named(default_choice, name);
-        replays_samples = replays_samples || choice.kind == model::MethodKind::Samples;
-        methods.push_back(compare::make_method(choice));
-        candidates.push_back({methods.back().get(), choice.kind == model::MethodKind::Level
-                                                        ? compare::calibration_rule_of(choice.level)
-                                                        : std::nullopt});
+        methods.push_back(compare::make_method(compare::with_method_named(default_choice, name)));
+        replays_samples = replays_samples || methods.back()->reads_samples();
+        candidates.push_back({methods.back().get()});
         is_default.push_back(name == default_name);
     }
 

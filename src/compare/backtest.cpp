@@ -100,10 +100,10 @@ Caught caught_share(const Method& method, std::span<const PullRequest> requests,
         if (target.head_samples)
             scale_samples(*target.head_samples,
                           target.smaller_is_better ? 1 + size : 1 / (1 + size));
-        const auto assessments = judges[i]->decide(*method.prepare(suite), judges[i]->setting());
-        assert(assessments.size() == suite.size());
+        const auto judgement = judges[i]->decide(*method.prepare(suite), judges[i]->setting());
+        assert(judgement.benchmarks.size() == suite.size());
         ++injected;
-        if (assessments[entry].verdict == model::Verdict::Slower) ++caught;
+        if (judgement.benchmarks[entry].verdict == model::Verdict::Slower) ++caught;
     }
     const double share =
         injected == 0 ? 0.0 : static_cast<double>(caught) / static_cast<double>(injected);
@@ -139,8 +139,7 @@ BacktestScore fixed_score(const Method& method, std::span<const PullRequest> req
 // before it, as compare calibrates on the history up to its baseline.
 std::vector<model::Calibration> calibrations(const Method& method,
                                              std::span<const PullRequest> requests,
-                                             const Prepared& prepared,
-                                             const CalibrationRule& rule) {
+                                             const Prepared& prepared) {
     std::vector<model::Calibration> settings;
     settings.reserve(requests.size());
     std::size_t available = 0;
@@ -148,8 +147,8 @@ std::vector<model::Calibration> calibrations(const Method& method,
         while (available < requests.size() &&
                requests[available].run + persistence_window + 1 <= request.run)
             ++available;
-        settings.push_back(calibrate(method, requests.first(available),
-                                     std::span(prepared).first(available), rule));
+        settings.push_back(
+            calibrate(method, requests.first(available), std::span(prepared).first(available)));
     }
     return settings;
 }
@@ -182,9 +181,8 @@ BacktestReport backtest(const BacktestMatrix& matrix, std::span<const BacktestCa
         const Method& method = *candidate.method;
         const auto prepared = prepare_all(method, requests);
         MethodBacktest result{method.name(), std::nullopt, false, {}, std::nullopt};
-        if (candidate.calibration) {
-            const auto calibrated =
-                calibrations(method, requests, prepared, *candidate.calibration);
+        if (const auto budget = method.calibration_budget()) {
+            const auto calibrated = calibrations(method, requests, prepared);
             Judges judges;
             std::vector<double> settings;
             // Shared by noise, the settings shown are the prices; a pull request with too little
@@ -199,7 +197,7 @@ BacktestReport backtest(const BacktestMatrix& matrix, std::span<const BacktestCa
             }
             result.priced = !prices.empty();
             if (result.priced) settings = std::move(prices);
-            result.calibrated_budget = candidate.calibration->budget;
+            result.calibrated_budget = *budget;
             result.score = score(method, requests, prepared, judges, options);
             if (!settings.empty()) {
                 const auto [low, high] = std::minmax_element(settings.begin(), settings.end());

@@ -37,11 +37,10 @@ struct BacktestScore {
 // Fewer replayed pull requests than this make figures whose intervals a report should show.
 inline constexpr int backtest_uncertain_below = 30;
 
-// A method to backtest; with a calibration rule, its setting is calibrated at each pull request
-// from the pull requests before it, as compare calibrates it.
+// A method to backtest; when it has a calibration_budget(), its setting is calibrated at each
+// pull request from the pull requests before it, as compare calibrates it.
 struct BacktestCandidate {
     const Method* method = nullptr;
-    std::optional<CalibrationRule> calibration;
 };
 
 // One method's figures at its own setting (or calibrated) and, with a budget, at the budget.

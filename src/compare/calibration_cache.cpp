@@ -105,25 +105,20 @@ std::optional<model::Calibration> parse_calibration(std::string_view text) {
 
 std::string calibration_settings_fingerprint(const model::MethodChoice& choice,
                                              const std::vector<model::Category>& categories) {
-    const auto& level = choice.level;
-    Json settings{{"rules", kRulesVersion},
-                  {"method", model::to_string(choice.kind)},
-                  {"sensitivity", level.sensitivity},
-                  {"false_alarms_per_pr",
-                   level.false_alarms_per_pr ? Json(*level.false_alarms_per_pr) : Json(nullptr)},
-                  {"calibration_window", level.calibration_window},
-                  {"calibration_margin", level.calibration_margin},
-                  {"calibration_minimum", level.calibration_minimum},
-                  {"conservative_sensitivity", level.conservative_sensitivity},
-                  {"noise_quantile", level.noise_quantile},
-                  {"level_runs", level.level_runs},
-                  {"noise_runs", level.noise_runs},
-                  {"minimum_deviations", level.minimum_deviations},
-                  {"short_history_factor", level.short_history_factor},
-                  {"suite_share", level.suite_share},
-                  {"suite_minimum", level.suite_minimum},
-                  {"suite_spread_factor", level.suite_spread_factor},
-                  {"budget_allocation", model::to_string(level.allocation)}};
+    // Every field of the settings, bound by position: a field added to LevelRuleSettings makes
+    // this binding fail to compile until the fingerprint covers it.
+    const auto& [sensitivity, false_alarms_per_pr, allocation, thresholds_by_noise, noise_quantile,
+                 level_runs, noise_runs] = choice.level;
+    Json settings{
+        {"rules", kRulesVersion},
+        {"method", model::to_string(choice.kind)},
+        {"sensitivity", sensitivity},
+        {"false_alarms_per_pr", false_alarms_per_pr ? Json(*false_alarms_per_pr) : Json(nullptr)},
+        {"budget_allocation", model::to_string(allocation)},
+        {"thresholds_by_noise", thresholds_by_noise},
+        {"noise_quantile", noise_quantile},
+        {"level_runs", level_runs},
+        {"noise_runs", noise_runs}};
     Json list = Json::array();
     for (const auto& category : categories)
         list.push_back(

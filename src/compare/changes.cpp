@@ -37,7 +37,9 @@ double detectable_log_change(const Method& method, std::span<const double> histo
     evidence.base = evidence.head = history.back();
     evidence.smaller_is_better = smaller_is_better;
     evidence.minimum_change = minimum_change;
-    return method.judge(std::span<const BenchmarkEvidence>(&evidence, 1)).front().threshold;
+    return method.judge(std::span<const BenchmarkEvidence>(&evidence, 1))
+        .benchmarks.front()
+        .threshold;
 }
 
 namespace {

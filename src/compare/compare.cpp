@@ -336,10 +336,12 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
         suite.push_back(evidence);
         comparison.benchmarks.push_back(std::move(benchmark));
     }
-    const auto assessments = method.judge(suite);
+    const auto judgement = method.judge(suite);
+    const auto& assessments = judgement.benchmarks;
     assert(assessments.size() == comparison.benchmarks.size());
-    // The seed rule reproduces reference reports that have no such verdict.
-    const bool judges_noisiness = comparison.method.kind != model::MethodKind::Seed;
+    comparison.suite_move = judgement.suite_move;
+    comparison.run_to_run_spread = judgement.run_to_run;
+    comparison.run_to_run_assumed = judgement.run_to_run_assumed;
     for (std::size_t i = 0; i < assessments.size(); ++i) {
         auto& benchmark = comparison.benchmarks[i];
         benchmark.typical_change = assessments[i].typical_change;
@@ -347,17 +349,9 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
         benchmark.threshold = assessments[i].threshold;
         benchmark.detectable_change = assessments[i].detectable_change;
         benchmark.verdict = assessments[i].verdict;
-        // A flagged change stays flagged, and an inconclusive one keeps its own reason.
-        if (judges_noisiness && benchmark.verdict == model::Verdict::Unchanged &&
-            too_noisy(benchmark.detectable_change, suite[i].minimum_change))
-            benchmark.verdict = model::Verdict::TooNoisy;
         if (benchmark.base > 0 && assessments[i].reference > 0)
             benchmark.base = assessments[i].reference;
         if (assessments[i].head_value > 0) benchmark.head = assessments[i].head_value;
-        if (assessments[i].suite_move != 0) comparison.suite_move = assessments[i].suite_move;
-        if (assessments[i].run_to_run != 0)
-            comparison.run_to_run_spread = assessments[i].run_to_run;
-        if (assessments[i].run_to_run_assumed) comparison.run_to_run_assumed = true;
     }
     for (const auto& [key, base_result] : base.results)
         if (!head.results.contains(key)) comparison.removed.push_back(base_result);
@@ -440,11 +434,6 @@ model::Comparison compare_files(const ResultsFile& base, const ResultsFile& head
             head.results.size(), head.results.size() == 1 ? "" : "s"));
     add_totals_and_differences(comparison, base_side, head_side);
     return comparison;
-}
-
-bool too_noisy(double detectable_change, double minimum_change) {
-    return detectable_change > model::too_noisy_multiple * minimum_change &&
-           detectable_change > model::too_noisy_floor;
 }
 
 model::Comparison compare(store::Store& store, const vcs::Repository* repository,

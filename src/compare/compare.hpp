@@ -69,12 +69,6 @@ model::Comparison compare_files(const ResultsFile& base, const ResultsFile& head
                                 const model::MethodChoice& method,
                                 const std::vector<model::Category>& categories);
 
-// Whether a benchmark that could flag only changes beyond `detectable_change` (0.31 for 31%) is
-// too noisy to judge in a category whose minimum is `minimum_change`: beyond both
-// model::too_noisy_multiple times that minimum and model::too_noisy_floor. Example:
-// too_noisy(0.31, 0.03) is true; too_noisy(0.29, 0.03) and too_noisy(0.2, 0.01) are false.
-bool too_noisy(double detectable_change, double minimum_change);
-
 // Each benchmark's values on the default branch, oldest first, at most `limit` runs
 // (0: all), with its typical change over the last `settings.pairs` pairs. `benchmark` non-empty
 // keeps only that benchmark (exact name) or those under it as a prefix ("array/" or "array").

@@ -13,14 +13,23 @@ namespace benchwatch::compare {
 
 namespace {
 
+// The suite moved as a whole when at least this share of its level-judged benchmarks, and at
+// least kSuiteMinimum of them, lie beyond their thresholds in one direction.
+constexpr double kSuiteShare = 0.5;
+constexpr std::size_t kSuiteMinimum = 10;
+// Then a benchmark is flagged only beyond this many times the suite's spread around its median
+// move (stats::kMadToSigma × median absolute deviation), as well as beyond its own threshold.
+constexpr double kSuiteSpreadFactor = 3.0;
+
 // One benchmark before the suite is looked at: its move from its level and its noise, both in
 // log space. A benchmark judged on a short history is decided here already.
 struct Judged {
-    bool level_based = false;  // false: inconclusive (too short a history, or bad values)
-    double move = 0;           // ln(head / reference)
-    double noise = 0;          // the noise quantile of its deviations
+    bool level_based = false;            // false: inconclusive (too short a history, or bad values)
+    double move = 0;                     // ln(head / reference)
+    double noise = 0;                    // the noise quantile of its deviations
     stats::GridPosition noise_position;  // of `noise` among the thresholds by noise
-    double floor = 0;          // ln(1 + its category minimum)
+    double floor = 0;                    // ln(1 + its category minimum)
+    double minimum_change = 0;           // its category minimum, e.g. 0.03 for 3%
     bool smaller_is_better = true;
     Assessment assessment;  // complete unless level_based
 };
@@ -44,8 +53,7 @@ model::Verdict verdict_of(double move, double threshold, bool smaller_is_better)
 class LevelMethod final : public Method {
   public:
     explicit LevelMethod(const LevelSettings& settings) : settings_(settings) {
-        assert(settings_.level_runs > 0 && settings_.sensitivity >= 0 &&
-               settings_.short_history_factor >= 0);
+        assert(settings_.level_runs > 0 && settings_.sensitivity >= 0);
     }
 
     std::string name() const override { return "level"; }
@@ -59,7 +67,7 @@ class LevelMethod final : public Method {
         return prepared;
     }
 
-    std::vector<Assessment> decide(const PreparedSuite& prepared, double setting) const override {
+    SuiteJudgement decide(const PreparedSuite& prepared, double setting) const override {
         const auto& level_prepared = dynamic_cast<const LevelPrepared&>(prepared);
         auto judged = level_prepared.judged;
         for (auto& one : judged) {
@@ -73,12 +81,17 @@ class LevelMethod final : public Method {
             assessment.detectable_change = std::expm1(assessment.threshold);
             assessment.verdict = verdict_of(one.move, assessment.threshold, one.smaller_is_better);
         }
-        judge_suite_move(level_prepared.moves, judged);
-
-        std::vector<Assessment> assessments;
-        assessments.reserve(judged.size());
-        for (auto& one : judged) assessments.push_back(one.assessment);
-        return assessments;
+        SuiteJudgement judgement;
+        if (moved_as_a_whole(level_prepared.moves, judged)) {
+            judge_against_suite_move(level_prepared.moves, judged);
+            judgement.suite_move = std::expm1(level_prepared.moves.shift);
+        }
+        judgement.benchmarks.reserve(judged.size());
+        for (auto& one : judged) {
+            mark_too_noisy(one.assessment, one.minimum_change);
+            judgement.benchmarks.push_back(one.assessment);
+        }
+        return judgement;
     }
 
     std::vector<double> noise_scores(const PreparedSuite& prepared) const override {
@@ -98,6 +111,14 @@ class LevelMethod final : public Method {
     }
 
     double setting() const override { return settings_.sensitivity; }
+
+    std::optional<double> calibration_budget() const override {
+        return settings_.false_alarms_per_pr;
+    }
+
+    bool shares_budget_by_noise() const override {
+        return settings_.allocation == model::BudgetAllocation::ByNoise;
+    }
 
     std::unique_ptr<Method> with_setting(double setting) const override {
         auto settings = settings_;
@@ -131,7 +152,7 @@ class LevelMethod final : public Method {
         if (deviations.size() > settings_.noise_runs)
             deviations.erase(deviations.begin(),
                              deviations.end() - static_cast<std::ptrdiff_t>(settings_.noise_runs));
-        if (deviations.size() < settings_.minimum_deviations)
+        if (deviations.size() < kLevelMinimumDeviations)
             return judge_short_history(evidence, logs, floor);
 
         for (auto& deviation : deviations) deviation = std::abs(deviation);
@@ -141,6 +162,7 @@ class LevelMethod final : public Method {
         judged.noise = stats::quantile(deviations, settings_.noise_quantile);
         judged.noise_position = stats::grid_position(judged.noise);
         judged.floor = floor;
+        judged.minimum_change = evidence.minimum_change;
         judged.smaller_is_better = evidence.smaller_is_better;
         auto& assessment = judged.assessment;
         assessment.typical_change = judged.noise;
@@ -155,11 +177,12 @@ class LevelMethod final : public Method {
     }
 
     // Too few deviations to learn the noise from: the head against the median of the runs there
-    // are, flagged only beyond short_history_factor × the largest consecutive change seen, and
+    // are, flagged only beyond kLevelShortHistoryFactor × the largest consecutive change seen, and
     // Inconclusive otherwise. It takes no part in judging a move of the suite.
     Judged judge_short_history(const BenchmarkEvidence& evidence, std::span<const double> logs,
                                double floor) const {
         Judged judged;
+        judged.minimum_change = evidence.minimum_change;
         auto& assessment = judged.assessment;
         assessment.reference = evidence.base;
         assessment.verdict = model::Verdict::Inconclusive;
@@ -172,18 +195,18 @@ class LevelMethod final : public Method {
         assessment.reference = std::exp(level);
         assessment.typical_change = largest;
         assessment.history_pairs = static_cast<int>(logs.size() - 1);
-        assessment.threshold = std::max(settings_.short_history_factor * largest, floor);
+        assessment.threshold = std::max(kLevelShortHistoryFactor * largest, floor);
         assessment.detectable_change = std::expm1(assessment.threshold);
         const auto verdict = verdict_of(move, assessment.threshold, evidence.smaller_is_better);
         if (verdict != model::Verdict::Unchanged) assessment.verdict = verdict;
         return judged;
     }
 
-    // When at least suite_share of the level-judged benchmarks moved beyond their thresholds
+    // When at least kSuiteShare of the level-judged benchmarks moved beyond their thresholds
     // in one direction, the suite moved as a whole (a machine, driver or toolchain change): a
     // benchmark is then flagged only when it moved beyond its threshold both from its level and
     // from the suite's median move, the same way, with a threshold of at least the suite's
-    // spread × suite_spread_factor.
+    // spread × kSuiteSpreadFactor.
     static SuiteMoves suite_moves(const std::vector<Judged>& judged) {
         std::vector<double> moves;
         for (const auto& one : judged)
@@ -197,7 +220,8 @@ class LevelMethod final : public Method {
         return result;
     }
 
-    void judge_suite_move(const SuiteMoves& suite, std::vector<Judged>& judged) const {
+    // Whether the suite moved as a whole, each benchmark judged by its own threshold.
+    static bool moved_as_a_whole(const SuiteMoves& suite, const std::vector<Judged>& judged) {
         int up = 0;
         int down = 0;
         for (const auto& one : judged) {
@@ -205,19 +229,18 @@ class LevelMethod final : public Method {
             if (one.move > one.assessment.threshold) ++up;
             if (one.move < -one.assessment.threshold) ++down;
         }
-        if (suite.count < settings_.suite_minimum) return;
-        if (static_cast<double>(std::max(up, down)) <
-            settings_.suite_share * static_cast<double>(suite.count))
-            return;
+        return suite.count >= kSuiteMinimum &&
+               static_cast<double>(std::max(up, down)) >=
+                   kSuiteShare * static_cast<double>(suite.count);
+    }
 
+    static void judge_against_suite_move(const SuiteMoves& suite, std::vector<Judged>& judged) {
         const double shift = suite.shift;
         const double spread = suite.spread;
         for (auto& one : judged) {
             if (!one.level_based) continue;
             auto& assessment = one.assessment;
-            assessment.suite_move = std::expm1(shift);
-            assessment.threshold =
-                std::max(assessment.threshold, settings_.suite_spread_factor * spread);
+            assessment.threshold = std::max(assessment.threshold, kSuiteSpreadFactor * spread);
             assessment.detectable_change = std::expm1(assessment.threshold);
             const auto beyond_suite =
                 verdict_of(one.move - shift, assessment.threshold, one.smaller_is_better);

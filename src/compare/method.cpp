@@ -24,8 +24,31 @@ model::Verdict to_verdict(stats::Judgement judgement) {
     return model::Verdict::Unchanged;
 }
 
-std::vector<Assessment> Method::judge(std::span<const BenchmarkEvidence> suite) const {
+SuiteJudgement Method::judge(std::span<const BenchmarkEvidence> suite) const {
     return decide(*prepare(suite), setting());
+}
+
+std::optional<double> Method::calibration_budget() const {
+    return std::nullopt;
+}
+
+bool Method::shares_budget_by_noise() const {
+    return false;
+}
+
+bool Method::reads_samples() const {
+    return false;
+}
+
+bool too_noisy(double detectable_change, double minimum_change) {
+    return detectable_change > model::too_noisy_multiple * minimum_change &&
+           detectable_change > model::too_noisy_floor;
+}
+
+void mark_too_noisy(Assessment& assessment, double minimum_change) {
+    if (assessment.verdict == model::Verdict::Unchanged &&
+        too_noisy(assessment.detectable_change, minimum_change))
+        assessment.verdict = model::Verdict::TooNoisy;
 }
 
 std::vector<double> Method::noise_scores(const PreparedSuite&) const {
@@ -73,13 +96,14 @@ class SeedMethod final : public Method {
         return prepared;
     }
 
-    std::vector<Assessment> decide(const PreparedSuite& prepared, double setting) const override {
+    // The reports this rule reproduces have no TooNoisy verdict, so it gives none.
+    SuiteJudgement decide(const PreparedSuite& prepared, double setting) const override {
         const auto& suite = dynamic_cast<const SeedPrepared&>(prepared);
-        std::vector<Assessment> assessments;
-        assessments.reserve(suite.benchmarks.size());
+        SuiteJudgement judgement;
+        judgement.benchmarks.reserve(suite.benchmarks.size());
         for (const auto& benchmark : suite.benchmarks)
-            assessments.push_back(judge_one(benchmark, setting));
-        return assessments;
+            judgement.benchmarks.push_back(judge_one(benchmark, setting));
+        return judgement;
     }
 
     double setting() const override { return settings_.factor; }

@@ -35,8 +35,15 @@ struct Assessment {
     double reference = 0;          // the level head was compared with (seed: base)
     double head_value = 0;         // the head's value judged (samples: its median); 0: head
     double detectable_change = 0;  // smallest relative change flagged here, 0.05 for 5%
-    // The suite's move the benchmark was judged against, e.g. −0.4 when the whole suite ran 40%
-    // faster; 0 when the suite did not move as a whole.
+};
+
+// What a method concludes about one pull request's suite: every benchmark's assessment, its
+// final verdict included (TooNoisy too), and what it learned of the suite as a whole, once.
+// Reports, backtest, the dashboard and confirm read this and nothing else.
+struct SuiteJudgement {
+    std::vector<Assessment> benchmarks;  // parallel to the suite judged
+    // The suite's move every benchmark was judged against, e.g. −0.4 when the whole suite ran
+    // 40% faster; 0 when the suite did not move as a whole.
     double suite_move = 0;
     // The samples method's spread between runs that the suite's samples do not explain (ln
     // scale); 0 for the other methods.
@@ -45,6 +52,16 @@ struct Assessment {
     // learn it from.
     bool run_to_run_assumed = false;
 };
+
+// Whether a benchmark that could flag only changes beyond `detectable_change` (0.31 for 31%) is
+// too noisy to judge in a category whose minimum is `minimum_change`: beyond both
+// model::too_noisy_multiple times that minimum and model::too_noisy_floor. Example:
+// too_noisy(0.31, 0.03) is true; too_noisy(0.29, 0.03) and too_noisy(0.2, 0.01) are false.
+bool too_noisy(double detectable_change, double minimum_change);
+
+// `assessment` as TooNoisy when it found no change but could only have flagged one beyond
+// too_noisy() of `minimum_change`; a flagged change and an inconclusive one keep their verdicts.
+void mark_too_noisy(Assessment& assessment, double minimum_change);
 
 // The part of judging one pull request's suite that does not depend on the method's setting
 // (noise, levels, moves), worked out once so that many settings can decide it cheaply.
@@ -61,19 +78,19 @@ class Method {
     // The name `--method` selects it by.
     virtual std::string name() const = 0;
 
-    // One assessment per benchmark of `suite`, in its order; all benchmarks of one pull request
-    // are judged together, so a method may look across the suite. Equals
+    // The judgement of `suite`, one assessment per benchmark in its order; all benchmarks of one
+    // pull request are judged together, so a method may look across the suite. Equals
     // decide(*prepare(suite), setting()).
-    std::vector<Assessment> judge(std::span<const BenchmarkEvidence> suite) const;
+    SuiteJudgement judge(std::span<const BenchmarkEvidence> suite) const;
 
     // What judging `suite` needs that no setting changes; it keeps no reference to `suite`.
     virtual std::unique_ptr<PreparedSuite> prepare(
         std::span<const BenchmarkEvidence> suite) const = 0;
 
-    // The assessments of a suite prepared by prepare() of this method (or of the method it was
+    // The judgement of a suite prepared by prepare() of this method (or of the method it was
     // made from by with_setting() or calibrated_by()), at sensitivity `setting`; a level method
     // with thresholds by noise uses those instead of `setting`.
-    virtual std::vector<Assessment> decide(const PreparedSuite& prepared, double setting) const = 0;
+    virtual SuiteJudgement decide(const PreparedSuite& prepared, double setting) const = 0;
 
     // Move ÷ noise (a regression positive) of each benchmark of `prepared` that is judged by a
     // noise the method learned: what a budget shared by noise is read from. Empty for a method
@@ -92,6 +109,17 @@ class Method {
 
     // The settings worth sweeping, smallest first: {1, 100} for seed.
     virtual std::pair<double, double> setting_range() const = 0;
+
+    // The flukes per pull request its setting is calibrated to on the default branch's history
+    // (replay.hpp's calibrate()); std::nullopt when the setting is used as set.
+    virtual std::optional<double> calibration_budget() const;
+
+    // Whether a calibration shares the budget out by noise (a threshold per benchmark) rather
+    // than through one setting for every benchmark.
+    virtual bool shares_budget_by_noise() const;
+
+    // Whether it judges by the samples each run kept, so that a replay must load them.
+    virtual bool reads_samples() const;
 
     // How many of each benchmark's latest default-branch values, up to the baseline, judge()
     // looks at: seed needs its pairs + 1.

@@ -77,7 +77,8 @@ Replay::Replay(const BacktestMatrix& matrix, std::size_t first_run) {
     }
 }
 
-FlagCount count_flags(const ReplayedPullRequest& request, std::span<const Assessment> assessments) {
+FlagCount count_flags(const ReplayedPullRequest& request, const SuiteJudgement& judgement) {
+    const auto& assessments = judgement.benchmarks;
     assert(assessments.size() == request.suite.size());
     FlagCount count;
     for (std::size_t i = 0; i < assessments.size(); ++i) {
@@ -117,32 +118,21 @@ double smallest_setting_within(std::pair<double, double> range, double target, i
     return largest;
 }
 
-std::optional<CalibrationRule> calibration_rule_of(const model::LevelRuleSettings& settings) {
-    if (!settings.false_alarms_per_pr) return std::nullopt;
-    CalibrationRule rule;
-    rule.budget = *settings.false_alarms_per_pr;
-    rule.window = settings.calibration_window;
-    rule.margin = settings.calibration_margin;
-    rule.minimum_pull_requests = settings.calibration_minimum;
-    rule.conservative_setting = settings.conservative_sensitivity;
-    rule.allocation = settings.allocation;
-    return rule;
-}
-
 model::Calibration calibrate(const Method& method, std::span<const ReplayedPullRequest> requests,
-                             std::span<const std::unique_ptr<PreparedSuite>> prepared,
-                             const CalibrationRule& rule) {
+                             std::span<const std::unique_ptr<PreparedSuite>> prepared) {
     assert(requests.size() == prepared.size());
-    const auto used = std::min(rule.window, requests.size());
+    const auto budget = method.calibration_budget();
+    assert(budget);
+    const auto used = std::min(kCalibrationWindow, requests.size());
     requests = requests.last(used);
     prepared = prepared.last(used);
 
     model::Calibration calibration;
-    calibration.budget = rule.budget;
+    calibration.budget = *budget;
     calibration.pull_requests = static_cast<int>(used);
     // The past is met with a margin: a setting that just keeps the budget on the pull requests
     // it was chosen on makes more flukes on the next ones (docs/JUDGEMENT.md measures how many).
-    const double target = rule.budget * rule.margin;
+    const double target = *budget * kCalibrationMargin;
     const auto flukes_of = [&](const Method& judge) {
         long flukes = 0;
         for (std::size_t i = 0; i < used; ++i)
@@ -152,16 +142,16 @@ model::Calibration calibrate(const Method& method, std::span<const ReplayedPullR
     const auto flukes_at = [&](double setting) { return flukes_of(*method.with_setting(setting)); };
     const auto finish = [&](double setting) {
         calibration.source = model::CalibrationSource::Calibrated;
-        if (used < rule.minimum_pull_requests) {
-            setting = std::max(setting, rule.conservative_setting);
+        if (used < kCalibrationMinimum) {
+            setting = std::max(setting, kConservativeSensitivity);
             calibration.source = model::CalibrationSource::Conservative;
         }
         calibration.sensitivity = setting;
         calibration.flukes_per_pr = flukes_at(setting);
         return calibration;
     };
-    if (used == 0) return finish(rule.conservative_setting);
-    if (rule.allocation != model::BudgetAllocation::ByNoise || used < rule.minimum_pull_requests)
+    if (used == 0) return finish(kConservativeSensitivity);
+    if (!method.shares_budget_by_noise() || used < kCalibrationMinimum)
         return finish(smallest_setting_within(method.setting_range(), target,
                                               calibration_bisection_steps, flukes_at));
 
@@ -199,17 +189,17 @@ bool within(double value, double low, double high) {
 
 std::optional<std::string> calibration_out_of_range(const model::Calibration& calibration,
                                                     const model::MethodChoice& choice) {
-    const auto rule = calibration_rule_of(choice.level);
-    if (choice.kind != model::MethodKind::Level || !rule)
-        return "the settings calibrate nothing, they fix the sensitivity";
-    if (calibration.budget != rule->budget)
+    const auto method = make_method(choice);
+    const auto budget = method->calibration_budget();
+    if (!budget) return "the settings calibrate nothing, they fix the sensitivity";
+    if (calibration.budget != *budget)
         return fmt::format("its budget {:g} is not the {:g} configured", calibration.budget,
-                           rule->budget);
+                           *budget);
     const auto used = static_cast<std::size_t>(std::max(calibration.pull_requests, 0));
-    if (used > rule->window)
+    if (used > kCalibrationWindow)
         return fmt::format("its {} pull requests are more than the {} calibration replays",
-                           calibration.pull_requests, rule->window);
-    const auto expected_source = used < rule->minimum_pull_requests
+                           calibration.pull_requests, kCalibrationWindow);
+    const auto expected_source = used < kCalibrationMinimum
                                      ? model::CalibrationSource::Conservative
                                      : model::CalibrationSource::Calibrated;
     if (calibration.source != expected_source)
@@ -219,13 +209,13 @@ std::optional<std::string> calibration_out_of_range(const model::Calibration& ca
     if (used == 0 && calibration.flukes_per_pr != 0)
         return fmt::format("it counts {:g} flukes per pull request without pull requests",
                            calibration.flukes_per_pr);
-    const bool by_noise = used > 0 && rule->allocation == model::BudgetAllocation::ByNoise &&
-                          used >= rule->minimum_pull_requests;
+    const bool by_noise =
+        used > 0 && method->shares_budget_by_noise() && used >= kCalibrationMinimum;
     if (!by_noise && !calibration.thresholds_by_noise.empty())
         return "it holds thresholds by noise, which these settings do not calibrate";
     std::pair<double, double> range;
     if (used == 0) {
-        range = {rule->conservative_setting, rule->conservative_setting};
+        range = {kConservativeSensitivity, kConservativeSensitivity};
     } else if (by_noise) {
         range = shared_budget_prices;
         const auto grid = stats::share_threshold_grid();
@@ -240,10 +230,10 @@ std::optional<std::string> calibration_out_of_range(const model::Calibration& ca
                     "calibration chooses from",
                     threshold, grid.front(), grid.back());
     } else {
-        range = make_method(choice)->setting_range();
+        range = method->setting_range();
         if (calibration.source == model::CalibrationSource::Conservative)
-            range = {std::max(range.first, rule->conservative_setting),
-                     std::max(range.second, rule->conservative_setting)};
+            range = {std::max(range.first, kConservativeSensitivity),
+                     std::max(range.second, kConservativeSensitivity)};
     }
     if (!within(calibration.sensitivity, range.first, range.second))
         return fmt::format(
@@ -259,7 +249,7 @@ std::optional<std::string> calibration_out_of_range(const model::Calibration& ca
             calibration.flukes_per_pr, used);
     // A calibrated setting below the top of its range is the smallest that kept the flukes
     // within the budget's margin: flukes beyond it cannot come with that setting.
-    const double target = calibration.budget * rule->margin;
+    const double target = calibration.budget * kCalibrationMargin;
     if (calibration.source == model::CalibrationSource::Calibrated &&
         calibration.sensitivity < range.second * (1 - 1e-9) &&
         calibration.flukes_per_pr > target * (1 + 1e-9))
@@ -271,15 +261,15 @@ std::optional<std::string> calibration_out_of_range(const model::Calibration& ca
 }
 
 std::size_t calibration_runs(const model::MethodChoice& choice) {
-    const auto rule = calibration_rule_of(choice.level);
-    if (choice.kind != model::MethodKind::Level || !rule) return 0;
-    return rule->window + make_method(choice)->history_wanted() + persistence_window + 1;
+    const auto method = make_method(choice);
+    if (!method->calibration_budget()) return 0;
+    return kCalibrationWindow + method->history_wanted() + persistence_window + 1;
 }
 
 model::Calibration calibrate_choice(const BacktestMatrix& history,
                                     const model::MethodChoice& choice) {
-    const auto rule = calibration_rule_of(choice.level);
-    if (choice.kind != model::MethodKind::Level || !rule)
+    const auto method = make_method(choice);
+    if (!method->calibration_budget())
         return {model::CalibrationSource::Fixed,
                 0,
                 choice.level.sensitivity,
@@ -288,17 +278,16 @@ model::Calibration calibrate_choice(const BacktestMatrix& history,
                 choice.level.thresholds_by_noise,
                 false,
                 {}};
-    const auto method = make_method(choice);
-    // Only the latest rule->window pull requests are replayed: those from this run on.
-    const auto first_run = history.runs > rule->window + persistence_window + 1
-                               ? history.runs - persistence_window - rule->window
+    // Only the latest kCalibrationWindow pull requests are replayed: those from this run on.
+    const auto first_run = history.runs > kCalibrationWindow + persistence_window + 1
+                               ? history.runs - persistence_window - kCalibrationWindow
                                : 0;
     const Replay replay(history, first_run);
     const auto requests = replay.pull_requests();
     std::vector<std::unique_ptr<PreparedSuite>> prepared;
     prepared.reserve(requests.size());
     for (const auto& request : requests) prepared.push_back(method->prepare(request.suite));
-    return calibrate(*method, requests, prepared, *rule);
+    return calibrate(*method, requests, prepared);
 }
 
 BacktestMatrix matrix_of(const model::History& history,
@@ -338,10 +327,9 @@ model::MethodChoice calibrated_on(const model::History& history, const model::Me
 }
 
 model::MethodChoice calibrated(model::MethodChoice choice, const model::Calibration& calibration) {
-    if (choice.kind == model::MethodKind::Level) {
-        choice.level.sensitivity = calibration.sensitivity;
-        choice.level.thresholds_by_noise = calibration.thresholds_by_noise;
-    }
+    // A method that calibrates nothing has a Fixed calibration of the level settings' own values.
+    choice.level.sensitivity = calibration.sensitivity;
+    choice.level.thresholds_by_noise = calibration.thresholds_by_noise;
     return choice;
 }
 

@@ -67,32 +67,25 @@ class Replay {
 };
 
 // Flags of one replayed pull request that did not last (flukes) and that did (persistent), given
-// its assessments. The flagged change is the one a report shows: head against the method's
+// its judgement. The flagged change is the one a report shows: head against the method's
 // reference (the level; seed: the baseline run).
 struct FlagCount {
     long flukes = 0;
     long persistent = 0;
 };
-FlagCount count_flags(const ReplayedPullRequest& request, std::span<const Assessment> assessments);
+FlagCount count_flags(const ReplayedPullRequest& request, const SuiteJudgement& judgement);
 
-// How a setting is calibrated to a budget of false alarms (flukes) per pull request.
-struct CalibrationRule {
-    double budget = 1.0;  // flukes per pull request allowed
-    // Only the latest this many replayable pull requests count, so that a history whose noise
-    // changed is judged by its recent noise.
-    std::size_t window = 75;
-    // The replayed pull requests must stay within budget × margin, so that the next ones, which
-    // the setting was not chosen on, stay within the budget.
-    double margin = 0.7;
-    // With fewer replayable pull requests than this the calibration is not trusted:
-    // the stricter of its answer and `conservative_setting` is used; with none, that setting.
-    std::size_t minimum_pull_requests = 20;
-    double conservative_setting = 3.0;
-    // ByNoise: the setting calibrated is the price of a fluke, and each benchmark's threshold is
-    // the one that price buys for its noise (stats::BudgetShare, over the scores of the same
-    // pull requests); below minimum_pull_requests the one factor is used, as for OneFactor.
-    model::BudgetAllocation allocation = model::BudgetAllocation::ByNoise;
-};
+// How a setting is calibrated to a method's budget of false alarms (flukes) per pull request.
+// Only the latest kCalibrationWindow replayable pull requests count, so that a history whose
+// noise changed is judged by its recent noise.
+inline constexpr std::size_t kCalibrationWindow = 75;
+// The replayed pull requests must stay within budget × kCalibrationMargin, so that the next
+// ones, which the setting was not chosen on, stay within the budget.
+inline constexpr double kCalibrationMargin = 0.7;
+// With fewer replayable pull requests than this the calibration is not trusted: the stricter of
+// its answer and kConservativeSensitivity is used; with none, that setting.
+inline constexpr std::size_t kCalibrationMinimum = 20;
+inline constexpr double kConservativeSensitivity = 3.0;
 
 // The regressions a budget shared by noise buys catches of: 10% and 20%, in log space.
 inline constexpr double shared_budget_sizes[] = {0.09531017980432486, 0.1823215567939546};
@@ -107,20 +100,20 @@ inline constexpr std::pair<double, double> shared_budget_prices = {0.1, 1000.0};
 double smallest_setting_within(std::pair<double, double> range, double target, int bisection_steps,
                                const std::function<double(double)>& flukes_at);
 
-// The level settings' calibration rule; std::nullopt when they fix the sensitivity instead.
-std::optional<CalibrationRule> calibration_rule_of(const model::LevelRuleSettings& settings);
-
-// The most sensitive setting of `method` at which the replayed pull requests `prepared` (each
-// prepared by `method`, oldest first; only the last rule.window are used) make at most
-// rule.budget × rule.margin flukes per pull request, found on a log-spaced grid over
-// method.setting_range() (ByNoise: over shared_budget_prices) refined by bisection; the
-// strictest setting when none keeps the budget. Judge with method.calibrated_by(the result).
+// The most sensitive setting of `method` (which has a method.calibration_budget()) at which the
+// replayed pull requests `prepared` (each prepared by `method`, oldest first; only the last
+// kCalibrationWindow are used) make at most budget × kCalibrationMargin flukes per pull request,
+// found on a log-spaced grid over method.setting_range() refined by bisection; the strictest
+// setting when none keeps the budget. A method that shares its budget by noise calibrates the
+// price of a fluke over shared_budget_prices instead, each benchmark's threshold being the one
+// that price buys for its noise (stats::BudgetShare, over the scores of the same pull
+// requests), unless fewer than kCalibrationMinimum pull requests are replayed. Judge with
+// method.calibrated_by(the result).
 model::Calibration calibrate(const Method& method, std::span<const ReplayedPullRequest> requests,
-                             std::span<const std::unique_ptr<PreparedSuite>> prepared,
-                             const CalibrationRule& rule);
+                             std::span<const std::unique_ptr<PreparedSuite>> prepared);
 
 // How `choice` judges a head whose default-branch history is `history` (all of it, up to the
-// baseline): a level method with a budget is calibrated on the latest rule.window pull requests
+// baseline): a method with a budget is calibrated on the latest kCalibrationWindow pull requests
 // that history replays; otherwise its settings are used as they are (source Fixed).
 model::Calibration calibrate_choice(const BacktestMatrix& history,
                                     const model::MethodChoice& choice);

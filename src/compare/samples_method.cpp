@@ -108,14 +108,19 @@ class SamplesMethod final : public Method {
         return prepared;
     }
 
-    std::vector<Assessment> decide(const PreparedSuite& prepared, double setting) const override {
+    SuiteJudgement decide(const PreparedSuite& prepared, double setting) const override {
         const auto& suite = dynamic_cast<const SamplesPrepared&>(prepared);
         const bool assumed = spread_assumed(suite);
         const double shared_by = static_cast<double>(
             std::max(suite.judged, std::max<std::size_t>(settings_.budget_benchmarks, 1)));
         const double per_benchmark = std::min(1.0, 1.0 / setting / shared_by);
         const double tau_squared = suite.run_to_run * suite.run_to_run;
-        std::vector<Assessment> assessments;
+        SuiteJudgement judgement;
+        judgement.suite_move = std::expm1(suite.suite_move);
+        judgement.run_to_run = suite.run_to_run;
+        // With no benchmark judged, no spread was used, assumed or learned.
+        judgement.run_to_run_assumed = assumed && suite.judged > 0;
+        auto& assessments = judgement.benchmarks;
         assessments.reserve(suite.benchmarks.size());
         for (const auto& benchmark : suite.benchmarks) {
             Assessment assessment;
@@ -151,15 +156,13 @@ class SamplesMethod final : public Method {
             assessment.detectable_change = std::exp(assessment.threshold) - 1.0;
             assessment.reference = benchmark.base_median;
             assessment.head_value = benchmark.head_median;
-            assessment.suite_move = std::expm1(suite.suite_move);
-            assessment.run_to_run = suite.run_to_run;
-            assessment.run_to_run_assumed = assumed;
             assessment.verdict = to_verdict(stats::judge_log_ratio(move.log_move - suite.suite_move,
                                                                    assessment.threshold,
                                                                    benchmark.smaller_is_better));
+            mark_too_noisy(assessment, benchmark.minimum_change);
             assessments.push_back(assessment);
         }
-        return assessments;
+        return judgement;
     }
 
     double setting() const override { return 1.0 / settings_.false_alarms_per_pr; }
@@ -173,6 +176,8 @@ class SamplesMethod final : public Method {
     std::pair<double, double> setting_range() const override { return {0.01, 1000.0}; }
 
     std::size_t history_wanted() const override { return history_pairs + 1; }
+
+    bool reads_samples() const override { return true; }
 
   private:
     // Whether `suite` judged too few benchmarks to learn the suite's move and the spread between

@@ -72,11 +72,11 @@ std::vector<model::BenchmarkStanding> standings(const model::History& history,
         latest_suite.push_back(evidence);
         latest_judged.push_back(i);
     }
-    const auto now = method.judge(now_suite);
+    const auto now = method.judge(now_suite).benchmarks;
     for (std::size_t j = 0; j < now_judged.size(); ++j)
         if (now[j].threshold > 0)
             result[now_judged[j]].detectable_change = now[j].detectable_change;
-    const auto latest = method.judge(latest_suite);
+    const auto latest = method.judge(latest_suite).benchmarks;
     for (std::size_t j = 0; j < latest_judged.size(); ++j) {
         auto& standing = result[latest_judged[j]];
         const auto& assessment = latest[j];

@@ -112,18 +112,9 @@ struct LevelRuleSettings {
     // With a false-alarm budget this is only the value used until the history can calibrate it.
     double sensitivity = 1.5;
     // The budget: the sensitivity is calibrated so that the default branch's history, replayed
-    // as `backtest` replays it, makes at most this many flukes per pull request; std::nullopt:
-    // `sensitivity` is used as set.
+    // as `backtest` replays it, makes at most this many flukes per pull request (the constants
+    // of that calibration are in compare/replay.hpp); std::nullopt: `sensitivity` is used as set.
     std::optional<double> false_alarms_per_pr = 1.0;
-    // The calibration replays at most this many of the latest default-branch pull requests, so
-    // that it follows noise that changed over time, and keeps them within budget × margin, so
-    // that the pull requests after them stay within the budget.
-    std::size_t calibration_window = 75;
-    double calibration_margin = 0.7;
-    // With fewer pull requests to replay the calibration is not trusted: the sensitivity is at
-    // least conservative_sensitivity (and that with none at all).
-    std::size_t calibration_minimum = 20;
-    double conservative_sensitivity = 3.0;
     // How the calibration shares the budget out; with ByNoise the calibrated sensitivity is the
     // price of a fluke in catches, and `thresholds_by_noise` what that price bought.
     BudgetAllocation allocation = BudgetAllocation::ByNoise;
@@ -137,18 +128,6 @@ struct LevelRuleSettings {
     std::size_t level_runs = 5;
     // The noise is learned from at most this many of the latest deviations.
     std::size_t noise_runs = 40;
-    // With fewer deviations than this the noise is not learned: the head is flagged only beyond
-    // short_history_factor × the largest change between consecutive runs of its history, and is
-    // Inconclusive within it (and always with under two runs).
-    std::size_t minimum_deviations = 5;
-    double short_history_factor = 2.0;
-    // The suite moved as a whole when at least this share of its benchmarks, and at least
-    // suite_minimum of them, lie beyond their thresholds in one direction.
-    double suite_share = 0.5;
-    std::size_t suite_minimum = 10;
-    // Then a benchmark is flagged only beyond this many times the suite's spread around its
-    // median move (1.4826 × median absolute deviation), as well as beyond its own threshold.
-    double suite_spread_factor = 3.0;
 };
 
 // The settings of the samples method, which judges two runs by the samples each carries.

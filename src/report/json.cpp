@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "compare/level_method.hpp"
 #include "report/json_parts.hpp"
 #include "report/report.hpp"
 #include "report/wording.hpp"
@@ -174,8 +175,8 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
             {"sensitivity", settings.sensitivity},
             {"noise_quantile", settings.noise_quantile},
             {"level_runs", settings.level_runs},
-            {"minimum_deviations", settings.minimum_deviations},
-            {"short_history_factor", settings.short_history_factor},
+            {"minimum_deviations", compare::kLevelMinimumDeviations},
+            {"short_history_factor", compare::kLevelShortHistoryFactor},
             {"budget_allocation", model::to_string(settings.allocation)},
         };
         const auto& calibration = comparison.calibration;

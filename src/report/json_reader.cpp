@@ -326,10 +326,8 @@ model::Comparison read_json(std::string_view text, std::string_view source) {
         settings.sensitivity = level["sensitivity"].number();
         settings.noise_quantile = level["noise_quantile"].number();
         settings.level_runs = static_cast<std::size_t>(level["level_runs"].integer());
-        settings.minimum_deviations =
-            static_cast<std::size_t>(level["minimum_deviations"].integer());
-        if (level.has("short_history_factor"))
-            settings.short_history_factor = level["short_history_factor"].number();
+        // minimum_deviations and short_history_factor, which reports still carry, are the
+        // method's constants now (compare/level_method.hpp): no configuration changes them.
         // Reports written before budgets were shared by noise spent theirs through one factor.
         settings.allocation = level.has("budget_allocation")
                                   ? read_budget_allocation(level["budget_allocation"])

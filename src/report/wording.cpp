@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "compare/level_method.hpp"
+#include "compare/replay.hpp"
 #include "compare/samples_method.hpp"
 #include "model/category.hpp"
 #include "model/environment_keys.hpp"
@@ -349,22 +351,22 @@ std::string calibration_how_sentence(const model::Calibration& calibration,
                     "budget ({:.2f} each on average). Quiet benchmarks so watch for small changes "
                     "and noisy ones give their share up.",
                     budget, calibration.pull_requests,
-                    percent_without_trailing_zeros(settings.calibration_margin),
+                    percent_without_trailing_zeros(compare::kCalibrationMargin),
                     calibration.flukes_per_pr);
             return fmt::format(
                 " That factor was calibrated to a budget of {} per pull request: it is the "
                 "smallest at which the default branch's last {} runs, replayed as pull requests, "
                 "stay within {} of it ({:.2f} each on average).",
                 budget, calibration.pull_requests,
-                percent_without_trailing_zeros(settings.calibration_margin),
+                percent_without_trailing_zeros(compare::kCalibrationMargin),
                 calibration.flukes_per_pr);
         case model::CalibrationSource::Conservative:
             return fmt::format(
                 " The default branch has too few runs to calibrate that factor to a budget of {} "
                 "per pull request ({} replayed as pull requests, {} needed), so it is at least "
                 "{}.",
-                budget, calibration.pull_requests, settings.calibration_minimum,
-                whole_or_general(settings.conservative_sensitivity));
+                budget, calibration.pull_requests, compare::kCalibrationMinimum,
+                whole_or_general(compare::kConservativeSensitivity));
         case model::CalibrationSource::Fixed:
             break;
     }
@@ -420,8 +422,8 @@ std::string level_explanation(const model::Comparison& comparison,
         by_noise ? std::string("a threshold chosen for")
                  : factor_words(three_digits(settings.sensitivity)),
         ordinal_percentile(settings.noise_quantile), by_noise ? ", never below that noise," : "",
-        join(minimums, ", "), settings.minimum_deviations, settings.level_runs,
-        factor_words(settings.short_history_factor));
+        join(minimums, ", "), compare::kLevelMinimumDeviations, settings.level_runs,
+        factor_words(compare::kLevelShortHistoryFactor));
     paragraph += calibration_sentence(comparison.calibration, settings);
     if (moved_visibly(comparison.suite_move))
         paragraph += fmt::format(

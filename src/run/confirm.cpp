@@ -91,16 +91,10 @@ std::vector<ConfirmTarget> targets_from_results(std::span<const model::Result> b
 }
 
 stats::Interval median_bound(std::span<const double> log_ratios, const ConfirmSettings& settings) {
-    if (settings.rule == IntervalRule::BonferroniSignTest)
-        return stats::median_interval(log_ratios,
-                                      stats::alpha_per_look(settings.alpha, settings.max_rounds));
     return stats::median_confidence_sequence(log_ratios, settings.alpha);
 }
 
 int first_deciding_round(const ConfirmSettings& settings) {
-    if (settings.rule == IntervalRule::BonferroniSignTest)
-        return stats::fewest_values_for_interval(
-            stats::alpha_per_look(settings.alpha, settings.max_rounds));
     return stats::fewest_values_for_sequence(settings.alpha);
 }
 

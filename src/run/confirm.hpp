@@ -30,24 +30,15 @@ enum class Build { Base, Head };
 // "base" or "head".
 const char* to_string(Build build);
 
-// How confirm bounds the median of the per-round ratios after each round.
-enum class IntervalRule {
-    // stats::median_confidence_sequence at alpha: valid however many rounds are looked at.
-    ConfidenceSequence,
-    // stats::median_interval at alpha / max_rounds (Bonferroni over the looks); the rule confirm
-    // had before, kept so that bench/confirm_rounds can measure one against the other.
-    BonferroniSignTest,
-};
-
 // How long and how strictly `confirm` measures.
 struct ConfirmSettings {
     double alpha = 0.05;  // chance that one benchmark's verdict is wrong, over all its looks
     int max_rounds = 100;  // each round runs both commands once
     double time_budget_seconds = 600;
-    IntervalRule rule = IntervalRule::ConfidenceSequence;
 };
 
-// The interval for the median of `log_ratios` under settings.rule at settings.alpha.
+// The interval for the median of `log_ratios` at settings.alpha: stats::median_confidence_sequence,
+// valid however many rounds are looked at.
 stats::Interval median_bound(std::span<const double> log_ratios, const ConfirmSettings& settings);
 
 // The first round whose median_bound() can be finite.

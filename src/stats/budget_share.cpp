@@ -117,8 +117,4 @@ double threshold_at(std::span<const double> table, GridPosition position) {
     return low + position.weight * (table[position.lower + 1] - low);
 }
 
-double threshold_for(std::span<const double> table, double noise) {
-    return threshold_at(table, grid_position(noise));
-}
-
 }  // namespace benchwatch::stats

@@ -45,13 +45,9 @@ struct GridPosition {
 };
 GridPosition grid_position(double noise);
 
-// The threshold for a benchmark of noise `noise` from `table` (one per share_noise_grid() point):
-// interpolated linearly in ln noise, and the end values beyond the grid.
-// Example: with a table of t_i at noise n_i, threshold_for(table, n_3) == t_3.
-double threshold_for(std::span<const double> table, double noise);
-
-// threshold_for() at a noise already placed by grid_position(), for judging one benchmark
-// against many tables.
+// The threshold at a noise placed by grid_position() from `table` (one per share_noise_grid()
+// point): interpolated linearly in ln noise, and the end values beyond the grid. Example: with a
+// table of t_i at noise n_i, threshold_at(table, grid_position(n_3)) == t_3.
 double threshold_at(std::span<const double> table, GridPosition position);
 
 }  // namespace benchwatch::stats

@@ -174,18 +174,4 @@ std::vector<std::size_t> change_points(std::span<const double> values,
     return starts;
 }
 
-std::vector<Step> detect_steps(std::span<const double> values,
-                               const ChangePointSettings& settings) {
-    const auto starts = change_points(values, settings);
-    std::vector<Step> steps;
-    for (std::size_t i = 0; i < starts.size(); ++i)
-        steps.push_back({starts[i], step_ratio(values, starts, i)});
-    return steps;
-}
-
-std::size_t last_change_point(std::span<const double> values, const ChangePointSettings& settings) {
-    const auto starts = change_points(values, settings);
-    return starts.empty() ? 0 : starts.back();
-}
-
 }  // namespace benchwatch::stats

@@ -38,15 +38,4 @@ struct Step {
 std::vector<std::size_t> change_points(std::span<const double> values,
                                        const ChangePointSettings& settings = {});
 
-// The steps of `values` (oldest first, positive) in order, each with the ratio of the medians of
-// the segments on either side. Example: detect_steps({10, 10, 10, 10, 12, 12, 12, 12}) ==
-// {{4, 1.2}}.
-std::vector<Step> detect_steps(std::span<const double> values,
-                               const ChangePointSettings& settings = {});
-
-// Where the current level of `values` began: the last change point, 0 when there is none. Cheap
-// enough to call on every prefix of a history (O(n²) at worst, no resampling).
-std::size_t last_change_point(std::span<const double> values,
-                              const ChangePointSettings& settings = {});
-
 }  // namespace benchwatch::stats

@@ -166,12 +166,6 @@ double satterthwaite_degrees_of_freedom(double a, double df_a, double b, double 
     return (a + b) * (a + b) / (a * a / df_a + b * b / df_b);
 }
 
-double student_t_two_sided_p(double t, double df) {
-    const boost::math::students_t distribution(df);
-    return std::min(1.0,
-                    2.0 * boost::math::cdf(boost::math::complement(distribution, std::abs(t))));
-}
-
 double student_t_critical(double p, double df) {
     const boost::math::students_t distribution(df);
     return boost::math::quantile(boost::math::complement(distribution, p / 2.0));

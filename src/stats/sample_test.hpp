@@ -80,10 +80,6 @@ double run_to_run_degrees_of_freedom(std::size_t deviations);
 // (a + b)² / (a²/df_a + b²/df_b); df_a where b is 0, df_b where a is 0.
 double satterthwaite_degrees_of_freedom(double a, double df_a, double b, double df_b);
 
-// The two-sided tail probability of Student's t with `df` degrees of freedom beyond |t|.
-// Example: student_t_two_sided_p(2.0, 10) ≈ 0.0734.
-double student_t_two_sided_p(double t, double df);
-
 // The |t| whose two-sided tail probability is `p` with `df` degrees of freedom (0 < p ≤ 1).
 // Example: student_t_critical(0.05, 10) ≈ 2.228.
 double student_t_critical(double p, double df);

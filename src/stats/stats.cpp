@@ -144,17 +144,6 @@ Judgement judge(double base, double head, double threshold, bool smaller_is_bett
     return judge_log_ratio(std::log(head / base), threshold, smaller_is_better);
 }
 
-std::optional<double> recent_shift(std::span<const double> series, std::size_t recent,
-                                   std::size_t before) {
-    if (recent == 0 || series.size() < recent + 1) return std::nullopt;
-    const auto recent_values = series.last(recent);
-    const auto earlier = series.first(series.size() - recent);
-    const auto before_values = earlier.last(std::min(before, earlier.size()));
-    const double level_before = median(before_values);
-    assert(level_before > 0 && "recent_shift() needs positive values");
-    return median(recent_values) / level_before;
-}
-
 std::vector<std::size_t> downsample_extremes(std::span<const double> values,
                                              std::size_t max_points) {
     assert(max_points >= 2 && "downsample_extremes() keeps at least two points");

@@ -78,12 +78,6 @@ Judgement judge_log_ratio(double log_ratio, double threshold, bool smaller_is_be
 // judge_log_ratio() of ln(head/base). Values must be positive.
 Judgement judge(double base, double head, double threshold, bool smaller_is_better);
 
-// The recent shift of a series (oldest first): the median of its last `recent` values divided by
-// the median of the up to `before` values preceding them. nullopt when the series has fewer than
-// recent + 1 values. Example: recent_shift({10, 10, 12, 12}, 2, 20) == 1.2.
-std::optional<double> recent_shift(std::span<const double> series, std::size_t recent,
-                                   std::size_t before);
-
 // Positions of the points to keep when `values` must be drawn with at most `max_points` points:
 // all of them when there are no more than that; otherwise the series is cut by position into
 // max_points / 2 buckets of nearly equal size (bucket b starts at b × n / buckets) and each keeps

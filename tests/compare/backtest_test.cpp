@@ -57,7 +57,7 @@ std::unique_ptr<Method> seed_method(const model::SeedRuleSettings& settings) {
 
 BacktestReport run_seed(const BacktestMatrix& matrix, const BacktestOptions& options) {
     const auto method = seed_method(seed_settings);
-    const BacktestCandidate candidates[] = {{method.get(), std::nullopt}};
+    const BacktestCandidate candidates[] = {{method.get()}};
     return backtest(matrix, candidates, options);
 }
 
@@ -189,9 +189,8 @@ TEST(Backtest, InjectedBenchmarkDoesNotDependOnTheOrderOfMethods) {
     const auto matrix = matrix_of({series("flat", flat(60, 100)), series("noisy", noisy)});
     const auto seed = seed_method(seed_settings);
     const auto loose = seed_method({1.0, 30});
-    const BacktestCandidate seed_first[] = {{seed.get(), std::nullopt}, {loose.get(), std::nullopt}};
-    const BacktestCandidate seed_second[] = {{loose.get(), std::nullopt},
-                                             {seed.get(), std::nullopt}};
+    const BacktestCandidate seed_first[] = {{seed.get()}, {loose.get()}};
+    const BacktestCandidate seed_second[] = {{loose.get()}, {seed.get()}};
     const auto first = backtest(matrix, seed_first, injecting({0.1}));
     const auto second = backtest(matrix, seed_second, injecting({0.1}));
     EXPECT_EQ(first.pull_requests, 45);
@@ -218,7 +217,7 @@ TEST(SeedMethod, AssessmentExplainsItsThreshold) {
     // detectable change 1.1³ − 1 = 0.331. Head 140 against base 100: ln 1.4 > ln 1.331, Slower.
     const double history[] = {100, 110, 100};
     const BenchmarkEvidence evidence{history, 100, 140, true, 0.03, std::nullopt, std::nullopt};
-    const auto assessments = seed_method(seed_settings)->judge({&evidence, 1});
+    const auto assessments = seed_method(seed_settings)->judge({&evidence, 1}).benchmarks;
     ASSERT_EQ(assessments.size(), 1U);
     EXPECT_EQ(assessments[0].verdict, model::Verdict::Slower);
     EXPECT_DOUBLE_EQ(assessments[0].typical_change, std::log(1.1));

@@ -292,14 +292,17 @@ TEST(CalibrationFingerprint, SettingsChangeWithEveryLevelSettingAndCategoryButNo
     prefixed[1].prefixes.push_back("startup/");
     EXPECT_NE(detail::calibration_settings_fingerprint(choice, prefixed), base);
 
-    std::vector<model::MethodChoice> changed(7, choice);
-    changed[6].level.allocation = model::BudgetAllocation::OneFactor;
-    changed[0].level.calibration_window = 50;
-    changed[1].level.calibration_margin = 0.5;
-    changed[2].level.noise_quantile = 0.8;
-    changed[3].level.level_runs = 7;
-    changed[4].level.suite_spread_factor = 2.5;
-    changed[5].level.false_alarms_per_pr = 2.0;
+    // One change of each field of the level settings (the fingerprint binds them all, so a new
+    // field does not compile until it is covered).
+    std::vector<model::MethodChoice> changed(8, choice);
+    changed[0].level.sensitivity = 2.0;
+    changed[1].level.false_alarms_per_pr = 2.0;
+    changed[2].level.false_alarms_per_pr = std::nullopt;
+    changed[3].level.allocation = model::BudgetAllocation::OneFactor;
+    changed[4].level.thresholds_by_noise = {0.1};
+    changed[5].level.noise_quantile = 0.8;
+    changed[6].level.level_runs = 7;
+    changed[7].level.noise_runs = 30;
     for (const auto& other : changed)
         EXPECT_NE(detail::calibration_settings_fingerprint(other, categories), base);
 }

@@ -133,7 +133,7 @@ TEST(Calibration, ByNoiseKeepsBudgetTimesMarginAndLetsQuietBenchmarksCatchSmallC
     const auto method = make_method(calibrated(choice, calibration));
     const Replay replay(matrix);
     const auto& request = replay.pull_requests().back();
-    const auto assessments = method->judge(request.suite);
+    const auto assessments = method->judge(request.suite).benchmarks;
     ASSERT_EQ(assessments.size(), 8u);
     for (const auto& assessment : assessments)
         EXPECT_GE(assessment.threshold, assessment.typical_change);

@@ -41,7 +41,7 @@ std::unique_ptr<Method> level() {
 TEST(LevelMethod, FlagsAHeadBeyondItsNoiseFromTheRecentLevel) {
     const auto history = spiky_history();
     const std::vector<BenchmarkEvidence> suite{evidence(history, 116), evidence(history, 115)};
-    const auto assessments = level()->judge(suite);
+    const auto assessments = level()->judge(suite).benchmarks;
     ASSERT_EQ(assessments.size(), 2U);
     // ln 1.16 = 0.1484 > 0.1430; ln 1.15 = 0.1398 is not.
     EXPECT_EQ(assessments[0].verdict, model::Verdict::Slower);
@@ -51,7 +51,20 @@ TEST(LevelMethod, FlagsAHeadBeyondItsNoiseFromTheRecentLevel) {
     EXPECT_NEAR(assessments[0].threshold, 1.5 * std::log(1.1), 1e-12);
     EXPECT_NEAR(assessments[0].detectable_change, 0.1537, 1e-4);
     EXPECT_EQ(assessments[0].history_pairs, 10);
-    EXPECT_EQ(assessments[0].suite_move, 0);
+}
+
+TEST(LevelMethod, AnUnchangedHeadItsNoiseCannotJudgeIsTooNoisy) {
+    // The spiky history with its spikes at 200: the noise is ln 2, the threshold 1.5 × ln 2 =
+    // 1.0397, a detectable change of 2^1.5 − 1 = 182.8%, beyond 10 × the 3% minimum and 25%. A
+    // head at its level is too noisy to call unchanged; 300 (ln 3 = 1.0986) is still flagged.
+    std::vector<double> history(15, 100.0);
+    history[7] = 200;
+    history[11] = 200;
+    const std::vector<BenchmarkEvidence> suite{evidence(history, 100), evidence(history, 300)};
+    const auto judgement = level()->judge(suite);
+    EXPECT_EQ(judgement.benchmarks[0].verdict, model::Verdict::TooNoisy);
+    EXPECT_NEAR(judgement.benchmarks[0].detectable_change, std::pow(2.0, 1.5) - 1, 1e-12);
+    EXPECT_EQ(judgement.benchmarks[1].verdict, model::Verdict::Slower);
 }
 
 TEST(LevelMethod, DirectionFollowsTheMetric) {
@@ -59,7 +72,7 @@ TEST(LevelMethod, DirectionFollowsTheMetric) {
     // Throughput: 80 is ln 0.8 = −0.223 below the level, beyond 0.1430 and worse.
     const std::vector<BenchmarkEvidence> suite{evidence(history, 80, false),
                                                evidence(history, 80, true)};
-    const auto assessments = level()->judge(suite);
+    const auto assessments = level()->judge(suite).benchmarks;
     EXPECT_EQ(assessments[0].verdict, model::Verdict::Slower);
     EXPECT_EQ(assessments[1].verdict, model::Verdict::Faster);
 }
@@ -70,7 +83,7 @@ TEST(LevelMethod, TheLevelIsNotTheBaselineRun) {
     auto history = spiky_history();
     history.push_back(130);
     const std::vector<BenchmarkEvidence> suite{evidence(history, 100), evidence(history, 125)};
-    const auto assessments = level()->judge(suite);
+    const auto assessments = level()->judge(suite).benchmarks;
     EXPECT_EQ(assessments[0].verdict, model::Verdict::Unchanged);
     EXPECT_EQ(assessments[1].verdict, model::Verdict::Slower);
     EXPECT_DOUBLE_EQ(assessments[1].reference, 100);  // median(110, 100, 100, 100, 130)
@@ -84,7 +97,7 @@ TEST(LevelMethod, AShortHistoryIsFlaggedOnlyBeyondTwiceItsLargestChange) {
     history[1] = 105;
     const std::vector<BenchmarkEvidence> suite{evidence(history, 111), evidence(history, 109),
                                                evidence(history, 89)};
-    const auto assessments = level()->judge(suite);
+    const auto assessments = level()->judge(suite).benchmarks;
     EXPECT_EQ(assessments[0].verdict, model::Verdict::Slower);        // ln 1.11 = 0.1044
     EXPECT_EQ(assessments[1].verdict, model::Verdict::Inconclusive);  // ln 1.09 = 0.0862
     EXPECT_EQ(assessments[2].verdict, model::Verdict::Faster);        // ln 0.89 = −0.1165
@@ -97,7 +110,7 @@ TEST(LevelMethod, AShortHistoryIsFlaggedOnlyBeyondTwiceItsLargestChange) {
     // Ten runs give five deviations: the noise is learned (all zero here, so the category
     // minimum ln 1.03 decides) and 109 is slower.
     history.push_back(100);
-    EXPECT_EQ(level()->judge(std::vector{evidence(history, 109)})[0].verdict,
+    EXPECT_EQ(level()->judge(std::vector{evidence(history, 109)}).benchmarks[0].verdict,
               model::Verdict::Slower);
 }
 
@@ -105,7 +118,7 @@ TEST(LevelMethod, OneRunOfHistoryIsInconclusiveWhateverTheHead) {
     // The evidence keeps a view of its history, which must outlive the judgement.
     const std::vector<double> one_run{100};
     const std::vector<BenchmarkEvidence> suite{evidence(one_run, 1000), evidence(one_run, 10)};
-    for (const auto& assessment : level()->judge(suite)) {
+    for (const auto& assessment : level()->judge(suite).benchmarks) {
         EXPECT_EQ(assessment.verdict, model::Verdict::Inconclusive);
         EXPECT_DOUBLE_EQ(assessment.reference, 100);
     }
@@ -122,12 +135,13 @@ TEST(LevelMethod, AMoveOfTheWholeSuiteIsJudgedOnce) {
     std::vector<BenchmarkEvidence> suite(10, evidence(history, 150));
     suite.push_back(evidence(history, 100));
     suite.push_back(evidence(history, 200));
-    const auto assessments = level()->judge(suite);
+    const auto judgement = level()->judge(suite);
+    const auto& assessments = judgement.benchmarks;
     for (std::size_t i = 0; i < 10; ++i)
         EXPECT_EQ(assessments[i].verdict, model::Verdict::Unchanged) << i;
     EXPECT_EQ(assessments[10].verdict, model::Verdict::Unchanged);
     EXPECT_EQ(assessments[11].verdict, model::Verdict::Slower);
-    for (const auto& assessment : assessments) EXPECT_NEAR(assessment.suite_move, 0.5, 1e-12);
+    EXPECT_NEAR(judgement.suite_move, 0.5, 1e-12);
 }
 
 TEST(LevelMethod, UnderHalfTheSuiteMovingIsNoSuiteMove) {
@@ -135,11 +149,12 @@ TEST(LevelMethod, UnderHalfTheSuiteMovingIsNoSuiteMove) {
     const auto history = spiky_history();
     std::vector<BenchmarkEvidence> suite(5, evidence(history, 150));
     for (int i = 0; i < 7; ++i) suite.push_back(evidence(history, 100));
-    const auto assessments = level()->judge(suite);
+    const auto judgement = level()->judge(suite);
+    const auto& assessments = judgement.benchmarks;
     for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(assessments[i].verdict, model::Verdict::Slower);
     for (std::size_t i = 5; i < 12; ++i)
         EXPECT_EQ(assessments[i].verdict, model::Verdict::Unchanged);
-    EXPECT_EQ(assessments[0].suite_move, 0);
+    EXPECT_EQ(judgement.suite_move, 0);
 }
 
 TEST(LevelMethod, TheSettingIsTheSensitivity) {
@@ -151,7 +166,7 @@ TEST(LevelMethod, TheSettingIsTheSensitivity) {
     const auto looser = method->with_setting(1.0);
     const auto history = spiky_history();
     const std::vector<BenchmarkEvidence> suite{evidence(history, 106), evidence(history, 111)};
-    const auto assessments = looser->judge(suite);
+    const auto assessments = looser->judge(suite).benchmarks;
     EXPECT_EQ(assessments[0].verdict, model::Verdict::Unchanged);
     EXPECT_EQ(assessments[1].verdict, model::Verdict::Slower);
 }

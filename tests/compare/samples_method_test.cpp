@@ -37,7 +37,8 @@ std::vector<BenchmarkEvidence> suite_with_one_slowdown() {
 }
 
 TEST(SamplesMethod, FlagsTheMoveBeyondTheNoiseThatTheSuiteAndTheSamplesShow) {
-    const auto assessments = make_samples_method({})->judge(suite_with_one_slowdown());
+    const auto judgement = make_samples_method({})->judge(suite_with_one_slowdown());
+    const auto& assessments = judgement.benchmarks;
     ASSERT_EQ(assessments.size(), 4u);
     EXPECT_EQ(assessments[0].verdict, model::Verdict::Unchanged);
     EXPECT_EQ(assessments[1].verdict, model::Verdict::Unchanged);
@@ -47,9 +48,10 @@ TEST(SamplesMethod, FlagsTheMoveBeyondTheNoiseThatTheSuiteAndTheSamplesShow) {
         EXPECT_NEAR(assessment.threshold, 0.0378546, 1e-6);
         EXPECT_NEAR(assessment.detectable_change, 0.0385802, 1e-6);
         EXPECT_NEAR(assessment.typical_change, 0.0165760, 1e-6);
-        EXPECT_NEAR(assessment.run_to_run, 0.0155996, 1e-6);
-        EXPECT_NEAR(assessment.suite_move, std::expm1(0.005), 1e-12);
     }
+    EXPECT_NEAR(judgement.run_to_run, 0.0155996, 1e-6);
+    EXPECT_NEAR(judgement.suite_move, std::expm1(0.005), 1e-12);
+    EXPECT_FALSE(judgement.run_to_run_assumed);
     // The medians are what was judged, not the files' best values.
     EXPECT_DOUBLE_EQ(assessments[3].reference, 100);
     EXPECT_NEAR(assessments[3].head_value, 100 * std::exp(0.5), 1e-9);
@@ -67,12 +69,13 @@ TEST(SamplesMethod, JudgesABenchmarkByItsHistoryWhereItMovesMoreThanTheSuiteShow
     // last 30 pairs give 1.4826 × ln 2 = 1.027662 for the spread of a move, far above the
     // 0.016576 the samples and the suite explain. With min(2 for a suite under 50, 0.37 × 30)
     // = 2 degrees of freedom, Student's t at p = 0.2 is √(2 × 0.8² / (1 − 0.8²)) = 1.885618
-    // and the threshold 1.937777: the 0.495 deviation is noise for this benchmark.
+    // and the threshold 1.937777: the 0.495 deviation is noise for this benchmark, and a
+    // detectable change of e^1.937777 − 1 = 594% is beyond 10 × the 3% minimum: too noisy.
     auto suite = suite_with_one_slowdown();
     const auto history = alternating_history(31);
     suite[3].history = history;
-    const auto assessments = make_samples_method({})->judge(suite);
-    EXPECT_EQ(assessments[3].verdict, model::Verdict::Unchanged);
+    const auto assessments = make_samples_method({})->judge(suite).benchmarks;
+    EXPECT_EQ(assessments[3].verdict, model::Verdict::TooNoisy);
     EXPECT_NEAR(assessments[3].typical_change, 1.027662, 1e-6);
     EXPECT_NEAR(assessments[3].threshold, 1.937777, 1e-6);
     // The others, without history, are judged as before.
@@ -81,22 +84,22 @@ TEST(SamplesMethod, JudgesABenchmarkByItsHistoryWhereItMovesMoreThanTheSuiteShow
     // Four pairs are too few to learn a benchmark's spread from: the samples judge it alone.
     const auto short_history = alternating_history(5);
     suite[3].history = short_history;
-    EXPECT_EQ(make_samples_method({})->judge(suite)[3].verdict, model::Verdict::Slower);
+    EXPECT_EQ(make_samples_method({})->judge(suite).benchmarks[3].verdict, model::Verdict::Slower);
     // A quiet history does not lower the noise below what the samples and the suite show.
     const std::vector<double> quiet(31, 100.0);
     suite[3].history = quiet;
-    EXPECT_NEAR(make_samples_method({})->judge(suite)[3].threshold, 0.0378546, 1e-6);
+    EXPECT_NEAR(make_samples_method({})->judge(suite).benchmarks[3].threshold, 0.0378546, 1e-6);
 }
 
 TEST(SamplesMethod, SpendsItsBudgetOverTheWholeSuite) {
     // Budget 0.001 over max(4, 5): p = 0.0002, |t| = 329.69 at 1.41 degrees of freedom, a
-    // threshold of 5.4650 that the 0.495 deviation does not reach.
+    // threshold of 5.4650 that the 0.495 deviation does not reach, so wide that it is too noisy.
     const auto strict = make_samples_method({.false_alarms_per_pr = 0.001});
-    const auto assessments = strict->judge(suite_with_one_slowdown());
+    const auto assessments = strict->judge(suite_with_one_slowdown()).benchmarks;
     EXPECT_NEAR(assessments[3].threshold, 5.46500, 1e-4);
-    EXPECT_EQ(assessments[3].verdict, model::Verdict::Unchanged);
+    EXPECT_EQ(assessments[3].verdict, model::Verdict::TooNoisy);
     EXPECT_DOUBLE_EQ(strict->setting(), 1000);
-    EXPECT_EQ(strict->with_setting(1)->judge(suite_with_one_slowdown())[3].verdict,
+    EXPECT_EQ(strict->with_setting(1)->judge(suite_with_one_slowdown()).benchmarks[3].verdict,
               model::Verdict::Slower);
 }
 
@@ -105,24 +108,23 @@ TEST(SamplesMethod, JudgesEachBenchmarkAgainstTheSuitesMove) {
     std::vector<BenchmarkEvidence> suite;
     for (const double move : {0.33, 0.34, 0.335, 0.345, 0.3365})
         suite.push_back(evidence(100, 100 * std::exp(move)));
-    const auto assessments = make_samples_method({})->judge(suite);
-    for (const auto& assessment : assessments) {
+    const auto judgement = make_samples_method({})->judge(suite);
+    for (const auto& assessment : judgement.benchmarks)
         EXPECT_EQ(assessment.verdict, model::Verdict::Unchanged);
-        EXPECT_NEAR(assessment.suite_move, std::expm1(0.3365), 1e-12);
-    }
+    EXPECT_NEAR(judgement.suite_move, std::expm1(0.3365), 1e-12);
 }
 
 TEST(SamplesMethod, ReadsTheDirectionOfEachMetric) {
     auto suite = suite_with_one_slowdown();
     for (auto& one : suite) one.smaller_is_better = false;
-    EXPECT_EQ(make_samples_method({})->judge(suite)[3].verdict, model::Verdict::Faster);
+    EXPECT_EQ(make_samples_method({})->judge(suite).benchmarks[3].verdict, model::Verdict::Faster);
 }
 
 TEST(SamplesMethod, CannotJudgeWithoutSamplesOnBothSides) {
     auto suite = suite_with_one_slowdown();
     suite.push_back(evidence(100, 200));
     suite.back().base_samples.reset();
-    const auto assessments = make_samples_method({})->judge(suite);
+    const auto assessments = make_samples_method({})->judge(suite).benchmarks;
     EXPECT_EQ(assessments[4].verdict, model::Verdict::Inconclusive);
     // The four with samples are judged as before: the fifth is not one of the suite's m.
     EXPECT_EQ(assessments[3].verdict, model::Verdict::Slower);
@@ -146,49 +148,50 @@ TEST(SamplesMethod, AssumesTheSpreadBetweenRunsWhereTooFewBenchmarksShowIt) {
     // would be flagged. The suite's move is not taken out: with two benchmarks it would be half
     // of the one that changed.
     const std::vector<BenchmarkEvidence> two{spread_evidence(110), spread_evidence(120)};
-    const auto assessments = make_samples_method({})->judge(two);
+    const auto judgement = make_samples_method({})->judge(two);
+    const auto& assessments = judgement.benchmarks;
     ASSERT_EQ(assessments.size(), 2u);
     EXPECT_EQ(assessments[0].verdict, model::Verdict::Unchanged);
     EXPECT_EQ(assessments[1].verdict, model::Verdict::Slower);
     for (const auto& assessment : assessments) {
         EXPECT_NEAR(assessment.typical_change, 0.0560499, 1e-6);
         EXPECT_NEAR(assessment.threshold, 0.1056887, 1e-6);
-        EXPECT_EQ(assessment.suite_move, 0);
-        EXPECT_EQ(assessment.run_to_run, 0);
-        EXPECT_TRUE(assessment.run_to_run_assumed);
     }
+    EXPECT_EQ(judgement.suite_move, 0);
+    EXPECT_EQ(judgement.run_to_run, 0);
+    EXPECT_TRUE(judgement.run_to_run_assumed);
     // One benchmark alone is judged the same way.
     const std::vector<BenchmarkEvidence> one{spread_evidence(120)};
-    EXPECT_EQ(make_samples_method({})->judge(one)[0].verdict, model::Verdict::Slower);
-    EXPECT_NEAR(make_samples_method({})->judge(one)[0].threshold, 0.1056887, 1e-6);
+    EXPECT_EQ(make_samples_method({})->judge(one).benchmarks[0].verdict, model::Verdict::Slower);
+    EXPECT_NEAR(make_samples_method({})->judge(one).benchmarks[0].threshold, 0.1056887, 1e-6);
     // A larger budget is not spread over fewer than 5: a budget of 5 tests each at p = 1, and
     // the threshold falls to the category's minimum, ln 1.03.
-    EXPECT_NEAR(make_samples_method({.false_alarms_per_pr = 5})->judge(one)[0].threshold,
+    EXPECT_NEAR(make_samples_method({.false_alarms_per_pr = 5})->judge(one).benchmarks[0].threshold,
                 std::log(1.03), 1e-12);
     // A benchmark's own history of moves between default-branch runs still widens its noise:
     // 1.4826 × ln 2 = 1.027662 beyond the assumed 0.0560499, and the threshold is Student's t at
-    // p = 0.2 with 2 degrees of freedom times that, 1.937777, as with a suite.
+    // p = 0.2 with 2 degrees of freedom times that, 1.937777, as with a suite: too noisy.
     auto with_history = one;
     const auto history = alternating_history(31);
     with_history[0].history = history;
-    const auto by_history = make_samples_method({})->judge(with_history)[0];
-    EXPECT_EQ(by_history.verdict, model::Verdict::Unchanged);
+    const auto by_history = make_samples_method({})->judge(with_history).benchmarks[0];
+    EXPECT_EQ(by_history.verdict, model::Verdict::TooNoisy);
     EXPECT_NEAR(by_history.threshold, 1.937777, 1e-6);
     // The suite learns the spread itself from 3 benchmarks on.
-    for (const auto& assessment : make_samples_method({})->judge(suite_with_one_slowdown()))
-        EXPECT_FALSE(assessment.run_to_run_assumed);
+    EXPECT_FALSE(make_samples_method({})->judge(suite_with_one_slowdown()).run_to_run_assumed);
 }
 
 TEST(SamplesMethod, ABenchmarkWithOneSampleIsNotJudgedAndDoesNotCountInTheSuite) {
     auto suite = std::vector<BenchmarkEvidence>{spread_evidence(100), spread_evidence(100),
                                                 spread_evidence(120)};
     suite[0].head_samples->count = 1;
-    const auto assessments = make_samples_method({})->judge(suite);
+    const auto judgement = make_samples_method({})->judge(suite);
+    const auto& assessments = judgement.benchmarks;
     EXPECT_EQ(assessments[0].verdict, model::Verdict::Inconclusive);
     // The two left are too few to learn the spread from.
     EXPECT_EQ(assessments[2].verdict, model::Verdict::Slower);
     EXPECT_NEAR(assessments[2].threshold, 0.1056887, 1e-6);
-    EXPECT_TRUE(assessments[2].run_to_run_assumed);
+    EXPECT_TRUE(judgement.run_to_run_assumed);
 }
 
 }  // namespace

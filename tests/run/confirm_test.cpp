@@ -119,20 +119,6 @@ TEST(Confirm, AlternatesWhichBuildGoesFirstAndStopsWhenAllAreDecided) {
     EXPECT_EQ(builds.order.size(), 16u);
 }
 
-TEST(Confirm, TheBonferroniRuleSpendsTheErrorOverMaxRounds) {
-    FakeBuilds builds{1.2};
-    ConfirmSettings settings;
-    settings.rule = IntervalRule::BonferroniSignTest;
-    settings.max_rounds = 10;  // 0.005 per look: 2^(1−n) <= 0.005 from n = 9
-    const auto confirmation = confirm(
-        std::vector{flagged_target("a", 0.2)}, {}, std::ref(builds), [] { return 0.0; }, settings);
-    EXPECT_EQ(confirmation.first_deciding_round, 9);
-    EXPECT_EQ(confirmation.rounds, 9);
-    EXPECT_EQ(confirmation.benchmarks[0].verdict, model::ConfirmationVerdict::Confirmed);
-    settings.max_rounds = 30;  // 0.00167 per look: from n = 11
-    EXPECT_EQ(first_deciding_round(settings), 11);
-}
-
 TEST(Confirm, WithoutTargetsJudgesEveryBenchmarkInBoth) {
     FakeBuilds builds{1.2};
     ConfirmSettings settings;

@@ -93,16 +93,17 @@ TEST(BudgetShare, ThresholdsNeverFallAsThePriceRises) {
     }
 }
 
-TEST(ThresholdFor, InterpolatesInLogNoiseAndHoldsTheEnds) {
+TEST(ThresholdAt, InterpolatesInLogNoiseAndHoldsTheEnds) {
     const auto noises = share_noise_grid();
     std::vector<double> table(noises.size());
     for (std::size_t i = 0; i < table.size(); ++i) table[i] = 0.01 * static_cast<double>(i);
-    EXPECT_DOUBLE_EQ(threshold_for(table, noises[3]), 0.03);
+    const auto at = [&](double noise) { return threshold_at(table, grid_position(noise)); };
+    EXPECT_DOUBLE_EQ(at(noises[3]), 0.03);
     // Halfway between points 3 and 4 in ln noise: halfway between their thresholds.
-    EXPECT_NEAR(threshold_for(table, std::sqrt(noises[3] * noises[4])), 0.035, 1e-12);
-    EXPECT_DOUBLE_EQ(threshold_for(table, 1e-9), 0.0);
-    EXPECT_DOUBLE_EQ(threshold_for(table, 0.0), 0.0);
-    EXPECT_DOUBLE_EQ(threshold_for(table, 100.0), 1.59);
+    EXPECT_NEAR(at(std::sqrt(noises[3] * noises[4])), 0.035, 1e-12);
+    EXPECT_DOUBLE_EQ(at(1e-9), 0.0);
+    EXPECT_DOUBLE_EQ(at(0.0), 0.0);
+    EXPECT_DOUBLE_EQ(at(100.0), 1.59);
 }
 
 }  // namespace

@@ -158,10 +158,6 @@ TEST(SatterthwaiteDegreesOfFreedom, WeighsEachPartByItsVariance) {
 }
 
 TEST(StudentT, HasTheTablesTails) {
-    EXPECT_NEAR(student_t_two_sided_p(2.0, 10), 0.0733880347707404, 1e-12);
-    EXPECT_NEAR(student_t_two_sided_p(-2.0, 10), 0.0733880347707404, 1e-12);
-    EXPECT_NEAR(student_t_two_sided_p(5.0, 3.7), 0.00916396764489332, 1e-10);
-    EXPECT_DOUBLE_EQ(student_t_two_sided_p(0, 4), 1);
     EXPECT_NEAR(student_t_critical(0.05, 10), 2.22813885196494, 1e-10);
     // 10,000 benchmarks at one false alarm: 18 degrees of freedom, p = 0.0001.
     EXPECT_NEAR(student_t_critical(1e-4, 18), 4.96570628529156, 1e-8);

@@ -179,24 +179,6 @@ TEST(Judge, EqualValuesAreUnchangedEvenWithZeroThreshold) {
     EXPECT_EQ(judge(42, 42, 0, true), Judgement::Unchanged);
 }
 
-TEST(RecentShift, MedianOfTheLastValuesOverTheMedianOfThoseBefore) {
-    // last 2: median(12, 12) = 12; before: median(10, 10) = 10; 12 / 10 = 1.2
-    const std::vector<double> series{10, 10, 12, 12};
-    EXPECT_DOUBLE_EQ(*recent_shift(series, 2, 20), 1.2);
-}
-
-TEST(RecentShift, LooksOnlyAtTheGivenNumberOfEarlierValues) {
-    // before = 2 takes {4, 6} (median 5), not the 100 at the start; recent {10}: 10 / 5 = 2
-    const std::vector<double> series{100, 4, 6, 10};
-    EXPECT_DOUBLE_EQ(*recent_shift(series, 1, 2), 2.0);
-}
-
-TEST(RecentShift, NeedsOneValueBeforeTheRecentOnes) {
-    const std::vector<double> series{1, 2, 3};
-    EXPECT_FALSE(recent_shift(series, 3, 20).has_value());
-    EXPECT_DOUBLE_EQ(*recent_shift(series, 2, 20), 2.5);  // median(2, 3) / 1
-}
-
 TEST(DownsampleExtremes, KeepsEachBucketsSmallestAndLargestInOrder) {
     // buckets of 3: {5, 1, 9} keeps positions 1 (min) and 2 (max); {3, 4, 8} keeps 3 and 5
     const std::vector<double> values{5, 1, 9, 3, 4, 8};
