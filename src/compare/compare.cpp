@@ -401,8 +401,7 @@ Side side_of(const ResultsFile& file) {
 }
 
 // The summaries and the environment and machine differences of a judged comparison.
-void add_totals_and_differences(model::Comparison& comparison, const Side& base,
-                                const Side& head) {
+void add_totals_and_differences(model::Comparison& comparison, const Side& base, const Side& head) {
     comparison.summaries = summarize(comparison);
     comparison.environment_changes = environment_differences(base.environment, head.environment);
     if (!base.machine.empty() && !head.machine.empty())
