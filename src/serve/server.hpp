@@ -17,11 +17,12 @@
 #include "serve/upload.hpp"
 
 namespace httplib {
-class Server;
 struct Request;
 }
 
 namespace benchwatch::serve {
+
+class ConnectionServer;
 
 // The server cannot start: the address cannot be bound or parsed. what() is one line naming the
 // address and how to fix it.
@@ -99,16 +100,23 @@ class DashboardServer {
     void stop();
 
   private:
+    // The constructor's steps: GET and HEAD, then the writes (uploads, or 405), then the
+    // refusals given from the headers alone, then the replies to what httplib or a handler
+    // could not answer.
+    void route_reads();
+    void route_writes();
+    void refuse_from_headers();
+    void explain_failures();
+
     std::shared_ptr<const ApiSnapshot> snapshot() const;
     void refresh_until_stopped();
     void handle(const std::string& target, const Parameters& parameters, Response& response) const;
     Response answer_upload(const httplib::Request& request) const;
     std::optional<Response> refusal_before_body(const httplib::Request& request) const;
 
-    class Http;
     DashboardSource source_;
     std::chrono::milliseconds refresh_;
-    std::unique_ptr<Http> http_;
+    std::unique_ptr<ConnectionServer> http_;
     std::vector<std::string> allowed_hosts_;  // lowercase
     bool check_hosts_ = false;
     std::shared_ptr<UploadReceiver> uploads_;  // null: read-only
