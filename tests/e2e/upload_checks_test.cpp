@@ -4,26 +4,15 @@
 // benchmark name with control characters or over the length limit, a body over the server's
 // limit. The uploads are sent as any client may send them (curl), not through record --server,
 // which checks the files before it sends them.
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <regex>
-#include <thread>
 
 #include "model/run_checks.hpp"
 #include "store/store.hpp"
 #include "support/test_store.hpp"
 #include "support/test_support.hpp"
-
-extern char** environ;
 
 namespace benchwatch::testing {
 namespace {
@@ -33,55 +22,15 @@ namespace fs = std::filesystem;
 constexpr const char* kToken = "upload-checks-token-51c2";
 constexpr std::size_t kLimit = 20'000;
 
-// `benchwatch serve` with uploads on, its output in files of `directory`; stopped at the end.
-class Server {
-  public:
-    Server(const std::string& store, const fs::path& directory)
-        : out_(directory / "serve.out"), err_(directory / "serve.err") {
-        std::vector<std::string> argv = benchwatch_command(
-            {"serve", "--store", store, "--listen", "127.0.0.1:0", "--allow-upload", "--token-file",
-             (directory / "token").string(), "--upload-project", "p", "--max-upload-bytes",
-             std::to_string(kLimit)});
-        std::vector<char*> pointers;
-        for (auto& argument : argv) pointers.push_back(argument.data());
-        pointers.push_back(nullptr);
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_.c_str(),
-                                         O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_.c_str(),
-                                         O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        const int spawned =
-            posix_spawn(&pid_, pointers[0], &actions, nullptr, pointers.data(), environ);
-        posix_spawn_file_actions_destroy(&actions);
-        if (spawned != 0) throw std::runtime_error("cannot start " + describe(argv));
-    }
-    Server(const Server&) = delete;
-    Server& operator=(const Server&) = delete;
-    ~Server() {
-        ::kill(pid_, SIGTERM);
-        waitpid(pid_, nullptr, 0);
-    }
-
-    // The port of its "serving http://127.0.0.1:PORT/" line, waiting up to a minute for it.
-    int port() const {
-        const std::regex ready(R"(serving http://127\.0\.0\.1:(\d+)/ from )");
-        for (int waited_ms = 0; waited_ms < 60'000; waited_ms += 20) {
-            std::ifstream out(out_);
-            std::string line;
-            std::smatch match;
-            while (std::getline(out, line))
-                if (std::regex_search(line, match, ready)) return std::stoi(match[1]);
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
-        throw std::runtime_error("benchwatch serve printed no ready line: " + read_text(err_));
-    }
-
-  private:
-    fs::path out_;
-    fs::path err_;
-    pid_t pid_ = 0;
-};
+// The arguments of `benchwatch serve` with uploads into `store` of project "p" up to kLimit bytes,
+// its token in `directory`.
+std::vector<std::string> serve_arguments(const std::string& store, const fs::path& directory) {
+    const std::string token_file = (directory / "token").string();
+    const std::string limit = std::to_string(kLimit);
+    return {"--store",      store,      "--listen",         "127.0.0.1:0", "--allow-upload",
+            "--token-file", token_file, "--upload-project", "p",           "--max-upload-bytes",
+            limit};
+}
 
 // A hyperfine export of one command `name` whose runs took `seconds` (as JSON text).
 std::string hyperfine_file(const std::string& name, const std::string& seconds) {
@@ -173,7 +122,7 @@ TEST_F(UploadChecksTest, TheServerRefusesWhatRecordRefusesInRecordsWords) {
         {.case_name = "machine too long", .machine = long_name},
     };
     const std::string store = test_store_url(directory_.path());
-    const Server server(store, directory_.path());
+    const ServerProcess server(serve_arguments(store, directory_.path()), directory_.path());
     const int port = server.port();
     for (const Upload& upload : cases) {
         const auto recorded = record(upload);
@@ -193,7 +142,7 @@ TEST_F(UploadChecksTest, TheServerRefusesWhatRecordRefusesInRecordsWords) {
 // "..", an option or a short id is refused with 400 naming it, and nothing is stored.
 TEST_F(UploadChecksTest, TheServerRefusesEveryCommitThatIsNotAFullSha) {
     const std::string store = test_store_url(directory_.path());
-    const Server server(store, directory_.path());
+    const ServerProcess server(serve_arguments(store, directory_.path()), directory_.path());
     const int port = server.port();
     const std::string victim = (directory_.path() / "victim").string();
     for (const std::string& commit :
@@ -221,7 +170,7 @@ TEST_F(UploadChecksTest, TheServerRefusesEveryCommitThatIsNotAFullSha) {
 // is stored, so the refusals above are the checks' and not a broken server's.
 TEST_F(UploadChecksTest, AnOversizedBodyIsRefusedAndAGoodUploadStillStored) {
     const std::string store = test_store_url(directory_.path());
-    const Server server(store, directory_.path());
+    const ServerProcess server(serve_arguments(store, directory_.path()), directory_.path());
     const int port = server.port();
     Upload oversized;
     oversized.file =

@@ -2,13 +2,7 @@
 // its answer lines differing from record's, a refusal not one line and exit 2, the token in the
 // server's log, concurrent uploaders on PostgreSQL losing or doubling runs, or a server killed
 // mid-upload leaving half a run or losing one it had confirmed.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -16,7 +10,6 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <regex>
 #include <set>
 #include <thread>
@@ -26,8 +19,6 @@
 #include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
-extern char** environ;
-
 namespace benchwatch::testing {
 namespace {
 
@@ -35,69 +26,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr const char* token = "e2e-upload-token-7d1a";
-
-// `benchwatch serve ARGUMENTS…` in the background with stdout and stderr in files; killed with
-// SIGKILL by kill() or stopped with SIGTERM at the end.
-class ServerProcess {
-  public:
-    ServerProcess(const std::vector<std::string>& arguments, const fs::path& log_directory)
-        : out_(log_directory / "serve.out"), err_(log_directory / "serve.err") {
-        std::vector<std::string> argv = benchwatch_command(arguments);
-        argv.insert(argv.begin() + 1, "serve");
-        std::vector<char*> pointers;
-        for (auto& argument : argv) pointers.push_back(argument.data());
-        pointers.push_back(nullptr);
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_.c_str(),
-                                         O_WRONLY | O_CREAT | O_APPEND, 0600);
-        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_.c_str(),
-                                         O_WRONLY | O_CREAT | O_APPEND, 0600);
-        const int spawned =
-            posix_spawn(&pid_, pointers[0], &actions, nullptr, pointers.data(), environ);
-        posix_spawn_file_actions_destroy(&actions);
-        if (spawned != 0) throw std::runtime_error("cannot start " + describe(argv));
-    }
-
-    ~ServerProcess() {
-        if (pid_ > 0) stop();
-    }
-
-    // The port of the "serving http://127.0.0.1:PORT/" line, waiting up to a minute for it.
-    int port() {
-        const std::regex ready(R"(serving http://127\.0\.0\.1:(\d+)/ from )");
-        for (int waited_ms = 0; waited_ms < 60'000; waited_ms += 20) {
-            std::ifstream out(out_);
-            std::string line;
-            std::smatch match;
-            while (std::getline(out, line))
-                if (std::regex_search(line, match, ready)) return std::stoi(match[1]);
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
-        throw std::runtime_error("benchwatch serve printed no ready line: " + read_text(err_));
-    }
-
-    void kill_now() {
-        ::kill(pid_, SIGKILL);
-        waitpid(pid_, nullptr, 0);
-        pid_ = 0;
-    }
-
-    int stop() {
-        ::kill(pid_, SIGTERM);
-        int status = 0;
-        waitpid(pid_, &status, 0);
-        pid_ = 0;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    }
-
-    std::string log() const { return read_text(out_) + read_text(err_); }
-
-  private:
-    fs::path out_;
-    fs::path err_;
-    pid_t pid_ = 0;
-};
 
 // A hyperfine export with `count` commands, each taking `seconds`.
 std::string hyperfine_file(int count, double seconds) {

@@ -1,13 +1,20 @@
 #include "test_support.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "vcs/process.hpp"
@@ -101,6 +108,62 @@ std::vector<std::string> benchwatch_command(const std::vector<std::string>& argu
     std::vector<std::string> argv{benchwatch_binary()};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
     return argv;
+}
+
+ServerProcess::ServerProcess(const std::vector<std::string>& arguments,
+                             const fs::path& log_directory)
+    : out_(log_directory / "serve.out"), err_(log_directory / "serve.err") {
+    std::vector<std::string> serve_arguments{"serve"};
+    serve_arguments.insert(serve_arguments.end(), arguments.begin(), arguments.end());
+    std::vector<std::string> argv = benchwatch_command(serve_arguments);
+    std::vector<char*> pointers;
+    for (auto& argument : argv) pointers.push_back(argument.data());
+    pointers.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_.c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_.c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND, 0600);
+    const int spawned =
+        posix_spawn(&pid_, pointers[0], &actions, nullptr, pointers.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0) throw std::runtime_error("cannot start " + describe(argv));
+}
+
+ServerProcess::~ServerProcess() {
+    if (pid_ > 0) stop();
+}
+
+int ServerProcess::port() const {
+    const std::regex ready(R"(serving http://127\.0\.0\.1:(\d+)/ from )");
+    for (int waited_ms = 0; waited_ms < 60'000; waited_ms += 20) {
+        std::ifstream out(out_);
+        std::string line;
+        std::smatch match;
+        while (std::getline(out, line))
+            if (std::regex_search(line, match, ready)) return std::stoi(match[1]);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    throw std::runtime_error("benchwatch serve printed no ready line: " + read_text(err_));
+}
+
+void ServerProcess::kill_now() {
+    ::kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = 0;
+}
+
+int ServerProcess::stop() {
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = 0;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string ServerProcess::log() const {
+    return read_text(out_) + read_text(err_);
 }
 
 namespace {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -79,6 +81,37 @@ std::string benchwatch_binary();
 // benchwatch_binary() followed by `arguments`: benchwatch_command({"compare", "--format",
 // "json"}).
 std::vector<std::string> benchwatch_command(const std::vector<std::string>& arguments);
+
+// `benchwatch serve ARGUMENTS…` running in the background, its stdout and stderr appended to
+// serve.out and serve.err in `log_directory` (a second server in the same folder adds to them);
+// stopped with SIGTERM when the object goes away, unless stop() or kill_now() ended it before.
+class ServerProcess {
+  public:
+    ServerProcess(const std::vector<std::string>& arguments,
+                  const std::filesystem::path& log_directory);
+    ServerProcess(const ServerProcess&) = delete;
+    ServerProcess& operator=(const ServerProcess&) = delete;
+    ~ServerProcess();
+
+    // The port of the first "serving http://127.0.0.1:PORT/ from …" line in serve.out, waiting up
+    // to a minute for it; throws std::runtime_error with serve.err when none came.
+    int port() const;
+
+    // Ends the server with SIGKILL, as a crash would, and waits for it.
+    void kill_now();
+
+    // Ends the server with SIGTERM and waits for it; returns its exit code, -1 when a signal
+    // ended it.
+    int stop();
+
+    // serve.out followed by serve.err, as they are now.
+    std::string log() const;
+
+  private:
+    std::filesystem::path out_;
+    std::filesystem::path err_;
+    pid_t pid_ = 0;
+};
 
 // A git repository made by a test, the same on every run: fixed author and committer, commit n
 // dated 2026-10-01 00:00 UTC + n hours, and no user or system configuration.
