@@ -24,7 +24,9 @@
 #include <vector>
 
 #include "compare/backtest.hpp"
+#include "compare/level_method.hpp"
 #include "compare/method.hpp"
+#include "compare/seed_method.hpp"
 #include "ingest/github_action_benchmark.hpp"
 #include "model/category.hpp"
 #include "stats/noise_model.hpp"
@@ -101,7 +103,7 @@ struct Row {
 int main(int argc, char** argv) {
     int suites = 5;
     std::string data_dir;
-    model::LevelRuleSettings calibrated;
+    compare::LevelSettings calibrated;
     std::vector<std::string> histories;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
@@ -109,7 +111,7 @@ int main(int argc, char** argv) {
             data_dir = argv[++i];
         else if (arg == "--allocation" && i + 1 < argc)
             calibrated.allocation =
-                model::budget_allocation_named(argv[++i]).value_or(calibrated.allocation);
+                compare::budget_allocation_named(argv[++i]).value_or(calibrated.allocation);
         else if (arg == "--history" && i + 1 < argc)
             histories.emplace_back(argv[++i]);
         else
@@ -117,10 +119,10 @@ int main(int argc, char** argv) {
     }
     const Regime regimes[] = {{"model", 1, 1}, {"wider", 2.5, 1}, {"statistic", 0.4, 0.75}};
     const double budgets[] = {0.5, 1, 2};
-    const auto seed = compare::make_method({model::MethodKind::Seed, {}, {}, {}});
-    model::LevelRuleSettings fixed;
+    const auto seed = compare::make_seed_method({});
+    compare::LevelSettings fixed;
     fixed.false_alarms_per_pr = std::nullopt;
-    const auto level = compare::make_method({model::MethodKind::Level, {}, fixed, {}});
+    const auto level = compare::make_level_method(fixed);
 
     fmt::print("{:<9} {:>5} {:>7}  {:>22}  {:>22}  {:>22}  {:>22}  {:>22}\n", "regime", "suite",
                "regime@", "seed", "level, budget 0.5", "level, budget 1", "level, budget 2",
@@ -137,7 +139,7 @@ int main(int argc, char** argv) {
         for (const double budget : budgets) {
             auto settings = calibrated;
             settings.false_alarms_per_pr = budget;
-            budgeted.push_back(compare::make_method({model::MethodKind::Level, {}, settings, {}}));
+            budgeted.push_back(compare::make_level_method(settings));
             candidates.push_back({budgeted.back().get()});
         }
         candidates.push_back({level.get()});

@@ -144,8 +144,8 @@ void score(const Plan& plan, const model::HistoryChanges& changes, Tally& tally)
 void judge(const Plan& plan, std::mt19937_64& random, Tally& tally) {
     const auto history = generate(plan, random);
     const auto categories = model::default_categories();
-    const auto method =
-        compare::make_method(compare::calibrated_on(history, model::MethodChoice{}, categories));
+    const auto method = compare::make_method(
+        compare::calibrated_on(history, compare::default_choice("level"), categories));
     const compare::EnvironmentOf no_environment = [](const std::string&) {
         return model::Environment{};
     };

@@ -71,13 +71,14 @@ int run_backtest(const BacktestFlags& flags) {
         throw UsageError("--inject lists a size twice; give each size once, e.g. --inject 0.1,0.2");
     const auto context = Context::discover(flags.common.repo);
     const auto default_choice = resolve_method("", context, flags.false_alarms_per_pr);
-    const std::string default_name = model::to_string(default_choice.kind);
+    const std::string default_name = default_choice.name();
     std::vector<std::unique_ptr<compare::Method>> methods;
     std::vector<compare::BacktestCandidate> candidates;
     std::vector<bool> is_default;
     bool replays_samples = false;
     for (const auto& name : chosen_methods(flags, default_name)) {
-        methods.push_back(compare::make_method(compare::with_method_named(default_choice, name)));
+        methods.push_back(
+            compare::make_method(resolve_method(name, context, flags.false_alarms_per_pr)));
         replays_samples = replays_samples || methods.back()->reads_samples();
         candidates.push_back({methods.back().get()});
         is_default.push_back(name == default_name);

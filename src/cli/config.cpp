@@ -123,7 +123,8 @@ namespace {
 // calibrates the sensitivity, or the sensitivity fixed), noise_quantile, level_runs, noise_runs,
 // budget_allocation.
 void read_level_settings(const std::filesystem::path& path, const toml::table& compare,
-                         model::LevelRuleSettings& settings) {
+                         benchwatch::compare::LevelSettings& settings,
+                         std::optional<double>& configured_budget) {
     const auto budget = number_at(path, compare, "false_alarms_per_pr", "compare.");
     if (budget && !(*budget > 0 && *budget <= 1000))
         fail_at(path, compare.get("false_alarms_per_pr")->source(),
@@ -140,6 +141,7 @@ void read_level_settings(const std::filesystem::path& path, const toml::table& c
         settings.false_alarms_per_pr = std::nullopt;
     }
     if (budget) settings.false_alarms_per_pr = *budget;
+    configured_budget = budget;
     if (const auto quantile = number_at(path, compare, "noise_quantile", "compare.")) {
         if (!(*quantile > 0 && *quantile <= 1))
             fail_at(path, compare.get("noise_quantile")->source(),
@@ -159,7 +161,8 @@ void read_level_settings(const std::filesystem::path& path, const toml::table& c
     count_at("noise_runs", settings.noise_runs);
     if (const auto* node = compare.get("budget_allocation")) {
         const auto name = node->value<std::string>();
-        const auto allocation = name ? model::budget_allocation_named(*name) : std::nullopt;
+        const auto allocation =
+            name ? benchwatch::compare::budget_allocation_named(*name) : std::nullopt;
         if (!allocation)
             fail_at(path, node->source(),
                     "'compare.budget_allocation' must be \"by-noise\" or \"one-factor\"");
@@ -242,7 +245,7 @@ Config load_config(const std::filesystem::path& path) {
                 fail_at(path, pairs->source(), "'compare.pairs' must be a whole number >= 1");
             config.settings.pairs = static_cast<int>(*value);
         }
-        read_level_settings(path, *compare, config.level_settings);
+        read_level_settings(path, *compare, config.level_settings, config.false_alarms_per_pr);
     }
     if (const auto* node = root.get("run")) {
         const auto* run = node->as_table();

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "compare/level_method.hpp"
+#include "compare/seed_method.hpp"
 #include "model/category.hpp"
 #include "model/comparison.hpp"
 #include "model/error.hpp"
@@ -58,8 +60,11 @@ struct Config {
     std::optional<std::string> dashboard_url;   // where `benchwatch serve` or `site` is published
     std::optional<std::string> repository_url;  // the forge's page of the repository
     std::optional<std::string> method;
-    model::SeedRuleSettings settings;
-    model::LevelRuleSettings level_settings;
+    compare::SeedSettings settings;
+    compare::LevelSettings level_settings;
+    // compare.false_alarms_per_pr: the budget of whichever method spends one (the level method
+    // calibrates to it, the samples method tests at it); std::nullopt when not configured.
+    std::optional<double> false_alarms_per_pr;
     std::vector<model::Category> categories = model::default_categories();
     std::vector<LatencyConfig> latency;
     // The toolchains whose versions `run` records; std::nullopt: those of the harness

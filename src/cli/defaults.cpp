@@ -9,6 +9,9 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "compare/level_method.hpp"
+#include "compare/samples_method.hpp"
+#include "compare/seed_method.hpp"
 #include "model/printable.hpp"
 #include "model/run.hpp"
 
@@ -231,14 +234,18 @@ model::MethodChoice resolve_method(const std::string& flag, const Context& conte
                                    std::optional<double> budget) {
     const auto name =
         !flag.empty() ? flag : context.config.method.value_or(compare::default_method_name());
-    model::MethodChoice choice;
-    choice.seed = context.config.settings;
-    choice.level = context.config.level_settings;
-    if (budget) choice.level.false_alarms_per_pr = *budget;
-    // The samples method spends the same budget per comparison as the level method does.
-    if (choice.level.false_alarms_per_pr)
-        choice.samples.false_alarms_per_pr = *choice.level.false_alarms_per_pr;
-    return compare::with_method_named(choice, name);
+    auto choice = compare::default_choice(name);
+    if (auto* seed = choice.settings_if<compare::SeedSettings>()) *seed = context.config.settings;
+    // The false-alarm budget is one setting of compare, whichever method spends it: the flag's,
+    // else the one configured.
+    if (!budget) budget = context.config.false_alarms_per_pr;
+    if (auto* level = choice.settings_if<compare::LevelSettings>()) {
+        *level = context.config.level_settings;
+        if (budget) level->false_alarms_per_pr = *budget;
+    }
+    if (auto* samples = choice.settings_if<compare::SamplesSettings>())
+        if (budget) samples->false_alarms_per_pr = *budget;
+    return choice;
 }
 
 compare::HistorySource resolve_history_source(const CommonFlags& flags,

@@ -82,7 +82,8 @@ std::string resolve_branch(const std::string& flag, const Context& context);
 std::optional<std::int64_t> resolve_pull_request(std::optional<std::int64_t> flag);
 
 // The comparison method with the config's settings: --method, else the config's, else compare's
-// default ("level"); a `budget` flag sets the level method's false alarms per pull request.
+// default ("level"); a `budget` flag (--false-alarms-per-pr), else the config's, is the false
+// alarms per pull request of whichever method spends a budget (level, samples).
 // Throws compare::CompareError for an unknown method name.
 model::MethodChoice resolve_method(const std::string& flag, const Context& context,
                                    std::optional<double> budget = std::nullopt);

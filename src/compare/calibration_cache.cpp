@@ -8,6 +8,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "compare/level_method.hpp"
 #include "model/fnv.hpp"
 #include "stats/budget_share.hpp"
 
@@ -105,20 +106,9 @@ std::optional<model::Calibration> parse_calibration(std::string_view text) {
 
 std::string calibration_settings_fingerprint(const model::MethodChoice& choice,
                                              const std::vector<model::Category>& categories) {
-    // Every field of the settings, bound by position: a field added to LevelRuleSettings makes
-    // this binding fail to compile until the fingerprint covers it.
-    const auto& [sensitivity, false_alarms_per_pr, allocation, thresholds_by_noise, noise_quantile,
-                 level_runs, noise_runs] = choice.level;
-    Json settings{
-        {"rules", kRulesVersion},
-        {"method", model::to_string(choice.kind)},
-        {"sensitivity", sensitivity},
-        {"false_alarms_per_pr", false_alarms_per_pr ? Json(*false_alarms_per_pr) : Json(nullptr)},
-        {"budget_allocation", model::to_string(allocation)},
-        {"thresholds_by_noise", thresholds_by_noise},
-        {"noise_quantile", noise_quantile},
-        {"level_runs", level_runs},
-        {"noise_runs", noise_runs}};
+    // Only the level method calibrates.
+    Json settings{{"rules", kRulesVersion}, {"method", choice.name()}};
+    settings.update(level_settings_fingerprint(choice.settings<LevelSettings>()));
     Json list = Json::array();
     for (const auto& category : categories)
         list.push_back(

@@ -236,7 +236,7 @@ model::HistoryChanges find_changes(const model::History& history,
 
 model::HistoryChanges history_changes(store::Store& store, const vcs::Repository* repository,
                                       const HistorySource& source, const std::string& benchmark,
-                                      std::size_t limit, const model::SeedRuleSettings& settings,
+                                      std::size_t limit, const SeedSettings& settings,
                                       const Method& method,
                                       const std::vector<model::Category>& categories) {
     const auto history_read = history(store, repository, source, "", limit, settings);

@@ -78,7 +78,7 @@ void group_suite_events(model::HistoryChanges& changes,
 // `limit` runs, or all with 0), as find_changes() gives them.
 model::HistoryChanges history_changes(store::Store& store, const vcs::Repository* repository,
                                       const HistorySource& source, const std::string& benchmark,
-                                      std::size_t limit, const model::SeedRuleSettings& settings,
+                                      std::size_t limit, const SeedSettings& settings,
                                       const Method& method,
                                       const std::vector<model::Category>& categories);
 

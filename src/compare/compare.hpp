@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compare/method.hpp"
+#include "compare/seed_method.hpp"
 #include "model/category.hpp"
 #include "model/comparison.hpp"
 #include "model/error.hpp"
@@ -38,7 +39,7 @@ struct CompareOptions {
     std::optional<std::string> base;  // --base: compare with this commit instead
     // The method and its settings; a level method with a false-alarm budget has its sensitivity
     // calibrated on the default branch's history up to the baseline.
-    model::MethodChoice method;
+    model::MethodChoice method = default_choice(default_method_name());
     std::vector<model::Category> categories = model::default_categories();
     std::string history_url;
 };
@@ -75,6 +76,6 @@ model::Comparison compare_files(const ResultsFile& base, const ResultsFile& head
 // `with_samples` keeps each value's samples too (BenchmarkHistory::samples).
 model::History history(store::Store& store, const vcs::Repository* repository,
                        const HistorySource& source, const std::string& benchmark, std::size_t limit,
-                       const model::SeedRuleSettings& settings, bool with_samples = false);
+                       const SeedSettings& settings, bool with_samples = false);
 
 }  // namespace benchwatch::compare

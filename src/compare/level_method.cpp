@@ -1,10 +1,17 @@
 #include "compare/level_method.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
+#include "compare/json_field.hpp"
+#include "compare/replay.hpp"
+#include "model/words.hpp"
 #include "stats/budget_share.hpp"
 #include "stats/stats.hpp"
 #include "stats/transient.hpp"
@@ -117,7 +124,7 @@ class LevelMethod final : public Method {
     }
 
     bool shares_budget_by_noise() const override {
-        return settings_.allocation == model::BudgetAllocation::ByNoise;
+        return settings_.allocation == BudgetAllocation::ByNoise;
     }
 
     std::unique_ptr<Method> with_setting(double setting) const override {
@@ -258,6 +265,211 @@ class LevelMethod final : public Method {
 
 std::unique_ptr<Method> make_level_method(const LevelSettings& settings) {
     return std::make_unique<LevelMethod>(settings);
+}
+
+namespace {
+
+// `value` rounded to 3 significant digits, so that a calibrated 1.73421 reads "1.73".
+double three_digits(double value) {
+    return std::stod(fmt::format("{:.3g}", value));
+}
+
+// " The factor 1.73 was calibrated …": how the level method's sensitivity was set; "" when the
+// configuration fixed it.
+std::string calibration_how_sentence(const model::Calibration& calibration,
+                                     const LevelSettings& settings) {
+    const auto budget =
+        fmt::format("{:g} false alarm{}", calibration.budget, calibration.budget == 1 ? "" : "s");
+    switch (calibration.source) {
+        case model::CalibrationSource::Calibrated:
+            if (settings.allocation == BudgetAllocation::ByNoise)
+                return fmt::format(
+                    " The thresholds share a budget of {} per pull request out by noise: each "
+                    "benchmark's is the one that buys the most catches of 10% and 20% regressions "
+                    "for the flukes it risks, at the price of a fluke at which the default "
+                    "branch's last {} runs, replayed as pull requests, stay within {} of the "
+                    "budget ({:.2f} each on average). Quiet benchmarks so watch for small changes "
+                    "and noisy ones give their share up.",
+                    budget, calibration.pull_requests,
+                    model::percent_without_trailing_zeros(kCalibrationMargin),
+                    calibration.flukes_per_pr);
+            return fmt::format(
+                " That factor was calibrated to a budget of {} per pull request: it is the "
+                "smallest at which the default branch's last {} runs, replayed as pull requests, "
+                "stay within {} of it ({:.2f} each on average).",
+                budget, calibration.pull_requests,
+                model::percent_without_trailing_zeros(kCalibrationMargin),
+                calibration.flukes_per_pr);
+        case model::CalibrationSource::Conservative:
+            return fmt::format(
+                " The default branch has too few runs to calibrate that factor to a budget of {} "
+                "per pull request ({} replayed as pull requests, {} needed), so it is at least "
+                "{}.",
+                budget, calibration.pull_requests, kCalibrationMinimum,
+                model::whole_or_general(kConservativeSensitivity));
+        case model::CalibrationSource::Fixed:
+            break;
+    }
+    return "";
+}
+
+// " It was read from the store's cache …" when the calibration came from the store's cache, or
+// " The store's cache held another calibration … ignored …" when the one cached was out of the
+// range calibration produces; "" otherwise.
+std::string calibration_origin_sentence(const model::Calibration& calibration) {
+    if (calibration.from_cache)
+        return " It was read from the store's cache, where an earlier compare of the same runs "
+               "and settings kept it.";
+    if (!calibration.cache_refusal.empty())
+        return fmt::format(
+            " The store's cache held another calibration for these runs and settings, ignored "
+            "since {}; this one was calibrated again.",
+            calibration.cache_refusal);
+    return "";
+}
+
+// calibration_how_sentence() and calibration_origin_sentence(); "" when the configuration fixed
+// the sensitivity.
+std::string calibration_sentence(const model::Calibration& calibration,
+                                 const LevelSettings& settings) {
+    if (calibration.source == model::CalibrationSource::Fixed) return "";
+    return calibration_how_sentence(calibration, settings) +
+           calibration_origin_sentence(calibration);
+}
+
+// The level method's paragraph (docs/JUDGEMENT.md), with the suite's move when there was one.
+std::string level_explanation(const model::Comparison& comparison,
+                              std::span<const std::string> minimums) {
+    const auto& settings = comparison.method.settings<LevelSettings>();
+    const bool by_noise = settings.allocation == BudgetAllocation::ByNoise &&
+                          comparison.calibration.source == model::CalibrationSource::Calibrated;
+    auto paragraph = fmt::format(
+        "Times are the minimum time of every benchmark. Each is compared with its level, the "
+        "median of its last {} runs on the default branch up to the baseline (the Baseline "
+        "column). A change is unusual when it exceeds both {} the benchmark's noise (the {} "
+        "percentile of its recent one-run deviations that did not last){} and a minimum per "
+        "category ({}). A benchmark with fewer than {} such deviations (each run after its "
+        "first {} gives one, unless it began a step that lasted) is unusual only beyond {} its "
+        "largest change between consecutive runs, and inconclusive otherwise. A benchmark "
+        "that starts or stops allocating is listed however few the allocations.",
+        settings.level_runs,
+        by_noise ? std::string("a threshold chosen for")
+                 : model::factor_words(three_digits(settings.sensitivity)),
+        model::ordinal_percentile(settings.noise_quantile),
+        by_noise ? ", never below that noise," : "", fmt::join(minimums, ", "),
+        kLevelMinimumDeviations, settings.level_runs,
+        model::factor_words(kLevelShortHistoryFactor));
+    paragraph += calibration_sentence(comparison.calibration, settings);
+    if (model::moved_visibly(comparison.suite_move))
+        paragraph += fmt::format(
+            " The whole suite moved by {} from its levels in this run, as a change of machine, "
+            "driver or toolchain would; each benchmark is judged against that move as well.",
+            model::format_change(comparison.suite_move));
+    return paragraph;
+}
+
+void write_level_json(const model::Comparison& comparison, nlohmann::ordered_json& document) {
+    const auto& settings = comparison.method.settings<LevelSettings>();
+    document["level_settings"] = {
+        {"sensitivity", settings.sensitivity},
+        {"noise_quantile", settings.noise_quantile},
+        {"level_runs", settings.level_runs},
+        {"minimum_deviations", kLevelMinimumDeviations},
+        {"short_history_factor", kLevelShortHistoryFactor},
+        {"budget_allocation", to_string(settings.allocation)},
+    };
+    const auto& calibration = comparison.calibration;
+    document["calibration"] = {
+        {"source", model::to_string(calibration.source)},
+        {"false_alarms_per_pr", calibration.source == model::CalibrationSource::Fixed
+                                    ? nlohmann::ordered_json(nullptr)
+                                    : nlohmann::ordered_json(calibration.budget)},
+        {"pull_requests", calibration.pull_requests},
+        {"flukes_per_pr", calibration.flukes_per_pr},
+    };
+    if (calibration.from_cache) document["calibration"]["from_cache"] = true;
+    if (!calibration.cache_refusal.empty())
+        document["calibration"]["cache_refusal"] = calibration.cache_refusal;
+    document["suite_move"] = comparison.suite_move;
+}
+
+model::CalibrationSource read_calibration_source(const JsonField& field) {
+    const auto text = field.text();
+    for (const auto source : {model::CalibrationSource::Fixed, model::CalibrationSource::Calibrated,
+                              model::CalibrationSource::Conservative})
+        if (text == model::to_string(source)) return source;
+    field.fail("\"fixed\", \"calibrated\" or \"conservative\"");
+}
+
+// What a report read back says for why a cached calibration was ignored: its own words stay in
+// the JSON, so that a file from outside cannot put its text into the explanation.
+constexpr const char* kRefusedCacheInWords = "it was outside what a calibration can produce";
+
+void read_level_json(const JsonField& document, model::Comparison& comparison) {
+    auto& settings = comparison.method.settings<LevelSettings>();
+    if (document.has("level_settings")) {
+        const auto level = document["level_settings"];
+        settings.sensitivity = level["sensitivity"].number();
+        settings.noise_quantile = level["noise_quantile"].number();
+        settings.level_runs = static_cast<std::size_t>(level["level_runs"].integer());
+        // minimum_deviations and short_history_factor, which reports still carry, are this
+        // method's constants: no configuration changes them. Reports written before budgets were
+        // shared by noise spent theirs through one factor.
+        settings.allocation = BudgetAllocation::OneFactor;
+        if (level.has("budget_allocation")) {
+            const auto allocation = budget_allocation_named(level["budget_allocation"].text());
+            if (!allocation) level["budget_allocation"].fail("\"by-noise\" or \"one-factor\"");
+            settings.allocation = *allocation;
+        }
+    }
+    if (document.has("calibration")) {
+        const auto calibration = document["calibration"];
+        comparison.calibration.source = read_calibration_source(calibration["source"]);
+        comparison.calibration.budget =
+            calibration["false_alarms_per_pr"].optional_number().value_or(0);
+        comparison.calibration.pull_requests = calibration["pull_requests"].integer();
+        comparison.calibration.flukes_per_pr = calibration["flukes_per_pr"].number();
+        comparison.calibration.from_cache =
+            calibration.has("from_cache") && calibration["from_cache"].boolean();
+        if (calibration.has("cache_refusal"))
+            comparison.calibration.cache_refusal = kRefusedCacheInWords;
+    }
+    comparison.calibration.sensitivity = settings.sensitivity;
+    if (document.has("suite_move")) comparison.suite_move = document["suite_move"].number();
+}
+
+}  // namespace
+
+const char* to_string(BudgetAllocation allocation) {
+    return allocation == BudgetAllocation::ByNoise ? "by-noise" : "one-factor";
+}
+
+std::optional<BudgetAllocation> budget_allocation_named(std::string_view name) {
+    if (name == "one-factor") return BudgetAllocation::OneFactor;
+    if (name == "by-noise") return BudgetAllocation::ByNoise;
+    return std::nullopt;
+}
+
+nlohmann::ordered_json level_settings_fingerprint(const LevelSettings& settings) {
+    // Every field bound by position: a field added to LevelSettings makes this binding fail to
+    // compile until the fingerprint covers it.
+    const auto& [sensitivity, false_alarms_per_pr, allocation, thresholds_by_noise, noise_quantile,
+                 level_runs, noise_runs] = settings;
+    return {
+        {"sensitivity", sensitivity},
+        {"false_alarms_per_pr", false_alarms_per_pr ? nlohmann::ordered_json(*false_alarms_per_pr)
+                                                    : nlohmann::ordered_json(nullptr)},
+        {"budget_allocation", to_string(allocation)},
+        {"thresholds_by_noise", thresholds_by_noise},
+        {"noise_quantile", noise_quantile},
+        {"level_runs", level_runs},
+        {"noise_runs", noise_runs}};
+}
+
+const MethodUnit& level_unit() {
+    static const MethodUnit unit = unit_for<LevelSettings, make_level_method>(
+        level_explanation, write_level_json, read_level_json);
+    return unit;
 }
 
 }  // namespace benchwatch::compare

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -9,10 +10,13 @@
 #include <vector>
 
 #include "model/comparison.hpp"
+#include "model/method_choice.hpp"
 #include "model/result.hpp"
 #include "stats/stats.hpp"
 
 namespace benchwatch::compare {
+
+class JsonField;
 
 // One benchmark of a pull request as a method sees it.
 struct BenchmarkEvidence {
@@ -129,12 +133,60 @@ class Method {
 // The report's verdict for a judgement: Worse is Slower, Better is Faster.
 model::Verdict to_verdict(stats::Judgement judgement);
 
-// The method `choice` names, with its settings (a level method at choice.level.sensitivity).
-std::unique_ptr<Method> make_method(const model::MethodChoice& choice);
+// Everything the layers above need of one judging method besides its judgement, so that a
+// method is one unit of this layer: its name, its settings as nothing configured them, the
+// paragraph explaining it in a report, and its part of a report's JSON, written and read back.
+// Each method's header declares its unit; method_units() lists them all.
+struct MethodUnit {
+    std::string_view name;  // the name `--method` selects it by
+    // The method with the settings it has when nothing configures them.
+    model::MethodChoice (*default_choice)();
+    // The method `choice` (whose settings are this unit's) configures.
+    std::unique_ptr<Method> (*make)(const model::MethodChoice& choice);
+    // The report's paragraph on how `comparison` was judged by this method; `minimums` are the
+    // categories' minimum changes as the paragraph lists them ("allocations 3%"), escaped.
+    std::string (*explanation)(const model::Comparison& comparison,
+                               std::span<const std::string> minimums);
+    // Its settings, and what it learned of the suite, as members added to a JSON report.
+    void (*write_json)(const model::Comparison& comparison, nlohmann::ordered_json& document);
+    // What write_json() added, read back from a JSON report's `document` into `comparison`
+    // (whose method is already this one with its default settings); a member that reports of
+    // older versions lack keeps its default.
+    void (*read_json)(const JsonField& document, model::Comparison& comparison);
+    // Whether its reports say what it could detect, count too noisy benchmarks and call an
+    // unflagged row "within noise": every method but seed, whose reference reports do not.
+    bool says_what_it_could_detect = true;
+};
 
-// `choice` with its kind set to the method called `name`. Throws CompareError "unknown method
-// 'x'; available: seed, level, samples" for a name method_names() does not list.
-model::MethodChoice with_method_named(model::MethodChoice choice, std::string_view name);
+// The unit of a method whose settings type is `Settings` (with its name as
+// `Settings::method_name`) and which `make` makes from them; it defaults to `Settings{}`.
+template <class Settings, std::unique_ptr<Method> (*make)(const Settings&)>
+MethodUnit unit_for(decltype(MethodUnit::explanation) explanation,
+                    decltype(MethodUnit::write_json) write_json,
+                    decltype(MethodUnit::read_json) read_json,
+                    bool says_what_it_could_detect = true) {
+    return {Settings::method_name,
+            [] { return model::MethodChoice(std::string(Settings::method_name), Settings{}); },
+            [](const model::MethodChoice& choice) { return make(choice.settings<Settings>()); },
+            explanation,
+            write_json,
+            read_json,
+            says_what_it_could_detect};
+}
+
+// Every method, in the order the unknown-method message lists them.
+std::span<const MethodUnit* const> method_units();
+
+// The unit of the method called `name`. Throws CompareError "unknown method 'x'; available:
+// seed, level, samples" for a name no unit has.
+const MethodUnit& method_unit(std::string_view name);
+
+// The method called `name` with the settings it has when nothing configures them; throws as
+// method_unit() does.
+model::MethodChoice default_choice(std::string_view name);
+
+// The method `choice` names, with its settings.
+std::unique_ptr<Method> make_method(const model::MethodChoice& choice);
 
 // Every method's name, in the order the unknown-method message lists them.
 std::vector<std::string> method_names();

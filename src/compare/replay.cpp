@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "compare/level_method.hpp"
 #include "stats/budget_share.hpp"
 #include "stats/stats.hpp"
 #include "stats/transient.hpp"
@@ -269,15 +270,13 @@ std::size_t calibration_runs(const model::MethodChoice& choice) {
 model::Calibration calibrate_choice(const BacktestMatrix& history,
                                     const model::MethodChoice& choice) {
     const auto method = make_method(choice);
-    if (!method->calibration_budget())
-        return {model::CalibrationSource::Fixed,
-                0,
-                choice.level.sensitivity,
-                0,
-                0,
-                choice.level.thresholds_by_noise,
-                false,
-                {}};
+    if (!method->calibration_budget()) {
+        model::Calibration fixed;
+        fixed.sensitivity = method->setting();
+        if (const auto* level = choice.settings_if<LevelSettings>())
+            fixed.thresholds_by_noise = level->thresholds_by_noise;
+        return fixed;
+    }
     // Only the latest kCalibrationWindow pull requests are replayed: those from this run on.
     const auto first_run = history.runs > kCalibrationWindow + persistence_window + 1
                                ? history.runs - persistence_window - kCalibrationWindow
@@ -327,9 +326,11 @@ model::MethodChoice calibrated_on(const model::History& history, const model::Me
 }
 
 model::MethodChoice calibrated(model::MethodChoice choice, const model::Calibration& calibration) {
-    // A method that calibrates nothing has a Fixed calibration of the level settings' own values.
-    choice.level.sensitivity = calibration.sensitivity;
-    choice.level.thresholds_by_noise = calibration.thresholds_by_noise;
+    // A method that calibrates nothing keeps its settings: its calibration is Fixed at them.
+    if (auto* level = choice.settings_if<LevelSettings>()) {
+        level->sensitivity = calibration.sensitivity;
+        level->thresholds_by_noise = calibration.thresholds_by_noise;
+    }
     return choice;
 }
 

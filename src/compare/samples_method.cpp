@@ -1,11 +1,17 @@
 #include "compare/samples_method.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "compare/json_field.hpp"
+#include "model/words.hpp"
 #include "stats/sample_test.hpp"
 #include "stats/stats.hpp"
 
@@ -50,7 +56,7 @@ struct SamplesPrepared final : PreparedSuite {
 
 class SamplesMethod final : public Method {
   public:
-    explicit SamplesMethod(const model::SamplesRuleSettings& settings) : settings_(settings) {
+    explicit SamplesMethod(const SamplesSettings& settings) : settings_(settings) {
         assert(settings_.false_alarms_per_pr > 0);
     }
 
@@ -186,13 +192,98 @@ class SamplesMethod final : public Method {
         return suite.judged < settings_.suite_minimum;
     }
 
-    model::SamplesRuleSettings settings_;
+    SamplesSettings settings_;
 };
 
 }  // namespace
 
-std::unique_ptr<Method> make_samples_method(const model::SamplesRuleSettings& settings) {
+std::unique_ptr<Method> make_samples_method(const SamplesSettings& settings) {
     return std::make_unique<SamplesMethod>(settings);
+}
+
+namespace {
+
+// The samples method's paragraph (docs/JUDGEMENT.md, "Two runs judged by their samples").
+std::string samples_explanation(const model::Comparison& comparison,
+                                std::span<const std::string> minimums) {
+    const auto& settings = comparison.method.settings<SamplesSettings>();
+    const auto budget = settings.false_alarms_per_pr;
+    const std::string noise =
+        comparison.run_to_run_assumed
+            ? fmt::format(
+                  "the spread of its own samples taken {:g} times as wide, since two runs minutes "
+                  "apart differ by more than their repetitions suggest and fewer than {} "
+                  "benchmarks have samples to learn by how much from. Two runs of so few "
+                  "benchmarks cannot tell a machine that ran slower from a change",
+                  settings.assumed_spread_factor, settings.suite_minimum)
+            : fmt::format(
+                  "the spread of its own samples plus the spread between runs that the suite's "
+                  "other benchmarks show and their samples do not ({:.1f}% here), since two runs "
+                  "minutes apart differ by more than their repetitions suggest",
+                  100 * std::expm1(comparison.run_to_run_spread));
+    auto paragraph = fmt::format(
+        "Times are the median of each benchmark's samples in each run. A change is unusual when "
+        "it exceeds both a minimum per category ({}) and its noise at Student's t for {:g} false "
+        "alarm{} shared among the benchmarks judged, or among {} where fewer are: {}. Benchmarks "
+        "without samples in both runs are inconclusive. A benchmark that starts or stops "
+        "allocating is listed however few the allocations.",
+        fmt::join(minimums, ", "), budget, budget == 1 ? "" : "s", settings.budget_benchmarks,
+        noise);
+    if (comparison.history_runs > 0)
+        paragraph += fmt::format(
+            " A benchmark with at least {} pairs of consecutive default-branch runs is judged by "
+            "the spread of its own moves between them where that is larger.",
+            kSamplesHistoryMinimumPairs);
+    if (model::moved_visibly(comparison.suite_move))
+        paragraph += fmt::format(
+            " The whole suite moved by {} between the runs; two runs cannot tell a machine "
+            "that ran faster or slower from a change that moved everything, so each benchmark is "
+            "judged against that move.",
+            model::format_change(comparison.suite_move));
+    return paragraph;
+}
+
+void write_samples_json(const model::Comparison& comparison, nlohmann::ordered_json& document) {
+    const auto& settings = comparison.method.settings<SamplesSettings>();
+    document["samples_settings"] = {
+        {"false_alarms_per_pr", settings.false_alarms_per_pr},
+        {"budget_benchmarks", settings.budget_benchmarks},
+        {"suite_minimum", settings.suite_minimum},
+        {"assumed_spread_factor", settings.assumed_spread_factor},
+    };
+    document["run_to_run_spread"] = comparison.run_to_run_spread;
+    document["run_to_run_assumed"] = comparison.run_to_run_assumed;
+    document["suite_move"] = comparison.suite_move;
+}
+
+void read_samples_json(const JsonField& document, model::Comparison& comparison) {
+    auto& settings = comparison.method.settings<SamplesSettings>();
+    if (document.has("samples_settings")) {
+        const auto samples = document["samples_settings"];
+        settings.false_alarms_per_pr = samples["false_alarms_per_pr"].number();
+        settings.suite_minimum = static_cast<std::size_t>(samples["suite_minimum"].integer());
+        // A report written before the budget had a fewest count shared it among its judged
+        // benchmarks alone.
+        settings.budget_benchmarks =
+            samples.has("budget_benchmarks")
+                ? static_cast<std::size_t>(samples["budget_benchmarks"].integer())
+                : 1;
+        if (samples.has("assumed_spread_factor"))
+            settings.assumed_spread_factor = samples["assumed_spread_factor"].number();
+    }
+    if (document.has("run_to_run_spread"))
+        comparison.run_to_run_spread = document["run_to_run_spread"].number();
+    if (document.has("run_to_run_assumed"))
+        comparison.run_to_run_assumed = document["run_to_run_assumed"].boolean();
+    if (document.has("suite_move")) comparison.suite_move = document["suite_move"].number();
+}
+
+}  // namespace
+
+const MethodUnit& samples_unit() {
+    static const MethodUnit unit = unit_for<SamplesSettings, make_samples_method>(
+        samples_explanation, write_samples_json, read_samples_json);
+    return unit;
 }
 
 }  // namespace benchwatch::compare

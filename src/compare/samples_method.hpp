@@ -1,11 +1,32 @@
 #pragma once
 
+#include <cstddef>
 #include <memory>
+#include <string_view>
 
 #include "compare/method.hpp"
-#include "model/comparison.hpp"
 
 namespace benchwatch::compare {
+
+// The settings of the samples method, which judges two runs by the samples each carries.
+struct SamplesSettings {
+    static constexpr std::string_view method_name = "samples";
+
+    // Flukes allowed per comparison: each of the suite's m judged benchmarks is tested at
+    // false_alarms_per_pr / max(m, budget_benchmarks), so the expected count of false flags is
+    // at most this.
+    double false_alarms_per_pr = 1.0;
+    // The fewest benchmarks the budget is shared among: one benchmark judged alone with a budget
+    // of 1 would otherwise be tested at p = 1 and flagged at the first sign of a move.
+    std::size_t budget_benchmarks = 5;
+    // With fewer benchmarks carrying samples the run-to-run spread cannot be learned from the
+    // suite: each move is then assumed to spread assumed_spread_factor times as far as its own
+    // samples explain, and the suite's move is not taken out.
+    std::size_t suite_minimum = 3;
+    // Between two runs on a quiet machine a median moved by a median 1.8 times the spread its
+    // samples explain (680 moves of Google Benchmark and hyperfine files, docs/two-files.md).
+    double assumed_spread_factor = 2.0;
+};
 
 // The fewest pairs of consecutive default-branch runs from which the samples method learns a
 // benchmark's own run-to-run spread.
@@ -23,6 +44,10 @@ inline constexpr int kSamplesHistoryMinimumPairs = 5;
 // samples' own, with 2 degrees of freedom, and the suite's move is not taken out. Benchmarks
 // without samples on both sides are Inconclusive. Its setting is 1 ÷ false_alarms_per_pr, so
 // that bigger is stricter.
-std::unique_ptr<Method> make_samples_method(const model::SamplesRuleSettings& settings);
+std::unique_ptr<Method> make_samples_method(const SamplesSettings& settings);
+
+// The samples method as a unit: its report paragraph and its JSON members "samples_settings",
+// "run_to_run_spread", "run_to_run_assumed" and "suite_move".
+const MethodUnit& samples_unit();
 
 }  // namespace benchwatch::compare

@@ -10,6 +10,7 @@
 #include "model/category.hpp"
 #include "model/confirmation.hpp"
 #include "model/history_order.hpp"
+#include "model/method_choice.hpp"
 #include "model/result.hpp"
 #include "model/run.hpp"
 #include "model/verdict.hpp"
@@ -85,88 +86,6 @@ struct EnvironmentChange {
     friend bool operator==(const EnvironmentChange&, const EnvironmentChange&) = default;
 };
 
-// The settings of the seed rule, the JuliaGPU reports' own.
-struct SeedRuleSettings {
-    double factor = 3.0;  // a change must exceed factor × the typical change
-    int pairs = 30;       // typical change from at most this many most recent pairs
-};
-
-// How a calibration spends the false-alarm budget across the suite.
-enum class BudgetAllocation {
-    // One factor for every benchmark: a head must lie beyond factor × its noise.
-    OneFactor,
-    // A threshold per benchmark chosen by its noise, so that quiet benchmarks catch small
-    // regressions while noisy ones give their share of the budget up (stats/budget_share.hpp).
-    ByNoise,
-};
-
-// "one-factor", "by-noise".
-const char* to_string(BudgetAllocation allocation);
-
-// The allocation whose name is `name`; std::nullopt for any other name.
-std::optional<BudgetAllocation> budget_allocation_named(std::string_view name);
-
-// The settings of the level method (docs/JUDGEMENT.md says how each was chosen).
-struct LevelRuleSettings {
-    // A head must lie beyond sensitivity × its benchmark's noise; `backtest --budget` sweeps it.
-    // With a false-alarm budget this is only the value used until the history can calibrate it.
-    double sensitivity = 1.5;
-    // The budget: the sensitivity is calibrated so that the default branch's history, replayed
-    // as `backtest` replays it, makes at most this many flukes per pull request (the constants
-    // of that calibration are in compare/replay.hpp); std::nullopt: `sensitivity` is used as set.
-    std::optional<double> false_alarms_per_pr = 1.0;
-    // How the calibration shares the budget out; with ByNoise the calibrated sensitivity is the
-    // price of a fluke in catches, and `thresholds_by_noise` what that price bought.
-    BudgetAllocation allocation = BudgetAllocation::ByNoise;
-    // Thresholds (log space) per noise of stats::share_noise_grid(), set by a ByNoise
-    // calibration: a head must lie beyond the one for its noise. Empty: sensitivity × noise.
-    std::vector<double> thresholds_by_noise;
-    // The noise: this quantile of the sizes of the benchmark's recent one-run deviations that
-    // did not last.
-    double noise_quantile = 0.9;
-    // A head is compared with the median of this many runs up to the baseline.
-    std::size_t level_runs = 5;
-    // The noise is learned from at most this many of the latest deviations.
-    std::size_t noise_runs = 40;
-};
-
-// The settings of the samples method, which judges two runs by the samples each carries.
-struct SamplesRuleSettings {
-    // Flukes allowed per comparison: each of the suite's m judged benchmarks is tested at
-    // false_alarms_per_pr / max(m, budget_benchmarks), so the expected count of false flags is
-    // at most this.
-    double false_alarms_per_pr = 1.0;
-    // The fewest benchmarks the budget is shared among: one benchmark judged alone with a budget
-    // of 1 would otherwise be tested at p = 1 and flagged at the first sign of a move.
-    std::size_t budget_benchmarks = 5;
-    // With fewer benchmarks carrying samples the run-to-run spread cannot be learned from the
-    // suite: each move is then assumed to spread assumed_spread_factor times as far as its own
-    // samples explain, and the suite's move is not taken out.
-    std::size_t suite_minimum = 3;
-    // Between two runs on a quiet machine a median moved by a median 1.8 times the spread its
-    // samples explain (680 moves of Google Benchmark and hyperfine files, docs/two-files.md).
-    double assumed_spread_factor = 2.0;
-};
-
-// Which way of judging a pull request: `seed` writes the JuliaGPU reports, `level` is the
-// default, `samples` judges two runs by their samples alone (two result files).
-enum class MethodKind { Seed, Level, Samples };
-
-// "seed", "level", "samples".
-const char* to_string(MethodKind kind);
-
-// The kind whose name is `name`; std::nullopt for a name no method has.
-std::optional<MethodKind> method_kind_named(std::string_view name);
-
-// A judging method and its settings as one value: a Seed method reads `seed`, a Level one
-// `level`, a Samples one `samples`.
-struct MethodChoice {
-    MethodKind kind = MethodKind::Level;
-    SeedRuleSettings seed;
-    LevelRuleSettings level;
-    SamplesRuleSettings samples;
-};
-
 // How the level method's sensitivity was set for one comparison.
 enum class CalibrationSource {
     Fixed,         // no budget: the configured sensitivity
@@ -184,7 +103,7 @@ struct Calibration {
     double sensitivity = 0;    // the setting chosen
     int pull_requests = 0;     // default-branch runs replayed as pull requests
     double flukes_per_pr = 0;  // flukes per replayed pull request at that setting
-    // A ByNoise calibration's thresholds (LevelRuleSettings::thresholds_by_noise); else empty.
+    // A calibration by noise's thresholds (the level settings' thresholds_by_noise); else empty.
     std::vector<double> thresholds_by_noise;
     // Whether it was read from the store's cache, computed earlier for the same runs and settings.
     bool from_cache = false;
@@ -210,8 +129,8 @@ struct Comparison {
     // The samples method's spread between runs that the samples do not explain, learned from the
     // suite (ln scale, 0.05 ≈ 5%); 0 for the other methods.
     double run_to_run_spread = 0;
-    // Whether the samples method assumed that spread (SamplesRuleSettings::assumed_spread_factor
-    // × each benchmark's own) because too few benchmarks had samples to learn it from.
+    // Whether the samples method assumed that spread (its settings' assumed_spread_factor ×
+    // each benchmark's own) because too few benchmarks had samples to learn it from.
     bool run_to_run_assumed = false;
     HistoryOrder history_order = HistoryOrder::None;  // of the history behind typical_change
     int history_runs = 0;              // default-branch runs the typical changes were learned from

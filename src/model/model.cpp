@@ -36,35 +36,6 @@ const char* to_string(Verdict verdict) {
     return "unchanged";
 }
 
-const char* to_string(MethodKind kind) {
-    switch (kind) {
-        case MethodKind::Seed:
-            return "seed";
-        case MethodKind::Level:
-            return "level";
-        case MethodKind::Samples:
-            break;
-    }
-    return "samples";
-}
-
-std::optional<MethodKind> method_kind_named(std::string_view name) {
-    if (name == "seed") return MethodKind::Seed;
-    if (name == "level") return MethodKind::Level;
-    if (name == "samples") return MethodKind::Samples;
-    return std::nullopt;
-}
-
-const char* to_string(BudgetAllocation allocation) {
-    return allocation == BudgetAllocation::ByNoise ? "by-noise" : "one-factor";
-}
-
-std::optional<BudgetAllocation> budget_allocation_named(std::string_view name) {
-    if (name == "one-factor") return BudgetAllocation::OneFactor;
-    if (name == "by-noise") return BudgetAllocation::ByNoise;
-    return std::nullopt;
-}
-
 const char* to_string(CalibrationSource source) {
     switch (source) {
         case CalibrationSource::Calibrated:

@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-#include "report/wording.hpp"
+#include "report/columns.hpp"
 
 namespace benchwatch::report {
 

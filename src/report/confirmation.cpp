@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "model/category.hpp"
+#include "model/words.hpp"
+#include "report/columns.hpp"
+#include "report/escaping.hpp"
 #include "report/json_parts.hpp"
 #include "report/report.hpp"
-#include "report/wording.hpp"
 
 namespace benchwatch::report {
 
@@ -87,7 +89,7 @@ std::string rule_sentence(const model::Confirmation& confirmation) {
     return fmt::format(
         "{}; each verdict is wrong with probability at most {}, and none is possible before "
         "round {}.",
-        rule, detail::percent_without_trailing_zeros(confirmation.alpha),
+        rule, model::percent_without_trailing_zeros(confirmation.alpha),
         confirmation.first_deciding_round);
 }
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "model/utf8.hpp"
+#include "report/escaping.hpp"
 #include "report/report.hpp"
-#include "report/wording.hpp"
 
 namespace benchwatch::report {
 
@@ -94,14 +94,6 @@ std::string format_value(double value, std::string_view unit) {
         ++prefix;
     }
     return with_unit(sign + three_significant_digits(scaled), kPrefixes[prefix]);
-}
-
-std::string format_change(double change) {
-    const double percent = std::abs(change) * 100;
-    // U+2212 MINUS SIGN for every negative change, including those that round to zero.
-    const char* sign = std::signbit(change) ? "\u2212" : "+";
-    if (std::isnan(change)) return "nan%";
-    return fmt::format("{}{:.1f}%", sign, percent);
 }
 
 std::string terminal_text(std::string_view text) {

@@ -10,9 +10,11 @@
 #include <ostream>
 #include <sstream>
 
+#include "report/columns.hpp"
+#include "report/escaping.hpp"
 #include "report/json_parts.hpp"
 #include "report/report.hpp"
-#include "report/wording.hpp"
+#include "report/sentences.hpp"
 
 namespace benchwatch::report {
 

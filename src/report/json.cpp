@@ -2,10 +2,12 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "compare/level_method.hpp"
+#include "compare/method.hpp"
+#include "report/detectable.hpp"
+#include "report/escaping.hpp"
 #include "report/json_parts.hpp"
 #include "report/report.hpp"
-#include "report/wording.hpp"
+#include "report/sentences.hpp"
 
 namespace benchwatch::report {
 
@@ -151,9 +153,11 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
               baseline.merge_base.empty() ? json(nullptr) : json(baseline.merge_base)},
              {"commits_earlier", baseline.commits_earlier},
          }},
-        {"method", model::to_string(comparison.method.kind)},
-        {"settings",
-         {{"factor", comparison.method.seed.factor}, {"pairs", comparison.method.seed.pairs}}},
+        {"method", comparison.method.name()},
+    };
+    // The method's own members follow its name: its settings and what it learned of the suite.
+    compare::method_unit(comparison.method.name()).write_json(comparison, document);
+    document.update(json{
         {"history_order", model::to_string(comparison.history_order)},
         {"history_runs", comparison.history_runs},
         {"categories", std::move(categories)},
@@ -168,43 +172,7 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
         {"baseline_warnings", warnings_json(comparison.baseline_warnings)},
         {"history_url",
          comparison.history_url.empty() ? json(nullptr) : json(comparison.history_url)},
-    };
-    if (comparison.method.kind == model::MethodKind::Level) {
-        const auto& settings = comparison.method.level;
-        document["level_settings"] = {
-            {"sensitivity", settings.sensitivity},
-            {"noise_quantile", settings.noise_quantile},
-            {"level_runs", settings.level_runs},
-            {"minimum_deviations", compare::kLevelMinimumDeviations},
-            {"short_history_factor", compare::kLevelShortHistoryFactor},
-            {"budget_allocation", model::to_string(settings.allocation)},
-        };
-        const auto& calibration = comparison.calibration;
-        document["calibration"] = {
-            {"source", model::to_string(calibration.source)},
-            {"false_alarms_per_pr", calibration.source == model::CalibrationSource::Fixed
-                                        ? json(nullptr)
-                                        : json(calibration.budget)},
-            {"pull_requests", calibration.pull_requests},
-            {"flukes_per_pr", calibration.flukes_per_pr},
-        };
-        if (calibration.from_cache) document["calibration"]["from_cache"] = true;
-        if (!calibration.cache_refusal.empty())
-            document["calibration"]["cache_refusal"] = calibration.cache_refusal;
-        document["suite_move"] = comparison.suite_move;
-    }
-    if (comparison.method.kind == model::MethodKind::Samples) {
-        const auto& settings = comparison.method.samples;
-        document["samples_settings"] = {
-            {"false_alarms_per_pr", settings.false_alarms_per_pr},
-            {"budget_benchmarks", settings.budget_benchmarks},
-            {"suite_minimum", settings.suite_minimum},
-            {"assumed_spread_factor", settings.assumed_spread_factor},
-        };
-        document["run_to_run_spread"] = comparison.run_to_run_spread;
-        document["run_to_run_assumed"] = comparison.run_to_run_assumed;
-        document["suite_move"] = comparison.suite_move;
-    }
+    });
     if (says_detectable && has_baseline) document["detectable"] = detectable_json(comparison);
     if (comparison.confirmation)
         document["confirmation"] = detail::confirmation_json(*comparison.confirmation);

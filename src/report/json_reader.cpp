@@ -1,106 +1,19 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "compare/json_field.hpp"
+#include "compare/method.hpp"
 #include "report/report.hpp"
 
 namespace benchwatch::report {
 
 namespace {
 
-// What a report read back says for why a cached calibration was ignored.
-constexpr const char* kRefusedCacheInWords = "it was outside what a calibration can produce";
-
 using json = nlohmann::json;
 
-// One place in the document, for messages: "benchmarks[3].base".
-class Field {
-  public:
-    Field(const json& value, std::string path, std::string_view source)
-        : value_(value), path_(std::move(path)), source_(source) {}
-
-    Field operator[](std::string_view key) const {
-        const auto& object = expect(value_.is_object(), "an object");
-        const auto child_path = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
-        const auto found = object.find(key);
-        if (found == object.end())
-            throw ReportError(fmt::format("{}: {}: missing; {}", source_, child_path, remedy));
-        return {*found, child_path, source_};
-    }
-
-    std::vector<Field> elements() const {
-        const auto& array = expect(value_.is_array(), "an array");
-        std::vector<Field> fields;
-        fields.reserve(array.size());
-        for (std::size_t i = 0; i < array.size(); ++i)
-            fields.emplace_back(array[i], fmt::format("{}[{}]", path_, i), source_);
-        return fields;
-    }
-
-    bool is_null() const { return value_.is_null(); }
-
-    // Whether this object has `key` (reports of older versions lack newer keys).
-    bool has(std::string_view key) const {
-        return expect(value_.is_object(), "an object").contains(key);
-    }
-
-    std::string text() const { return expect(value_.is_string(), "a string").get<std::string>(); }
-
-    double number() const { return expect(value_.is_number(), "a number").get<double>(); }
-
-    int integer() const {
-        expect(value_.is_number_integer(), "an integer");
-        const auto wide = value_.get<std::int64_t>();
-        if (wide < std::numeric_limits<int>::min() || wide > std::numeric_limits<int>::max())
-            fail("an integer that fits 32 bits");
-        return static_cast<int>(wide);
-    }
-
-    bool boolean() const { return expect(value_.is_boolean(), "true or false").get<bool>(); }
-
-    std::optional<std::string> optional_text() const {
-        if (is_null()) return std::nullopt;
-        return text();
-    }
-
-    std::optional<double> optional_number() const {
-        if (is_null()) return std::nullopt;
-        return number();
-    }
-
-    std::vector<std::string> texts() const {
-        std::vector<std::string> list;
-        for (const auto& element : elements()) list.push_back(element.text());
-        return list;
-    }
-
-    // Every member of an object whose values are strings.
-    std::map<std::string, std::string> text_map() const {
-        const auto& object = expect(value_.is_object(), "an object");
-        std::map<std::string, std::string> map;
-        for (const auto& [key, value] : object.items())
-            map.emplace(key, Field(value, path_ + "." + key, source_).text());
-        return map;
-    }
-
-    [[noreturn]] void fail(std::string_view expected) const {
-        throw ReportError(fmt::format("{}: {}: expected {}; {}", source_,
-                                      path_.empty() ? "the document" : path_, expected, remedy));
-    }
-
-  private:
-    static constexpr const char* remedy =
-        "write the report with `benchwatch compare --format json`";
-
-    const json& expect(bool holds, std::string_view expected) const {
-        if (!holds) fail(expected);
-        return value_;
-    }
-
-    const json& value_;
-    std::string path_;
-    std::string_view source_;
-};
+using Field = compare::JsonField;
 
 model::Direction read_direction(const Field& field) {
     if (const auto direction = model::parse_direction(field.text())) return *direction;
@@ -110,6 +23,21 @@ model::Direction read_direction(const Field& field) {
 model::HistoryOrder read_history_order(const Field& field) {
     if (const auto order = model::parse_history_order(field.text())) return *order;
     field.fail("\"git\", \"recorded\" or \"none\"");
+}
+
+model::MethodChoice read_method(const Field& field) {
+    const auto name = field.text();
+    const auto names = compare::method_names();
+    if (std::find(names.begin(), names.end(), name) != names.end())
+        return compare::default_choice(name);
+    std::string expected;  // "\"seed\", \"level\" or \"samples\""
+    for (std::size_t i = 0; i < names.size(); ++i)
+        expected += fmt::format("{}\"{}\"",
+                                i == 0                  ? ""
+                                : i + 1 == names.size() ? " or "
+                                                        : ", ",
+                                names[i]);
+    field.fail(expected);
 }
 
 model::Verdict read_verdict(const Field& field) {
@@ -187,25 +115,6 @@ model::BaselineKind read_baseline_kind(const Field& field) {
     field.fail(
         "\"merge_base\", \"nearest_ancestor\", \"explicit\", \"latest_on_default_branch\", "
         "\"files\" or \"none\"");
-}
-
-model::MethodKind read_method_kind(const Field& field) {
-    if (const auto kind = model::method_kind_named(field.text())) return *kind;
-    field.fail("\"seed\", \"level\" or \"samples\"");
-}
-
-model::CalibrationSource read_calibration_source(const Field& field) {
-    const auto text = field.text();
-    if (text == "fixed") return model::CalibrationSource::Fixed;
-    if (text == "calibrated") return model::CalibrationSource::Calibrated;
-    if (text == "conservative") return model::CalibrationSource::Conservative;
-    field.fail("\"fixed\", \"calibrated\" or \"conservative\"");
-}
-
-model::BudgetAllocation read_budget_allocation(const Field& field) {
-    const auto allocation = model::budget_allocation_named(field.text());
-    if (!allocation) field.fail("\"by-noise\" or \"one-factor\"");
-    return *allocation;
 }
 
 model::Result read_result(const Field& field) {
@@ -302,7 +211,9 @@ json parse_document(std::string_view text, std::string_view source) {
 
 }  // namespace
 
-model::Comparison read_json(std::string_view text, std::string_view source) {
+namespace {
+
+model::Comparison comparison_of(std::string_view text, std::string_view source) {
     const auto document = parse_document(text, source);
     const Field root(document, "", source);
 
@@ -317,57 +228,8 @@ model::Comparison read_json(std::string_view text, std::string_view source) {
     comparison.baseline.merge_base = baseline["merge_base"].optional_text().value_or("");
     comparison.baseline.commits_earlier = baseline["commits_earlier"].integer();
 
-    comparison.method.kind = read_method_kind(root["method"]);
-    comparison.method.seed.factor = root["settings"]["factor"].number();
-    comparison.method.seed.pairs = root["settings"]["pairs"].integer();
-    if (root.has("level_settings")) {
-        const auto level = root["level_settings"];
-        auto& settings = comparison.method.level;
-        settings.sensitivity = level["sensitivity"].number();
-        settings.noise_quantile = level["noise_quantile"].number();
-        settings.level_runs = static_cast<std::size_t>(level["level_runs"].integer());
-        // minimum_deviations and short_history_factor, which reports still carry, are the
-        // method's constants now (compare/level_method.hpp): no configuration changes them.
-        // Reports written before budgets were shared by noise spent theirs through one factor.
-        settings.allocation = level.has("budget_allocation")
-                                  ? read_budget_allocation(level["budget_allocation"])
-                                  : model::BudgetAllocation::OneFactor;
-    }
-    if (root.has("calibration")) {
-        const auto calibration = root["calibration"];
-        comparison.calibration.source = read_calibration_source(calibration["source"]);
-        comparison.calibration.budget =
-            calibration["false_alarms_per_pr"].optional_number().value_or(0);
-        comparison.calibration.pull_requests = calibration["pull_requests"].integer();
-        comparison.calibration.flukes_per_pr = calibration["flukes_per_pr"].number();
-        comparison.calibration.from_cache =
-            calibration.has("from_cache") && calibration["from_cache"].boolean();
-        // Its own words stay in the JSON: a report read back says only what happened, so that
-        // a file from outside cannot put its text into the explanation.
-        if (calibration.has("cache_refusal"))
-            comparison.calibration.cache_refusal = kRefusedCacheInWords;
-    }
-    if (root.has("samples_settings")) {
-        const auto samples = root["samples_settings"];
-        comparison.method.samples.false_alarms_per_pr = samples["false_alarms_per_pr"].number();
-        comparison.method.samples.suite_minimum =
-            static_cast<std::size_t>(samples["suite_minimum"].integer());
-        // A report written before the budget had a fewest count shared it among its judged
-        // benchmarks alone.
-        comparison.method.samples.budget_benchmarks =
-            samples.has("budget_benchmarks")
-                ? static_cast<std::size_t>(samples["budget_benchmarks"].integer())
-                : 1;
-        if (samples.has("assumed_spread_factor"))
-            comparison.method.samples.assumed_spread_factor =
-                samples["assumed_spread_factor"].number();
-    }
-    if (root.has("run_to_run_spread"))
-        comparison.run_to_run_spread = root["run_to_run_spread"].number();
-    if (root.has("run_to_run_assumed"))
-        comparison.run_to_run_assumed = root["run_to_run_assumed"].boolean();
-    comparison.calibration.sensitivity = comparison.method.level.sensitivity;
-    if (root.has("suite_move")) comparison.suite_move = root["suite_move"].number();
+    comparison.method = read_method(root["method"]);
+    compare::method_unit(comparison.method.name()).read_json(root, comparison);
     comparison.history_order = read_history_order(root["history_order"]);
     comparison.history_runs = root["history_runs"].integer();
 
@@ -393,6 +255,18 @@ model::Comparison read_json(std::string_view text, std::string_view source) {
     comparison.history_url = root["history_url"].optional_text().value_or("");
     if (root.has("confirmation")) comparison.confirmation = read_confirmation(root["confirmation"]);
     return comparison;
+}
+
+}  // namespace
+
+model::Comparison read_json(std::string_view text, std::string_view source) {
+    // The checked fields are shared with the methods, which read their own members; what they
+    // find wrong is this reader's error.
+    try {
+        return comparison_of(text, source);
+    } catch (const compare::JsonFieldError& error) {
+        throw ReportError(error.what());
+    }
 }
 
 }  // namespace benchwatch::report

@@ -9,8 +9,11 @@
 #include <unordered_set>
 
 #include "report/confirmation.hpp"
+#include "report/detectable.hpp"
+#include "report/escaping.hpp"
 #include "report/report.hpp"
-#include "report/wording.hpp"
+#include "report/rows.hpp"
+#include "report/sentences.hpp"
 
 namespace benchwatch::report {
 

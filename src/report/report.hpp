@@ -10,6 +10,7 @@
 #include "model/comparison.hpp"
 #include "model/error.hpp"
 #include "model/history.hpp"
+#include "model/words.hpp"
 
 namespace benchwatch::report {
 
@@ -31,9 +32,8 @@ std::string format_time(double nanoseconds);
 // digits and the unit ("1.25 GB/s", "12.0 allocs").
 std::string format_value(double value, std::string_view unit);
 
-// A relative change with sign and one decimal, U+2212 for negatives, the sign kept when it
-// rounds to zero: format_change(-0.0001) == "−0.0%", format_change(0.0123) == "+1.2%".
-std::string format_change(double change);
+// "+1.2%", "−0.0%": a relative change as every report writes it (model/words.hpp).
+using model::format_change;
 
 // Text from outside (a name, unit, category, environment value…) made safe for a Markdown table
 // cell or sentence: control characters and bidirectional formatting characters become spaces, so

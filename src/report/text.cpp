@@ -5,9 +5,13 @@
 #include <ostream>
 #include <sstream>
 
+#include "report/columns.hpp"
 #include "report/confirmation.hpp"
+#include "report/detectable.hpp"
+#include "report/escaping.hpp"
 #include "report/report.hpp"
-#include "report/wording.hpp"
+#include "report/rows.hpp"
+#include "report/sentences.hpp"
 
 namespace benchwatch::report {
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compare/method.hpp"
+#include "compare/seed_method.hpp"
 #include "model/category.hpp"
 #include "model/comparison.hpp"
 #include "model/history.hpp"
@@ -154,9 +155,9 @@ struct Dashboard {
 struct DashboardOptions {
     std::string default_branch = "main";  // branch name runs were recorded with
     std::string default_branch_revision;  // as in compare::HistorySource
-    model::SeedRuleSettings settings;
+    compare::SeedSettings settings;
     // Whose detectable change cards show; a budget calibrates it on each machine's history.
-    model::MethodChoice method;
+    model::MethodChoice method = compare::default_choice(compare::default_method_name());
     std::vector<model::Category> categories = model::default_categories();
     // Commit pages as REPOSITORY_URL/commit/SHA for runs that do not carry one; "" for none.
     std::string repository_url;

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "cli/defaults.hpp"
+#include "compare/level_method.hpp"
 
 namespace benchwatch::cli {
 namespace {
@@ -106,7 +107,7 @@ TEST_F(ConfigTest, LevelMethodSettingsUnderCompare) {
     // A sensitivity set by hand is used as set: no budget calibrates it.
     EXPECT_EQ(config.level_settings.false_alarms_per_pr, std::nullopt);
     const auto defaults = load_config(write("[compare]\nfactor = 4\n"));
-    EXPECT_EQ(defaults.level_settings.sensitivity, model::LevelRuleSettings{}.sensitivity);
+    EXPECT_EQ(defaults.level_settings.sensitivity, compare::LevelSettings{}.sensitivity);
     EXPECT_EQ(defaults.level_settings.level_runs, 5u);
     EXPECT_EQ(defaults.level_settings.false_alarms_per_pr, 1.0);
 }

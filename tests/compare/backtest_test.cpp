@@ -10,6 +10,8 @@
 #include <cmath>
 
 #include "compare/compare.hpp"
+#include "compare/method.hpp"
+#include "compare/seed_method.hpp"
 
 namespace benchwatch::compare {
 namespace {
@@ -42,7 +44,7 @@ BacktestMatrix matrix_of(std::vector<BacktestSeries> benchmarks) {
     return matrix;
 }
 
-const model::SeedRuleSettings seed_settings{3.0, 30};
+const SeedSettings seed_settings{3.0, 30};
 
 BacktestOptions injecting(std::vector<double> sizes, std::optional<double> budget = std::nullopt) {
     BacktestOptions options;
@@ -51,8 +53,8 @@ BacktestOptions injecting(std::vector<double> sizes, std::optional<double> budge
     return options;
 }
 
-std::unique_ptr<Method> seed_method(const model::SeedRuleSettings& settings) {
-    return make_method({model::MethodKind::Seed, settings, {}, {}});
+std::unique_ptr<Method> seed_method(const SeedSettings& settings) {
+    return make_seed_method(settings);
 }
 
 BacktestReport run_seed(const BacktestMatrix& matrix, const BacktestOptions& options) {
@@ -232,12 +234,11 @@ TEST(Methods, UnknownNameListsTheAvailableOnes) {
     ASSERT_FALSE(names.empty());
     EXPECT_EQ(names.front(), "seed");
     EXPECT_NE(std::find(names.begin(), names.end(), default_method_name()), names.end());
-    EXPECT_EQ(make_method(with_method_named({}, default_method_name()))->name(),
-              default_method_name());
+    EXPECT_EQ(make_method(default_choice(default_method_name()))->name(), default_method_name());
     std::string listed;
     for (const auto& name : names) listed += (listed.empty() ? "" : ", ") + name;
     try {
-        with_method_named({}, "magic");
+        default_choice("magic");
         FAIL() << "no error";
     } catch (const CompareError& error) {
         EXPECT_EQ(error.what(), "unknown method 'magic'; available: " + listed);

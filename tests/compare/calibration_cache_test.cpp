@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "compare/compare.hpp"
+#include "compare/level_method.hpp"
+#include "compare/method.hpp"
 #include "recording.hpp"
 #include "stats/budget_share.hpp"
 
@@ -50,8 +52,8 @@ Recorder history() {
 
 CompareOptions level_options(const Recorder& recorder) {
     auto options = recorder.options("pr");
-    options.method = model::MethodChoice{};
-    options.method.level.false_alarms_per_pr = 1.0;
+    options.method = default_choice("level");
+    options.method.settings<LevelSettings>().false_alarms_per_pr = 1.0;
     return options;
 }
 
@@ -62,7 +64,8 @@ void expect_same_judgement(const model::Comparison& a, const model::Comparison& 
     EXPECT_EQ(a.calibration.sensitivity, b.calibration.sensitivity);
     EXPECT_EQ(a.calibration.pull_requests, b.calibration.pull_requests);
     EXPECT_EQ(a.calibration.flukes_per_pr, b.calibration.flukes_per_pr);
-    EXPECT_EQ(a.method.level.sensitivity, b.method.level.sensitivity);
+    EXPECT_EQ(a.method.settings<LevelSettings>().sensitivity,
+              b.method.settings<LevelSettings>().sensitivity);
     ASSERT_EQ(a.benchmarks.size(), b.benchmarks.size());
     for (std::size_t i = 0; i < a.benchmarks.size(); ++i) {
         EXPECT_EQ(a.benchmarks[i].verdict, b.benchmarks[i].verdict);
@@ -132,7 +135,7 @@ TEST(CalibrationCache, OtherBudgetOrCategoriesMissAndEachKeepsItsEntry) {
     auto recorder = history();
     auto options = level_options(recorder);
     const auto one = compare(recorder.store, nullptr, options);
-    options.method.level.false_alarms_per_pr = 2.0;
+    options.method.settings<LevelSettings>().false_alarms_per_pr = 2.0;
     const auto two = compare(recorder.store, nullptr, options);
     EXPECT_EQ(recorder.store.cache_writes(), 2);
     EXPECT_EQ(two.calibration.budget, 2.0);
@@ -184,7 +187,7 @@ TEST(CalibrationCache, NothingCalibratedTouchesNoCache) {
     auto seed = recorder.options("pr");
     compare(recorder.store, nullptr, seed);
     auto fixed = level_options(recorder);
-    fixed.method.level.false_alarms_per_pr = std::nullopt;
+    fixed.method.settings<LevelSettings>().false_alarms_per_pr = std::nullopt;
     EXPECT_EQ(compare(recorder.store, nullptr, fixed).calibration.source,
               model::CalibrationSource::Fixed);
     EXPECT_EQ(recorder.store.cache_reads(), 0);
@@ -276,7 +279,7 @@ TEST(CalibrationFingerprint, HistoryNamesItsNewestCommitCountAndNewestRun) {
 }
 
 TEST(CalibrationFingerprint, SettingsChangeWithEveryLevelSettingAndCategoryButNotItsName) {
-    const model::MethodChoice choice;
+    const auto choice = default_choice("level");
     const auto categories = model::default_categories();
     const auto base = detail::calibration_settings_fingerprint(choice, categories);
     EXPECT_TRUE(base.starts_with("level-")) << base;
@@ -295,14 +298,14 @@ TEST(CalibrationFingerprint, SettingsChangeWithEveryLevelSettingAndCategoryButNo
     // One change of each field of the level settings (the fingerprint binds them all, so a new
     // field does not compile until it is covered).
     std::vector<model::MethodChoice> changed(8, choice);
-    changed[0].level.sensitivity = 2.0;
-    changed[1].level.false_alarms_per_pr = 2.0;
-    changed[2].level.false_alarms_per_pr = std::nullopt;
-    changed[3].level.allocation = model::BudgetAllocation::OneFactor;
-    changed[4].level.thresholds_by_noise = {0.1};
-    changed[5].level.noise_quantile = 0.8;
-    changed[6].level.level_runs = 7;
-    changed[7].level.noise_runs = 30;
+    changed[0].settings<LevelSettings>().sensitivity = 2.0;
+    changed[1].settings<LevelSettings>().false_alarms_per_pr = 2.0;
+    changed[2].settings<LevelSettings>().false_alarms_per_pr = std::nullopt;
+    changed[3].settings<LevelSettings>().allocation = BudgetAllocation::OneFactor;
+    changed[4].settings<LevelSettings>().thresholds_by_noise = {0.1};
+    changed[5].settings<LevelSettings>().noise_quantile = 0.8;
+    changed[6].settings<LevelSettings>().level_runs = 7;
+    changed[7].settings<LevelSettings>().noise_runs = 30;
     for (const auto& other : changed)
         EXPECT_NE(detail::calibration_settings_fingerprint(other, categories), base);
 }

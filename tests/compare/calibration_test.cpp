@@ -10,6 +10,7 @@
 
 #include "compare/compare.hpp"
 #include "compare/level_method.hpp"
+#include "compare/method.hpp"
 #include "compare/replay.hpp"
 #include "recording.hpp"
 #include "stats/budget_share.hpp"
@@ -44,15 +45,15 @@ BacktestMatrix noisy_matrix(int benchmarks, int runs) {
 }
 
 model::MethodChoice level_with_budget(double budget) {
-    model::MethodChoice choice;
-    choice.level.false_alarms_per_pr = budget;
+    auto choice = default_choice("level");
+    choice.settings<LevelSettings>().false_alarms_per_pr = budget;
     return choice;
 }
 
 // level_with_budget() spending its budget through one factor for every benchmark.
 model::MethodChoice one_factor_with_budget(double budget) {
     auto choice = level_with_budget(budget);
-    choice.level.allocation = model::BudgetAllocation::OneFactor;
+    choice.settings<LevelSettings>().allocation = BudgetAllocation::OneFactor;
     return choice;
 }
 
@@ -70,7 +71,7 @@ TEST(Calibration, KeepsTheReplayedPullRequestsWithinBudgetTimesMargin) {
     const Replay replay(matrix);
     const auto requests = replay.pull_requests().last(75);
     const auto count_at = [&](double sensitivity) {
-        auto settings = choice.level;
+        auto settings = choice.settings<LevelSettings>();
         settings.sensitivity = sensitivity;
         const auto method = make_level_method(settings);
         long flukes = 0;
@@ -85,9 +86,9 @@ TEST(Calibration, KeepsTheReplayedPullRequestsWithinBudgetTimesMargin) {
 TEST(Calibration, ABiggerBudgetGivesASmallerSensitivity) {
     const auto matrix = noisy_matrix(8, 120);
     for (const auto& choice : {level_with_budget(0.5), one_factor_with_budget(0.5)}) {
-        SCOPED_TRACE(model::to_string(choice.level.allocation));
+        SCOPED_TRACE(to_string(choice.settings<LevelSettings>().allocation));
         auto looser = choice;
-        looser.level.false_alarms_per_pr = 2;
+        looser.settings<LevelSettings>().false_alarms_per_pr = 2;
         const auto strict = calibrate_choice(matrix, choice);
         const auto loose = calibrate_choice(matrix, looser);
         EXPECT_LT(loose.sensitivity, strict.sensitivity);
@@ -121,7 +122,8 @@ TEST(Calibration, ByNoiseKeepsBudgetTimesMarginAndLetsQuietBenchmarksCatchSmallC
         matrix.benchmarks.push_back(std::move(series));
     }
     const auto choice = level_with_budget(1);
-    ASSERT_EQ(choice.level.allocation, model::BudgetAllocation::ByNoise);  // the default
+    ASSERT_EQ(choice.settings<LevelSettings>().allocation,
+              BudgetAllocation::ByNoise);  // the default
     const auto calibration = calibrate_choice(matrix, choice);
     EXPECT_EQ(calibration.source, model::CalibrationSource::Calibrated);
     EXPECT_EQ(calibration.pull_requests, 75);
@@ -160,9 +162,9 @@ TEST(Calibration, TooFewPullRequestsUseTheConservativeSetting) {
 }
 
 TEST(Calibration, WithoutABudgetTheSensitivityIsUsedAsSet) {
-    model::MethodChoice choice;
-    choice.level.false_alarms_per_pr = std::nullopt;
-    choice.level.sensitivity = 2.25;
+    auto choice = default_choice("level");
+    choice.settings<LevelSettings>().false_alarms_per_pr = std::nullopt;
+    choice.settings<LevelSettings>().sensitivity = 2.25;
     const auto calibration = calibrate_choice(noisy_matrix(4, 60), choice);
     EXPECT_EQ(calibration.source, model::CalibrationSource::Fixed);
     EXPECT_EQ(calibration.sensitivity, 2.25);
@@ -209,9 +211,8 @@ TEST(Calibration, ReadsOnlyThePast) {
     // The same comparison against c59 with 30 quiet runs recorded after it, with 30 wild ones,
     // and with none: every verdict, threshold and the calibration itself are the same, with the
     // budget spent by one factor or shared by noise.
-    for (const auto allocation :
-         {model::BudgetAllocation::OneFactor, model::BudgetAllocation::ByNoise}) {
-        SCOPED_TRACE(model::to_string(allocation));
+    for (const auto allocation : {BudgetAllocation::OneFactor, BudgetAllocation::ByNoise}) {
+        SCOPED_TRACE(to_string(allocation));
         std::vector<model::Comparison> comparisons;
         const std::pair<int, double (*)(int, int)> variants[] = {
             {30, quiet}, {30, wild}, {0, quiet}};
@@ -219,7 +220,7 @@ TEST(Calibration, ReadsOnlyThePast) {
             auto recorder = history_with_later_runs(after, later);
             auto options = recorder.options("pr");
             options.method = level_with_budget(1);
-            options.method.level.allocation = allocation;
+            options.method.settings<LevelSettings>().allocation = allocation;
             options.base = "c59";
             comparisons.push_back(compare(recorder.store, nullptr, options));
         }
@@ -227,18 +228,19 @@ TEST(Calibration, ReadsOnlyThePast) {
         EXPECT_EQ(first.calibration.source, model::CalibrationSource::Calibrated);
         EXPECT_EQ(first.calibration.pull_requests, 45);  // runs 10 … 54 of the 60
         EXPECT_EQ(first.calibration.thresholds_by_noise.empty(),
-                  allocation == model::BudgetAllocation::OneFactor);
+                  allocation == BudgetAllocation::OneFactor);
         ASSERT_EQ(first.benchmarks.size(), 8u);
         // One factor inside the range searched, not at its loosest end; shared by noise, the
         // thresholds come from the scores of the history read, which the wild runs would change.
-        if (allocation == model::BudgetAllocation::OneFactor) {
+        if (allocation == BudgetAllocation::OneFactor) {
             EXPECT_GT(first.calibration.sensitivity, 0.5);
         }
         for (const auto& other : comparisons) {
             EXPECT_EQ(other.calibration.sensitivity, first.calibration.sensitivity);
             EXPECT_EQ(other.calibration.flukes_per_pr, first.calibration.flukes_per_pr);
             EXPECT_EQ(other.calibration.thresholds_by_noise, first.calibration.thresholds_by_noise);
-            EXPECT_EQ(other.method.level.sensitivity, first.calibration.sensitivity);
+            EXPECT_EQ(other.method.settings<LevelSettings>().sensitivity,
+                      first.calibration.sensitivity);
             ASSERT_EQ(other.benchmarks.size(), 8u);
             for (std::size_t i = 0; i < 8; ++i) {
                 EXPECT_EQ(other.benchmarks[i].verdict, first.benchmarks[i].verdict);
@@ -255,11 +257,10 @@ TEST(Calibration, ReadsOnlyThePast) {
 TEST(Calibration, LaterRunsOnTheBaselinesBranchDoCountOnceTheyPrecedeIt) {
     // The control for the test above: the wild runs, recorded before the baseline instead,
     // change the calibration, so that test could tell if they were read.
-    for (const auto allocation :
-         {model::BudgetAllocation::OneFactor, model::BudgetAllocation::ByNoise}) {
-        SCOPED_TRACE(model::to_string(allocation));
+    for (const auto allocation : {BudgetAllocation::OneFactor, BudgetAllocation::ByNoise}) {
+        SCOPED_TRACE(to_string(allocation));
         auto choice = level_with_budget(1);
-        choice.level.allocation = allocation;
+        choice.settings<LevelSettings>().allocation = allocation;
         Recorder recorder;
         for (int t = 0; t < 60; ++t)
             recorder.record("c" + std::to_string(t), "main",

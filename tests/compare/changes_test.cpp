@@ -18,7 +18,9 @@
 #include <set>
 
 #include "compare/level_method.hpp"
+#include "compare/method.hpp"
 #include "compare/replay.hpp"
+#include "compare/seed_method.hpp"
 #include "ingest/github_action_benchmark.hpp"
 #include "stats/noise_model.hpp"
 #include "stats/rank_test.hpp"
@@ -72,7 +74,7 @@ TEST(DetectableLogChange, IsTheMethodsThresholdForAHeadAfterTheHistory) {
     EXPECT_NEAR(detectable_log_change(*method, history, 0.2, true), std::log(1.2), 1e-12);
     EXPECT_EQ(detectable_log_change(*method, {}, 0.03, true), 0);
     // The seed rule's: 3 × the median |ln ratio| of consecutive runs (0 here), at least ln 1.03.
-    const auto seed = make_method({model::MethodKind::Seed, {}, {}, {}});
+    const auto seed = make_seed_method({});
     EXPECT_NEAR(detectable_log_change(*seed, history, 0.03, true), std::log(1.03), 1e-12);
 }
 
@@ -366,7 +368,7 @@ TEST(FindChanges, EveryStepShownOnMetalLastsBeatsItsDetectableChangeAndPassesThe
     ASSERT_EQ(std::set<std::string>(history.commits.begin(), history.commits.end()).size(), 216u);
     // The default method calibrated on the whole history, as `history --changes` judges it.
     const auto categories = model::default_categories();
-    const auto method = make_method(calibrated_on(history, model::MethodChoice{}, categories));
+    const auto method = make_method(calibrated_on(history, default_choice("level"), categories));
     const auto changes = find_changes(history, no_environment, *method, categories);
 
     // Every step shown, its own or a suite event's, by benchmark.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "compare/compare.hpp"
+#include "compare/method.hpp"
 #include "memory_store.hpp"
 
 namespace benchwatch::testing {
@@ -59,7 +60,7 @@ class Recorder {
     // (the level method has tests of its own).
     compare::CompareOptions options(std::string head) const {
         compare::CompareOptions options;
-        options.method.kind = model::MethodKind::Seed;
+        options.method = compare::default_choice("seed");
         options.source.project = "p";
         options.source.machine = "m";
         options.head = std::move(head);

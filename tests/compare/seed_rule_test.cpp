@@ -6,6 +6,9 @@
 #include <cmath>
 
 #include "compare/compare.hpp"
+#include "compare/level_method.hpp"
+#include "compare/method.hpp"
+#include "compare/seed_method.hpp"
 #include "recording.hpp"
 
 namespace benchwatch::compare {
@@ -99,7 +102,7 @@ TEST(RecordedOrder, PairsSettingLimitsTheHistory) {
     recorder.record_a("c3", "main", 202);
     recorder.record_a("pr", "feature", 202);
     auto options = recorder.options("pr");
-    options.method.seed.pairs = 1;
+    options.method.settings<SeedSettings>().pairs = 1;
     const auto comparison = compare(recorder.store, nullptr, options);
     // Only the pair c2 → c3: ln(202/200) = ln 1.01.
     EXPECT_DOUBLE_EQ(comparison.benchmarks[0].typical_change, std::log(1.01));
@@ -326,14 +329,14 @@ TEST(Fields, CopiedFromTheOptions) {
     recorder.record_a("0123456789abcdef", "feature", 1);
     auto options = recorder.options("0123456");
     options.history_url = "https://example.org/perf";
-    options.method.seed = {2.5, 10};
+    options.method.settings<SeedSettings>() = {2.5, 10};
     const auto comparison = compare(recorder.store, nullptr, options);
     EXPECT_EQ(comparison.project, "p");
     EXPECT_EQ(comparison.machine, "m");
     EXPECT_EQ(comparison.head_commit, "0123456789abcdef");  // found by its unique prefix
-    EXPECT_EQ(comparison.method.kind, model::MethodKind::Seed);
-    EXPECT_EQ(comparison.method.seed.factor, 2.5);
-    EXPECT_EQ(comparison.method.seed.pairs, 10);
+    EXPECT_EQ(comparison.method.name(), "seed");
+    EXPECT_EQ(comparison.method.settings<SeedSettings>().factor, 2.5);
+    EXPECT_EQ(comparison.method.settings<SeedSettings>().pairs, 10);
     EXPECT_EQ(comparison.calibration.source, model::CalibrationSource::Fixed);
     EXPECT_EQ(comparison.history_url, "https://example.org/perf");
 }
@@ -346,11 +349,11 @@ TEST(Fields, TheDefaultMethodIsLevelWithItsSettings) {
     options.source.project = "p";
     options.source.machine = "m";
     options.head = "head";
-    options.method.level.sensitivity = 2.5;
-    options.method.level.false_alarms_per_pr = std::nullopt;
+    options.method.settings<LevelSettings>().sensitivity = 2.5;
+    options.method.settings<LevelSettings>().false_alarms_per_pr = std::nullopt;
     const auto comparison = compare(recorder.store, nullptr, options);
-    EXPECT_EQ(comparison.method.kind, model::MethodKind::Level);
-    EXPECT_EQ(comparison.method.level.sensitivity, 2.5);
+    EXPECT_EQ(comparison.method.name(), "level");
+    EXPECT_EQ(comparison.method.settings<LevelSettings>().sensitivity, 2.5);
     EXPECT_EQ(comparison.calibration.source, model::CalibrationSource::Fixed);
 }
 
@@ -391,7 +394,7 @@ TEST(Errors, RunsOfOtherMachinesDoNotCount) {
 
 TEST(Errors, UnknownMethod) {
     try {
-        compare::with_method_named({}, "magic");
+        compare::default_choice("magic");
         FAIL() << "no error";
     } catch (const compare::CompareError& error) {
         EXPECT_STREQ(error.what(), "unknown method 'magic'; available: seed, level, samples");

@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include "compare/compare.hpp"
+#include "compare/level_method.hpp"
+#include "compare/method.hpp"
 #include "recording.hpp"
 
 namespace benchwatch::compare {
@@ -59,8 +61,9 @@ const model::BenchmarkComparison& find(const model::Comparison& comparison,
 TEST(TooNoisy, TheLevelMethodCallsAnUnflaggedNoisyBenchmarkTooNoisy) {
     auto recorder = noisy_history();
     auto options = recorder.options("pr");
-    options.method.kind = model::MethodKind::Level;
-    options.method.level.false_alarms_per_pr = std::nullopt;  // the sensitivity 1.5 as set
+    options.method = default_choice("level");
+    options.method.settings<LevelSettings>().false_alarms_per_pr =
+        std::nullopt;  // the sensitivity 1.5 as set
     const auto comparison = compare(recorder.store, nullptr, options);
 
     const auto& noisy = find(comparison, "noisy");
@@ -85,8 +88,9 @@ TEST(TooNoisy, AnInconclusiveBenchmarkKeepsItsOwnReason) {
     recorder.record_a("m2", "main", 200);
     recorder.record_a("pr", "feature", 210);
     auto options = recorder.options("pr");
-    options.method.kind = model::MethodKind::Level;
-    options.method.level.false_alarms_per_pr = std::nullopt;  // the sensitivity 1.5 as set
+    options.method = default_choice("level");
+    options.method.settings<LevelSettings>().false_alarms_per_pr =
+        std::nullopt;  // the sensitivity 1.5 as set
     const auto comparison = compare(recorder.store, nullptr, options);
     ASSERT_EQ(comparison.benchmarks.size(), 1u);
     EXPECT_NEAR(comparison.benchmarks[0].detectable_change, 3, 1e-12);

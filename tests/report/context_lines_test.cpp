@@ -5,8 +5,10 @@
 
 #include <sstream>
 
+#include "compare/method.hpp"
+#include "report/escaping.hpp"
 #include "report/report.hpp"
-#include "report/wording.hpp"
+#include "report/sentences.hpp"
 
 namespace benchwatch::report {
 namespace {
@@ -74,6 +76,7 @@ std::string context_of(const model::Comparison& comparison) {
 
 model::Comparison compared() {
     model::Comparison comparison;
+    comparison.method = compare::default_choice("level");
     comparison.baseline = {model::BaselineKind::Explicit, "base", "", 0};
     comparison.categories = model::default_categories();
     comparison.summaries.resize(comparison.categories.size());

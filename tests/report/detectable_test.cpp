@@ -2,13 +2,16 @@
 // the wrong noisiest benchmark, reading oddly for one benchmark or a uniform suite, appearing in
 // a seed report, implying "no change" when nothing could be judged, or letting a benchmark's
 // name break the Markdown or send terminal escapes.
+#include "report/detectable.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
 
+#include "compare/method.hpp"
 #include "model/category.hpp"
+#include "report/escaping.hpp"
 #include "report/report.hpp"
-#include "report/wording.hpp"
 
 namespace benchwatch::report {
 namespace {
@@ -33,7 +36,7 @@ model::BenchmarkComparison row(std::string name, double detectable,
 // A level comparison of `rows`, all in Performance.
 model::Comparison level_of(std::vector<model::BenchmarkComparison> rows) {
     model::Comparison comparison;
-    comparison.method.kind = model::MethodKind::Level;
+    comparison.method = compare::default_choice("level");
     comparison.baseline.kind = model::BaselineKind::MergeBase;
     comparison.categories = model::default_categories();
     comparison.summaries.resize(comparison.categories.size());
@@ -111,7 +114,7 @@ TEST(DetectableSentence, AFlaggedBenchmarkMeansSomethingWasJudged) {
 
 TEST(DetectableSentence, SeedReportsAndEmptyComparisonsHaveNone) {
     auto comparison = level_of({row("a", 0.04)});
-    comparison.method.kind = model::MethodKind::Seed;
+    comparison.method = compare::default_choice("seed");
     EXPECT_EQ(detectable_sentence(comparison, plain_text), "");
     EXPECT_EQ(detectable_sentence(level_of({}), plain_text), "");
 }

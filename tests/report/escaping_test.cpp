@@ -4,17 +4,19 @@
 // terminal with control characters that drive it; or a report read back from JSON, as the fork
 // flow does, rendering anything but what the same comparison renders directly.
 
+#include "report/escaping.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <sstream>
 #include <string>
 
+#include "compare/method.hpp"
 #include "model/category.hpp"
 #include "model/comparison.hpp"
 #include "model/history.hpp"
 #include "report/report.hpp"
-#include "report/wording.hpp"
 #include "support/output_checks.hpp"
 
 namespace benchwatch::report {
@@ -55,7 +57,7 @@ model::Result result(std::string name, double value, std::string unit) {
 // A comparison whose every string from outside is hostile.
 model::Comparison hostile_comparison() {
     model::Comparison comparison;
-    comparison.method.kind = model::MethodKind::Level;
+    comparison.method = compare::default_choice("level");
     comparison.project = "p" + kHostile;
     comparison.machine = "m" + kHostile;
     comparison.head_commit = "c" + kHostile;

@@ -8,6 +8,9 @@
 #include <cmath>
 #include <sstream>
 
+#include "compare/level_method.hpp"
+#include "compare/method.hpp"
+#include "compare/seed_method.hpp"
 #include "golden.hpp"
 #include "model/category.hpp"
 #include "model/comparison.hpp"
@@ -40,7 +43,7 @@ model::BenchmarkComparison benchmark(std::string name, std::size_t category, dou
 model::Comparison comparison_with(std::vector<model::BenchmarkComparison> benchmarks,
                                   std::vector<model::CategorySummary> summaries) {
     model::Comparison comparison;
-    comparison.method.kind = model::MethodKind::Seed;
+    comparison.method = compare::default_choice("seed");
     comparison.project = "cuda";
     comparison.machine = "ci-gpu-1";
     comparison.head_commit = "8a12729f00c0ffee8a12729f00c0ffee8a12729f";
@@ -120,7 +123,7 @@ model::Comparison nearest_ancestor() {
 
 model::Comparison no_baseline() {
     model::Comparison comparison;
-    comparison.method.kind = model::MethodKind::Seed;
+    comparison.method = compare::default_choice("seed");
     comparison.project = "amdgpu";
     comparison.machine = "ci-gpu-2";
     comparison.head_commit = "5ef8d18c74688836aaaabbbbccccddddeeeeffff";
@@ -203,7 +206,7 @@ model::Comparison bigger_is_better() {
     // The category's mean counts the drop as a slowdown: 1.25 / 1.00 − 1 = +25%.
     auto comparison = comparison_with({throughput}, {{0.25, 1, 0, 1}});
     comparison.baseline.kind = model::BaselineKind::Explicit;
-    comparison.method.seed.factor = 2.5;
+    comparison.method.settings<compare::SeedSettings>().factor = 2.5;
     comparison.categories[kLatency].minimum_change = 0.025;
     return comparison;
 }
@@ -288,9 +291,9 @@ model::Comparison level_with_suite_move() {
             // 46000/40000 × 700/1000 × 9000/10000 = 1.15 × 0.7 × 0.9 = 0.7245, ^(1/3) = 0.8982
             {-0.1018, 1, 0, 3},
         });
-    comparison.method.kind = model::MethodKind::Level;
+    comparison.method = compare::default_choice("level");
     // The price of a fluke a budget shared by noise was calibrated to.
-    comparison.method.level.sensitivity = 2.4;
+    comparison.method.settings<compare::LevelSettings>().sensitivity = 2.4;
     comparison.calibration = {
         model::CalibrationSource::Calibrated, 1, 2.4, 75, 0.62, {}, false, {}};
     comparison.suite_move = -0.4;
@@ -301,8 +304,9 @@ model::Comparison level_with_suite_move() {
 // noise, and no move of the suite.
 model::Comparison level_one_factor() {
     auto comparison = level_with_suite_move();
-    comparison.method.level.allocation = model::BudgetAllocation::OneFactor;
-    comparison.method.level.sensitivity = 1.73421;
+    comparison.method.settings<compare::LevelSettings>().allocation =
+        compare::BudgetAllocation::OneFactor;
+    comparison.method.settings<compare::LevelSettings>().sensitivity = 1.73421;
     comparison.calibration = {
         model::CalibrationSource::Calibrated, 1, 1.73421, 75, 0.66, {}, false, {}};
     comparison.suite_move = 0;
@@ -356,7 +360,7 @@ model::Comparison two_files() {
     comparison.baseline = {model::BaselineKind::Files, "results/base.json", "", 0};
     comparison.history_order = model::HistoryOrder::None;
     comparison.history_runs = 0;
-    comparison.method.kind = model::MethodKind::Samples;
+    comparison.method = compare::default_choice("samples");
     comparison.calibration = {};
     comparison.run_to_run_spread = 0.0392;
     comparison.suite_move = 0.08;
@@ -387,7 +391,7 @@ model::BenchmarkComparison judged(model::BenchmarkComparison row, double detecta
 model::Comparison level_comparison(std::vector<model::BenchmarkComparison> benchmarks,
                                    std::vector<model::CategorySummary> summaries) {
     auto comparison = comparison_with(std::move(benchmarks), std::move(summaries));
-    comparison.method.kind = model::MethodKind::Level;
+    comparison.method = compare::default_choice("level");
     return comparison;
 }
 
@@ -448,7 +452,7 @@ model::Comparison level_nothing_judged() {
         });
     comparison.history_runs = 12;
     // Twelve runs replay two pull requests, under the 20 a calibration needs: the strict factor.
-    comparison.method.level.sensitivity = 3;
+    comparison.method.settings<compare::LevelSettings>().sensitivity = 3;
     comparison.calibration = {model::CalibrationSource::Conservative, 1, 3, 2, 0.5, {}, false, {}};
     return comparison;
 }

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "report/wording.hpp"
+#include "report/columns.hpp"
 
 namespace benchwatch::report::detail {
 namespace {

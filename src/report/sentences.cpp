@@ -1,0 +1,168 @@
+#include "report/sentences.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+
+#include "compare/method.hpp"
+#include "model/category.hpp"
+#include "model/environment_keys.hpp"
+#include "model/words.hpp"
+#include "report/escaping.hpp"
+#include "report/report.hpp"
+#include "report/rows.hpp"
+
+namespace benchwatch::report::detail {
+
+std::string short_commit(std::string_view commit) {
+    const bool is_sha = commit.size() >= 9 && std::all_of(commit.begin(), commit.end(), [](char c) {
+                            return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+                        });
+    return std::string(is_sha ? commit.substr(0, 9) : commit);
+}
+
+std::string baseline_sentence(const model::Comparison& comparison, Escape escape) {
+    const auto& baseline = comparison.baseline;
+    const auto commit = escape(short_commit(baseline.commit));
+    switch (baseline.kind) {
+        case model::BaselineKind::MergeBase:
+            return fmt::format("Compared with {}, the merge base.", commit);
+        case model::BaselineKind::NearestAncestor:
+            // The head is its own merge base when it is on the default branch.
+            if (!baseline.merge_base.empty() && baseline.merge_base == comparison.head_commit)
+                return fmt::format(
+                    "This commit is on the default branch, so it is compared with the run before "
+                    "it: {}, {} commit{} earlier.",
+                    commit, baseline.commits_earlier, baseline.commits_earlier == 1 ? "" : "s");
+            return fmt::format(
+                "Compared with {}, the nearest benchmarked ancestor of the merge base {} ({} "
+                "commit{} earlier).",
+                commit, escape(short_commit(baseline.merge_base)), baseline.commits_earlier,
+                baseline.commits_earlier == 1 ? "" : "s");
+        case model::BaselineKind::Explicit:
+            return fmt::format("Compared with {}.", commit);
+        case model::BaselineKind::LatestOnDefaultBranch:
+            return fmt::format(
+                "Compared with {}, the latest run recorded on the default branch (no git history "
+                "to find the merge base).",
+                commit);
+        case model::BaselineKind::Files:
+            return fmt::format(
+                "Compared {} with {}, file against file: two runs without a history, judged by "
+                "the samples each carries.",
+                escape(comparison.head_commit), commit);
+        case model::BaselineKind::None:
+            break;
+    }
+    return "No baseline: no run of the merge base or its ancestors was found, so nothing is "
+           "compared.";
+}
+
+std::string change_list(const std::vector<model::EnvironmentChange>& changes, Escape escape) {
+    std::vector<std::string> parts;
+    for (const auto& change : changes) {
+        const auto key = escape(change.key);
+        if (change.before && change.after)
+            parts.push_back(
+                fmt::format("{} {} → {}", key, escape(*change.before), escape(*change.after)));
+        else if (change.after)
+            parts.push_back(fmt::format("{} added ({})", key, escape(*change.after)));
+        else if (change.before)
+            parts.push_back(fmt::format("{} removed (was {})", key, escape(*change.before)));
+        else
+            parts.push_back(key);
+    }
+    return join(parts, ", ");
+}
+
+namespace {
+
+// How one machine key reads in "Measured on: …": "2 cores", "kernel 6.1.0", or the value alone.
+std::string machine_part(std::string_view key, const std::string& value) {
+    if (key == "kernel") return "kernel " + value;
+    if (key == "cores") return value == "1" ? "1 core" : value + " cores";
+    if (key == "memory") return value + " of memory";
+    if (key == "gpu.driver") return "GPU driver " + value;
+    if (model::is_machine_key(key)) return value;
+    return fmt::format("{} {}", key, value);
+}
+
+}  // namespace
+
+std::string environment_sentence(const std::vector<model::EnvironmentChange>& changes,
+                                 Escape escape) {
+    if (changes.empty()) return "";
+    return fmt::format("The environment differs from the baseline's: {}.",
+                       change_list(changes, escape));
+}
+
+std::string machine_sentence(const model::Environment& machine, Escape escape) {
+    if (machine.empty()) return "";
+    std::vector<std::string> parts;
+    for (const auto key : model::machine_keys)
+        if (const auto found = machine.find(std::string(key)); found != machine.end())
+            parts.push_back(escape(machine_part(key, found->second)));
+    for (const auto& [key, value] : machine)
+        if (!model::is_machine_key(key)) parts.push_back(escape(machine_part(key, value)));
+    return fmt::format("Measured on: {}.", join(parts, ", "));
+}
+
+std::string machine_change_sentence(const std::vector<model::EnvironmentChange>& changes,
+                                    Escape escape) {
+    if (changes.empty()) return "";
+    return fmt::format("The baseline ran on a different machine: {}.",
+                       change_list(changes, escape));
+}
+
+std::string warnings_sentence(std::string_view whose, const std::vector<model::Warning>& warnings,
+                              Escape escape) {
+    if (warnings.empty()) return "";
+    std::vector<std::string> sentences;
+    for (const auto& warning : warnings) {
+        auto sentence = escape(plain_text(warning.message));
+        if (!sentence.ends_with('.') && !sentence.ends_with('!') && !sentence.ends_with('?'))
+            sentence += '.';
+        sentences.push_back(std::move(sentence));
+    }
+    return fmt::format("Measurement warnings for {} run: {}", whose, join(sentences, " "));
+}
+
+std::vector<std::string> context_lines(const model::Comparison& comparison, Escape escape) {
+    std::vector<std::string> lines = {
+        environment_sentence(comparison.environment_changes, escape),
+        machine_sentence(comparison.machine_environment, escape),
+        machine_change_sentence(comparison.machine_changes, escape),
+        warnings_sentence("this PR's", comparison.head_warnings, escape),
+        warnings_sentence("the baseline's", comparison.baseline_warnings, escape),
+    };
+    std::erase(lines, std::string());
+    return lines;
+}
+
+namespace {
+
+std::string lower_ascii(std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
+}  // namespace
+
+std::string explanation_paragraph(const model::Comparison& comparison, Escape escape) {
+    std::vector<std::string> minimums;
+    for (const auto& category : comparison.categories)
+        minimums.push_back(
+            fmt::format("{} {}", escape(lower_ascii(category.name)),
+                        model::percent_without_trailing_zeros(category.minimum_change)));
+    return compare::method_unit(comparison.method.name()).explanation(comparison, minimums);
+}
+
+bool says_what_it_could_detect(const model::Comparison& comparison) {
+    return compare::method_unit(comparison.method.name()).says_what_it_could_detect;
+}
+
+}  // namespace benchwatch::report::detail
