@@ -192,9 +192,10 @@ TEST_F(ChildProcessesTest, ABackgroundProcessHoldingTheOutputOpenDoesNotHoldUpTh
                                                   std::string(results_json) + "'\n");
     const auto finished =
         benchwatch(run_arguments({"--timeout", "30", "--", harness.string()}));
+    // Reading until the pipes closed would outlast --timeout (the background process sleeps for
+    // 60 s), and a run that times out fails: success means the results were taken at the suite's
+    // exit.
     ASSERT_EQ(finished.exit_code, 0) << finished.outcome.err;
-    // Before, benchwatch read until the pipes closed: the run timed out after 30 s.
-    EXPECT_LT(finished.seconds, 10.0);
     const int background = written_pid("background.pid");
     EXPECT_TRUE(ends(background)) << "the background process " << background << " outlived the run";
     if (process_alive(background)) ::kill(background, SIGKILL);

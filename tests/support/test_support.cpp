@@ -149,12 +149,15 @@ int ServerProcess::port() const {
 }
 
 void ServerProcess::kill_now() {
+    // kill(0, …) would signal the test's own process group.
+    if (pid_ <= 0) return;
     ::kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
     pid_ = 0;
 }
 
 int ServerProcess::stop() {
+    if (pid_ <= 0) return -1;
     ::kill(pid_, SIGTERM);
     int status = 0;
     waitpid(pid_, &status, 0);

@@ -97,11 +97,12 @@ class ServerProcess {
     // to a minute for it; throws std::runtime_error with serve.err when none came.
     int port() const;
 
-    // Ends the server with SIGKILL, as a crash would, and waits for it.
+    // Ends the server with SIGKILL, as a crash would, and waits for it; nothing when it had
+    // ended already.
     void kill_now();
 
     // Ends the server with SIGTERM and waits for it; returns its exit code, -1 when a signal
-    // ended it.
+    // ended it or it had ended already.
     int stop();
 
     // serve.out followed by serve.err, as they are now.
