@@ -5,20 +5,37 @@
 // median to the minimum). For each suite it prints seed, the level method calibrated to budgets
 // of 0.5, 1 and 2 flukes per pull request, and the level method at the fixed setting that keeps
 // 1 fluke per pull request in hindsight; then the means per regime.
-//   generated_backtest [SUITES] [--data DIR] [--allocation by-noise|one-factor]
-//                      [--history DATA.js]...
-// --allocation sets how the calibrated level method shares its budget (default: the level
-// method's). Each --history replays a github-action-benchmark
-// history (its first suite) the same way instead of the generated suites. With --data, each suite
-// is also written as a github-action-benchmark data.js into DIR (regime-suite.js), which
-// bench/oracle_bound.py reads for the hindsight frontier.
+//   generated_backtest [SUITES] [--runs N] [--data DIR] [--allocation by-noise|one-factor]
+//                      [--history DATA.js]... [--prefixes N,N,...]
+// --runs sets the generated suites' length (default 200). The regime changes at one run of the
+// middle third (66–133 of 200 runs, 20–40 of 60), so the three regimes' suites of one seed are
+// the same before it: cut to 30 or 50 runs, 200-run suites hold no regime change, 60-run suites
+// do. --allocation sets how the calibrated level method shares its budget (default: the level
+// method's). Each --history replays a github-action-benchmark history (its first suite) the same
+// way instead of the generated suites. With --data, each suite is also written as a
+// github-action-benchmark data.js into DIR (regime-suite.js), which bench/oracle_bound.py reads
+// for the hindsight frontier.
+// --prefixes replays each history, or else each generated suite, cut to its first N runs for
+// every N given (at least 16) and whole, with the calibrated level method at budget 1 only. One
+// tab-separated line per history and prefix: its name (regime-suite-ofRUNS, or the history file's
+// name without .js), runs, regime@ (0: none), pull requests, flukes/PR, +10% and +20% caught in
+// percent, whether the calibrated setting is a price of a fluke (the budget was shared by noise
+// at some pull request) or a factor, its median, smallest and largest; with --data, last the
+// data.js of exactly that prefix (DIR/NAME-firstRUNS.js). bench/prefix_replay.sh puts these
+// beside the hindsight frontier of each prefix.
 #include <fmt/format.h>
 #include <fmt/os.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cstdio>
-#include <cstdlib>
+#include <exception>
+#include <filesystem>
 #include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +51,10 @@
 namespace {
 
 using namespace benchwatch;
+
+constexpr std::string_view usage =
+    "usage: generated_backtest [SUITES] [--runs N] [--data DIR] "
+    "[--allocation by-noise|one-factor] [--history DATA.js]... [--prefixes N,N,...]";
 
 compare::BacktestMatrix matrix_of(const stats::GeneratedSuite& suite) {
     compare::BacktestMatrix matrix;
@@ -73,16 +94,52 @@ compare::BacktestMatrix matrix_of(const ingest::ImportedHistory& history) {
     return matrix;
 }
 
-void write_data_js(const std::string& path, const stats::GeneratedSuite& suite) {
+// The first `runs` runs of `matrix`, without the benchmarks first measured after them, as a store
+// holding only those runs would list them.
+compare::BacktestMatrix prefix_of(const compare::BacktestMatrix& matrix, std::size_t runs) {
+    compare::BacktestMatrix prefix;
+    prefix.runs = runs;
+    for (const auto& series : matrix.benchmarks) {
+        auto cut = series;
+        cut.values.resize(runs);
+        if (!cut.samples.empty()) cut.samples.resize(runs);
+        if (std::any_of(cut.values.begin(), cut.values.end(),
+                        [](const auto& value) { return value && *value > 0; }))
+            prefix.benchmarks.push_back(std::move(cut));
+    }
+    return prefix;
+}
+
+std::string json_string(std::string_view text) {
+    std::string quoted = "\"";
+    for (const char c : text) {
+        if (c == '"' || c == '\\')
+            quoted += {'\\', c};
+        else if (static_cast<unsigned char>(c) < 0x20)
+            quoted += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+        else
+            quoted += c;
+    }
+    return quoted + '"';
+}
+
+// Every measured value of `matrix` as a github-action-benchmark data.js of one suite, each
+// benchmark in ns (bench/oracle_bound.py reads the values only, whichever way they improve).
+void write_data_js(const std::string& path, const compare::BacktestMatrix& matrix) {
     auto out = fmt::output_file(path);
     out.print("window.BENCHMARK_DATA = {{\"entries\": {{\"generated\": [");
-    const auto runs = suite.values.front().size();
-    for (std::size_t t = 0; t < runs; ++t) {
-        out.print("{}{{\"commit\": {{\"id\": \"{:040x}\"}}, \"benches\": [", t == 0 ? "" : ",",
-                  t + 1);
-        for (std::size_t b = 0; b < suite.values.size(); ++b)
-            out.print("{}{{\"name\": \"bench{}\", \"value\": {:.6g}, \"unit\": \"ns\"}}",
-                      b == 0 ? "" : ",", b, suite.values[b][t]);
+    for (std::size_t t = 0; t < matrix.runs; ++t) {
+        // One run a day from 2024-01-01.
+        out.print("{}{{\"commit\": {{\"id\": \"{:040x}\"}}, \"date\": {}, \"benches\": [",
+                  t == 0 ? "" : ",", t + 1, 1704067200000 + 86400000 * t);
+        bool first = true;
+        for (const auto& series : matrix.benchmarks) {
+            const auto& value = series.values[t];
+            if (!value || *value <= 0) continue;
+            out.print("{}{{\"name\": {}, \"value\": {:.17g}, \"unit\": \"ns\"}}", first ? "" : ",",
+                      json_string(series.name), *value);
+            first = false;
+        }
         out.print("]}}");
     }
     out.print("]}}}};\n");
@@ -98,26 +155,144 @@ struct Row {
     double flukes = 0, caught_10 = 0, caught_20 = 0;
 };
 
-}  // namespace
+// A count from the command line, or std::invalid_argument naming the option.
+std::size_t count_of(std::string_view text, std::string_view option, std::size_t minimum) {
+    std::size_t count = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
+    if (error != std::errc{} || end != text.data() + text.size() || count < minimum)
+        throw std::invalid_argument(
+            fmt::format("{}: expected a whole number of at least {}, got {}", option, minimum,
+                        json_string(text)));
+    return count;
+}
 
-int main(int argc, char** argv) {
+std::vector<std::size_t> prefixes_of(std::string_view list) {
+    std::vector<std::size_t> prefixes;
+    while (true) {
+        const auto comma = list.find(',');
+        prefixes.push_back(
+            count_of(list.substr(0, comma), "--prefixes", compare::backtest_minimum_runs));
+        if (comma == std::string_view::npos) break;
+        list.remove_prefix(comma + 1);
+    }
+    std::sort(prefixes.begin(), prefixes.end());
+    prefixes.erase(std::unique(prefixes.begin(), prefixes.end()), prefixes.end());
+    return prefixes;
+}
+
+// The history file's name without its directory and .js, in letters, digits, '.', '_' and '-'.
+std::string history_name(const std::string& path) {
+    auto name = std::filesystem::path(path).filename().string();
+    if (name.ends_with(".js")) name.resize(name.size() - 3);
+    for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
+            c = '_';
+    return name.empty() ? "history" : name;
+}
+
+struct PrefixReplay {
+    std::vector<std::size_t> prefixes;
+    compare::LevelSettings calibrated;  // its budget is set to 1
+    std::string data_dir;
+};
+
+// One line per prefix of `matrix` (and the whole), as the file's comment says.
+void replay_prefixes(const PrefixReplay& replay, const std::string& name,
+                     const compare::BacktestMatrix& matrix, std::size_t regime_start) {
+    auto settings = replay.calibrated;
+    settings.false_alarms_per_pr = 1.0;
+    const auto level = compare::make_level_method(settings);
+    const std::vector<compare::BacktestCandidate> candidates = {{level.get()}};
+    std::vector<std::size_t> lengths;
+    for (const auto runs : replay.prefixes)
+        if (runs < matrix.runs) lengths.push_back(runs);
+    lengths.push_back(matrix.runs);
+    for (const auto runs : lengths) {
+        const auto prefix = prefix_of(matrix, runs);
+        const auto report = compare::backtest(prefix, candidates, {{0.1, 0.2}, std::nullopt, 1});
+        const auto& score = report.methods.front().score;
+        const auto range = score.setting_range.value_or(std::pair{score.setting, score.setting});
+        fmt::print("{}\t{}\t{}\t{}\t{:.2f}\t{:.1f}\t{:.1f}\t{}\t{:.3g}\t{:.3g}\t{:.3g}", name, runs,
+                   regime_start, report.pull_requests, score.flukes_per_pr, 100 * score.caught[0],
+                   100 * score.caught[1], report.methods.front().priced ? "price" : "factor",
+                   score.setting, range.first, range.second);
+        if (!replay.data_dir.empty()) {
+            const auto path = fmt::format("{}/{}-first{}.js", replay.data_dir, name, runs);
+            write_data_js(path, prefix);
+            fmt::print("\t{}", path);
+        }
+        fmt::print("\n");
+        std::fflush(stdout);
+    }
+}
+
+int run(int argc, char** argv) {
     int suites = 5;
+    stats::SuiteModel suite_model;
     std::string data_dir;
     compare::LevelSettings calibrated;
     std::vector<std::string> histories;
+    std::optional<std::vector<std::size_t>> prefixes;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
-        if (arg == "--data" && i + 1 < argc)
+        const bool valued = i + 1 < argc;
+        if (arg == "--help") {
+            fmt::print("{}\n", usage);
+            return 0;
+        } else if (arg == "--data" && valued) {
             data_dir = argv[++i];
-        else if (arg == "--allocation" && i + 1 < argc)
-            calibrated.allocation =
-                compare::budget_allocation_named(argv[++i]).value_or(calibrated.allocation);
-        else if (arg == "--history" && i + 1 < argc)
+        } else if (arg == "--allocation" && valued) {
+            const auto allocation = compare::budget_allocation_named(argv[++i]);
+            if (!allocation)
+                throw std::invalid_argument(fmt::format(
+                    "--allocation: expected by-noise or one-factor, got {}", json_string(argv[i])));
+            calibrated.allocation = *allocation;
+        } else if (arg == "--history" && valued) {
             histories.emplace_back(argv[++i]);
-        else
-            suites = std::atoi(argv[i]);
+        } else if (arg == "--runs" && valued) {
+            suite_model.runs = count_of(argv[++i], "--runs", compare::backtest_minimum_runs);
+        } else if (arg == "--prefixes" && valued) {
+            prefixes = prefixes_of(argv[++i]);
+        } else if (!arg.starts_with("-")) {
+            suites = static_cast<int>(count_of(arg, "SUITES", 1));
+        } else {
+            throw std::invalid_argument(
+                fmt::format("unknown option or missing value: {}\n{}", json_string(arg), usage));
+        }
     }
     const Regime regimes[] = {{"model", 1, 1}, {"wider", 2.5, 1}, {"statistic", 0.4, 0.75}};
+    const auto suite_of = [&](const Regime& regime, int seed) {
+        auto model = suite_model;
+        model.regime_noise_factor = regime.noise_factor;
+        model.regime_level_factor = regime.level_factor;
+        return stats::generate_suite(static_cast<std::uint64_t>(seed), model);
+    };
+
+    if (prefixes) {
+        const PrefixReplay replay{*prefixes, calibrated, data_dir};
+        fmt::print(
+            "history\truns\tregime@\tPRs\tflukes/"
+            "PR\t+10%\t+20%\tsetting\tmedian\tlowest\thighest{}\n",
+            data_dir.empty() ? "" : "\tdata");
+        std::set<std::string> names;
+        for (const auto& path : histories) {
+            const auto name = history_name(path);
+            if (!names.insert(name).second)
+                throw std::invalid_argument(
+                    fmt::format("two histories are named {}; rename one", name));
+            replay_prefixes(replay, name,
+                            matrix_of(ingest::read_github_action_benchmark_history(path)), 0);
+        }
+        if (!histories.empty()) return 0;
+        for (const auto& regime : regimes)
+            for (int s = 1; s <= suites; ++s) {
+                const auto suite = suite_of(regime, s);
+                replay_prefixes(replay, fmt::format("{}-{}-of{}", regime.name, s, suite_model.runs),
+                                matrix_of(suite), suite.regime_start);
+            }
+        return 0;
+    }
+
     const double budgets[] = {0.5, 1, 2};
     const auto seed = compare::make_seed_method({});
     compare::LevelSettings fixed;
@@ -160,22 +335,21 @@ int main(int argc, char** argv) {
     };
     for (const auto& path : histories) {
         std::vector<Row> unused(5);
+        const auto matrix = matrix_of(ingest::read_github_action_benchmark_history(path));
         fmt::print("{:<9} {:>5} {:>7}", "history", "", "");
-        row(matrix_of(ingest::read_github_action_benchmark_history(path)), unused, 1);
+        row(matrix, unused, 1);
         fmt::print("  {}\n", path);
     }
     if (!histories.empty()) return 0;
     for (const auto& regime : regimes) {
         std::vector<Row> means(5);
         for (int s = 1; s <= suites; ++s) {
-            stats::SuiteModel model;
-            model.regime_noise_factor = regime.noise_factor;
-            model.regime_level_factor = regime.level_factor;
-            const auto suite = stats::generate_suite(static_cast<std::uint64_t>(s), model);
+            const auto suite = suite_of(regime, s);
+            const auto matrix = matrix_of(suite);
             if (!data_dir.empty())
-                write_data_js(fmt::format("{}/{}-{}.js", data_dir, regime.name, s), suite);
+                write_data_js(fmt::format("{}/{}-{}.js", data_dir, regime.name, s), matrix);
             fmt::print("{:<9} {:>5} {:>7}", regime.name, s, suite.regime_start);
-            row(matrix_of(suite), means, suites);
+            row(matrix, means, suites);
         }
         fmt::print("{:<9} {:>5} {:>7}", regime.name, "mean", "");
         for (const auto& mean : means)
@@ -184,4 +358,16 @@ int main(int argc, char** argv) {
         fmt::print("\n");
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& error) {
+        std::fflush(stdout);
+        fmt::print(stderr, "generated_backtest: {}\n", error.what());
+        return 2;
+    }
 }
