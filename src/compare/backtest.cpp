@@ -143,12 +143,12 @@ std::vector<model::Calibration> calibrations(const Method& method,
     std::vector<model::Calibration> settings;
     settings.reserve(requests.size());
     std::size_t available = 0;
-    for (const auto& request : requests) {
+    for (std::size_t index = 0; index < requests.size(); ++index) {
         while (available < requests.size() &&
-               requests[available].run + persistence_window + 1 <= request.run)
+               requests[available].run + persistence_window + 1 <= requests[index].run)
             ++available;
-        settings.push_back(
-            calibrate(method, requests.first(available), std::span(prepared).first(available)));
+        settings.push_back(calibrate(method, requests.first(available),
+                                     std::span(prepared).first(available), *prepared[index]));
     }
     return settings;
 }
@@ -180,23 +180,26 @@ BacktestReport backtest(const BacktestMatrix& matrix, std::span<const BacktestCa
     for (const auto& candidate : candidates) {
         const Method& method = *candidate.method;
         const auto prepared = prepare_all(method, requests);
-        MethodBacktest result{method.name(), std::nullopt, false, {}, std::nullopt};
+        MethodBacktest result;
+        result.name = method.name();
         if (const auto budget = method.calibration_budget()) {
             const auto calibrated = calibrations(method, requests, prepared);
             Judges judges;
             std::vector<double> settings;
-            // Shared by noise, the settings shown are the prices; a pull request with too little
-            // history before it was judged by the conservative factor instead, which is shown
-            // only when no pull request had a price.
-            std::vector<double> prices;
+            // Shared by noise, the settings are the prices of a fluke.
+            std::vector<double> prior_weights;
+            std::vector<double> replay_weights;
             for (const auto& calibration : calibrated) {
                 judges.push_back(method.calibrated_by(calibration));
                 settings.push_back(calibration.sensitivity);
-                if (!calibration.thresholds_by_noise.empty())
-                    prices.push_back(calibration.sensitivity);
+                prior_weights.push_back(calibration.prior_weight);
+                replay_weights.push_back(calibration.replay_weight);
             }
-            result.priced = !prices.empty();
-            if (result.priced) settings = std::move(prices);
+            result.priced = method.shares_budget_by_noise();
+            if (result.priced && !calibrated.empty()) {
+                result.prior_weight = stats::median(prior_weights);
+                result.replay_weight = stats::median(replay_weights);
+            }
             result.calibrated_budget = *budget;
             result.score = score(method, requests, prepared, judges, options);
             if (!settings.empty()) {

@@ -47,9 +47,13 @@ struct BacktestCandidate {
 struct MethodBacktest {
     std::string name;
     std::optional<double> calibrated_budget;  // the calibration's budget when it was calibrated
-    // The budget was shared by noise at some pull request: score.setting and its range are the
-    // prices of a fluke of those pull requests that had enough history before them.
+    // The budget was shared by noise: score.setting and its range are the prices of a fluke.
     bool priced = false;
+    // Then the medians over the pull requests of their calibrations' prior weight and replay
+    // weight (model::Calibration): how much the estimate leaned on the prior tail and on the
+    // replayed pull requests' count of flukes.
+    double prior_weight = 0;
+    double replay_weight = 0;
     BacktestScore score;
     // The most sensitive setting whose flukes per pull request stay within the budget; when even
     // the strictest setting of setting_range() exceeds it, that strictest setting.
@@ -76,8 +80,7 @@ inline constexpr std::size_t backtest_minimum_runs = 16;
 // seeded with seed_seq{seed, t, bits of d} modulo their count (in matrix order), gets its head
 // made worse by 1 + d and the suite is judged again; caught when its verdict is Slower.
 // Throws CompareError when the matrix has fewer than backtest_minimum_runs runs.
-BacktestReport backtest(const BacktestMatrix& matrix,
-                        std::span<const BacktestCandidate> candidates,
+BacktestReport backtest(const BacktestMatrix& matrix, std::span<const BacktestCandidate> candidates,
                         const BacktestOptions& options);
 
 }  // namespace benchwatch::compare

@@ -19,11 +19,11 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr std::string_view kFormatName = "benchwatch-calibration";
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2;
 
 // Part of every settings fingerprint: raising it makes every cached calibration a miss. Raise it
 // whenever calibrate_choice() may answer differently for the same runs and settings.
-constexpr int kRulesVersion = 2;
+constexpr int kRulesVersion = 3;
 
 std::string hex(std::uint64_t hash) {
     return fmt::format("{:016x}", hash);
@@ -54,7 +54,10 @@ std::string calibration_text(const model::Calibration& calibration) {
               {"budget", calibration.budget},
               {"sensitivity", calibration.sensitivity},
               {"pull_requests", calibration.pull_requests},
-              {"flukes_per_pr", calibration.flukes_per_pr}};
+              {"flukes_per_pr", calibration.flukes_per_pr},
+              {"expected_flukes_per_pr", calibration.expected_flukes_per_pr},
+              {"prior_weight", calibration.prior_weight},
+              {"replay_weight", calibration.replay_weight}};
     if (!calibration.thresholds_by_noise.empty())
         json["thresholds_by_noise"] = calibration.thresholds_by_noise;
     return json.dump();
@@ -90,6 +93,13 @@ std::optional<model::Calibration> parse_calibration(std::string_view text) {
     calibration.budget = *budget;
     calibration.sensitivity = *sensitivity;
     calibration.flukes_per_pr = *flukes;
+    const auto expected = number_at(json, "expected_flukes_per_pr", 0);
+    const auto prior_weight = number_at(json, "prior_weight", 0);
+    const auto replay_weight = number_at(json, "replay_weight", 0);
+    if (!expected || !prior_weight || !replay_weight) return std::nullopt;
+    calibration.expected_flukes_per_pr = *expected;
+    calibration.prior_weight = *prior_weight;
+    calibration.replay_weight = *replay_weight;
 
     if (const auto thresholds = json.find("thresholds_by_noise"); thresholds != json.end()) {
         if (!thresholds->is_array() || thresholds->size() != stats::share_noise_grid().size())

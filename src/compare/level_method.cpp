@@ -21,9 +21,12 @@ namespace benchwatch::compare {
 namespace {
 
 // The suite moved as a whole when at least this share of its level-judged benchmarks, and at
-// least kSuiteMinimum of them, lie beyond their thresholds in one direction.
+// least kSuiteMinimum of them, moved beyond their thresholds in one direction.
 constexpr double kSuiteShare = 0.5;
 constexpr std::size_t kSuiteMinimum = 10;
+// A benchmark counts towards that share beyond this many times its noise even when its
+// threshold is further out (at least its category's minimum change).
+constexpr double kSuiteTriggerNoises = 2.0;
 // Then a benchmark is flagged only beyond this many times the suite's spread around its median
 // move (stats::kMadToSigma × median absolute deviation), as well as beyond its own threshold.
 constexpr double kSuiteSpreadFactor = 3.0;
@@ -101,11 +104,35 @@ class LevelMethod final : public Method {
         return judgement;
     }
 
-    std::vector<double> noise_scores(const PreparedSuite& prepared) const override {
-        std::vector<double> scores;
-        for (const auto& one : dynamic_cast<const LevelPrepared&>(prepared).judged) {
+    std::vector<NoiseScore> noise_scores(const PreparedSuite& prepared,
+                                         std::span<const double> later_shift) const override {
+        const auto& level_prepared = dynamic_cast<const LevelPrepared&>(prepared);
+        const auto& judged = level_prepared.judged;
+        assert(later_shift.empty() || later_shift.size() == judged.size());
+        const auto& suite = level_prepared.moves;
+        const bool moved = moved_beyond_noise(suite, judged);
+        std::vector<NoiseScore> scores;
+        for (std::size_t i = 0; i < judged.size(); ++i) {
+            const auto& one = judged[i];
             if (!one.level_based || !(one.noise > 0)) continue;
-            scores.push_back((one.smaller_is_better ? one.move : -one.move) / one.noise);
+            const auto oriented = [&](double move) {
+                return (one.smaller_is_better ? move : -move) / one.noise;
+            };
+            NoiseScore score;
+            score.floor = one.floor;
+            score.pooled.noise = one.noise;
+            score.pooled.score = oriented(one.move);
+            score.pooled.fluke = std::abs(score.pooled.score);
+            if (moved) {
+                const double from_suite = one.move - suite.shift;
+                score.pooled.score = oriented(from_suite);
+                score.pooled.fluke = std::abs(from_suite) > kSuiteSpreadFactor * suite.spread
+                                         ? std::abs(score.pooled.score)
+                                         : 0.0;
+            }
+            if (!later_shift.empty() && stats::lasted(one.move, later_shift[i]))
+                score.pooled.fluke = 0;
+            scores.push_back(score);
         }
         return scores;
     }
@@ -227,18 +254,45 @@ class LevelMethod final : public Method {
         return result;
     }
 
-    // Whether the suite moved as a whole, each benchmark judged by its own threshold.
-    static bool moved_as_a_whole(const SuiteMoves& suite, const std::vector<Judged>& judged) {
+    // How far a benchmark must move to count towards a move of the whole suite: its threshold,
+    // or kSuiteTriggerNoises × its noise (at least its floor) when that is nearer. A quiet
+    // benchmark's threshold can be many times its noise, and a one-run move of the machine that
+    // every benchmark feels would otherwise not reach half of the suite, yet flag the rest.
+    static double suite_trigger(const Judged& one) {
+        return std::min(one.assessment.threshold, widest_suite_trigger(one));
+    }
+
+    static double widest_suite_trigger(const Judged& one) {
+        return std::max(kSuiteTriggerNoises * one.noise, one.floor);
+    }
+
+    // Whether at least kSuiteShare of the suite's level-judged benchmarks, and at least
+    // kSuiteMinimum of them, moved beyond `trigger` of theirs in one direction.
+    template <typename Trigger>
+    static bool moved_together(const SuiteMoves& suite, const std::vector<Judged>& judged,
+                               Trigger trigger) {
         int up = 0;
         int down = 0;
         for (const auto& one : judged) {
             if (!one.level_based) continue;
-            if (one.move > one.assessment.threshold) ++up;
-            if (one.move < -one.assessment.threshold) ++down;
+            const double bound = trigger(one);
+            if (one.move > bound) ++up;
+            if (one.move < -bound) ++down;
         }
-        return suite.count >= kSuiteMinimum &&
-               static_cast<double>(std::max(up, down)) >=
-                   kSuiteShare * static_cast<double>(suite.count);
+        return suite.count >= kSuiteMinimum && static_cast<double>(std::max(up, down)) >=
+                                                   kSuiteShare * static_cast<double>(suite.count);
+    }
+
+    // Whether the suite moved as a whole, each benchmark judged by its suite_trigger().
+    static bool moved_as_a_whole(const SuiteMoves& suite, const std::vector<Judged>& judged) {
+        return moved_together(suite, judged, suite_trigger);
+    }
+
+    // Whether the suite moved as a whole whatever the thresholds: each benchmark counted only
+    // beyond the farthest trigger a threshold can give it. What a calibration pools past
+    // suites by, before their thresholds are chosen.
+    static bool moved_beyond_noise(const SuiteMoves& suite, const std::vector<Judged>& judged) {
+        return moved_together(suite, judged, widest_suite_trigger);
     }
 
     static void judge_against_suite_move(const SuiteMoves& suite, std::vector<Judged>& judged) {
@@ -274,6 +328,53 @@ double three_digits(double value) {
     return std::stod(fmt::format("{:.3g}", value));
 }
 
+// The margin of the budget that versions calibrating by noise on the replay alone kept.
+constexpr double kReplayOnlyMargin = 0.7;
+
+// How many percent `share` (0 to 1) is, e.g. "17%".
+std::string percent(double share) {
+    return fmt::format("{:.0f}%", 100 * share);
+}
+
+// " The thresholds share a budget … by noise …": how a calibration by noise chose them, and
+// what its estimate rests on.
+std::string by_noise_sentence(const model::Calibration& calibration, const std::string& budget) {
+    // A calibration with pull requests always gives the prior some weight; one without was read
+    // from a report of a version that calibrated on the replay alone.
+    if (calibration.pull_requests > 0 && calibration.prior_weight == 0)
+        return fmt::format(
+            " The thresholds share a budget of {} per pull request out by noise: each "
+            "benchmark's is the one that buys the most catches of 10% and 20% regressions for the "
+            "flukes it risks, at the price of a fluke at which the default branch's last {} runs, "
+            "replayed as pull requests, stay within {} of the budget ({:.2f} each on average). "
+            "Quiet benchmarks so watch for small changes and noisy ones give their share up.",
+            budget, calibration.pull_requests,
+            model::percent_without_trailing_zeros(kReplayOnlyMargin), calibration.flukes_per_pr);
+    auto sentence = fmt::format(
+        " The thresholds share a budget of {} per pull request out by noise: each benchmark's is "
+        "the one that buys the most catches of 10% and 20% regressions for the flukes it risks, "
+        "at the price of a fluke at which this suite is expected to make {:.2f} flukes per pull "
+        "request, within {} of the budget.",
+        budget, calibration.expected_flukes_per_pr,
+        model::percent_without_trailing_zeros(kPooledCalibrationMargin));
+    if (calibration.pull_requests == 0)
+        return sentence +
+               fmt::format(
+                   " No default-branch run can be replayed as a pull request yet (the first "
+                   "needs {} runs before it and {} after), so that estimate rests on a prior "
+                   "tail of moves applied to each benchmark's own noise, and is rough.",
+                   first_pull_request, persistence_window);
+    return sentence +
+           fmt::format(
+               " That estimate pools every benchmark's moves in the default branch's last {} "
+               "runs replayed as pull requests, scaled by each one's noise ({} from a prior tail "
+               "while they are few), and is corrected by the flukes those pull requests made "
+               "({:.2f} each on average, weighing {}). Quiet benchmarks so watch for small "
+               "changes and noisy ones give their share up.",
+               calibration.pull_requests, percent(calibration.prior_weight),
+               calibration.flukes_per_pr, percent(calibration.replay_weight));
+}
+
 // " The factor 1.73 was calibrated …": how the level method's sensitivity was set; "" when the
 // configuration fixed it.
 std::string calibration_how_sentence(const model::Calibration& calibration,
@@ -283,16 +384,7 @@ std::string calibration_how_sentence(const model::Calibration& calibration,
     switch (calibration.source) {
         case model::CalibrationSource::Calibrated:
             if (settings.allocation == BudgetAllocation::ByNoise)
-                return fmt::format(
-                    " The thresholds share a budget of {} per pull request out by noise: each "
-                    "benchmark's is the one that buys the most catches of 10% and 20% regressions "
-                    "for the flukes it risks, at the price of a fluke at which the default "
-                    "branch's last {} runs, replayed as pull requests, stay within {} of the "
-                    "budget ({:.2f} each on average). Quiet benchmarks so watch for small changes "
-                    "and noisy ones give their share up.",
-                    budget, calibration.pull_requests,
-                    model::percent_without_trailing_zeros(kCalibrationMargin),
-                    calibration.flukes_per_pr);
+                return by_noise_sentence(calibration, budget);
             return fmt::format(
                 " That factor was calibrated to a budget of {} per pull request: it is the "
                 "smallest at which the default branch's last {} runs, replayed as pull requests, "
@@ -347,7 +439,7 @@ std::string level_explanation(const model::Comparison& comparison,
         "Times are the minimum time of every benchmark. Each is compared with its level, the "
         "median of its last {} runs on the default branch up to the baseline (the Baseline "
         "column). A change is unusual when it exceeds both {} the benchmark's noise (the {} "
-        "percentile of its recent one-run deviations that did not last){} and a minimum per "
+        "percentile of its recent one-run deviations that did not last) and a minimum per "
         "category ({}). A benchmark with fewer than {} such deviations (each run after its "
         "first {} gives one, unless it began a step that lasted) is unusual only beyond {} its "
         "largest change between consecutive runs, and inconclusive otherwise. A benchmark "
@@ -355,8 +447,7 @@ std::string level_explanation(const model::Comparison& comparison,
         settings.level_runs,
         by_noise ? std::string("a threshold chosen for")
                  : model::factor_words(three_digits(settings.sensitivity)),
-        model::ordinal_percentile(settings.noise_quantile),
-        by_noise ? ", never below that noise," : "", fmt::join(minimums, ", "),
+        model::ordinal_percentile(settings.noise_quantile), fmt::join(minimums, ", "),
         kLevelMinimumDeviations, settings.level_runs,
         model::factor_words(kLevelShortHistoryFactor));
     paragraph += calibration_sentence(comparison.calibration, settings);
@@ -387,6 +478,13 @@ void write_level_json(const model::Comparison& comparison, nlohmann::ordered_jso
         {"pull_requests", calibration.pull_requests},
         {"flukes_per_pr", calibration.flukes_per_pr},
     };
+    if (settings.allocation == BudgetAllocation::ByNoise &&
+        calibration.source == model::CalibrationSource::Calibrated) {
+        auto& written = document["calibration"];
+        written["expected_flukes_per_pr"] = calibration.expected_flukes_per_pr;
+        written["prior_weight"] = calibration.prior_weight;
+        written["replay_weight"] = calibration.replay_weight;
+    }
     if (calibration.from_cache) document["calibration"]["from_cache"] = true;
     if (!calibration.cache_refusal.empty())
         document["calibration"]["cache_refusal"] = calibration.cache_refusal;
@@ -429,6 +527,12 @@ void read_level_json(const JsonField& document, model::Comparison& comparison) {
             calibration["false_alarms_per_pr"].optional_number().value_or(0);
         comparison.calibration.pull_requests = calibration["pull_requests"].integer();
         comparison.calibration.flukes_per_pr = calibration["flukes_per_pr"].number();
+        if (calibration.has("expected_flukes_per_pr")) {
+            comparison.calibration.expected_flukes_per_pr =
+                calibration["expected_flukes_per_pr"].number();
+            comparison.calibration.prior_weight = calibration["prior_weight"].number();
+            comparison.calibration.replay_weight = calibration["replay_weight"].number();
+        }
         comparison.calibration.from_cache =
             calibration.has("from_cache") && calibration["from_cache"].boolean();
         if (calibration.has("cache_refusal"))

@@ -52,7 +52,7 @@ void mark_too_noisy(Assessment& assessment, double minimum_change) {
         assessment.verdict = model::Verdict::TooNoisy;
 }
 
-std::vector<double> Method::noise_scores(const PreparedSuite&) const {
+std::vector<NoiseScore> Method::noise_scores(const PreparedSuite&, std::span<const double>) const {
     return {};
 }
 

@@ -12,6 +12,7 @@
 #include "model/comparison.hpp"
 #include "model/method_choice.hpp"
 #include "model/result.hpp"
+#include "stats/budget_share.hpp"
 #include "stats/stats.hpp"
 
 namespace benchwatch::compare {
@@ -67,6 +68,13 @@ bool too_noisy(double detectable_change, double minimum_change);
 // too_noisy() of `minimum_change`; a flagged change and an inconclusive one keep their verdicts.
 void mark_too_noisy(Assessment& assessment, double minimum_change);
 
+// One benchmark of a prepared suite judged by a noise its method learned: its score as a budget
+// shared by noise pools it, and the smallest threshold its category allows (log space).
+struct NoiseScore {
+    stats::PooledScore pooled;
+    double floor = 0;
+};
+
 // The part of judging one pull request's suite that does not depend on the method's setting
 // (noise, levels, moves), worked out once so that many settings can decide it cheaply.
 class PreparedSuite {
@@ -96,10 +104,12 @@ class Method {
     // with thresholds by noise uses those instead of `setting`.
     virtual SuiteJudgement decide(const PreparedSuite& prepared, double setting) const = 0;
 
-    // Move ÷ noise (a regression positive) of each benchmark of `prepared` that is judged by a
-    // noise the method learned: what a budget shared by noise is read from. Empty for a method
-    // that learns no noise, such as seed.
-    virtual std::vector<double> noise_scores(const PreparedSuite& prepared) const;
+    // Each benchmark of `prepared` that is judged by a noise the method learned, as a budget
+    // shared by noise reads it. `later_shift` (one per suite entry, as ReplayedPullRequest has
+    // it, or empty when the runs after are not known) tells which moves lasted. Empty for a
+    // method that learns no noise, such as seed.
+    virtual std::vector<NoiseScore> noise_scores(const PreparedSuite& prepared,
+                                                 std::span<const double> later_shift) const;
 
     // The same method set as `calibration` found: at its sensitivity, and with a ByNoise
     // calibration's thresholds by noise.

@@ -37,6 +37,34 @@ double window_median(const BacktestSeries& series, std::size_t first, std::size_
     return stats::median(std::span<const double>(values.data(), count));
 }
 
+// Each benchmark measured at the history's last run, as the suite of a head judged against it:
+// its latest `wanted` values as its history, the last as its baseline and its head. `values`
+// holds what the evidence points to.
+std::vector<BenchmarkEvidence> suite_after(const BacktestMatrix& history, std::size_t wanted,
+                                           std::vector<std::vector<double>>& values) {
+    values.clear();
+    std::vector<const BacktestSeries*> measured_last;
+    if (history.runs > 0)
+        for (const auto& series : history.benchmarks)
+            if (measured(series.values[history.runs - 1])) measured_last.push_back(&series);
+    values.resize(measured_last.size());
+    std::vector<BenchmarkEvidence> suite(measured_last.size());
+    for (std::size_t b = 0; b < measured_last.size(); ++b) {
+        const auto& series = *measured_last[b];
+        auto& latest = values[b];
+        for (std::size_t run = history.runs;
+             run-- > 0 && latest.size() < std::max<std::size_t>(wanted, 1);)
+            if (measured(series.values[run])) latest.push_back(*series.values[run]);
+        std::reverse(latest.begin(), latest.end());
+        auto& evidence = suite[b];
+        evidence.history = latest;
+        evidence.base = evidence.head = latest.back();
+        evidence.smaller_is_better = series.smaller_is_better;
+        evidence.minimum_change = series.minimum_change;
+    }
+    return suite;
+}
+
 }  // namespace
 
 Replay::Replay(const BacktestMatrix& matrix, std::size_t first_run) {
@@ -119,63 +147,115 @@ double smallest_setting_within(std::pair<double, double> range, double target, i
     return largest;
 }
 
+namespace {
+
+// The flukes per pull request that `judge` makes on the replayed pull requests.
+double replayed_flukes(const Method& judge, std::span<const ReplayedPullRequest> requests,
+                       std::span<const std::unique_ptr<PreparedSuite>> prepared) {
+    long flukes = 0;
+    for (std::size_t i = 0; i < requests.size(); ++i)
+        flukes += count_flags(requests[i], judge.decide(*prepared[i], judge.setting())).flukes;
+    return requests.empty() ? 0.0
+                            : static_cast<double>(flukes) / static_cast<double>(requests.size());
+}
+
+// Calibrated on the replay alone: see calibrate().
+model::Calibration calibrate_on_replay(const Method& method,
+                                       std::span<const ReplayedPullRequest> requests,
+                                       std::span<const std::unique_ptr<PreparedSuite>> prepared,
+                                       double budget) {
+    const auto used = requests.size();
+    model::Calibration calibration;
+    calibration.budget = budget;
+    calibration.pull_requests = static_cast<int>(used);
+    const auto flukes_at = [&](double setting) {
+        return replayed_flukes(*method.with_setting(setting), requests, prepared);
+    };
+    double setting = kConservativeSensitivity;
+    if (used > 0)
+        setting = smallest_setting_within(method.setting_range(), budget * kCalibrationMargin,
+                                          calibration_bisection_steps, flukes_at);
+    calibration.source = model::CalibrationSource::Calibrated;
+    if (used < kCalibrationMinimum) {
+        setting = std::max(setting, kConservativeSensitivity);
+        calibration.source = model::CalibrationSource::Conservative;
+    }
+    calibration.sensitivity = setting;
+    calibration.flukes_per_pr = flukes_at(setting);
+    return calibration;
+}
+
+// The expected flukes of `suite` with the thresholds `table` by noise, each at least its floor.
+double expected_flukes(const stats::BudgetShare& share, std::span<const double> table,
+                       std::span<const NoiseScore> suite) {
+    double expected = 0;
+    for (const auto& one : suite) {
+        const double noise = one.pooled.noise;
+        const double threshold =
+            std::max(stats::threshold_at(table, stats::grid_position(noise)), one.floor);
+        expected += share.fluke_rate(threshold, noise);
+    }
+    return expected;
+}
+
+// Calibrated by noise on the pooled scores and the replay: see calibrate().
+model::Calibration calibrate_by_noise(const Method& method,
+                                      std::span<const ReplayedPullRequest> requests,
+                                      std::span<const std::unique_ptr<PreparedSuite>> prepared,
+                                      const PreparedSuite& now, double budget) {
+    const auto used = requests.size();
+    std::vector<std::vector<NoiseScore>> past;
+    past.reserve(used);
+    std::vector<stats::PooledScore> pooled;
+    for (std::size_t i = 0; i < used; ++i) {
+        past.push_back(method.noise_scores(*prepared[i], requests[i].later_shift));
+        for (const auto& one : past.back()) pooled.push_back(one.pooled);
+    }
+    const auto present = method.noise_scores(now, {});
+    const double pull_requests = static_cast<double>(used);
+    const double evidence_weight = pull_requests / (pull_requests + kPriorPullRequests);
+    const stats::BudgetShare share(pooled, shared_budget_sizes, evidence_weight);
+
+    model::Calibration calibration;
+    calibration.source = model::CalibrationSource::Calibrated;
+    calibration.budget = budget;
+    calibration.pull_requests = static_cast<int>(used);
+    calibration.prior_weight = pooled.empty() ? 1.0 : 1 - evidence_weight;
+    const auto priced = [&](double price) {
+        auto result = calibration;
+        result.sensitivity = price;
+        result.thresholds_by_noise = share.thresholds(price);
+        const auto judge = method.calibrated_by(result);
+        double expected_past = 0;
+        for (const auto& suite : past)
+            expected_past += expected_flukes(share, result.thresholds_by_noise, suite);
+        result.flukes_per_pr = replayed_flukes(*judge, requests, prepared);
+        const double replayed = result.flukes_per_pr * pull_requests;
+        result.replay_weight = expected_past / (expected_past + kReplayEvidenceFlukes);
+        result.expected_flukes_per_pr =
+            expected_flukes(share, result.thresholds_by_noise, present) *
+            (replayed + kReplayEvidenceFlukes) / (expected_past + kReplayEvidenceFlukes);
+        return result;
+    };
+    return priced(smallest_setting_within(
+        shared_budget_prices, budget * kPooledCalibrationMargin, calibration_bisection_steps,
+        [&](double price) { return priced(price).expected_flukes_per_pr; }));
+}
+
+}  // namespace
+
 model::Calibration calibrate(const Method& method, std::span<const ReplayedPullRequest> requests,
-                             std::span<const std::unique_ptr<PreparedSuite>> prepared) {
+                             std::span<const std::unique_ptr<PreparedSuite>> prepared,
+                             const PreparedSuite& now) {
     assert(requests.size() == prepared.size());
     const auto budget = method.calibration_budget();
     assert(budget);
     const auto used = std::min(kCalibrationWindow, requests.size());
     requests = requests.last(used);
     prepared = prepared.last(used);
-
-    model::Calibration calibration;
-    calibration.budget = *budget;
-    calibration.pull_requests = static_cast<int>(used);
-    // The past is met with a margin: a setting that just keeps the budget on the pull requests
-    // it was chosen on makes more flukes on the next ones (docs/JUDGEMENT.md measures how many).
-    const double target = *budget * kCalibrationMargin;
-    const auto flukes_of = [&](const Method& judge) {
-        long flukes = 0;
-        for (std::size_t i = 0; i < used; ++i)
-            flukes += count_flags(requests[i], judge.decide(*prepared[i], judge.setting())).flukes;
-        return used == 0 ? 0.0 : static_cast<double>(flukes) / static_cast<double>(used);
-    };
-    const auto flukes_at = [&](double setting) { return flukes_of(*method.with_setting(setting)); };
-    const auto finish = [&](double setting) {
-        calibration.source = model::CalibrationSource::Calibrated;
-        if (used < kCalibrationMinimum) {
-            setting = std::max(setting, kConservativeSensitivity);
-            calibration.source = model::CalibrationSource::Conservative;
-        }
-        calibration.sensitivity = setting;
-        calibration.flukes_per_pr = flukes_at(setting);
-        return calibration;
-    };
-    if (used == 0) return finish(kConservativeSensitivity);
-    if (!method.shares_budget_by_noise() || used < kCalibrationMinimum)
-        return finish(smallest_setting_within(method.setting_range(), target,
-                                              calibration_bisection_steps, flukes_at));
-
-    std::vector<double> scores;
-    for (std::size_t i = 0; i < used; ++i) {
-        const auto more = method.noise_scores(*prepared[i]);
-        scores.insert(scores.end(), more.begin(), more.end());
-    }
-    const stats::BudgetShare share(std::move(scores), shared_budget_sizes);
-    const auto priced = [&](double price) {
-        auto result = calibration;
-        result.source = model::CalibrationSource::Calibrated;
-        result.sensitivity = price;
-        result.thresholds_by_noise = share.thresholds(price);
-        return result;
-    };
-    const auto flukes_at_price = [&](double price) {
-        return flukes_of(*method.calibrated_by(priced(price)));
-    };
-    calibration = priced(smallest_setting_within(shared_budget_prices, target,
-                                                 calibration_bisection_steps, flukes_at_price));
-    calibration.flukes_per_pr = flukes_of(*method.calibrated_by(calibration));
-    return calibration;
+    if (method.shares_budget_by_noise())
+        return calibrate_by_noise(method, requests, prepared, now, *budget);
+    return calibrate_on_replay(method, requests, prepared, *budget);
 }
 
 namespace {
@@ -184,6 +264,87 @@ namespace {
 bool within(double value, double low, double high) {
     constexpr double slack = 1e-9;
     return value >= low * (1 - slack) && value <= high * (1 + slack);
+}
+
+}  // namespace
+
+namespace {
+
+// Why a calibration by noise is not one calibrate_by_noise() gives; std::nullopt when it could be.
+std::optional<std::string> by_noise_out_of_range(const model::Calibration& calibration,
+                                                 std::size_t used) {
+    if (calibration.source != model::CalibrationSource::Calibrated)
+        return fmt::format("it is {}, where a calibration by noise is calibrated",
+                           model::to_string(calibration.source));
+    const auto grid = stats::share_threshold_grid();
+    if (calibration.thresholds_by_noise.size() != stats::share_noise_grid().size())
+        return fmt::format("it holds {} thresholds by noise, not {}",
+                           calibration.thresholds_by_noise.size(),
+                           stats::share_noise_grid().size());
+    for (const double threshold : calibration.thresholds_by_noise)
+        if (!within(threshold, grid.front(), grid.back()))
+            return fmt::format(
+                "its threshold {:g} is outside {:g} to {:g}, the thresholds calibration chooses "
+                "from",
+                threshold, grid.front(), grid.back());
+    const auto [cheapest, dearest] = shared_budget_prices;
+    if (!within(calibration.sensitivity, cheapest, dearest))
+        return fmt::format(
+            "its sensitivity {:g} is outside {:g} to {:g}, the range calibration chooses from",
+            calibration.sensitivity, cheapest, dearest);
+    const double pull_requests = static_cast<double>(used);
+    const double prior_weight =
+        used == 0 ? 1.0 : kPriorPullRequests / (pull_requests + kPriorPullRequests);
+    if (std::abs(calibration.prior_weight - prior_weight) > 1e-9)
+        return fmt::format("its prior weighs {:g}, where {} pull requests leave it {:g}",
+                           calibration.prior_weight, used, prior_weight);
+    if (!(calibration.replay_weight >= 0 && calibration.replay_weight < 1) ||
+        (used == 0 && calibration.replay_weight != 0))
+        return fmt::format("its replay weighs {:g}, outside what {} pull requests can give",
+                           calibration.replay_weight, used);
+    // The estimate at a price below the dearest is the one that met the margin.
+    const double target = calibration.budget * kPooledCalibrationMargin;
+    if (calibration.sensitivity < dearest * (1 - 1e-9) &&
+        !(calibration.expected_flukes_per_pr <= target * (1 + 1e-9)))
+        return fmt::format(
+            "its {:g} expected flukes per pull request are over the {:g} its price {:g} was "
+            "chosen to keep within",
+            calibration.expected_flukes_per_pr, target, calibration.sensitivity);
+    return std::nullopt;
+}
+
+// Why a calibration on the replay alone is not one calibrate_on_replay() gives for `method`.
+std::optional<std::string> replay_out_of_range(const model::Calibration& calibration,
+                                               const Method& method, std::size_t used) {
+    const auto expected_source = used < kCalibrationMinimum ? model::CalibrationSource::Conservative
+                                                            : model::CalibrationSource::Calibrated;
+    if (calibration.source != expected_source)
+        return fmt::format("it is {} with {} pull requests, where calibration is {}",
+                           model::to_string(calibration.source), used,
+                           model::to_string(expected_source));
+    if (!calibration.thresholds_by_noise.empty())
+        return "it holds thresholds by noise, which these settings do not calibrate";
+    auto range = method.setting_range();
+    if (used == 0)
+        range = {kConservativeSensitivity, kConservativeSensitivity};
+    else if (calibration.source == model::CalibrationSource::Conservative)
+        range = {std::max(range.first, kConservativeSensitivity),
+                 std::max(range.second, kConservativeSensitivity)};
+    if (!within(calibration.sensitivity, range.first, range.second))
+        return fmt::format(
+            "its sensitivity {:g} is outside {:g} to {:g}, the range calibration chooses from",
+            calibration.sensitivity, range.first, range.second);
+    // A calibrated setting below the top of its range is the smallest that kept the flukes
+    // within the budget's margin: flukes beyond it cannot come with that setting.
+    const double target = calibration.budget * kCalibrationMargin;
+    if (calibration.source == model::CalibrationSource::Calibrated &&
+        calibration.sensitivity < range.second * (1 - 1e-9) &&
+        calibration.flukes_per_pr > target * (1 + 1e-9))
+        return fmt::format(
+            "its {:g} flukes per pull request are over the {:g} its sensitivity {:g} was "
+            "chosen to keep within",
+            calibration.flukes_per_pr, target, calibration.sensitivity);
+    return std::nullopt;
 }
 
 }  // namespace
@@ -200,47 +361,9 @@ std::optional<std::string> calibration_out_of_range(const model::Calibration& ca
     if (used > kCalibrationWindow)
         return fmt::format("its {} pull requests are more than the {} calibration replays",
                            calibration.pull_requests, kCalibrationWindow);
-    const auto expected_source = used < kCalibrationMinimum
-                                     ? model::CalibrationSource::Conservative
-                                     : model::CalibrationSource::Calibrated;
-    if (calibration.source != expected_source)
-        return fmt::format("it is {} with {} pull requests, where calibration is {}",
-                           model::to_string(calibration.source), used,
-                           model::to_string(expected_source));
     if (used == 0 && calibration.flukes_per_pr != 0)
         return fmt::format("it counts {:g} flukes per pull request without pull requests",
                            calibration.flukes_per_pr);
-    const bool by_noise =
-        used > 0 && method->shares_budget_by_noise() && used >= kCalibrationMinimum;
-    if (!by_noise && !calibration.thresholds_by_noise.empty())
-        return "it holds thresholds by noise, which these settings do not calibrate";
-    std::pair<double, double> range;
-    if (used == 0) {
-        range = {kConservativeSensitivity, kConservativeSensitivity};
-    } else if (by_noise) {
-        range = shared_budget_prices;
-        const auto grid = stats::share_threshold_grid();
-        if (calibration.thresholds_by_noise.size() != stats::share_noise_grid().size())
-            return fmt::format("it holds {} thresholds by noise, not {}",
-                               calibration.thresholds_by_noise.size(),
-                               stats::share_noise_grid().size());
-        for (const double threshold : calibration.thresholds_by_noise)
-            if (!within(threshold, grid.front(), grid.back()))
-                return fmt::format(
-                    "its threshold {:g} is outside {:g} to {:g}, the thresholds "
-                    "calibration chooses from",
-                    threshold, grid.front(), grid.back());
-    } else {
-        range = method->setting_range();
-        if (calibration.source == model::CalibrationSource::Conservative)
-            range = {std::max(range.first, kConservativeSensitivity),
-                     std::max(range.second, kConservativeSensitivity)};
-    }
-    if (!within(calibration.sensitivity, range.first, range.second))
-        return fmt::format(
-            "its sensitivity {:g} is outside {:g} to {:g}, the range calibration "
-            "chooses from",
-            calibration.sensitivity, range.first, range.second);
     // Flukes are counted per replayed pull request, so their sum is a whole number.
     const double flukes = calibration.flukes_per_pr * static_cast<double>(used);
     if (std::abs(flukes - std::round(flukes)) > 1e-6 * std::max(1.0, flukes))
@@ -248,17 +371,8 @@ std::optional<std::string> calibration_out_of_range(const model::Calibration& ca
             "its {:g} flukes per pull request are no whole number of flukes over its {} pull "
             "requests",
             calibration.flukes_per_pr, used);
-    // A calibrated setting below the top of its range is the smallest that kept the flukes
-    // within the budget's margin: flukes beyond it cannot come with that setting.
-    const double target = calibration.budget * kCalibrationMargin;
-    if (calibration.source == model::CalibrationSource::Calibrated &&
-        calibration.sensitivity < range.second * (1 - 1e-9) &&
-        calibration.flukes_per_pr > target * (1 + 1e-9))
-        return fmt::format(
-            "its {:g} flukes per pull request are over the {:g} its sensitivity {:g} was "
-            "chosen to keep within",
-            calibration.flukes_per_pr, target, calibration.sensitivity);
-    return std::nullopt;
+    return method->shares_budget_by_noise() ? by_noise_out_of_range(calibration, used)
+                                            : replay_out_of_range(calibration, *method, used);
 }
 
 std::size_t calibration_runs(const model::MethodChoice& choice) {
@@ -286,7 +400,9 @@ model::Calibration calibrate_choice(const BacktestMatrix& history,
     std::vector<std::unique_ptr<PreparedSuite>> prepared;
     prepared.reserve(requests.size());
     for (const auto& request : requests) prepared.push_back(method->prepare(request.suite));
-    return calibrate(*method, requests, prepared);
+    std::vector<std::vector<double>> latest;
+    const auto now = method->prepare(suite_after(history, method->history_wanted(), latest));
+    return calibrate(*method, requests, prepared, *now);
 }
 
 BacktestMatrix matrix_of(const model::History& history,

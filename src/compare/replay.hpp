@@ -79,11 +79,27 @@ FlagCount count_flags(const ReplayedPullRequest& request, const SuiteJudgement& 
 // Only the latest kCalibrationWindow replayable pull requests count, so that a history whose
 // noise changed is judged by its recent noise.
 inline constexpr std::size_t kCalibrationWindow = 75;
-// The replayed pull requests must stay within budget × kCalibrationMargin, so that the next
-// ones, which the setting was not chosen on, stay within the budget.
+
+// A method that shares its budget by noise is calibrated on an estimate of the flukes its
+// thresholds make on the suite it judges, from the scores of every benchmark of the replayed
+// pull requests pooled (stats::BudgetShare), so that it works from the first runs:
+// - the pooled scores are mixed with a prior tail, which weighs as much as kPriorPullRequests
+//   replayed pull requests;
+// - the expectation is corrected by the ratio of the flukes the replayed pull requests made to
+//   those the same estimate expected of them, each count plus kReplayEvidenceFlukes, so that the
+//   correction grows smoothly with the evidence (a suite rule or a correlated machine the pool
+//   does not see shows there);
+// - the estimate must stay within budget × kPooledCalibrationMargin.
+inline constexpr double kPriorPullRequests = 10;
+inline constexpr double kReplayEvidenceFlukes = 5;
+inline constexpr double kPooledCalibrationMargin = 0.9;
+
+// Other methods with a budget are calibrated on the replay alone: the replayed pull requests
+// must stay within budget × kCalibrationMargin, so that the next ones, which the setting was not
+// chosen on, stay within the budget. With fewer replayable pull requests than
+// kCalibrationMinimum the calibration is not trusted: the stricter of its answer and
+// kConservativeSensitivity is used; with none, that setting.
 inline constexpr double kCalibrationMargin = 0.7;
-// With fewer replayable pull requests than this the calibration is not trusted: the stricter of
-// its answer and kConservativeSensitivity is used; with none, that setting.
 inline constexpr std::size_t kCalibrationMinimum = 20;
 inline constexpr double kConservativeSensitivity = 3.0;
 
@@ -91,7 +107,7 @@ inline constexpr double kConservativeSensitivity = 3.0;
 inline constexpr double shared_budget_sizes[] = {0.09531017980432486, 0.1823215567939546};
 
 // The prices of a fluke, in expected catches, that a budget shared by noise searches.
-inline constexpr std::pair<double, double> shared_budget_prices = {0.1, 1000.0};
+inline constexpr std::pair<double, double> shared_budget_prices = {0.001, 100000.0};
 
 // The smallest setting in `range` (0 < first <= second) with flukes_at(setting) <= target: the
 // first point of a log-spaced grid of 24 that keeps it, refined by `bisection_steps` halvings
@@ -100,17 +116,20 @@ inline constexpr std::pair<double, double> shared_budget_prices = {0.1, 1000.0};
 double smallest_setting_within(std::pair<double, double> range, double target, int bisection_steps,
                                const std::function<double(double)>& flukes_at);
 
-// The most sensitive setting of `method` (which has a method.calibration_budget()) at which the
-// replayed pull requests `prepared` (each prepared by `method`, oldest first; only the last
-// kCalibrationWindow are used) make at most budget × kCalibrationMargin flukes per pull request,
-// found on a log-spaced grid over method.setting_range() refined by bisection; the strictest
-// setting when none keeps the budget. A method that shares its budget by noise calibrates the
-// price of a fluke over shared_budget_prices instead, each benchmark's threshold being the one
-// that price buys for its noise (stats::BudgetShare, over the scores of the same pull
-// requests), unless fewer than kCalibrationMinimum pull requests are replayed. Judge with
-// method.calibrated_by(the result).
+// The most sensitive setting of `method` (which has a method.calibration_budget()) for judging
+// the suite `now` (prepared by `method`; only its noises count, not its head) after the replayed
+// pull requests `prepared` (each prepared by `method`, oldest first; only the last
+// kCalibrationWindow are used).
+// - A method that shares its budget by noise: the smallest price over shared_budget_prices at
+//   which the estimate above stays within budget × kPooledCalibrationMargin, each benchmark's
+//   threshold being the one that price buys for its noise; the dearest when none does.
+// - Any other: the smallest setting over method.setting_range() (log-spaced grid refined by
+//   bisection) at which the replayed pull requests make at most budget × kCalibrationMargin
+//   flukes per pull request, with the conservative rule above; the strictest when none does.
+// Judge with method.calibrated_by(the result).
 model::Calibration calibrate(const Method& method, std::span<const ReplayedPullRequest> requests,
-                             std::span<const std::unique_ptr<PreparedSuite>> prepared);
+                             std::span<const std::unique_ptr<PreparedSuite>> prepared,
+                             const PreparedSuite& now);
 
 // How `choice` judges a head whose default-branch history is `history` (all of it, up to the
 // baseline): a method with a budget is calibrated on the latest kCalibrationWindow pull requests

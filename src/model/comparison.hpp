@@ -103,6 +103,15 @@ struct Calibration {
     double sensitivity = 0;    // the setting chosen
     int pull_requests = 0;     // default-branch runs replayed as pull requests
     double flukes_per_pr = 0;  // flukes per replayed pull request at that setting
+    // A calibration by noise's estimate of the flukes per pull request its thresholds make on
+    // the suite it judges: the pooled scores' expectation, corrected by how many the replayed
+    // pull requests made against how many the same estimate expected of them.
+    double expected_flukes_per_pr = 0;
+    // In that estimate, the weight of the prior tail against the history's pooled scores (1
+    // with no pull request replayed) and the weight of the replayed pull requests' count of
+    // flukes against the pooled expectation (0 with none).
+    double prior_weight = 0;
+    double replay_weight = 0;
     // A calibration by noise's thresholds (the level settings' thresholds_by_noise); else empty.
     std::vector<double> thresholds_by_noise;
     // Whether it was read from the store's cache, computed earlier for the same runs and settings.

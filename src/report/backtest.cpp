@@ -43,6 +43,10 @@ void render_backtest_json(const compare::BacktestReport& report, const BacktestL
         entry["setting"] = method.score.setting;
         if (method.calibrated_budget)
             entry["setting_is"] = method.priced ? "price_of_a_fluke" : "factor";
+        if (method.priced) {
+            entry["prior_weight"] = method.prior_weight;
+            entry["replay_weight"] = method.replay_weight;
+        }
         if (method.score.setting_range)
             entry["setting_range"] = {method.score.setting_range->first,
                                       method.score.setting_range->second};
@@ -152,7 +156,16 @@ void render_backtest_text(const compare::BacktestReport& report, const BacktestL
     if (std::any_of(report.methods.begin(), report.methods.end(),
                     [](const auto& method) { return method.priced; }))
         out << "A budget shared by noise sets a price of a fluke in expected catches instead; "
-               "its column gives the prices of the pull requests with enough history for it.\n";
+               "its column gives the prices.\n";
+    for (std::size_t m = 0; m < report.methods.size(); ++m) {
+        const auto& method = report.methods[m];
+        if (!method.priced) continue;
+        out << fmt::format(
+            "{}: the estimate of flukes leaned {:.0f}% on the prior tail and {:.0f}% on the "
+            "replayed pull requests' own count (medians; the first pull requests lean on the "
+            "prior).\n",
+            names[m], 100 * method.prior_weight, 100 * method.replay_weight);
+    }
     if (!layout.budget) return;
     out << fmt::format(
         "\nAt the most sensitive fixed setting with at most {:g} fluke(s) per pull request, known "

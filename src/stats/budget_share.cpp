@@ -36,51 +36,96 @@ const std::array<double, kThresholds>& threshold_grid() {
     return grid;
 }
 
-// The share of `sorted` above `bound`.
-double share_above(const std::vector<double>& sorted, double bound) {
-    const auto above = sorted.end() - std::upper_bound(sorted.begin(), sorted.end(), bound);
-    return static_cast<double>(above) / static_cast<double>(sorted.size());
+// How many of `sorted` lie above `bound`.
+double count_above(const std::vector<double>& sorted, double bound) {
+    return static_cast<double>(sorted.end() -
+                               std::upper_bound(sorted.begin(), sorted.end(), bound));
 }
+
+// A noise of 0 (a benchmark whose every deviation was 0) makes any move infinitely many noises.
+double positive(double noise) {
+    constexpr double smallest_noise = 1e-12;
+    return std::max(noise, smallest_noise);
+}
+
+// Beyond this size (log space) the prior adds the busy machine's spikes, whatever the noise.
+constexpr double kPriorSpikeSize = 0.5;
+constexpr double kPriorSpikeRate = 0.01;
 
 }  // namespace
 
-BudgetShare::BudgetShare(std::vector<double> scores, std::span<const double> sizes)
-    : catch_(kNoises * kThresholds, 0.0), fluke_(kNoises * kThresholds, 0.0) {
-    if (scores.empty()) return;
-    has_scores_ = true;
-    std::sort(scores.begin(), scores.end());
-    std::vector<double> magnitudes(scores.size());
-    std::transform(scores.begin(), scores.end(), magnitudes.begin(),
-                   [](double score) { return std::abs(score); });
-    std::sort(magnitudes.begin(), magnitudes.end());
+double prior_fluke_rate(double threshold, double noise) {
+    const double u = threshold / positive(noise);
+    const double core = u < 1 ? 1 - 0.9 * u : 0.1 / u;
+    return std::min(1.0, core + (threshold < kPriorSpikeSize ? kPriorSpikeRate : 0.0));
+}
+
+double prior_share_above(double move, double noise) {
+    return move >= 0 ? prior_fluke_rate(move, noise) / 2 : 1 - prior_fluke_rate(-move, noise) / 2;
+}
+
+BudgetShare::BudgetShare(std::span<const PooledScore> scores, std::span<const double> sizes,
+                         double evidence_weight)
+    : evidence_weight_(scores.empty() ? 0.0 : evidence_weight),
+      count_(static_cast<double>(scores.size())),
+      catch_(kNoises * kThresholds, 0.0),
+      fluke_(kNoises * kThresholds, 0.0) {
+    assert(evidence_weight_ >= 0 && evidence_weight_ <= 1);
+    for (const auto& pooled : scores) {
+        assert(std::isfinite(pooled.score) && pooled.noise > 0);
+        if (pooled.fluke <= kPooledCoreScore)
+            core_flukes_.push_back(pooled.fluke);
+        else
+            large_flukes_.push_back(pooled.fluke * pooled.noise);
+        if (std::abs(pooled.score) <= kPooledCoreScore)
+            core_scores_.push_back(pooled.score);
+        else
+            large_scores_.push_back(pooled.score * pooled.noise);
+    }
+    for (auto* sorted : {&core_flukes_, &core_scores_, &large_flukes_, &large_scores_})
+        std::sort(sorted->begin(), sorted->end());
     const auto& noises = noise_grid();
     const auto& thresholds = threshold_grid();
     for (std::size_t n = 0; n < kNoises; ++n) {
         for (std::size_t t = 0; t < kThresholds; ++t) {
-            const double noise = noises[n];
-            const double threshold = thresholds[t];
             double caught = 0;
-            for (const double size : sizes)
-                caught += share_above(scores, (threshold - size) / noise);
+            for (const double size : sizes) caught += share_above(thresholds[t] - size, noises[n]);
             catch_[n * kThresholds + t] = caught;
-            fluke_[n * kThresholds + t] = share_above(magnitudes, threshold / noise);
+            fluke_[n * kThresholds + t] = fluke_rate(thresholds[t], noises[n]);
         }
     }
 }
 
+double BudgetShare::fluke_rate(double threshold, double noise) const {
+    const double prior = prior_fluke_rate(threshold, noise);
+    if (count_ == 0) return prior;
+    const double u = threshold / positive(noise);
+    const double within = u >= kPooledCoreScore ? 0.0 : count_above(core_flukes_, u);
+    const double pooled = (within + count_above(large_flukes_, threshold)) / count_;
+    return evidence_weight_ * pooled + (1 - evidence_weight_) * prior;
+}
+double BudgetShare::share_above(double move, double noise) const {
+    const double prior = prior_share_above(move, noise);
+    if (count_ == 0) return prior;
+    const double v = move / positive(noise);
+    double within = 0;
+    if (v <= -kPooledCoreScore)
+        within = static_cast<double>(core_scores_.size());
+    else if (v < kPooledCoreScore)
+        within = count_above(core_scores_, v);
+    const double pooled = (within + count_above(large_scores_, move)) / count_;
+    return evidence_weight_ * pooled + (1 - evidence_weight_) * prior;
+}
+
 std::vector<double> BudgetShare::thresholds(double price) const {
     assert(price >= 0);
-    const auto& noises = noise_grid();
     const auto& thresholds = threshold_grid();
     std::vector<double> table(kNoises, thresholds.back());
-    if (!has_scores_) return table;
     for (std::size_t n = 0; n < kNoises; ++n) {
-        // The largest threshold is always allowed, so that a benchmark noisier than every
-        // candidate still gets one; the others only from its noise up. Ties go to the smaller.
+        // Ties go to the smaller threshold.
         std::size_t best = kThresholds - 1;
         double best_value = -std::numeric_limits<double>::infinity();
         for (std::size_t t = 0; t < kThresholds; ++t) {
-            if (thresholds[t] < noises[n] && t + 1 < kThresholds) continue;
             const double value = catch_[n * kThresholds + t] - price * fluke_[n * kThresholds + t];
             if (value > best_value) {
                 best = t;

@@ -6,28 +6,69 @@
 
 namespace benchwatch::stats {
 
-// A false-alarm budget shared out between benchmarks by their noise. Each benchmark of a pull
-// request has a move from its level and a noise, both in log space; past pull requests give the
-// distribution of score = move ÷ noise (oriented so that a positive score is a regression),
-// pooled over the suite. From it, for a benchmark of noise σ, a threshold τ has
-//   an expected fluke rate   P(|score| > τ / σ)           (a flag either way, without a change)
-//   an expected catch        Σ over sizes d of P(score > (τ − d) / σ)   (a regression of size d)
-// and the benchmark gets the τ that maximises catch − price × fluke rate, never under σ itself.
-// A quiet benchmark so buys a threshold near the changes worth catching, and a noisy one, whose
-// catches would cost many flukes, gives its share up. The price is what a calibration sets.
+// One benchmark of a past pull request, as a budget shared by noise pools it.
+struct PooledScore {
+    double score = 0;  // its move from its level ÷ its noise, a regression positive
+    // |score| when a flag of it would have been a fluke; 0 when its move lasted, or when the
+    // whole suite moved and its move from the suite's was within the suite's spread.
+    double fluke = 0;
+    double noise = 0;  // its noise (log space), > 0
+};
+
+// Scores up to this size are pooled in units of each benchmark's noise; larger ones by their
+// size in log space, since a busy machine's one-run spike does not scale with a benchmark's
+// noise (a 20% spike is 40 noises of a 0.5% benchmark and 4 of a 5% one).
+inline constexpr double kPooledCoreScore = 6.0;
+
+// The tail that a history's own scores are mixed with while they are few: a fluke rate of
+// 1 − 0.9u up to u = τ/σ = 1 and 0.1/u beyond (a heavy tail: 1% of moves beyond 10 noises),
+// plus 1% of moves of any noise beyond 65% (ln 1.65 = 0.5), the busy machine's spikes. Clamped
+// to 1. Example: prior_fluke_rate(0.1, 0.05) == 0.05 + 0.01.
+double prior_fluke_rate(double threshold, double noise);
+
+// The prior's share of moves beyond `move` (log space, a regression positive), half of its
+// fluke rate either way. Example: prior_share_above(0.1, 0.05) == 0.03.
+double prior_share_above(double move, double noise);
+
+// A false-alarm budget shared out between benchmarks by their noise. Past pull requests give
+// each benchmark's move from its level and its noise, pooled over the suite as PooledScore; from
+// them, for a benchmark of noise σ, a threshold τ has
+//   a fluke rate     the share of pooled moves beyond τ either way that were flukes
+//   an expected catch  Σ over sizes d of the share of pooled moves beyond τ − d (a regression d)
+// where a pooled move is its score × σ up to kPooledCoreScore noises and its own size beyond.
+// While the scores are few they are mixed with the prior tail: each share is
+// evidence_weight × the pooled one + (1 − evidence_weight) × the prior's. The benchmark gets the
+// τ that maximises catch − price × fluke rate: a quiet benchmark so buys a threshold near the
+// changes worth catching, and a noisy one, whose catches would cost many flukes, gives its share
+// up, below its own noise when the history says its moves rarely reach it. The price is what a
+// calibration sets.
 class BudgetShare {
   public:
-    // From `scores` (any order, every one finite) and the regression sizes worth catching, in
-    // log space (e.g. ln 1.1 and ln 1.2). With no scores every threshold is the largest.
-    BudgetShare(std::vector<double> scores, std::span<const double> sizes);
+    // From `scores` (any order, every one finite with a positive noise), the regression sizes
+    // worth catching in log space (e.g. ln 1.1 and ln 1.2), and the weight of the scores against
+    // the prior, in [0, 1] (0 when there are no scores).
+    BudgetShare(std::span<const PooledScore> scores, std::span<const double> sizes,
+                double evidence_weight);
 
-    // Per noise of share_noise_grid(): the chosen threshold at `price` (>= 0). The thresholds
-    // never fall as the price rises.
+    // The share of moves of a benchmark of noise `noise` that would be flagged beyond
+    // `threshold` and be flukes.
+    double fluke_rate(double threshold, double noise) const;
+
+    // The share of moves of a benchmark of noise `noise` beyond `move` (a regression positive).
+    double share_above(double move, double noise) const;
+
+    // Per noise of share_noise_grid(): the chosen threshold at `price` (>= 0). The fluke rate
+    // of the threshold chosen never rises as the price rises.
     std::vector<double> thresholds(double price) const;
 
   private:
-    bool has_scores_ = false;
-    std::vector<double> catch_;  // noise × threshold, row-major
+    double evidence_weight_ = 0;
+    double count_ = 0;                  // scores pooled
+    std::vector<double> core_flukes_;   // fluke magnitudes up to kPooledCoreScore, sorted
+    std::vector<double> core_scores_;   // scores within ±kPooledCoreScore, sorted
+    std::vector<double> large_flukes_;  // fluke × noise beyond kPooledCoreScore, sorted
+    std::vector<double> large_scores_;  // score × noise beyond ±kPooledCoreScore, sorted
+    std::vector<double> catch_;         // noise × threshold, row-major
     std::vector<double> fluke_;
 };
 

@@ -194,17 +194,26 @@ TEST(CalibrationCache, NothingCalibratedTouchesNoCache) {
     EXPECT_EQ(recorder.store.cache_writes(), 0);
 }
 
+// A calibration with the fields a cache entry holds set by name.
+model::Calibration calibration_of(model::CalibrationSource source, double budget,
+                                  double sensitivity, int pull_requests, double flukes_per_pr) {
+    model::Calibration calibration;
+    calibration.source = source;
+    calibration.budget = budget;
+    calibration.sensitivity = sensitivity;
+    calibration.pull_requests = pull_requests;
+    calibration.flukes_per_pr = flukes_per_pr;
+    return calibration;
+}
+
 TEST(CalibrationText, ReadsBackExactly) {
-    const model::Calibration calibration{model::CalibrationSource::Conservative,
-                                         0.1 + 0.2,
-                                         std::nextafter(3.0, 4.0),
-                                         17,
-                                         1.0 / 3.0,
-                                         {},
-                                         false,
-                                         {}};
+    auto calibration = calibration_of(model::CalibrationSource::Conservative, 0.1 + 0.2,
+                                      std::nextafter(3.0, 4.0), 17, 1.0 / 3.0);
+    calibration.expected_flukes_per_pr = 2.0 / 7.0;
+    calibration.prior_weight = 10.0 / 27.0;
+    calibration.replay_weight = std::nextafter(0.5, 0.0);
     const auto text = calibration_text(calibration);
-    EXPECT_TRUE(text.starts_with(R"({"format":"benchwatch-calibration","version":1,)")) << text;
+    EXPECT_TRUE(text.starts_with(R"({"format":"benchwatch-calibration","version":2,)")) << text;
     const auto parsed = parse_calibration(text);
     ASSERT_TRUE(parsed);
     EXPECT_EQ(parsed->source, calibration.source);
@@ -212,12 +221,14 @@ TEST(CalibrationText, ReadsBackExactly) {
     EXPECT_EQ(parsed->sensitivity, calibration.sensitivity);
     EXPECT_EQ(parsed->pull_requests, calibration.pull_requests);
     EXPECT_EQ(parsed->flukes_per_pr, calibration.flukes_per_pr);
+    EXPECT_EQ(parsed->expected_flukes_per_pr, calibration.expected_flukes_per_pr);
+    EXPECT_EQ(parsed->prior_weight, calibration.prior_weight);
+    EXPECT_EQ(parsed->replay_weight, calibration.replay_weight);
     EXPECT_TRUE(parsed->thresholds_by_noise.empty());
 }
 
 TEST(CalibrationText, ReadsThresholdsByNoiseBackExactly) {
-    model::Calibration calibration{
-        model::CalibrationSource::Calibrated, 1, 4.5, 75, 0.7, {}, false, {}};
+    auto calibration = calibration_of(model::CalibrationSource::Calibrated, 1, 4.5, 75, 0.7);
     for (std::size_t i = 0; i < stats::share_noise_grid().size(); ++i)
         calibration.thresholds_by_noise.push_back(std::log1p(0.01 * static_cast<double>(i + 1)) /
                                                   3.0);
@@ -235,34 +246,45 @@ TEST(CalibrationText, ReadsThresholdsByNoiseBackExactly) {
 }
 
 TEST(CalibrationText, AnythingElseIsRefused) {
+    const std::string estimate =
+        R"("expected_flukes_per_pr":0.8,"prior_weight":0.1,"replay_weight":0.6)";
     const std::string fields =
-        R"("budget":1.0,"sensitivity":2.5,"pull_requests":75,"flukes_per_pr":0.5)";
+        R"("budget":1.0,"sensitivity":2.5,"pull_requests":75,"flukes_per_pr":0.5,)" + estimate;
     const auto with = [&](const std::string& head, const std::string& rest) {
         return "{" + head + "," + rest + "}";
     };
     const std::string good =
-        R"("format":"benchwatch-calibration","version":1,"source":"calibrated")";
+        R"("format":"benchwatch-calibration","version":2,"source":"calibrated")";
     ASSERT_TRUE(parse_calibration(with(good, fields)));
     const std::vector<std::string> refused = {
         "",
         "[]",
         with(R"("format":"benchwatch-run","version":1,"source":"calibrated")", fields),
-        with(R"("format":"benchwatch-calibration","version":2,"source":"calibrated")", fields),
-        with(R"("format":"benchwatch-calibration","version":"1","source":"calibrated")", fields),
-        with(R"("format":"benchwatch-calibration","version":1,"source":"fixed")", fields),
-        with(R"("format":"benchwatch-calibration","version":1,"source":3)", fields),
+        with(R"("format":"benchwatch-calibration","version":1,"source":"calibrated")", fields),
+        with(R"("format":"benchwatch-calibration","version":"2","source":"calibrated")", fields),
+        with(R"("format":"benchwatch-calibration","version":2,"source":"fixed")", fields),
+        with(R"("format":"benchwatch-calibration","version":2,"source":3)", fields),
+        with(good, R"("budget":1.0,"sensitivity":2.5,"pull_requests":75,"flukes_per_pr":0.5)"),
+        with(good, R"("budget":1.0,"sensitivity":2.5,"pull_requests":75,"flukes_per_pr":0.5,)"
+                   R"("expected_flukes_per_pr":0.8,"prior_weight":-0.1,"replay_weight":0.6)"),
         with(good, R"("budget":1.0,"sensitivity":2.5,"pull_requests":75)"),
-        with(good, R"("budget":1.0,"sensitivity":0,"pull_requests":75,"flukes_per_pr":0.5)"),
-        with(good, R"("budget":1.0,"sensitivity":null,"pull_requests":75,"flukes_per_pr":0.5)"),
-        with(good, R"("budget":1.0,"sensitivity":"2.5","pull_requests":75,"flukes_per_pr":0.5)"),
-        with(good, R"("budget":-1,"sensitivity":2.5,"pull_requests":75,"flukes_per_pr":0.5)"),
-        with(good, R"("budget":1.0,"sensitivity":2.5,"pull_requests":7.5,"flukes_per_pr":0.5)"),
-        with(good, R"("budget":1.0,"sensitivity":2.5,"pull_requests":-1,"flukes_per_pr":0.5)"),
+        with(good,
+             R"("budget":1.0,"sensitivity":0,"pull_requests":75,"flukes_per_pr":0.5,)" + estimate),
+        with(good, R"("budget":1.0,"sensitivity":null,"pull_requests":75,"flukes_per_pr":0.5,)" +
+                       estimate),
+        with(good, R"("budget":1.0,"sensitivity":"2.5","pull_requests":75,"flukes_per_pr":0.5,)" +
+                       estimate),
+        with(good,
+             R"("budget":-1,"sensitivity":2.5,"pull_requests":75,"flukes_per_pr":0.5,)" + estimate),
+        with(good, R"("budget":1.0,"sensitivity":2.5,"pull_requests":7.5,"flukes_per_pr":0.5,)" +
+                       estimate),
+        with(good, R"("budget":1.0,"sensitivity":2.5,"pull_requests":-1,"flukes_per_pr":0.5,)" +
+                       estimate),
         with(good, fields).substr(1),
     };
     for (const auto& text : refused) EXPECT_FALSE(parse_calibration(text)) << text;
     // A sensitivity that is not finite is written as null, so it is never read back.
-    model::Calibration infinite{model::CalibrationSource::Calibrated, 1, 0, 75, 0.5, {}, false, {}};
+    auto infinite = calibration_of(model::CalibrationSource::Calibrated, 1, 0, 75, 0.5);
     infinite.sensitivity = std::numeric_limits<double>::infinity();
     EXPECT_FALSE(parse_calibration(calibration_text(infinite)));
 }

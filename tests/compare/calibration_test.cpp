@@ -1,7 +1,8 @@
 // What could break: the calibration of the level method reading runs after the baseline (a
-// report that could change once later runs are recorded), keeping less or more than budget ×
-// margin on the replayed pull requests, trusting too few of them, or compare not using what it
-// calibrated.
+// report that could change once later runs are recorded), an estimate of flukes that is not
+// the one documented (pooled scores, prior, replay correction), keeping less or more than
+// budget × margin, falling back to a fixed setting on a short history, or compare not using what
+// it calibrated.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -86,14 +87,22 @@ TEST(Calibration, KeepsTheReplayedPullRequestsWithinBudgetTimesMargin) {
 TEST(Calibration, ABiggerBudgetGivesASmallerSensitivity) {
     const auto matrix = noisy_matrix(8, 120);
     for (const auto& choice : {level_with_budget(0.5), one_factor_with_budget(0.5)}) {
+        const bool by_noise =
+            choice.settings<LevelSettings>().allocation == BudgetAllocation::ByNoise;
         SCOPED_TRACE(to_string(choice.settings<LevelSettings>().allocation));
         auto looser = choice;
         looser.settings<LevelSettings>().false_alarms_per_pr = 2;
         const auto strict = calibrate_choice(matrix, choice);
         const auto loose = calibrate_choice(matrix, looser);
         EXPECT_LT(loose.sensitivity, strict.sensitivity);
-        EXPECT_LE(strict.flukes_per_pr, 0.5 * 0.7);
-        EXPECT_LE(loose.flukes_per_pr, 2 * 0.7);
+        if (by_noise) {
+            EXPECT_LE(strict.expected_flukes_per_pr, 0.5 * 0.9);
+            EXPECT_LE(loose.expected_flukes_per_pr, 2 * 0.9);
+            EXPECT_GT(loose.expected_flukes_per_pr, strict.expected_flukes_per_pr);
+        } else {
+            EXPECT_LE(strict.flukes_per_pr, 0.5 * 0.7);
+            EXPECT_LE(loose.flukes_per_pr, 2 * 0.7);
+        }
     }
 }
 
@@ -127,38 +136,171 @@ TEST(Calibration, ByNoiseKeepsBudgetTimesMarginAndLetsQuietBenchmarksCatchSmallC
     const auto calibration = calibrate_choice(matrix, choice);
     EXPECT_EQ(calibration.source, model::CalibrationSource::Calibrated);
     EXPECT_EQ(calibration.pull_requests, 75);
-    EXPECT_LE(calibration.flukes_per_pr, 0.7);
+    EXPECT_DOUBLE_EQ(calibration.prior_weight, 10.0 / 85.0);
     ASSERT_EQ(calibration.thresholds_by_noise.size(), stats::share_noise_grid().size());
 
-    // The next pull request judged as compare judges it: every threshold at least its noise,
-    // and the quiet benchmarks, whose flags cost few flukes, able to catch a 10% regression.
+    // The estimate recomposed from its parts: the pooled scores of the 75 pull requests (with
+    // the prior at 10 / 85), the expected flukes of the suite after the last run and of each
+    // pull request at the thresholds chosen, and the flukes the pull requests made there.
     const auto method = make_method(calibrated(choice, calibration));
     const Replay replay(matrix);
-    const auto& request = replay.pull_requests().back();
-    const auto assessments = method->judge(request.suite).benchmarks;
-    ASSERT_EQ(assessments.size(), 8u);
-    for (const auto& assessment : assessments)
-        EXPECT_GE(assessment.threshold, assessment.typical_change);
-    for (int quiet = 0; quiet < 4; ++quiet) EXPECT_LT(assessments[quiet].threshold, std::log(1.1));
-
-    // The flukes it reports are those of the thresholds it chose, recounted by hand.
     const auto requests = replay.pull_requests().last(75);
+    const auto by_noise = make_method(choice);
+    std::vector<std::vector<NoiseScore>> past;
+    std::vector<stats::PooledScore> pooled;
+    for (const auto& request : requests) {
+        past.push_back(
+            by_noise->noise_scores(*by_noise->prepare(request.suite), request.later_shift));
+        for (const auto& one : past.back()) pooled.push_back(one.pooled);
+    }
+    const stats::BudgetShare share(pooled, shared_budget_sizes, 75.0 / 85.0);
+    ASSERT_EQ(share.thresholds(calibration.sensitivity), calibration.thresholds_by_noise);
+    const auto expected = [&](const std::vector<NoiseScore>& suite) {
+        double sum = 0;
+        for (const auto& one : suite)
+            sum += share.fluke_rate(
+                std::max(stats::threshold_at(calibration.thresholds_by_noise,
+                                             stats::grid_position(one.pooled.noise)),
+                         one.floor),
+                one.pooled.noise);
+        return sum;
+    };
+    double expected_past = 0;
+    for (const auto& suite : past) expected_past += expected(suite);
+    // The suite after run 119: each benchmark's last 50 values, the last as baseline and head.
+    std::vector<std::vector<double>> latest(8);
+    std::vector<BenchmarkEvidence> after(8);
+    for (std::size_t b = 0; b < 8; ++b) {
+        const auto& values = matrix.benchmarks[b].values;
+        for (std::size_t t = 70; t < 120; ++t) latest[b].push_back(*values[t]);
+        after[b].history = latest[b];
+        after[b].base = after[b].head = latest[b].back();
+    }
+    const double expected_now = expected(by_noise->noise_scores(*by_noise->prepare(after), {}));
     long flukes = 0;
     for (const auto& one : requests) flukes += count_flags(one, method->judge(one.suite)).flukes;
     EXPECT_DOUBLE_EQ(static_cast<double>(flukes) / 75.0, calibration.flukes_per_pr);
+    EXPECT_DOUBLE_EQ(calibration.replay_weight, expected_past / (expected_past + 5));
+    EXPECT_NEAR(calibration.expected_flukes_per_pr,
+                expected_now * (static_cast<double>(flukes) + 5) / (expected_past + 5), 1e-12);
+    EXPECT_LE(calibration.expected_flukes_per_pr, 0.9);
+
+    // The quiet benchmarks, whose flags cost few flukes, catch a 10% regression.
+    const auto assessments = method->judge(replay.pull_requests().back().suite).benchmarks;
+    ASSERT_EQ(assessments.size(), 8u);
+    for (int quiet = 0; quiet < 4; ++quiet) EXPECT_LT(assessments[quiet].threshold, std::log(1.1));
 }
 
-TEST(Calibration, TooFewPullRequestsUseTheConservativeSetting) {
-    // 30 runs replay pull requests 10 … 24 (15 of them), under the 20 needed: at least 3.
-    const auto calibration = calibrate_choice(noisy_matrix(8, 30), level_with_budget(1));
-    EXPECT_EQ(calibration.source, model::CalibrationSource::Conservative);
-    EXPECT_EQ(calibration.pull_requests, 15);
-    EXPECT_GE(calibration.sensitivity, 3.0);
-    // None at all: the conservative setting itself.
-    const auto none = calibrate_choice(noisy_matrix(8, 12), level_with_budget(1));
-    EXPECT_EQ(none.source, model::CalibrationSource::Conservative);
-    EXPECT_EQ(none.pull_requests, 0);
-    EXPECT_EQ(none.sensitivity, 3.0);
+// The thresholds a calibration by noise gives the benchmark of each noise of a history.
+std::vector<double> thresholds_of(const BacktestMatrix& matrix, const model::MethodChoice& choice) {
+    const auto calibration = calibrate_choice(matrix, choice);
+    const auto method = make_method(calibrated(choice, calibration));
+    std::vector<double> thresholds;
+    const Replay replay(matrix);
+    std::vector<std::vector<double>> latest;
+    for (const auto& series : matrix.benchmarks) {
+        latest.emplace_back();
+        for (const auto& value : series.values) latest.back().push_back(*value);
+    }
+    std::vector<BenchmarkEvidence> suite(latest.size());
+    for (std::size_t b = 0; b < latest.size(); ++b) {
+        suite[b].history = latest[b];
+        suite[b].base = suite[b].head = latest[b].back();
+    }
+    for (const auto& assessment : method->judge(suite).benchmarks)
+        thresholds.push_back(assessment.threshold);
+    return thresholds;
+}
+
+TEST(Calibration, AHistoryOfTwelveRunsGetsThresholdsFromItsOwnNoise) {
+    // 12 runs replay no pull request (the first needs 10 runs before it and 5 after): the prior
+    // tail alone, applied to each benchmark's own noise, with no fixed fallback.
+    const auto quiet = noisy_matrix(8, 12);
+    const auto calibration = calibrate_choice(quiet, level_with_budget(1));
+    EXPECT_EQ(calibration.source, model::CalibrationSource::Calibrated);
+    EXPECT_EQ(calibration.pull_requests, 0);
+    EXPECT_EQ(calibration.prior_weight, 1.0);
+    EXPECT_EQ(calibration.replay_weight, 0.0);
+    EXPECT_EQ(calibration.flukes_per_pr, 0.0);
+    EXPECT_LE(calibration.expected_flukes_per_pr, 0.9);
+    EXPECT_EQ(calibration.thresholds_by_noise.size(), stats::share_noise_grid().size());
+    EXPECT_FALSE(calibration_out_of_range(calibration, level_with_budget(1)));
+
+    // The same history with every deviation from 1000 three times as large: every benchmark's
+    // threshold grows with its noise.
+    auto noisy = quiet;
+    for (auto& series : noisy.benchmarks)
+        for (auto& value : series.values) value = 1000 + 3 * (*value - 1000);
+    const auto quiet_thresholds = thresholds_of(quiet, level_with_budget(1));
+    const auto noisy_thresholds = thresholds_of(noisy, level_with_budget(1));
+    ASSERT_EQ(quiet_thresholds.size(), 8u);
+    for (std::size_t b = 0; b < 8; ++b) EXPECT_GT(noisy_thresholds[b], quiet_thresholds[b]) << b;
+
+    // 30 runs replay 15 pull requests: the prior weighs 10 / 25 of the pooled estimate.
+    const auto fifteen = calibrate_choice(noisy_matrix(8, 30), level_with_budget(1));
+    EXPECT_EQ(fifteen.pull_requests, 15);
+    EXPECT_DOUBLE_EQ(fifteen.prior_weight, 0.4);
+    EXPECT_GT(fifteen.replay_weight, 0.0);
+}
+
+// Each replayed pull request's calibration as backtest makes it: on the pull requests whose
+// persistence window ends before its head, and its own suite's noises.
+std::vector<model::Calibration> backtest_calibrations(const BacktestMatrix& matrix,
+                                                      std::size_t last_head) {
+    const auto method = make_method(level_with_budget(1));
+    const Replay replay(matrix);
+    const auto requests = replay.pull_requests();
+    std::vector<std::unique_ptr<PreparedSuite>> prepared;
+    for (const auto& request : requests) prepared.push_back(method->prepare(request.suite));
+    std::vector<model::Calibration> calibrations;
+    for (std::size_t k = 0; k < requests.size() && requests[k].run <= last_head; ++k) {
+        std::size_t available = 0;
+        while (requests[available].run + persistence_window + 1 <= requests[k].run) ++available;
+        calibrations.push_back(calibrate(*method, requests.first(available),
+                                         std::span(prepared).first(available), *prepared[k]));
+    }
+    return calibrations;
+}
+
+TEST(Calibration, ReadsOnlyRunsUpToTheBaseline) {
+    // Every run from 40 on rewritten (the heads of those pull requests too): the calibration of
+    // every pull request up to head 40 stays exactly the same, and so does every verdict of the
+    // heads before 40.
+    const auto matrix = noisy_matrix(12, 70);
+    auto rewritten = matrix;
+    for (auto& series : rewritten.benchmarks)
+        for (std::size_t t = 40; t < 70; ++t) series.values[t] = *series.values[t] * (t % 3 + 0.5);
+    const auto before = backtest_calibrations(matrix, 40);
+    const auto after = backtest_calibrations(rewritten, 40);
+    ASSERT_EQ(before.size(), 31u);  // heads 10 … 40
+    ASSERT_EQ(after.size(), before.size());
+    for (std::size_t k = 0; k < before.size(); ++k) {
+        SCOPED_TRACE(k);
+        EXPECT_EQ(after[k].sensitivity, before[k].sensitivity);
+        EXPECT_EQ(after[k].thresholds_by_noise, before[k].thresholds_by_noise);
+        EXPECT_EQ(after[k].expected_flukes_per_pr, before[k].expected_flukes_per_pr);
+    }
+    // compare's calibration on the history up to baseline 39 ignores what follows.
+    auto first_40 = matrix;
+    auto rewritten_40 = rewritten;
+    for (auto* cut : {&first_40, &rewritten_40}) {
+        cut->runs = 40;
+        for (auto& series : cut->benchmarks) series.values.resize(40);
+    }
+    const auto choice = level_with_budget(1);
+    const auto calibration = calibrate_choice(first_40, choice);
+    EXPECT_EQ(calibrate_choice(rewritten_40, choice).thresholds_by_noise,
+              calibration.thresholds_by_noise);
+    const Replay replay(matrix);
+    const Replay replay_rewritten(rewritten);
+    const auto method = make_method(calibrated(choice, calibration));
+    for (std::size_t k = 0; k < replay.pull_requests().size(); ++k) {
+        if (replay.pull_requests()[k].run >= 40) break;
+        const auto verdicts = method->judge(replay.pull_requests()[k].suite).benchmarks;
+        const auto again = method->judge(replay_rewritten.pull_requests()[k].suite).benchmarks;
+        for (std::size_t b = 0; b < verdicts.size(); ++b)
+            EXPECT_EQ(again[b].verdict, verdicts[b].verdict) << k << " " << b;
+    }
 }
 
 TEST(Calibration, WithoutABudgetTheSensitivityIsUsedAsSet) {

@@ -174,14 +174,19 @@ TEST_F(BacktestTest, GeneratedHistoryGivesTheHandComputedFigures) {
     // deviations, threshold ln 1.03, ln 1.3 flagged and lasting. Every injection is caught.
     // "a"'s short-history margin does not follow the sensitivity, so even the strictest
     // setting keeps its fluke.
-    // Its sensitivity is calibrated to the default budget of 1 fluke per pull request, but the
-    // one pull request has none before it to calibrate on: the conservative 3 is used.
+    // Its budget of 1 fluke per pull request is shared by noise, but the one pull request has
+    // none before it and its only benchmark judged by noise, "b", has a noise of 0, which the
+    // estimate of flukes leaves out: no price makes any expected, so the cheapest, 0.001, is
+    // used, with the prior tail alone (weight 1) and no replay (weight 0).
     const auto& level = json.at("methods").at(1);
     EXPECT_EQ(level.at("name"), "level");
     EXPECT_EQ(level.at("default"), true);
     EXPECT_EQ(level.at("false_alarms_per_pr"), 1.0);
-    EXPECT_EQ(level.at("setting"), 3.0);
-    EXPECT_EQ(level.at("setting_range"), (nlohmann::ordered_json{3.0, 3.0}));
+    EXPECT_EQ(level.at("setting"), 0.001);
+    EXPECT_EQ(level.at("setting_is"), "price_of_a_fluke");
+    EXPECT_EQ(level.at("prior_weight"), 1.0);
+    EXPECT_EQ(level.at("replay_weight"), 0.0);
+    EXPECT_EQ(level.at("setting_range"), (nlohmann::ordered_json{0.001, 0.001}));
     EXPECT_EQ(level.at("flukes_per_pr"), 1.0);
     EXPECT_EQ(level.at("persistent_per_pr"), 1.0);
     EXPECT_EQ(level.at("caught"), (nlohmann::ordered_json{{"0.1", 1.0}, {"0.2", 1.0}}));
@@ -202,10 +207,15 @@ TEST_F(BacktestTest, TextIsATable) {
               "caught +10%           caught +20%\n"
               "seed                  -  3           1.00 (0.00–2.96)           1.00      100.0% "
               "(21–100%)      100.0% (21–100%)\n"
-              "level (default)       1  3           1.00 (0.00–2.96)           1.00      100.0% "
+              "level (default)       1  0.001       1.00 (0.00–2.96)           1.00      100.0% "
               "(21–100%)      100.0% (21–100%)\n"
               "A budget calibrates the setting at each pull request from the ones before it; the "
               "setting column gives the median and the range used.\n"
+              "A budget shared by noise sets a price of a fluke in expected catches instead; its "
+              "column gives the prices.\n"
+              "level (default): the estimate of flukes leaned 100% on the prior tail and 0% on "
+              "the replayed pull requests' own count (medians; the first pull requests lean on "
+              "the prior).\n"
               "\n"
               "At the most sensitive fixed setting with at most 0 fluke(s) per pull request, known "
               "in hindsight:\n"

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "store/store.hpp"
 #include "support/test_store.hpp"
@@ -174,7 +175,8 @@ TEST_F(CalibrationCacheTest, ACachedValueOutsideWhatCalibrationProducesIsIgnored
     plant_sensitivity(1e6);
     auto report = nlohmann::json::parse(compare_json(store_));
     EXPECT_EQ(report["calibration"]["cache_refusal"],
-              "its sensitivity 1e+06 is outside 0.1 to 1000, the range calibration chooses from");
+              "its sensitivity 1e+06 is outside 0.001 to 100000, the range calibration chooses "
+              "from");
     report["calibration"].erase("cache_refusal");
     EXPECT_EQ(report, nlohmann::json::parse(expected));
     // Replaced by the one calibrated again: the next compare reads it from the cache.
@@ -182,9 +184,10 @@ TEST_F(CalibrationCacheTest, ACachedValueOutsideWhatCalibrationProducesIsIgnored
     EXPECT_EQ(next["calibration"]["from_cache"], true);
 }
 
-// A cached count of flukes that the cached sensitivity could not have come with (a setting below
-// the top of its range is the smallest within the budget's margin, and flukes add up to a whole
-// number) is ignored with the reason, and calibrated again.
+// A cached estimate of flukes that the cached price could not have come with (a price below the
+// dearest is the cheapest whose estimate stays within the budget's margin), or a count of
+// flukes that is no whole number over the pull requests replayed, is ignored with the reason,
+// and calibrated again.
 TEST_F(CalibrationCacheTest, CachedFlukesTheCalibrationCouldNotCountAreIgnored) {
     const std::string expected = compare_json(store_);
     const auto cached = nlohmann::json::parse(query("SELECT value FROM cached_calibrations"));
@@ -192,18 +195,22 @@ TEST_F(CalibrationCacheTest, CachedFlukesTheCalibrationCouldNotCountAreIgnored) 
     const double budget = cached["budget"].get<double>();
     const double sensitivity = cached["sensitivity"].get<double>();
     const int pull_requests = cached["pull_requests"].get<int>();
-    const std::vector<std::pair<double, std::string>> plants = {
-        {1e6, fmt::format("its 1e+06 flukes per pull request are over the {:g} its sensitivity "
-                          "{:g} was chosen to keep within",
-                          budget * 0.7, sensitivity)},
-        {0.5 / pull_requests,
+    const std::vector<std::tuple<std::string, double, std::string>> plants = {
+        {"expected_flukes_per_pr", 1e6,
+         fmt::format("its 1e+06 expected flukes per pull request are over the {:g} its price "
+                     "{:g} was chosen to keep within",
+                     budget * 0.9, sensitivity)},
+        {"flukes_per_pr", 0.5 / pull_requests,
          fmt::format("its {:g} flukes per pull request are no whole number of flukes over its {} "
                      "pull requests",
                      0.5 / pull_requests, pull_requests)},
+        {"prior_weight", 0.5,
+         fmt::format("its prior weighs 0.5, where {} pull requests leave it {:g}", pull_requests,
+                     10.0 / (pull_requests + 10))},
     };
-    for (const auto& [flukes, reason] : plants) {
+    for (const auto& [field, value, reason] : plants) {
         auto planted = cached;
-        planted["flukes_per_pr"] = flukes;
+        planted[field] = value;
         query("UPDATE cached_calibrations SET value = '" + planted.dump() + "'");
         auto report = nlohmann::json::parse(compare_json(store_));
         EXPECT_EQ(report["calibration"]["cache_refusal"], reason);

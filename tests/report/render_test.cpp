@@ -275,6 +275,18 @@ model::Comparison warnings_without_baseline() {
     return comparison;
 }
 
+// A calibration to a budget of 1 with the fields the report shows set by name.
+model::Calibration calibration_of(model::CalibrationSource source, double sensitivity,
+                                  int pull_requests, double flukes_per_pr) {
+    model::Calibration calibration;
+    calibration.source = source;
+    calibration.budget = 1;
+    calibration.sensitivity = sensitivity;
+    calibration.pull_requests = pull_requests;
+    calibration.flukes_per_pr = flukes_per_pr;
+    return calibration;
+}
+
 // The level method: its own paragraph, the whole suite 40% faster in this run, one benchmark
 // slower than both its level and the suite, one with too short a history (inconclusive), and
 // detectable changes; its sensitivity was calibrated to one false alarm per pull request, and
@@ -294,8 +306,10 @@ model::Comparison level_with_suite_move() {
     comparison.method = compare::default_choice("level");
     // The price of a fluke a budget shared by noise was calibrated to.
     comparison.method.settings<compare::LevelSettings>().sensitivity = 2.4;
-    comparison.calibration = {
-        model::CalibrationSource::Calibrated, 1, 2.4, 75, 0.62, {}, false, {}};
+    comparison.calibration = calibration_of(model::CalibrationSource::Calibrated, 2.4, 75, 0.62);
+    comparison.calibration.expected_flukes_per_pr = 0.89;
+    comparison.calibration.prior_weight = 10.0 / 85.0;
+    comparison.calibration.replay_weight = 0.91;
     comparison.suite_move = -0.4;
     return comparison;
 }
@@ -307,8 +321,8 @@ model::Comparison level_one_factor() {
     comparison.method.settings<compare::LevelSettings>().allocation =
         compare::BudgetAllocation::OneFactor;
     comparison.method.settings<compare::LevelSettings>().sensitivity = 1.73421;
-    comparison.calibration = {
-        model::CalibrationSource::Calibrated, 1, 1.73421, 75, 0.66, {}, false, {}};
+    comparison.calibration =
+        calibration_of(model::CalibrationSource::Calibrated, 1.73421, 75, 0.66);
     comparison.suite_move = 0;
     return comparison;
 }
@@ -451,9 +465,12 @@ model::Comparison level_nothing_judged() {
             {0.475421, 0, 0, 3, 2},
         });
     comparison.history_runs = 12;
-    // Twelve runs replay two pull requests, under the 20 a calibration needs: the strict factor.
-    comparison.method.settings<compare::LevelSettings>().sensitivity = 3;
-    comparison.calibration = {model::CalibrationSource::Conservative, 1, 3, 2, 0.5, {}, false, {}};
+    // Twelve runs replay no pull request yet (the first needs 16): the price comes from the
+    // prior tail applied to each benchmark's own noise.
+    comparison.method.settings<compare::LevelSettings>().sensitivity = 0.5;
+    comparison.calibration = calibration_of(model::CalibrationSource::Calibrated, 0.5, 0, 0);
+    comparison.calibration.expected_flukes_per_pr = 0.9;
+    comparison.calibration.prior_weight = 1;
     return comparison;
 }
 

@@ -1,7 +1,8 @@
-// What could break: a budget shared by noise that gives a benchmark a threshold below its own
-// noise, that spends flukes it cannot afford at a high price (or refuses catches at a low one),
-// whose thresholds fall as the price rises (the calibration's search then finds no crossing),
-// or a lookup that reads the wrong point of the table.
+// What could break: pooled shares counted in the wrong units (a spike scaled by a quiet
+// benchmark's noise), a prior mixed in by the wrong weight, a budget shared by noise that spends
+// flukes it cannot afford at a high price (or refuses catches at a low one), flukes that rise as
+// the price rises (the calibration's search then finds no crossing), or a lookup that reads the
+// wrong point of the table.
 #include "stats/budget_share.hpp"
 
 #include <gtest/gtest.h>
@@ -39,56 +40,110 @@ TEST(BudgetShare, TheGridsSpanTheDocumentedRanges) {
     EXPECT_NEAR(thresholds.back(), std::log(4.0), 1e-9);
 }
 
-TEST(BudgetShare, WithNoScoresEveryThresholdIsTheLargest) {
-    const double sizes[] = {0.1};
-    const BudgetShare share({}, sizes);
-    for (const double threshold : share.thresholds(1.0))
-        EXPECT_DOUBLE_EQ(threshold, share_threshold_grid().back());
+// Pooled scores all in one noise unit: every one in the core.
+std::vector<PooledScore> in_noise_units(std::initializer_list<double> scores) {
+    std::vector<PooledScore> pooled;
+    for (const double score : scores) pooled.push_back({score, std::abs(score), 1.0});
+    return pooled;
 }
 
-// Scores −1, 0, 1, 2 and one size, 0.1. For a benchmark of noise σ ≈ 0.1, a threshold τ in
-// [σ, 2σ) flags |score| > τ/σ ∈ [1, 2): only the 2, a fluke rate of 1/4, and catches a 0.1
-// regression when score > (τ − 0.1)/σ, which is under 1: at least the 1 and the 2, 1/2. Any τ
-// from 2σ on flags nothing and catches only the 2 (score > about 1), 1/4. So the first is worth
-// at least 1/2 − price/4 and the second at most 1/4: below a price of 1 the smallest τ ≥ σ wins,
-// and at a price of 3 (1/2 − 3/4 < 0 < 1/4) the smallest τ ≥ 2σ does.
-TEST(BudgetShare, BuysCatchesWithFlukesOnlyWhileTheyAreCheap) {
-    const double sizes[] = {0.1};
-    const BudgetShare share({-1, 0, 1, 2}, sizes);
-    const auto n = noise_index_near(0.1);
-    const double noise = share_noise_grid()[n];
-    ASSERT_NEAR(noise, 0.1, 0.01);
-    EXPECT_DOUBLE_EQ(share.thresholds(0.5)[n], smallest_threshold_from(noise));
-    EXPECT_DOUBLE_EQ(share.thresholds(3)[n], smallest_threshold_from(2 * noise));
+TEST(PriorTail, IsLinearUpToTheNoiseThenFallsAsOneOverTheScoreWithSpikesUnder65Percent) {
+    EXPECT_NEAR(prior_fluke_rate(0.1, 0.05), 0.05 + 0.01, 1e-12);  // u = 2: 0.1/2
+    EXPECT_NEAR(prior_fluke_rate(0.05, 0.1), 0.55 + 0.01, 1e-12);  // u = 0.5: 1 − 0.45
+    EXPECT_NEAR(prior_fluke_rate(0.6, 0.06), 0.01, 1e-12);         // u = 10, beyond the spikes
+    EXPECT_DOUBLE_EQ(prior_fluke_rate(0, 0.1), 1.0);               // 1.01, clamped
+    EXPECT_NEAR(prior_share_above(0.1, 0.05), 0.03, 1e-12);
+    EXPECT_NEAR(prior_share_above(-0.1, 0.05), 0.97, 1e-12);
 }
 
-// At price 0 only catches count, and they fall as the threshold rises: the smallest threshold
-// allowed, which is never below the benchmark's noise. At an enormous price no fluke is worth
-// anything: the smallest threshold beyond every score, 2σ here (|score| at most 2).
-TEST(BudgetShare, NeverGoesBelowTheNoiseAndAvoidsEveryFlukeAtAnEnormousPrice) {
+TEST(BudgetShare, WithNoScoresThePriorAloneDecides) {
+    const double sizes[] = {0.1};
+    const BudgetShare share({}, sizes, 0.7);
+    EXPECT_DOUBLE_EQ(share.fluke_rate(0.1, 0.05), prior_fluke_rate(0.1, 0.05));
+    EXPECT_DOUBLE_EQ(share.share_above(-0.1, 0.05), prior_share_above(-0.1, 0.05));
+}
+
+// Five pooled benchmarks of five past pull requests:
+//   score 1, noise 0.1; score −2, noise 0.1; score 3 whose move lasted (no fluke), noise 0.1;
+//   score 10 at noise 0.05 and −8 at noise 0.1, beyond the core: pooled by their sizes, 0.5 and
+//   −0.8.
+// Core fluke magnitudes {0, 1, 2}, large fluke sizes {0.5, 0.8}; core scores {−2, 1, 3}, large
+// score sizes {0.5, −0.8}.
+std::vector<PooledScore> five_scores() {
+    return {{1, 1, 0.1}, {-2, 2, 0.1}, {3, 0, 0.1}, {10, 10, 0.05}, {-8, 8, 0.1}};
+}
+
+TEST(BudgetShare, PoolsTheCoreInNoiseUnitsAndTheTailBySize) {
+    const double sizes[] = {0.1};
+    const auto scores = five_scores();
+    const BudgetShare share(scores, sizes, 1.0);
+    // τ = 0.15 at noise 0.1 is 1.5 noises: the core's 2, and both large sizes beyond 0.15.
+    EXPECT_DOUBLE_EQ(share.fluke_rate(0.15, 0.1), 3.0 / 5);
+    // 6 noises: no core score is beyond; only the size 0.8.
+    EXPECT_DOUBLE_EQ(share.fluke_rate(0.6, 0.1), 1.0 / 5);
+    // A quiet benchmark (noise 0.01) at 5 noises: the core is within, both spikes beyond 0.05.
+    EXPECT_DOUBLE_EQ(share.fluke_rate(0.05, 0.01), 2.0 / 5);
+    // Moves beyond +0.15 at noise 0.1 (1.5 noises): the core's 3 and the size 0.5.
+    EXPECT_DOUBLE_EQ(share.share_above(0.15, 0.1), 2.0 / 5);
+    // Beyond −0.7 at noise 0.1 (−7 noises): every core score, and the size 0.5, not −0.8.
+    EXPECT_DOUBLE_EQ(share.share_above(-0.7, 0.1), 4.0 / 5);
+}
+
+TEST(BudgetShare, MixesThePriorByTheWeightOfTheEvidence) {
+    const double sizes[] = {0.1};
+    const auto scores = five_scores();
+    const BudgetShare share(scores, sizes, 0.5);
+    // Half of 3/5, and half of the prior at u = 1.5 (0.1/1.5 + 0.01).
+    EXPECT_NEAR(share.fluke_rate(0.15, 0.1), 0.3 + 0.5 * (0.1 / 1.5 + 0.01), 1e-12);
+}
+
+// At price 0 only catches count, and they never rise with the threshold: the smallest candidate
+// wins, below any noise. At an enormous price no fluke is worth anything: the smallest threshold
+// beyond every score, 2σ here (|score| at most 2).
+TEST(BudgetShare, BuysEveryCatchForFreeAndAvoidsEveryFlukeAtAnEnormousPrice) {
     const double sizes[] = {0.1, 0.2};
-    const BudgetShare share({-1, 0, 1, 2}, sizes);
+    const auto scores = in_noise_units({-1, 0, 1, 2});
+    const BudgetShare share(scores, sizes, 1.0);
     const auto noises = share_noise_grid();
     const auto free = share.thresholds(0);
     const auto dear = share.thresholds(1e9);
     for (std::size_t n = 0; n < noises.size(); ++n) {
-        if (2 * noises[n] > share_threshold_grid().back()) break;  // beyond the largest one
-        EXPECT_DOUBLE_EQ(free[n], smallest_threshold_from(noises[n])) << noises[n];
+        EXPECT_DOUBLE_EQ(free[n], share_threshold_grid().front()) << noises[n];
+        if (2 * noises[n] > share_threshold_grid().back()) continue;  // beyond the largest one
         EXPECT_DOUBLE_EQ(dear[n], smallest_threshold_from(2 * noises[n])) << noises[n];
     }
-    // Noisier than every candidate: the largest, the only one allowed.
-    EXPECT_DOUBLE_EQ(free.back(), share_threshold_grid().back());
 }
 
-TEST(BudgetShare, ThresholdsNeverFallAsThePriceRises) {
-    std::vector<double> scores;
-    for (int i = -30; i <= 30; ++i) scores.push_back(i / 10.0 + (i % 7 == 0 ? 4 : 0));
+// Every past move was a tenth of its benchmark's noise: any threshold from 0.1σ on risks no
+// fluke and catches the most, so a noisy benchmark gets one below its noise.
+TEST(BudgetShare, GoesBelowTheNoiseWhereTheHistoryNeverMovedThatFar) {
     const double sizes[] = {std::log(1.1), std::log(1.2)};
-    const BudgetShare share(scores, sizes);
-    auto previous = share.thresholds(0.01);
-    for (double price = 0.02; price < 1000; price *= 1.5) {
-        const auto now = share.thresholds(price);
-        for (std::size_t n = 0; n < now.size(); ++n) EXPECT_GE(now[n], previous[n]) << price;
+    const auto scores = in_noise_units({0.1, -0.1, 0.1, -0.1});
+    const BudgetShare share(scores, sizes, 1.0);
+    const auto n = noise_index_near(0.2);
+    EXPECT_DOUBLE_EQ(share.thresholds(10)[n], smallest_threshold_from(0.1 * share_noise_grid()[n]));
+    EXPECT_LT(share.thresholds(10)[n], share_noise_grid()[n]);
+}
+
+TEST(BudgetShare, TheFlukesBoughtNeverRiseAsThePriceRises) {
+    std::vector<double> raw;
+    for (int i = -30; i <= 30; ++i) raw.push_back(i / 10.0 + (i % 7 == 0 ? 4 : 0));
+    std::vector<PooledScore> scores;
+    for (const double score : raw) scores.push_back({score, std::abs(score), 0.02});
+    const double sizes[] = {std::log(1.1), std::log(1.2)};
+    const BudgetShare share(scores, sizes, 0.8);
+    const auto noises = share_noise_grid();
+    const auto flukes_at = [&](double price) {
+        std::vector<double> rates;
+        const auto table = share.thresholds(price);
+        for (std::size_t n = 0; n < table.size(); ++n)
+            rates.push_back(share.fluke_rate(table[n], noises[n]));
+        return rates;
+    };
+    auto previous = flukes_at(0.001);
+    for (double price = 0.002; price < 1e5; price *= 1.5) {
+        const auto now = flukes_at(price);
+        for (std::size_t n = 0; n < now.size(); ++n) EXPECT_LE(now[n], previous[n]) << price;
         previous = now;
     }
 }
