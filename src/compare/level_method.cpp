@@ -120,6 +120,7 @@ class LevelMethod final : public Method {
             };
             NoiseScore score;
             score.floor = one.floor;
+            score.position = one.noise_position;
             score.pooled.noise = one.noise;
             score.pooled.score = oriented(one.move);
             score.pooled.fluke = std::abs(score.pooled.score);

@@ -73,6 +73,7 @@ void mark_too_noisy(Assessment& assessment, double minimum_change);
 struct NoiseScore {
     stats::PooledScore pooled;
     double floor = 0;
+    stats::GridPosition position;  // of its noise among the thresholds by noise
 };
 
 // The part of judging one pull request's suite that does not depend on the method's setting

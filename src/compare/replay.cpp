@@ -191,8 +191,7 @@ double expected_flukes(const stats::BudgetShare& share, std::span<const double> 
     double expected = 0;
     for (const auto& one : suite) {
         const double noise = one.pooled.noise;
-        const double threshold =
-            std::max(stats::threshold_at(table, stats::grid_position(noise)), one.floor);
+        const double threshold = std::max(stats::threshold_at(table, one.position), one.floor);
         expected += share.fluke_rate(threshold, noise);
     }
     return expected;

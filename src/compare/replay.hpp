@@ -92,7 +92,7 @@ inline constexpr std::size_t kCalibrationWindow = 75;
 // - the estimate must stay within budget × kPooledCalibrationMargin.
 inline constexpr double kPriorPullRequests = 10;
 inline constexpr double kReplayEvidenceFlukes = 5;
-inline constexpr double kPooledCalibrationMargin = 0.9;
+inline constexpr double kPooledCalibrationMargin = 0.85;
 
 // Other methods with a budget are calibrated on the replay alone: the replayed pull requests
 // must stay within budget × kCalibrationMargin, so that the next ones, which the setting was not

@@ -307,7 +307,7 @@ model::Comparison level_with_suite_move() {
     // The price of a fluke a budget shared by noise was calibrated to.
     comparison.method.settings<compare::LevelSettings>().sensitivity = 2.4;
     comparison.calibration = calibration_of(model::CalibrationSource::Calibrated, 2.4, 75, 0.62);
-    comparison.calibration.expected_flukes_per_pr = 0.89;
+    comparison.calibration.expected_flukes_per_pr = 0.84;
     comparison.calibration.prior_weight = 10.0 / 85.0;
     comparison.calibration.replay_weight = 0.91;
     comparison.suite_move = -0.4;
@@ -469,7 +469,7 @@ model::Comparison level_nothing_judged() {
     // prior tail applied to each benchmark's own noise.
     comparison.method.settings<compare::LevelSettings>().sensitivity = 0.5;
     comparison.calibration = calibration_of(model::CalibrationSource::Calibrated, 0.5, 0, 0);
-    comparison.calibration.expected_flukes_per_pr = 0.9;
+    comparison.calibration.expected_flukes_per_pr = 0.85;
     comparison.calibration.prior_weight = 1;
     return comparison;
 }
