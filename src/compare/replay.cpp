@@ -219,7 +219,7 @@ model::Calibration calibrate_by_noise(const Method& method,
     calibration.source = model::CalibrationSource::Calibrated;
     calibration.budget = budget;
     calibration.pull_requests = static_cast<int>(used);
-    calibration.prior_weight = pooled.empty() ? 1.0 : 1 - evidence_weight;
+    calibration.prior_weight = 1 - evidence_weight;
     const auto priced = [&](double price) {
         auto result = calibration;
         result.sensitivity = price;
