@@ -440,7 +440,7 @@ std::string level_explanation(const model::Comparison& comparison,
         "Times are the minimum time of every benchmark. Each is compared with its level, the "
         "median of its last {} runs on the default branch up to the baseline (the Baseline "
         "column). A change is unusual when it exceeds both {} the benchmark's noise (the {} "
-        "percentile of its recent one-run deviations that did not last) and a minimum per "
+        "percentile of its recent one-run deviations that did not last){} and a minimum per "
         "category ({}). A benchmark with fewer than {} such deviations (each run after its "
         "first {} gives one, unless it began a step that lasted) is unusual only beyond {} its "
         "largest change between consecutive runs, and inconclusive otherwise. A benchmark "
@@ -448,7 +448,8 @@ std::string level_explanation(const model::Comparison& comparison,
         settings.level_runs,
         by_noise ? std::string("a threshold chosen for")
                  : model::factor_words(three_digits(settings.sensitivity)),
-        model::ordinal_percentile(settings.noise_quantile), fmt::join(minimums, ", "),
+        model::ordinal_percentile(settings.noise_quantile),
+        by_noise ? ", never below half that noise," : "", fmt::join(minimums, ", "),
         kLevelMinimumDeviations, settings.level_runs,
         model::factor_words(kLevelShortHistoryFactor));
     paragraph += calibration_sentence(comparison.calibration, settings);

@@ -122,10 +122,13 @@ std::vector<double> BudgetShare::thresholds(double price) const {
     const auto& thresholds = threshold_grid();
     std::vector<double> table(kNoises, thresholds.back());
     for (std::size_t n = 0; n < kNoises; ++n) {
-        // Ties go to the smaller threshold.
+        // Ties go to the smaller threshold. The largest is always allowed, so that a benchmark
+        // noisier than every candidate still gets one.
         std::size_t best = kThresholds - 1;
         double best_value = -std::numeric_limits<double>::infinity();
         for (std::size_t t = 0; t < kThresholds; ++t) {
+            if (thresholds[t] < kThresholdNoiseFloor * noise_grid()[n] && t + 1 < kThresholds)
+                continue;
             const double value = catch_[n * kThresholds + t] - price * fluke_[n * kThresholds + t];
             if (value > best_value) {
                 best = t;

@@ -1,5 +1,6 @@
 // What could break: pooled shares counted in the wrong units (a spike scaled by a quiet
-// benchmark's noise), a prior mixed in by the wrong weight, a budget shared by noise that spends
+// benchmark's noise), a prior mixed in by the wrong weight, a threshold below half its noise, a
+// budget shared by noise that spends
 // flukes it cannot afford at a high price (or refuses catches at a low one), flukes that rise as
 // the price rises (the calibration's search then finds no crossing), or a lookup that reads the
 // wrong point of the table.
@@ -98,8 +99,8 @@ TEST(BudgetShare, MixesThePriorByTheWeightOfTheEvidence) {
 }
 
 // At price 0 only catches count, and they never rise with the threshold: the smallest candidate
-// wins, below any noise. At an enormous price no fluke is worth anything: the smallest threshold
-// beyond every score, 2σ here (|score| at most 2).
+// allowed wins, half the noise. At an enormous price no fluke is worth anything: the smallest
+// threshold beyond every score, 2σ here (|score| at most 2).
 TEST(BudgetShare, BuysEveryCatchForFreeAndAvoidsEveryFlukeAtAnEnormousPrice) {
     const double sizes[] = {0.1, 0.2};
     const auto scores = in_noise_units({-1, 0, 1, 2});
@@ -108,20 +109,23 @@ TEST(BudgetShare, BuysEveryCatchForFreeAndAvoidsEveryFlukeAtAnEnormousPrice) {
     const auto free = share.thresholds(0);
     const auto dear = share.thresholds(1e9);
     for (std::size_t n = 0; n < noises.size(); ++n) {
-        EXPECT_DOUBLE_EQ(free[n], share_threshold_grid().front()) << noises[n];
-        if (2 * noises[n] > share_threshold_grid().back()) continue;  // beyond the largest one
+        if (2 * noises[n] > share_threshold_grid().back()) break;  // beyond the largest one
+        EXPECT_DOUBLE_EQ(free[n], smallest_threshold_from(kThresholdNoiseFloor * noises[n]))
+            << noises[n];
         EXPECT_DOUBLE_EQ(dear[n], smallest_threshold_from(2 * noises[n])) << noises[n];
     }
 }
 
 // Every past move was a tenth of its benchmark's noise: any threshold from 0.1σ on risks no
-// fluke and catches the most, so a noisy benchmark gets one below its noise.
-TEST(BudgetShare, GoesBelowTheNoiseWhereTheHistoryNeverMovedThatFar) {
+// fluke, and the smallest catches the most, so a noisy benchmark gets one below its noise, but
+// not below half of it.
+TEST(BudgetShare, GoesBelowTheNoiseWhereTheHistoryNeverMovedThatFarButNotBelowHalfOfIt) {
     const double sizes[] = {std::log(1.1), std::log(1.2)};
     const auto scores = in_noise_units({0.1, -0.1, 0.1, -0.1});
     const BudgetShare share(scores, sizes, 1.0);
     const auto n = noise_index_near(0.2);
-    EXPECT_DOUBLE_EQ(share.thresholds(10)[n], smallest_threshold_from(0.1 * share_noise_grid()[n]));
+    ASSERT_EQ(kThresholdNoiseFloor, 0.5);
+    EXPECT_DOUBLE_EQ(share.thresholds(10)[n], smallest_threshold_from(0.5 * share_noise_grid()[n]));
     EXPECT_LT(share.thresholds(10)[n], share_noise_grid()[n]);
 }
 
