@@ -1,6 +1,7 @@
 // What could break: the level method comparing a head with the wrong level, learning its noise
 // from the wrong deviations, flagging inside its threshold, calling a move of the whole suite
-// many regressions, or judging a short history without its wide margin.
+// many regressions (also when quiet benchmarks' thresholds lie far beyond it), or judging a short
+// history without its wide margin.
 #include "compare/level_method.hpp"
 
 #include <gtest/gtest.h>
@@ -142,6 +143,29 @@ TEST(LevelMethod, AMoveOfTheWholeSuiteIsJudgedOnce) {
     EXPECT_EQ(assessments[10].verdict, model::Verdict::Unchanged);
     EXPECT_EQ(assessments[11].verdict, model::Verdict::Slower);
     EXPECT_NEAR(judgement.suite_move, 0.5, 1e-12);
+}
+
+TEST(LevelMethod, BenchmarksCountTowardsASuiteMoveBeyondTwiceTheirNoiseWhateverTheirThresholds) {
+    // At sensitivity 5 the thresholds are 5 × 0.0953 = 0.4766, far beyond the heads at 130 (ln
+    // 1.3 = 0.262), so none is flagged (each is too noisy: it could flag only changes beyond
+    // 61%); but a move counts towards the suite's beyond the nearer
+    // of its threshold and 2 × 0.0953 = 0.1906 (at least ln 1.03): ten of twelve moved up, so the
+    // suite moved by its median move, ln 1.3 (+30%), and a one-run move of the machine is judged
+    // once.
+    const auto strict = level()->with_setting(5.0);
+    const auto history = spiky_history();
+    std::vector<BenchmarkEvidence> suite(10, evidence(history, 130));
+    suite.push_back(evidence(history, 100));
+    suite.push_back(evidence(history, 100));
+    const auto judgement = strict->judge(suite);
+    for (const auto& assessment : judgement.benchmarks)
+        EXPECT_FALSE(model::flags_change(assessment.verdict));
+    EXPECT_NEAR(judgement.suite_move, 0.3, 1e-12);
+    // Ten heads at 120 (ln 1.2 = 0.182) are within twice the noise: no suite move.
+    std::vector<BenchmarkEvidence> smaller(10, evidence(history, 120));
+    smaller.push_back(evidence(history, 100));
+    smaller.push_back(evidence(history, 100));
+    EXPECT_EQ(strict->judge(smaller).suite_move, 0);
 }
 
 TEST(LevelMethod, UnderHalfTheSuiteMovingIsNoSuiteMove) {
