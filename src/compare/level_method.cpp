@@ -329,9 +329,6 @@ double three_digits(double value) {
     return std::stod(fmt::format("{:.3g}", value));
 }
 
-// The margin of the budget that versions calibrating by noise on the replay alone kept.
-constexpr double kReplayOnlyMargin = 0.7;
-
 // How many percent `share` (0 to 1) is, e.g. "17%".
 std::string percent(double share) {
     return fmt::format("{:.0f}%", 100 * share);
@@ -341,7 +338,7 @@ std::string percent(double share) {
 // what its estimate rests on.
 std::string by_noise_sentence(const model::Calibration& calibration, const std::string& budget) {
     // A calibration with pull requests always gives the prior some weight; one without was read
-    // from a report of a version that calibrated on the replay alone.
+    // from a report of a version that calibrated by noise on the replay alone, within its margin.
     if (calibration.pull_requests > 0 && calibration.prior_weight == 0)
         return fmt::format(
             " The thresholds share a budget of {} per pull request out by noise: each "
@@ -350,7 +347,7 @@ std::string by_noise_sentence(const model::Calibration& calibration, const std::
             "replayed as pull requests, stay within {} of the budget ({:.2f} each on average). "
             "Quiet benchmarks so watch for small changes and noisy ones give their share up.",
             budget, calibration.pull_requests,
-            model::percent_without_trailing_zeros(kReplayOnlyMargin), calibration.flukes_per_pr);
+            model::percent_without_trailing_zeros(kCalibrationMargin), calibration.flukes_per_pr);
     auto sentence = fmt::format(
         " The thresholds share a budget of {} per pull request out by noise: each benchmark's is "
         "the one that buys the most catches of 10% and 20% regressions for the flukes it risks, "

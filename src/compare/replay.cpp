@@ -269,6 +269,15 @@ bool within(double value, double low, double high) {
 
 namespace {
 
+// Why `calibration`'s sensitivity is not one a search over `range` finds; std::nullopt when it is.
+std::optional<std::string> sensitivity_outside(const model::Calibration& calibration,
+                                               std::pair<double, double> range) {
+    if (within(calibration.sensitivity, range.first, range.second)) return std::nullopt;
+    return fmt::format(
+        "its sensitivity {:g} is outside {:g} to {:g}, the range calibration chooses from",
+        calibration.sensitivity, range.first, range.second);
+}
+
 // Why a calibration by noise is not one calibrate_by_noise() gives; std::nullopt when it could be.
 std::optional<std::string> by_noise_out_of_range(const model::Calibration& calibration,
                                                  std::size_t used) {
@@ -286,11 +295,8 @@ std::optional<std::string> by_noise_out_of_range(const model::Calibration& calib
                 "its threshold {:g} is outside {:g} to {:g}, the thresholds calibration chooses "
                 "from",
                 threshold, grid.front(), grid.back());
-    const auto [cheapest, dearest] = shared_budget_prices;
-    if (!within(calibration.sensitivity, cheapest, dearest))
-        return fmt::format(
-            "its sensitivity {:g} is outside {:g} to {:g}, the range calibration chooses from",
-            calibration.sensitivity, cheapest, dearest);
+    const double dearest = shared_budget_prices.second;
+    if (auto outside = sensitivity_outside(calibration, shared_budget_prices)) return outside;
     const double pull_requests = static_cast<double>(used);
     const double prior_weight =
         used == 0 ? 1.0 : kPriorPullRequests / (pull_requests + kPriorPullRequests);
@@ -329,10 +335,7 @@ std::optional<std::string> replay_out_of_range(const model::Calibration& calibra
     else if (calibration.source == model::CalibrationSource::Conservative)
         range = {std::max(range.first, kConservativeSensitivity),
                  std::max(range.second, kConservativeSensitivity)};
-    if (!within(calibration.sensitivity, range.first, range.second))
-        return fmt::format(
-            "its sensitivity {:g} is outside {:g} to {:g}, the range calibration chooses from",
-            calibration.sensitivity, range.first, range.second);
+    if (auto outside = sensitivity_outside(calibration, range)) return outside;
     // A calibrated setting below the top of its range is the smallest that kept the flukes
     // within the budget's margin: flukes beyond it cannot come with that setting.
     const double target = calibration.budget * kCalibrationMargin;
