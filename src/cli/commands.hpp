@@ -42,7 +42,11 @@ struct ComparisonFlags {
     // interleaved, within confirm_budget_seconds (their builds included).
     bool confirm = false;
     double confirm_budget_seconds = 600;
-    RunningFlags running;  // for --confirm's builds and runs
+    // --paired: measure base and head side by side with the [measure] recipe, in interleaved
+    // rounds within paired_budget_seconds (builds included), instead of reading the store.
+    bool paired = false;
+    std::optional<double> paired_budget_seconds;  // nullopt: the config's, else 600
+    RunningFlags running;  // for the builds and runs of --confirm and --paired
 };
 
 // Checks a --false-alarms-per-pr value: a number above 0 and at most 1000.
@@ -63,8 +67,8 @@ model::HistoryChanges default_branch_changes(store::Store& store,
                                              const std::string& benchmark, std::size_t limit,
                                              const Context& context);
 
-// Whether --fail-on-regression fails: a benchmark of the comparison is unusually slower, or, when
-// the flagged benchmarks were re-measured (--confirm), a slower change was confirmed.
+// Whether --fail-on-regression fails: a benchmark of the comparison is unusually slower (after
+// --confirm the verdicts are the settled ones, so only a confirmed slowdown is).
 bool anything_slower(const model::Comparison& comparison);
 
 // The report a forge command (`github comment|summary`, `gitlab comment`) posts, in at most
@@ -75,8 +79,9 @@ std::string forge_report_markdown(const ComparisonFlags& flags, const std::strin
                                   const std::string& head, const Context& context,
                                   std::size_t max_characters);
 
-// The comparison in `report_path`, a `compare --format json` report. Throws UsageError when it
-// cannot be read or is not such a report.
+// The comparison in `report_path`, a `compare --format json` report, its verdicts settled by
+// what re-measuring decided (compare::settle_by_confirmation). Throws UsageError when it cannot
+// be read or is not such a report.
 model::Comparison read_comparison_file(const std::string& report_path);
 
 // The project a forge command posts for: --project, else the project a JSON report at

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <random>
 #include <sstream>
 
 #include "cli/command_line.hpp"
@@ -25,6 +26,9 @@
 namespace benchwatch::cli {
 
 namespace {
+
+// The most rounds --paired runs: its time budget, not this, is meant to end it.
+constexpr int kPairedMostRounds = 10000;
 
 struct CompareFlags {
     ComparisonFlags comparison;
@@ -131,6 +135,99 @@ void confirm_flagged(model::Comparison& comparison, const ComparisonFlags& flags
     }
 }
 
+// The suite's false verdicts a side-by-side measurement may make: the flag's budget, else the
+// config's, else 1 per pull request, as the history's methods spend it.
+double paired_false_alarms(const ComparisonFlags& flags, const Context& context) {
+    return flags.false_alarms_per_pr.value_or(context.config.false_alarms_per_pr.value_or(1.0));
+}
+
+// `revision` as the full SHA git knows it by; throws UsageError naming `what` otherwise.
+model::CommitId commit_of(const vcs::Repository& repository, const std::string& revision,
+                          std::string_view what) {
+    const auto sha = repository.resolve(revision);
+    if (!sha)
+        throw UsageError(
+            fmt::format("compare --paired: {} '{}' is not a commit of {}; fetch it "
+                        "(actions/checkout with fetch-depth: 0) or name another",
+                        what, shown_input(revision), repository.top_level().string()));
+    return from_git(*sha);
+}
+
+// The pull request's head and its merge base measured side by side, each built once with the
+// [measure] recipe and run in interleaved rounds until every benchmark is decided or the budget
+// ends; nothing is read from the store or written to it.
+model::Comparison compare_paired(const ComparisonFlags& flags, const std::string& head_revision,
+                                 const Context& context) {
+    if (!context.repository)
+        throw UsageError(
+            "compare --paired builds the pull request's head and its merge base; run it inside "
+            "their git repository or pass --repo");
+    const auto& repository = *context.repository;
+    const auto head = commit_of(repository, head_revision, "the head");
+    std::optional<model::CommitId> base;
+    if (!flags.base.empty()) {
+        base = commit_of(repository, flags.base, "--base");
+    } else {
+        const auto name = resolve_default_branch_name(flags.default_branch, context);
+        const auto revision = resolve_default_branch_revision(name, context);
+        if (revision.empty())
+            throw UsageError(fmt::format(
+                "compare --paired: the default branch '{}' is not in {}; fetch it, or pass "
+                "--default-branch NAME or --base COMMIT",
+                shown_input(name), repository.top_level().string()));
+        const auto merge_base = repository.merge_base(head.str(), revision);
+        if (!merge_base)
+            throw UsageError(fmt::format(
+                "compare --paired: {} shares no history with '{}'; fetch the whole history "
+                "(fetch-depth: 0) or pass --base COMMIT",
+                head.str().substr(0, 12), shown_input(revision)));
+        base = from_git(*merge_base);
+    }
+    if (*base == head)
+        throw UsageError(fmt::format(
+            "compare --paired: the head {} is its own merge base, so there is nothing to compare "
+            "it with; run it on a pull request's head or pass --base COMMIT",
+            head.str().substr(0, 12)));
+
+    const auto project = resolve_project(flags.common, context);
+    const auto machine = resolve_machine(flags.common, context);
+    const double budget =
+        flags.paired_budget_seconds.value_or(context.config.paired_budget_seconds.value_or(600));
+    // Ctrl-C or a kill ends the build or suite being run too, which has a group of its own.
+    vcs::end_child_groups_with_this_process();
+    const double start = report::steady_seconds();
+    CommitMeasurer measurer("compare --paired", context, project, machine, "", "", flags.running);
+    std::cerr << fmt::format("measuring side by side: building {} (base) and {} (head)\n",
+                             base->str().substr(0, 12), head.str().substr(0, 12));
+    measurer.prepare(*base);
+    measurer.prepare(head);
+
+    run::ConfirmSettings settings;
+    settings.time_budget_seconds = std::max(0.0, budget - (report::steady_seconds() - start));
+    settings.max_rounds = kPairedMostRounds;
+    settings.false_alarms_per_suite = paired_false_alarms(flags, context);
+    settings.order_seed = std::random_device{}();
+    auto rounds = run::confirm(
+        std::nullopt, context.config.categories,
+        [&](run::Build build) {
+            return measurer.measure(build == run::Build::Base ? *base : head).results;
+        },
+        report::steady_seconds, settings);
+    if (rounds.rounds == 0)
+        throw UsageError(fmt::format(
+            "compare --paired: building both commits took {:.0f} s of the {:g} s budget, leaving "
+            "no time for a round; raise --paired-budget",
+            report::steady_seconds() - start, budget));
+    rounds.time_budget_seconds = budget;
+    rounds.false_alarms_per_suite = *settings.false_alarms_per_suite;
+    rounds.base_command = "[measure] run at " + base->str();
+    rounds.head_command = "[measure] run at " + head.str();
+    auto comparison = compare::paired_comparison(
+        std::move(rounds), {project, machine, base->str(), head.str()}, context.config.categories);
+    comparison.history_url = resolve_history_url(flags.history_url, project, context);
+    return comparison;
+}
+
 // The flags that choose a commit or a history, which two files have neither of.
 void reject_history_flags(const CompareFlags& flags) {
     const auto& comparison = flags.comparison;
@@ -139,6 +236,7 @@ void reject_history_flags(const CompareFlags& flags) {
         {!comparison.base.empty(), "--base"},
         {!comparison.default_branch.empty(), "--default-branch"},
         {comparison.confirm, "--confirm"},
+        {comparison.paired, "--paired"},
         {!comparison.common.store.empty(), "--store"},
     };
     for (const auto& [set, name] : given)
@@ -203,7 +301,6 @@ int run_compare(const CompareFlags& flags) {
 }  // namespace
 
 bool anything_slower(const model::Comparison& comparison) {
-    if (comparison.confirmation) return model::confirmed_slower(*comparison.confirmation) > 0;
     return std::any_of(comparison.benchmarks.begin(), comparison.benchmarks.end(),
                        [](const model::BenchmarkComparison& benchmark) {
                            return benchmark.verdict == model::Verdict::Slower;
@@ -246,11 +343,21 @@ void add_comparison_flags(CLI::App& command, ComparisonFlags& flags) {
         .add_option("--confirm-budget", flags.confirm_budget_seconds,
                     "Seconds --confirm may spend, building both commits included (default: 600)")
         ->check(CLI::PositiveNumber);
+    command.add_flag("--paired", flags.paired,
+                     "Build the head and its merge base with benchwatch.toml's [measure] recipe "
+                     "and measure them side by side in interleaved rounds, instead of comparing "
+                     "stored runs (docs/paired.md; also [compare] paired = true)");
+    command
+        .add_option("--paired-budget", flags.paired_budget_seconds,
+                    "Seconds --paired may spend, building both commits included (default: "
+                    "config, 600)")
+        ->check(CLI::Range(1.0, 86400.0));
     add_running_flags(command, flags.running);
 }
 
 model::Comparison compare_head(const ComparisonFlags& flags, const std::string& head,
                                const Context& context) {
+    if (flags.paired || context.config.paired) return compare_paired(flags, head, context);
     compare::CompareOptions options;
     options.source = resolve_history_source(flags.common, flags.default_branch, context);
     options.head = head;
@@ -264,7 +371,10 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
     require_known_history(*store, store_url, options.source);
     const auto* repository = context.repository ? &*context.repository : nullptr;
     auto comparison = compare::compare(*store, repository, options);
-    if (flags.confirm) confirm_flagged(comparison, flags, context);
+    if (flags.confirm) {
+        confirm_flagged(comparison, flags, context);
+        compare::settle_by_confirmation(comparison);
+    }
     return comparison;
 }
 

@@ -228,10 +228,23 @@ Config load_config(const std::filesystem::path& path) {
     if (const auto* node = root.get("compare")) {
         const auto* compare = node->as_table();
         if (!compare) fail_at(path, node->source(), "'compare' must be a table");
-        reject_unknown_keys(path, *compare,
-                            {"method", "factor", "pairs", "false_alarms_per_pr", "sensitivity",
-                             "noise_quantile", "level_runs", "noise_runs", "budget_allocation"},
-                            "compare.");
+        reject_unknown_keys(
+            path, *compare,
+            {"method", "factor", "pairs", "false_alarms_per_pr", "sensitivity", "noise_quantile",
+             "level_runs", "noise_runs", "budget_allocation", "paired", "paired_budget"},
+            "compare.");
+        if (const auto* paired = compare->get("paired")) {
+            const auto value = paired->value<bool>();
+            if (!value) fail_at(path, paired->source(), "'compare.paired' must be true or false");
+            config.paired = *value;
+        }
+        if (const auto budget = number_at(path, *compare, "paired_budget", "compare.")) {
+            if (!(*budget > 0) || *budget > 86400)
+                fail_at(path, compare->get("paired_budget")->source(),
+                        "'compare.paired_budget' must be seconds above 0 and at most 86400, "
+                        "e.g. 600");
+            config.paired_budget_seconds = *budget;
+        }
         config.method = string_at(path, *compare, "method", "compare.");
         if (const auto factor = number_at(path, *compare, "factor", "compare.")) {
             if (!(*factor > 0))

@@ -65,6 +65,10 @@ struct Config {
     // compare.false_alarms_per_pr: the budget of whichever method spends one (the level method
     // calibrates to it, the samples method tests at it); std::nullopt when not configured.
     std::optional<double> false_alarms_per_pr;
+    // compare.paired: pull requests are judged by base and head measured side by side
+    // (`compare --paired`); compare.paired_budget: the seconds that may take, builds included.
+    bool paired = false;
+    std::optional<double> paired_budget_seconds;
     std::vector<model::Category> categories = model::default_categories();
     std::vector<LatencyConfig> latency;
     // The toolchains whose versions `run` records; std::nullopt: those of the harness
@@ -80,9 +84,9 @@ struct Config {
 std::optional<std::filesystem::path> find_config(const std::filesystem::path& start);
 
 // Reads the config file at `path`. Configured categories replace the defaults; when none of them
-// lacks prefixes, model::catch_all_category() ("Performance", 3%) comes first so that every benchmark has a
-// category. Throws ConfigError on malformed TOML, wrong value types, unknown keys, or categories
-// without a name or with a minimum outside [0, 1).
+// lacks prefixes, model::catch_all_category() ("Performance", 3%) comes first so that every
+// benchmark has a category. Throws ConfigError on malformed TOML, wrong value types, unknown keys,
+// or categories without a name or with a minimum outside [0, 1).
 Config load_config(const std::filesystem::path& path);
 
 // find_config() then load_config(), or the built-in defaults when no file exists.

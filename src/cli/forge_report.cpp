@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "compare/compare.hpp"
 #include "report/report.hpp"
 
 namespace benchwatch::cli {
@@ -26,8 +27,12 @@ bool looks_like_json(std::string_view text) {
     return first != std::string_view::npos && text[first] == '{';
 }
 
+// A report written before re-measuring settled its verdicts is settled as it is read, so that
+// every forge command counts what was confirmed.
 model::Comparison parse_comparison(std::string_view text, const std::string& path) {
-    return report::read_json(text, path);
+    auto comparison = report::read_json(text, path);
+    compare::settle_by_confirmation(comparison);
+    return comparison;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <set>
 
 #include "compare/calibration_cache.hpp"
@@ -289,6 +290,18 @@ void sort_by_name(std::vector<model::Result>& results) {
     });
 }
 
+// The report's order: by category, then display name.
+void sort_benchmarks(model::Comparison& comparison) {
+    std::sort(comparison.benchmarks.begin(), comparison.benchmarks.end(),
+              [](const model::BenchmarkComparison& a, const model::BenchmarkComparison& b) {
+                  if (a.category != b.category) return a.category < b.category;
+                  if (a.display_name != b.display_name)
+                      return model::name_less(a.display_name, b.display_name);
+                  if (a.name != b.name) return a.name < b.name;
+                  return a.metric < b.metric;
+              });
+}
+
 std::vector<model::Result> values_of(const CombinedResults& results) {
     std::vector<model::Result> list;
     for (const auto& [key, result] : results) list.push_back(result);
@@ -357,15 +370,7 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
         if (!head.results.contains(key)) comparison.removed.push_back(base_result);
     sort_by_name(comparison.added);
     sort_by_name(comparison.removed);
-
-    std::sort(comparison.benchmarks.begin(), comparison.benchmarks.end(),
-              [](const model::BenchmarkComparison& a, const model::BenchmarkComparison& b) {
-                  if (a.category != b.category) return a.category < b.category;
-                  if (a.display_name != b.display_name)
-                      return model::name_less(a.display_name, b.display_name);
-                  if (a.name != b.name) return a.name < b.name;
-                  return a.metric < b.metric;
-              });
+    sort_benchmarks(comparison);
 }
 
 // Geometric mean of the slowdown ratios (head/base for times, base/head for metrics where bigger
@@ -409,6 +414,78 @@ void add_totals_and_differences(model::Comparison& comparison, const Side& base,
 }
 
 }  // namespace
+
+model::Comparison paired_comparison(model::Confirmation rounds, const PairedCommits& commits,
+                                    const std::vector<model::Category>& categories) {
+    model::Comparison comparison;
+    comparison.project = commits.project;
+    comparison.machine = commits.machine;
+    comparison.head_commit = commits.head;
+    comparison.baseline.kind = model::BaselineKind::MergeBase;
+    comparison.baseline.commit = commits.base;
+    comparison.baseline.merge_base = commits.base;
+    comparison.categories = categories;
+    comparison.paired = true;
+    for (const auto& measured : rounds.benchmarks) {
+        model::BenchmarkComparison benchmark;
+        benchmark.name = measured.name;
+        benchmark.category = category_of(measured.name, comparison.categories);
+        const auto& category = comparison.categories[benchmark.category];
+        benchmark.display_name =
+            model::with_metric(model::display_name(measured.name, category), measured.metric);
+        benchmark.metric = measured.metric;
+        benchmark.unit = measured.unit;
+        benchmark.direction = measured.direction;
+        benchmark.base = measured.base_median;
+        benchmark.head = measured.base_median * (1 + measured.change);
+        benchmark.history_pairs = measured.rounds;
+        benchmark.threshold = std::log1p(category.minimum_change);
+        benchmark.detectable_change = category.minimum_change;
+        if (measured.change_low && measured.change_high)
+            benchmark.typical_change =
+                (std::log1p(*measured.change_high) - std::log1p(*measured.change_low)) / 2;
+        switch (measured.verdict) {
+            case model::ConfirmationVerdict::Confirmed:
+                benchmark.verdict = measured.measured;
+                break;
+            case model::ConfirmationVerdict::Dismissed:
+                benchmark.verdict = model::Verdict::Unchanged;
+                break;
+            case model::ConfirmationVerdict::Undecided:
+                benchmark.verdict = model::Verdict::Inconclusive;
+                break;
+        }
+        comparison.benchmarks.push_back(std::move(benchmark));
+    }
+    sort_benchmarks(comparison);
+    comparison.summaries = summarize(comparison);
+    comparison.confirmation = std::move(rounds);
+    return comparison;
+}
+
+void settle_by_confirmation(model::Comparison& comparison) {
+    if (!comparison.confirmation) return;
+    for (auto& benchmark : comparison.benchmarks) {
+        if (!model::flags_change(benchmark.verdict)) continue;
+        const auto& decided = comparison.confirmation->benchmarks;
+        const auto found = std::find_if(decided.begin(), decided.end(), [&](const auto& entry) {
+            return entry.name == benchmark.name && entry.metric == benchmark.metric;
+        });
+        if (found == decided.end()) continue;
+        benchmark.confirmation = found->verdict;
+        switch (found->verdict) {
+            case model::ConfirmationVerdict::Confirmed:
+                break;
+            case model::ConfirmationVerdict::Dismissed:
+                benchmark.verdict = model::Verdict::Unchanged;
+                break;
+            case model::ConfirmationVerdict::Undecided:
+                benchmark.verdict = model::Verdict::Inconclusive;
+                break;
+        }
+    }
+    comparison.summaries = summarize(comparison);
+}
 
 model::Comparison compare_files(const ResultsFile& base, const ResultsFile& head,
                                 const model::MethodChoice& method,

@@ -70,6 +70,33 @@ model::Comparison compare_files(const ResultsFile& base, const ResultsFile& head
                                 const model::MethodChoice& method,
                                 const std::vector<model::Category>& categories);
 
+// The commits a pull request's base and head were measured side by side at.
+struct PairedCommits {
+    std::string project;
+    std::string machine;
+    std::string base;  // the merge base, built and measured as the baseline
+    std::string head;  // the pull request's head
+};
+
+// The pull request's comparison from its base and head measured side by side in interleaved
+// rounds (`compare --paired`), without any history: every benchmark of `rounds` in its category,
+// its baseline value the base's median over its rounds and its head value that median times the
+// paired change (the median of its per-round head/base ratios), its threshold its category's
+// minimum, its noise half the width of its interval (log scale), and its verdict from the rounds:
+// confirmed as Slower or Faster, dismissed (within the minimum) as Unchanged, undecided as
+// Inconclusive. `rounds` is kept as the comparison's confirmation and `paired` is set.
+// Example: a benchmark whose rounds gave +12% with an interval of +8% to +15% is Slower.
+model::Comparison paired_comparison(model::Confirmation rounds, const PairedCommits& commits,
+                                    const std::vector<model::Category>& categories);
+
+// Lets what re-measuring decided settle the verdicts of `comparison`, so that its counts, markers,
+// status and exit code follow the confirmed verdicts: a flagged benchmark whose flag was
+// dismissed becomes Unchanged, one left undecided Inconclusive, and one confirmed keeps its
+// flag; each is marked with its confirmation verdict, and the summaries are counted again.
+// Benchmarks that were not re-measured, and a comparison without a confirmation, are left as
+// they are. Example: a 🟢 faster flag dismissed by `--confirm` counts as unchanged.
+void settle_by_confirmation(model::Comparison& comparison);
+
 // Each benchmark's values on the default branch, oldest first, at most `limit` runs
 // (0: all), with its typical change over the last `settings.pairs` pairs. `benchmark` non-empty
 // keeps only that benchmark (exact name) or those under it as a prefix ("array/" or "array").

@@ -21,12 +21,8 @@ CommitStatus comparison_status(const model::Comparison& comparison, bool fail_on
     };
     const auto slower = count(model::Verdict::Slower);
     CommitStatus status;
-    // Re-measured flagged changes fail only when a slowdown was confirmed.
-    const auto failing =
-        comparison.confirmation
-            ? static_cast<std::ptrdiff_t>(model::confirmed_slower(*comparison.confirmation))
-            : slower;
-    status.state = fail_on_regression && failing > 0 ? "failure" : "success";
+    // After re-measuring, the verdicts are the settled ones: only a confirmed slowdown is Slower.
+    status.state = fail_on_regression && slower > 0 ? "failure" : "success";
     if (comparison.baseline.kind == model::BaselineKind::None)
         status.description = fmt::format("no baseline run to compare {} benchmarks with",
                                          comparison.head_only_results.size());
@@ -40,9 +36,19 @@ CommitStatus comparison_status(const model::Comparison& comparison, bool fail_on
         status.description =
             fmt::format("{} slower, {} faster{} of {} benchmarks", slower,
                         count(model::Verdict::Faster), unjudged, comparison.benchmarks.size());
-        if (comparison.confirmation)
-            status.description += fmt::format("; {} slower confirmed",
-                                              model::confirmed_slower(*comparison.confirmation));
+        if (comparison.confirmation) {
+            const auto settled = [&](model::ConfirmationVerdict verdict) {
+                return std::count_if(comparison.benchmarks.begin(), comparison.benchmarks.end(),
+                                     [verdict](const model::BenchmarkComparison& benchmark) {
+                                         return benchmark.confirmation == verdict;
+                                     });
+            };
+            status.description +=
+                fmt::format("; re-measured: {} confirmed, {} dismissed, {} undecided",
+                            settled(model::ConfirmationVerdict::Confirmed),
+                            settled(model::ConfirmationVerdict::Dismissed),
+                            settled(model::ConfirmationVerdict::Undecided));
+        }
     }
     status.description.resize(std::min(status.description.size(), description_limit));
     status.context = "benchwatch/" + comparison.project;

@@ -18,7 +18,9 @@ struct CommitStatus {
 // The status of a comparison: "failure" when `fail_on_regression` and a benchmark is unusually
 // slower, else "success"; description "2 slower, 1 faster of 79 benchmarks", with the too noisy
 // and inconclusive ones counted when there are any ("0 slower, 0 faster, 9 too noisy,
-// 3 inconclusive of 12 benchmarks"), or "no baseline run to compare 79 benchmarks with";
+// 3 inconclusive of 12 benchmarks") and, when its flags were re-measured, "; re-measured: 1
+// confirmed, 2 dismissed, 0 undecided" (the verdicts are then the settled ones, so a dismissed
+// slowdown does not fail), or "no baseline run to compare 79 benchmarks with";
 // context "benchwatch/" + project.
 CommitStatus comparison_status(const model::Comparison& comparison, bool fail_on_regression);
 

@@ -38,6 +38,9 @@ struct BenchmarkComparison {
     AllocationChange allocation_change = AllocationChange::None;
     std::optional<double> base_allocations;
     std::optional<double> head_allocations;
+    // What re-measuring decided of this benchmark's flag, when it was flagged and re-measured:
+    // the verdict above is then the one re-measuring settled (settle_by_confirmation).
+    std::optional<ConfirmationVerdict> confirmation;
 
     // head/base − 1.
     double change() const { return head / base - 1.0; }
@@ -157,9 +160,12 @@ struct Comparison {
     std::vector<Warning> head_warnings;      // stability warnings of the head's latest attempt
     std::vector<Warning> baseline_warnings;  // the same for the baseline (empty without one)
     std::string history_url;                 // empty: no link
-    // What `compare --confirm` decided when it re-measured the flagged benchmarks; nullopt when
-    // nothing was re-measured.
+    // What `compare --confirm` decided when it re-measured the flagged benchmarks, or with
+    // `paired` every benchmark's rounds; nullopt when nothing was re-measured.
     std::optional<Confirmation> confirmation;
+    // Whether base and head were measured side by side in one job (`compare --paired`): the
+    // verdicts then come from the confirmation's rounds, not from a method and a history.
+    bool paired = false;
 };
 
 }  // namespace benchwatch::model

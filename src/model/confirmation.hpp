@@ -41,6 +41,10 @@ struct ConfirmedBenchmark {
     double boundary = 0;  // the change the interval must clear: half the flagged one, or ±minimum
     int rounds = 0;       // paired rounds measured
     double change = 0;    // exp(median of the per-round ln(head/base)) − 1
+    std::string unit;     // of the values, e.g. "ns"; may be empty
+    // The medians of the base's and of the head's values over those rounds; 0 before any.
+    double base_median = 0;
+    double head_median = 0;
     // The confidence interval of that change; nullopt while too few rounds bound it.
     std::optional<double> change_low;
     std::optional<double> change_high;
@@ -71,6 +75,9 @@ struct Confirmation {
     std::string head_command;
     std::string report;   // the --only-unusual file; empty: every benchmark was considered
     double alpha = 0.05;  // the chance that a benchmark's verdict is wrong, over all its looks
+    // The false verdicts allowed over the whole suite, shared out as alpha; 0 when alpha was
+    // given as it is.
+    double false_alarms_per_suite = 0;
     int max_rounds = 0;
     double time_budget_seconds = 0;
     int rounds = 0;                // paired rounds run (each runs both commands once)

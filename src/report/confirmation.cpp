@@ -15,6 +15,7 @@
 #include "report/escaping.hpp"
 #include "report/json_parts.hpp"
 #include "report/report.hpp"
+#include "report/rows.hpp"
 
 namespace benchwatch::report {
 
@@ -34,8 +35,16 @@ std::string interval_cell(const model::ConfirmedBenchmark& benchmark) {
                        format_change(*benchmark.change_high));
 }
 
-// "confirmed slower", "dismissed", "undecided".
-std::string verdict_cell(const model::ConfirmedBenchmark& benchmark) {
+// "confirmed slower", "dismissed", "undecided"; side by side "slower", "unchanged", "undecided".
+std::string verdict_cell(const model::ConfirmedBenchmark& benchmark, Rounds rounds) {
+    if (rounds == Rounds::SideBySide) switch (benchmark.verdict) {
+            case model::ConfirmationVerdict::Confirmed:
+                return model::to_string(benchmark.measured);
+            case model::ConfirmationVerdict::Dismissed:
+                return "unchanged";
+            case model::ConfirmationVerdict::Undecided:
+                return "undecided";
+        }
     std::string cell = model::to_string(benchmark.verdict);
     if (benchmark.verdict == model::ConfirmationVerdict::Confirmed)
         cell += std::string(" ") + model::to_string(benchmark.measured);
@@ -47,16 +56,18 @@ std::string shown_name(const model::ConfirmedBenchmark& benchmark, detail::Escap
 }
 
 // "Re-measured 3 benchmarks over 14 rounds, base and head interleaved (stopped: all decided)."
-std::string rounds_sentence(const model::Confirmation& confirmation) {
+std::string rounds_sentence(const model::Confirmation& confirmation, Rounds rounds) {
     const auto count = confirmation.benchmarks.size();
     return fmt::format(
-        "Re-measured {} benchmark{} over {} round{}, base and head interleaved (stopped: {}).",
-        count, count == 1 ? "" : "s", confirmation.rounds, confirmation.rounds == 1 ? "" : "s",
-        model::to_string(confirmation.stop));
+        "{} {} benchmark{} over {} round{}, base and head interleaved{} (stopped: {}).",
+        rounds == Rounds::SideBySide ? "Measured" : "Re-measured", count, count == 1 ? "" : "s",
+        confirmation.rounds, confirmation.rounds == 1 ? "" : "s",
+        rounds == Rounds::SideBySide ? " in this job" : "", model::to_string(confirmation.stop));
 }
 
-// "2 confirmed (1 slower, 1 faster), 1 dismissed, 0 undecided."
-std::string tally_sentence(const model::Confirmation& confirmation) {
+// "2 confirmed (1 slower, 1 faster), 1 dismissed, 0 undecided."; side by side "1 slower, 1 faster,
+// 1 unchanged, 0 undecided."
+std::string tally_sentence(const model::Confirmation& confirmation, Rounds rounds) {
     int confirmed = 0, slower = 0, faster = 0, dismissed = 0, undecided = 0;
     for (const auto& benchmark : confirmation.benchmarks) {
         switch (benchmark.verdict) {
@@ -73,13 +84,20 @@ std::string tally_sentence(const model::Confirmation& confirmation) {
                 break;
         }
     }
+    if (rounds == Rounds::SideBySide)
+        return fmt::format("{} slower, {} faster, {} unchanged, {} undecided.", slower, faster,
+                           dismissed, undecided);
     return fmt::format("{} confirmed ({} slower, {} faster), {} dismissed, {} undecided.",
                        confirmed, slower, faster, dismissed, undecided);
 }
 
 // The rule in one sentence, with the error rate and where decisions can start.
-std::string rule_sentence(const model::Confirmation& confirmation) {
-    const auto rule = confirmation.report.empty()
+std::string rule_sentence(const model::Confirmation& confirmation, Rounds rounds) {
+    const auto rule = rounds == Rounds::SideBySide
+                          ? "A benchmark is slower or faster when the interval of its median "
+                            "change lies beyond its category's minimum change, and unchanged when "
+                            "it lies within it"
+                      : confirmation.report.empty()
                           ? "A benchmark is confirmed as changed when the interval of its median "
                             "change lies beyond its category's minimum change either way, and "
                             "dismissed when it lies within it"
@@ -93,14 +111,20 @@ std::string rule_sentence(const model::Confirmation& confirmation) {
         confirmation.first_deciding_round);
 }
 
-constexpr std::array<const char*, 6> kColumns = {"Benchmark", "Flagged", "Re-measured",
-                                                 "Interval",  "Rounds",  "Verdict"};
+// The columns of the table: a side-by-side measurement flagged nothing before its rounds.
+std::vector<std::string> column_names(Rounds rounds) {
+    if (rounds == Rounds::SideBySide)
+        return {"Benchmark", "Change", "Interval", "Rounds", "Verdict"};
+    return {"Benchmark", "Flagged", "Re-measured", "Interval", "Rounds", "Verdict"};
+}
 
-std::array<std::string, 6> row_cells(const model::ConfirmedBenchmark& benchmark,
-                                     detail::Escape escape) {
-    return {shown_name(benchmark, escape),    flagged_cell(benchmark),
-            format_change(benchmark.change),  interval_cell(benchmark),
-            std::to_string(benchmark.rounds), verdict_cell(benchmark)};
+std::vector<std::string> row_cells(const model::ConfirmedBenchmark& benchmark,
+                                   detail::Escape escape, Rounds rounds) {
+    std::vector<std::string> cells = {shown_name(benchmark, escape)};
+    if (rounds == Rounds::ReMeasured) cells.push_back(flagged_cell(benchmark));
+    cells.insert(cells.end(), {format_change(benchmark.change), interval_cell(benchmark),
+                               std::to_string(benchmark.rounds), verdict_cell(benchmark, rounds)});
+    return cells;
 }
 
 using json = nlohmann::ordered_json;
@@ -111,57 +135,67 @@ namespace {
 
 // What render_confirmation_text() writes, before lines that could be read as workflow commands are
 // defused.
-void write_confirmation_text(const model::Confirmation& confirmation, std::ostream& out) {
-    out << rounds_sentence(confirmation) << '\n';
+void write_confirmation_text(const model::Confirmation& confirmation, Rounds rounds,
+                             std::ostream& out) {
+    out << rounds_sentence(confirmation, rounds) << '\n';
     out << "Base: " << detail::plain_text(confirmation.base_command) << '\n';
     out << "Head: " << detail::plain_text(confirmation.head_command) << "\n\n";
-    std::vector<std::array<std::string, 6>> rows;
-    rows.push_back({});
-    std::copy(kColumns.begin(), kColumns.end(), rows.back().begin());
+    std::vector<std::vector<std::string>> rows = {column_names(rounds)};
     for (const auto& benchmark : confirmation.benchmarks)
-        rows.push_back(row_cells(benchmark, detail::plain_text));
-    std::array<std::size_t, 6> widths{};
+        rows.push_back(row_cells(benchmark, detail::plain_text, rounds));
+    std::vector<std::size_t> widths(rows.front().size(), 0);
     for (const auto& row : rows)
         for (std::size_t column = 0; column < row.size(); ++column)
             widths[column] = std::max(widths[column], detail::display_width(row[column]));
+    // Names, flags and verdicts read left-aligned, numbers right-aligned.
+    const auto left = [&](std::size_t column) {
+        return column == 0 || column + 1 == widths.size() ||
+               (rounds == Rounds::ReMeasured && column == 1);
+    };
     for (const auto& row : rows) {
         std::string line;
         for (std::size_t column = 0; column < row.size(); ++column) {
             const auto padding = widths[column] - detail::display_width(row[column]);
-            // Names and verdicts read left-aligned, numbers right-aligned.
-            const bool left = column == 0 || column == 1 || column == row.size() - 1;
             if (column > 0) line += "  ";
-            if (!left) line.append(padding, ' ');
+            if (!left(column)) line.append(padding, ' ');
             line += row[column];
-            if (left && column + 1 < row.size()) line.append(padding, ' ');
+            if (left(column) && column + 1 < row.size()) line.append(padding, ' ');
         }
         out << line << '\n';
     }
-    out << '\n' << tally_sentence(confirmation) << '\n' << rule_sentence(confirmation) << '\n';
+    out << '\n'
+        << tally_sentence(confirmation, rounds) << '\n'
+        << rule_sentence(confirmation, rounds) << '\n';
 }
 
 }  // namespace
 
-void render_confirmation_text(const model::Confirmation& confirmation, std::ostream& out) {
+void render_confirmation_text(const model::Confirmation& confirmation, std::ostream& out,
+                              Rounds rounds) {
     std::ostringstream buffer;
-    write_confirmation_text(confirmation, buffer);
+    write_confirmation_text(confirmation, rounds, buffer);
     out << detail::without_workflow_commands(buffer.str());
 }
 
-void render_confirmation_markdown(const model::Confirmation& confirmation, std::ostream& out) {
-    out << "### Confirmation\n\n";
-    out << rounds_sentence(confirmation) << ' ' << tally_sentence(confirmation) << "\n\n";
-    out << "| Benchmark | Flagged | Re-measured | Interval | Rounds | Verdict |\n"
-           "|:--|:--|--:|--:|--:|:--|\n";
+void render_confirmation_markdown(const model::Confirmation& confirmation, std::ostream& out,
+                                  Rounds rounds) {
+    out << (rounds == Rounds::SideBySide ? "### Side by side\n\n" : "### Confirmation\n\n");
+    out << rounds_sentence(confirmation, rounds) << ' ' << tally_sentence(confirmation, rounds)
+        << "\n\n";
+    const auto columns = column_names(rounds);
+    out << "| " << detail::join(columns, " | ") << " |\n|:--|";
+    for (std::size_t column = 1; column + 1 < columns.size(); ++column)
+        out << (rounds == Rounds::ReMeasured && column == 1 ? ":--|" : "--:|");
+    out << ":--|\n";
     for (const auto& benchmark : confirmation.benchmarks) {
-        auto cells = row_cells(benchmark, escape_markdown);
+        auto cells = row_cells(benchmark, escape_markdown, rounds);
         const auto mark = benchmark.verdict == model::ConfirmationVerdict::Confirmed   ? "✅ "
                           : benchmark.verdict == model::ConfirmationVerdict::Dismissed ? "❎ "
                                                                                        : "❔ ";
-        out << fmt::format("| {} | {} | {} | {} | {} | {}{} |\n", cells[0], cells[1], cells[2],
-                           cells[3], cells[4], mark, cells[5]);
+        cells.back() = mark + cells.back();
+        out << "| " << detail::join(cells, " | ") << " |\n";
     }
-    out << '\n' << rule_sentence(confirmation) << '\n';
+    out << '\n' << rule_sentence(confirmation, rounds) << '\n';
 }
 
 nlohmann::ordered_json detail::confirmation_json(const model::Confirmation& confirmation) {
@@ -176,6 +210,9 @@ nlohmann::ordered_json detail::confirmation_json(const model::Confirmation& conf
             {"flagged_change", detail::optional_json(benchmark.flagged_change)},
             {"boundary", benchmark.boundary},
             {"change", benchmark.change},
+            {"unit", benchmark.unit},
+            {"base_median", benchmark.base_median},
+            {"head_median", benchmark.head_median},
             {"change_low", detail::optional_json(benchmark.change_low)},
             {"change_high", detail::optional_json(benchmark.change_high)},
             {"rounds", benchmark.rounds},
@@ -188,6 +225,7 @@ nlohmann::ordered_json detail::confirmation_json(const model::Confirmation& conf
         {"head_command", confirmation.head_command},
         {"report", confirmation.report.empty() ? json(nullptr) : json(confirmation.report)},
         {"alpha", confirmation.alpha},
+        {"false_alarms_per_suite", confirmation.false_alarms_per_suite},
         {"max_rounds", confirmation.max_rounds},
         {"time_budget_seconds", confirmation.time_budget_seconds},
         {"rounds", confirmation.rounds},

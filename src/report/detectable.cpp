@@ -19,7 +19,15 @@
 
 namespace benchwatch::report::detail {
 
-std::string unflagged_note(const model::BenchmarkComparison& benchmark, bool within_noise) {
+std::string judgement_note(const model::BenchmarkComparison& benchmark, bool within_noise) {
+    if (benchmark.confirmation) switch (*benchmark.confirmation) {
+            case model::ConfirmationVerdict::Confirmed:
+                return "confirmed by re-measuring";
+            case model::ConfirmationVerdict::Dismissed:
+                return "flag dismissed by re-measuring";
+            case model::ConfirmationVerdict::Undecided:
+                return "undecided after re-measuring";
+        }
     switch (benchmark.verdict) {
         case model::Verdict::Inconclusive:
             return "inconclusive";

@@ -11,9 +11,11 @@
 
 namespace benchwatch::report::detail {
 
-// The note of a row its method did not flag: "inconclusive", "too noisy", "within noise" for an
-// unchanged row when `within_noise` (says_what_it_could_detect), else "".
-std::string unflagged_note(const model::BenchmarkComparison& benchmark, bool within_noise);
+// The note of a row beside its slower or faster marker: for a row whose flag was re-measured,
+// "confirmed by re-measuring", "flag dismissed by re-measuring" or "undecided after re-measuring";
+// else "inconclusive", "too noisy", "within noise" for an unchanged row when `within_noise`
+// (says_what_it_could_detect), and "" for the rest.
+std::string judgement_note(const model::BenchmarkComparison& benchmark, bool within_noise);
 
 // What one comparison could detect: the smallest change each benchmark could flag, over those
 // the history gave a threshold (all but inconclusive benchmarks with under two runs).

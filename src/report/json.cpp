@@ -107,6 +107,8 @@ json benchmark_json(const model::Comparison& comparison,
         {"threshold_log", benchmark.threshold},
         {"detectable_change", benchmark.detectable_change},
         {"verdict", model::to_string(benchmark.verdict)},
+        {"confirmation",
+         benchmark.confirmation ? json(model::to_string(*benchmark.confirmation)) : json(nullptr)},
         {"unusual", benchmark.unusual()},
         {"allocation_change", allocation_change_name(benchmark.allocation_change)},
         {"base_allocations", detail::optional_json(benchmark.base_allocations)},
@@ -153,10 +155,12 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
               baseline.merge_base.empty() ? json(nullptr) : json(baseline.merge_base)},
              {"commits_earlier", baseline.commits_earlier},
          }},
-        {"method", comparison.method.name()},
+        {"method", comparison.paired ? std::string(kPairedMethodName) : comparison.method.name()},
     };
     // The method's own members follow its name: its settings and what it learned of the suite.
-    compare::method_unit(comparison.method.name()).write_json(comparison, document);
+    // Base and head measured side by side were judged by their rounds, in "confirmation".
+    if (!comparison.paired)
+        compare::method_unit(comparison.method.name()).write_json(comparison, document);
     document.update(json{
         {"history_order", model::to_string(comparison.history_order)},
         {"history_runs", comparison.history_runs},

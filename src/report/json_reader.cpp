@@ -72,6 +72,8 @@ model::Confirmation read_confirmation(const Field& field) {
     confirmation.head_command = field["head_command"].text();
     confirmation.report = field["report"].optional_text().value_or("");
     confirmation.alpha = field["alpha"].number();
+    if (field.has("false_alarms_per_suite"))
+        confirmation.false_alarms_per_suite = field["false_alarms_per_suite"].number();
     confirmation.max_rounds = field["max_rounds"].integer();
     confirmation.time_budget_seconds = field["time_budget_seconds"].number();
     confirmation.rounds = field["rounds"].integer();
@@ -86,6 +88,10 @@ model::Confirmation read_confirmation(const Field& field) {
         benchmark.flagged_change = element["flagged_change"].optional_number();
         benchmark.boundary = element["boundary"].number();
         benchmark.change = element["change"].number();
+        // Reports written before each side's median was kept have neither, nor the unit.
+        if (element.has("unit")) benchmark.unit = element["unit"].text();
+        if (element.has("base_median")) benchmark.base_median = element["base_median"].number();
+        if (element.has("head_median")) benchmark.head_median = element["head_median"].number();
         benchmark.change_low = element["change_low"].optional_number();
         benchmark.change_high = element["change_high"].optional_number();
         benchmark.rounds = element["rounds"].integer();
@@ -186,6 +192,9 @@ model::BenchmarkComparison read_benchmark(const Field& field,
     if (field.has("detectable_change"))
         benchmark.detectable_change = field["detectable_change"].number();
     benchmark.verdict = read_verdict(field["verdict"]);
+    // Reports written before re-measuring settled the verdicts have no "confirmation".
+    if (field.has("confirmation") && field["confirmation"].optional_text())
+        benchmark.confirmation = read_confirmation_verdict(field["confirmation"]);
     benchmark.allocation_change = read_allocation_change(field["allocation_change"]);
     benchmark.base_allocations = field["base_allocations"].optional_number();
     benchmark.head_allocations = field["head_allocations"].optional_number();
@@ -228,8 +237,12 @@ model::Comparison comparison_of(std::string_view text, std::string_view source) 
     comparison.baseline.merge_base = baseline["merge_base"].optional_text().value_or("");
     comparison.baseline.commits_earlier = baseline["commits_earlier"].integer();
 
-    comparison.method = read_method(root["method"]);
-    compare::method_unit(comparison.method.name()).read_json(root, comparison);
+    if (root["method"].text() == kPairedMethodName) {
+        comparison.paired = true;
+    } else {
+        comparison.method = read_method(root["method"]);
+        compare::method_unit(comparison.method.name()).read_json(root, comparison);
+    }
     comparison.history_order = read_history_order(root["history_order"]);
     comparison.history_runs = root["history_runs"].integer();
 

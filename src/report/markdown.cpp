@@ -30,7 +30,7 @@ std::string change_cell(const model::BenchmarkComparison& benchmark, bool within
     std::vector<std::string> notes;
     if (benchmark.verdict == model::Verdict::Slower) notes.push_back("🔴 slower");
     if (benchmark.verdict == model::Verdict::Faster) notes.push_back("🟢 faster");
-    if (auto note = detail::unflagged_note(benchmark, within_noise); !note.empty())
+    if (auto note = detail::judgement_note(benchmark, within_noise); !note.empty())
         notes.push_back(std::move(note));
     if (auto allocation = detail::allocation_note(benchmark); !allocation.empty())
         notes.push_back(std::move(allocation));
@@ -179,7 +179,9 @@ void render(const model::Comparison& comparison, const Shortening* shortening, s
             }
             if (comparison.confirmation) {
                 out << "\n";
-                render_confirmation_markdown(*comparison.confirmation, out);
+                render_confirmation_markdown(
+                    *comparison.confirmation, out,
+                    comparison.paired ? Rounds::SideBySide : Rounds::ReMeasured);
             }
             const auto all = detail::all_rows(comparison);
             const ShownRows all_shown = shortening ? shown(shortening->all) : nullptr;

@@ -14,6 +14,10 @@
 
 namespace benchwatch::report {
 
+// The "method" a JSON report names when base and head were measured side by side
+// (model::Comparison::paired), judged by their rounds rather than by a method and a history.
+inline constexpr std::string_view kPairedMethodName = "paired";
+
 // What a report is written as: terminal text, Markdown (a pull request's comment) or JSON.
 enum class Format { Text, Markdown, Json };
 

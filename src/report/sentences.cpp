@@ -152,17 +152,48 @@ std::string lower_ascii(std::string text) {
 
 }  // namespace
 
+namespace {
+
+// How base and head measured side by side were judged, in place of a method's paragraph.
+std::string paired_paragraph(const model::Comparison& comparison,
+                             const std::vector<std::string>& minimums) {
+    const auto& rounds = *comparison.confirmation;
+    const auto budget =
+        rounds.false_alarms_per_suite > 0
+            ? fmt::format(
+                  "the suite's budget of {:g} false verdict{} per pull request is shared "
+                  "by its {} benchmarks, so each verdict is wrong with probability at "
+                  "most {}",
+                  rounds.false_alarms_per_suite, rounds.false_alarms_per_suite == 1 ? "" : "s",
+                  rounds.benchmarks.size(), model::percent_without_trailing_zeros(rounds.alpha))
+            : fmt::format("each verdict is wrong with probability at most {}",
+                          model::percent_without_trailing_zeros(rounds.alpha));
+    return fmt::format(
+        "Measured side by side: the baseline and this PR were built once each and their suites "
+        "run in {} interleaved round{} in this job, each pair of rounds in a random order, so that "
+        "a busy machine slows both alike and no history is needed. Each benchmark's change is the "
+        "median of its per-round ratios (its baseline value is the median of the baseline's "
+        "runs); it is flagged when the interval of that median lies beyond its category's minimum "
+        "change ({}), unchanged when the interval lies within it, and inconclusive while it "
+        "straddles it; {}.",
+        rounds.rounds, rounds.rounds == 1 ? "" : "s", join(minimums, ", "), budget);
+}
+
+}  // namespace
+
 std::string explanation_paragraph(const model::Comparison& comparison, Escape escape) {
     std::vector<std::string> minimums;
     for (const auto& category : comparison.categories)
         minimums.push_back(
             fmt::format("{} {}", escape(lower_ascii(category.name)),
                         model::percent_without_trailing_zeros(category.minimum_change)));
+    if (comparison.paired) return paired_paragraph(comparison, minimums);
     return compare::method_unit(comparison.method.name()).explanation(comparison, minimums);
 }
 
 bool says_what_it_could_detect(const model::Comparison& comparison) {
-    return compare::method_unit(comparison.method.name()).says_what_it_could_detect;
+    return comparison.paired ||
+           compare::method_unit(comparison.method.name()).says_what_it_could_detect;
 }
 
 }  // namespace benchwatch::report::detail

@@ -107,7 +107,7 @@ TextRow benchmark_row(const model::BenchmarkComparison& benchmark, bool within_n
     } else if (benchmark.allocation_change != model::AllocationChange::None) {
         row.note_tone = Tone::Yellow;
     }
-    if (auto note = detail::unflagged_note(benchmark, within_noise); !note.empty())
+    if (auto note = detail::judgement_note(benchmark, within_noise); !note.empty())
         notes.push_back(std::move(note));
     if (auto allocation = detail::allocation_note(benchmark); !allocation.empty())
         notes.push_back(std::move(allocation));
@@ -208,8 +208,12 @@ void write_text(const model::Comparison& comparison, std::ostream& out, bool col
                 write_comparison_table(unusual, within_noise, out, color);
             }
             if (comparison.confirmation) {
-                out << "\n" << paint("Confirmation", Tone::Bold, color) << "\n";
-                render_confirmation_text(*comparison.confirmation, out);
+                out << "\n"
+                    << paint(comparison.paired ? "Side by side" : "Confirmation", Tone::Bold, color)
+                    << "\n";
+                render_confirmation_text(
+                    *comparison.confirmation, out,
+                    comparison.paired ? Rounds::SideBySide : Rounds::ReMeasured);
             }
             out << "\n" << paint("All benchmarks", Tone::Bold, color) << "\n";
             write_comparison_table(detail::all_rows(comparison), within_noise, out, color);

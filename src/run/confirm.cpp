@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cmath>
 #include <map>
+#include <random>
 #include <tuple>
 #include <utility>
 
@@ -64,6 +65,7 @@ std::vector<ConfirmTarget> targets_from_report(const model::Comparison& report) 
         target.direction = benchmark.direction;
         target.flagged = benchmark.verdict;
         target.flagged_change = benchmark.change();
+        target.unit = benchmark.unit;
         if (benchmark.category < report.categories.size())
             target.minimum_change = report.categories[benchmark.category].minimum_change;
         targets.push_back(std::move(target));
@@ -84,6 +86,7 @@ std::vector<ConfirmTarget> targets_from_results(std::span<const model::Result> b
         target.metric = result.metric;
         target.direction = result.direction;
         target.minimum_change = model::minimum_change_of(result.benchmark, categories);
+        target.unit = result.unit;
         targets.push_back(std::move(target));
     }
     std::sort(targets.begin(), targets.end(), target_less);
@@ -92,6 +95,12 @@ std::vector<ConfirmTarget> targets_from_results(std::span<const model::Result> b
 
 stats::Interval median_bound(std::span<const double> log_ratios, const ConfirmSettings& settings) {
     return stats::median_confidence_sequence(log_ratios, settings.alpha);
+}
+
+double alpha_for(const ConfirmSettings& settings, std::size_t benchmarks) {
+    if (!settings.false_alarms_per_suite || benchmarks == 0) return settings.alpha;
+    return std::min(kLargestAlpha,
+                    *settings.false_alarms_per_suite / static_cast<double>(benchmarks));
 }
 
 int first_deciding_round(const ConfirmSettings& settings) {
@@ -107,6 +116,7 @@ model::ConfirmedBenchmark judge_rounds(const ConfirmTarget& target,
     judged.direction = target.direction;
     judged.flagged = target.flagged;
     judged.flagged_change = target.flagged_change;
+    judged.unit = target.unit;
     judged.rounds = static_cast<int>(log_ratios.size());
     if (log_ratios.empty()) return judged;
 
@@ -146,8 +156,9 @@ model::ConfirmedBenchmark judge_rounds(const ConfirmTarget& target,
 
 model::Confirmation confirm(std::optional<std::vector<ConfirmTarget>> targets,
                             const std::vector<model::Category>& categories, const Measure& measure,
-                            const Clock& clock, const ConfirmSettings& settings) {
+                            const Clock& clock, ConfirmSettings settings) {
     assert(settings.max_rounds >= 1 && settings.alpha > 0 && settings.alpha < 1);
+    if (targets) settings.alpha = alpha_for(settings, targets->size());
     model::Confirmation confirmation;
     confirmation.alpha = settings.alpha;
     confirmation.max_rounds = settings.max_rounds;
@@ -169,6 +180,10 @@ model::Confirmation confirm(std::optional<std::vector<ConfirmTarget>> targets,
     }
 
     std::vector<std::vector<double>> log_ratios;
+    std::vector<std::vector<double>> base_values;
+    std::vector<std::vector<double>> head_values;
+    std::mt19937_64 order(settings.order_seed.value_or(0));
+    Build pair_first = Build::Base;
     const double start = clock();
     for (int round = 1; round <= settings.max_rounds; ++round) {
         if (round > 1) {
@@ -179,8 +194,12 @@ model::Confirmation confirm(std::optional<std::vector<ConfirmTarget>> targets,
                 break;
             }
         }
-        // Odd rounds measure base first, even rounds head first: base-head-head-base-…
-        const Build first = round % 2 == 1 ? Build::Base : Build::Head;
+        // The first round of each pair measures pair_first first, the second the other way
+        // round: base-head-head-base-… unless the pair's order is drawn.
+        if (round % 2 == 1 && settings.order_seed)
+            pair_first = std::bernoulli_distribution(0.5)(order) ? Build::Base : Build::Head;
+        const Build first =
+            round % 2 == 1 ? pair_first : (pair_first == Build::Base ? Build::Head : Build::Base);
         const Build second = first == Build::Base ? Build::Head : Build::Base;
         auto first_results = measure(first);
         auto second_results = measure(second);
@@ -192,9 +211,14 @@ model::Confirmation confirm(std::optional<std::vector<ConfirmTarget>> targets,
                 throw ConfirmError(
                     "the base and head commands' results share no benchmark; make both commands "
                     "run the same benchmarks");
+            settings.alpha = alpha_for(settings, targets->size());
+            confirmation.alpha = settings.alpha;
+            confirmation.first_deciding_round = first_deciding_round(settings);
         }
         if (round == 1) {
             log_ratios.resize(targets->size());
+            base_values.resize(targets->size());
+            head_values.resize(targets->size());
             for (const auto& target : *targets)
                 confirmation.benchmarks.push_back(judge_rounds(target, {}, settings));
         }
@@ -210,7 +234,11 @@ model::Confirmation confirm(std::optional<std::vector<ConfirmTarget>> targets,
             auto& judged = confirmation.benchmarks[i];
             if (judged.verdict != model::ConfirmationVerdict::Undecided) continue;
             log_ratios[i].push_back(std::log(head_value / base_value));
+            base_values[i].push_back(base_value);
+            head_values[i].push_back(head_value);
             judged = judge_rounds(target, log_ratios[i], settings);
+            judged.base_median = stats::median(base_values[i]);
+            judged.head_median = stats::median(head_values[i]);
             if (judged.verdict == model::ConfirmationVerdict::Undecided) all_decided = false;
         }
         if (all_decided) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
@@ -32,10 +33,24 @@ const char* to_string(Build build);
 
 // How long and how strictly `confirm` measures.
 struct ConfirmSettings {
-    double alpha = 0.05;  // chance that one benchmark's verdict is wrong, over all its looks
+    double alpha = 0.05;   // chance that one benchmark's verdict is wrong, over all its looks
     int max_rounds = 100;  // each round runs both commands once
     double time_budget_seconds = 600;
+    // When set, alpha is this ÷ the number of benchmarks decided (at most kLargestAlpha), so
+    // that the expected count of wrong verdicts over the whole suite is at most this.
+    std::optional<double> false_alarms_per_suite;
+    // When set, which build each pair of rounds measures first is drawn at random from this
+    // seed, the pair's second round the other way round; otherwise base first in odd rounds.
+    std::optional<std::uint64_t> order_seed;
 };
+
+// The largest alpha a suite's false-alarm budget shares out to one benchmark: beyond it a
+// verdict would be a coin toss.
+inline constexpr double kLargestAlpha = 0.5;
+
+// `settings.alpha`, or the suite's budget shared by `benchmarks` when it has one; never above
+// kLargestAlpha. Example: a budget of 1 over 20 benchmarks gives 0.05 each.
+double alpha_for(const ConfirmSettings& settings, std::size_t benchmarks);
 
 // The interval for the median of `log_ratios` at settings.alpha: stats::median_confidence_sequence,
 // valid however many rounds are looked at.
@@ -52,6 +67,7 @@ struct ConfirmTarget {
     model::Verdict flagged = model::Verdict::Unchanged;  // the report's verdict, if any
     std::optional<double> flagged_change;                // the report's head/base − 1, if any
     double minimum_change = 0.03;  // the category's, used when nothing was flagged
+    std::string unit;              // as the results name it, e.g. "ns"; may be empty
 };
 
 // The benchmarks a `compare --format json` report flagged Slower or Faster, with their changes,
@@ -79,17 +95,18 @@ using Measure = std::function<std::vector<model::Result>(Build)>;
 // Seconds on a steady clock.
 using Clock = std::function<double()>;
 
-// Measures base and head in rounds, alternating which goes first (base-head, head-base, …) so
-// that drift cancels, and judges every undecided target after each round with judge_rounds(); a
-// verdict, once reached, stays. Stops when every target is decided, after settings.max_rounds
-// rounds, or before a round that would end past the time budget (judged by the mean round so
-// far); runs none when the budget is 0 or less. `targets` nullopt: every benchmark in both
-// builds' first results (targets_from_results with `categories`). Throws ConfirmError when a
-// target is missing from a round's results, or when `targets` is nullopt and the first results
-// share no benchmark; runs nothing when `targets` is empty. Only the figures are filled in; the
-// caller sets the commands and the report's name.
+// Measures base and head in rounds, alternating which goes first (base-head, head-base, …, or
+// each pair of rounds in a random order with settings.order_seed) so that drift cancels, and judges
+// every undecided target after each round with judge_rounds(); a verdict, once reached, stays.
+// Stops when every target is decided, after settings.max_rounds rounds, or before a round that
+// would end past the time budget (judged by the mean round so far); runs none when the budget is 0
+// or less. `targets` nullopt: every benchmark in both builds' first results (targets_from_results
+// with `categories`). Throws ConfirmError when a target is missing from a round's results, or when
+// `targets` is nullopt and the first results share no benchmark; runs nothing when `targets` is
+// empty. Each benchmark's base and head medians are over the rounds it was measured in. Only the
+// figures are filled in; the caller sets the commands and the report's name.
 model::Confirmation confirm(std::optional<std::vector<ConfirmTarget>> targets,
                             const std::vector<model::Category>& categories, const Measure& measure,
-                            const Clock& clock, const ConfirmSettings& settings);
+                            const Clock& clock, ConfirmSettings settings);
 
 }  // namespace benchwatch::run

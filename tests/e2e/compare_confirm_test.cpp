@@ -104,6 +104,24 @@ TEST_F(CompareConfirmTest, ConfirmsTheRealChangesAndDismissesTheFlukeOfTheRecord
         verdicts(json["confirmation"]),
         (std::vector<std::string>{"BM_Faster confirmed faster", "BM_Fluke dismissed unchanged",
                                   "BM_Real confirmed slower"}));
+    // The verdicts are the settled ones: the dismissed fluke counts as unchanged everywhere.
+    std::vector<std::string> settled;
+    for (const auto& benchmark : json["benchmarks"])
+        if (!benchmark["confirmation"].is_null())
+            settled.push_back(fmt::format("{} {} {}", benchmark["name"].get<std::string>(),
+                                          benchmark["verdict"].get<std::string>(),
+                                          benchmark["confirmation"].get<std::string>()));
+    EXPECT_EQ(settled, (std::vector<std::string>{"BM_Faster faster confirmed",
+                                                 "BM_Fluke unchanged dismissed",
+                                                 "BM_Real slower confirmed"}));
+    int slower = 0;
+    int faster = 0;
+    for (const auto& category : json["categories"]) {
+        slower += category["slower"].get<int>();
+        faster += category["faster"].get<int>();
+    }
+    EXPECT_EQ(slower, 1) << json["categories"];
+    EXPECT_EQ(faster, 1) << json["categories"];
     const auto base = repository_.git({"rev-parse", "main"});
     EXPECT_EQ(json["confirmation"]["base_command"], "[measure] run at " + base);
     EXPECT_EQ(json["confirmation"]["head_command"], "[measure] run at " + head_);

@@ -40,24 +40,28 @@ TEST(Status, CountsWhatCouldNotBeJudged) {
               "1 slower, 0 faster, 1 too noisy of 2 benchmarks");
 }
 
+// After re-measuring, the verdicts are the settled ones (compare::settle_by_confirmation): a
+// dismissed flag is Unchanged, an undecided one Inconclusive, a confirmed one keeps its flag.
 TEST(Status, WithTheFlaggedChangesReMeasuredOnlyAConfirmedSlowdownFails) {
     using enum model::Verdict;
-    auto comparison = comparison_with({Slower, Slower, Unchanged});
-    model::Confirmation confirmation;
-    model::ConfirmedBenchmark dismissed;
-    dismissed.verdict = model::ConfirmationVerdict::Dismissed;
-    model::ConfirmedBenchmark undecided;  // Undecided by default
-    confirmation.benchmarks = {dismissed, undecided};
-    comparison.confirmation = confirmation;
+    using C = model::ConfirmationVerdict;
+    auto comparison = comparison_with({Unchanged, Inconclusive, Unchanged});
+    comparison.benchmarks[0].confirmation = C::Dismissed;
+    comparison.benchmarks[1].confirmation = C::Undecided;
+    comparison.confirmation = model::Confirmation{};
     auto status = comparison_status(comparison, true);
     EXPECT_EQ(status.state, "success");
-    EXPECT_EQ(status.description, "2 slower, 0 faster of 3 benchmarks; 0 slower confirmed");
+    EXPECT_EQ(status.description,
+              "0 slower, 0 faster, 1 inconclusive of 3 benchmarks; re-measured: 0 confirmed, 1 "
+              "dismissed, 1 undecided");
 
-    comparison.confirmation->benchmarks[1].verdict = model::ConfirmationVerdict::Confirmed;
-    comparison.confirmation->benchmarks[1].measured = Slower;
+    comparison.benchmarks[1].verdict = Slower;
+    comparison.benchmarks[1].confirmation = C::Confirmed;
     status = comparison_status(comparison, true);
     EXPECT_EQ(status.state, "failure");
-    EXPECT_EQ(status.description, "2 slower, 0 faster of 3 benchmarks; 1 slower confirmed");
+    EXPECT_EQ(status.description,
+              "1 slower, 0 faster of 3 benchmarks; re-measured: 1 confirmed, 1 dismissed, 0 "
+              "undecided");
 }
 
 TEST(Status, FasterOnlyNeverFails) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "compare/compare.hpp"
 #include "compare/level_method.hpp"
 #include "compare/method.hpp"
 #include "compare/seed_method.hpp"
@@ -520,6 +521,38 @@ model::Comparison confirmed_changes() {
             C::Undecided, Verdict::Unchanged),
     };
     comparison.confirmation = std::move(confirmation);
+    compare::settle_by_confirmation(comparison);
+    return comparison;
+}
+
+// The same flags, every one dismissed by re-measuring: the report has no unusual change left.
+model::Comparison every_flag_dismissed() {
+    auto comparison = unusual_in_two_categories();
+    model::Confirmation confirmation;
+    confirmation.base_command = "[measure] run at " + comparison.baseline.commit;
+    confirmation.head_command = "[measure] run at " + comparison.head_commit;
+    confirmation.report = "the comparison above";
+    confirmation.max_rounds = 30;
+    confirmation.time_budget_seconds = 600;
+    confirmation.rounds = 9;
+    confirmation.first_deciding_round = 8;
+    confirmation.stop = model::ConfirmationStop::AllDecided;
+    for (const auto& benchmark : comparison.benchmarks) {
+        if (!model::flags_change(benchmark.verdict)) continue;
+        model::ConfirmedBenchmark dismissed;
+        dismissed.name = benchmark.name;
+        dismissed.flagged = benchmark.verdict;
+        dismissed.flagged_change = benchmark.change();
+        dismissed.boundary = std::sqrt(1 + benchmark.change()) - 1;
+        dismissed.change = 0.004;
+        dismissed.change_low = -0.02;
+        dismissed.change_high = 0.031;
+        dismissed.rounds = 9;
+        dismissed.verdict = model::ConfirmationVerdict::Dismissed;
+        confirmation.benchmarks.push_back(dismissed);
+    }
+    comparison.confirmation = std::move(confirmation);
+    compare::settle_by_confirmation(comparison);
     return comparison;
 }
 
@@ -574,7 +607,8 @@ INSTANTIATE_TEST_SUITE_P(
         Scenario{"level_detectable_change", level_detectable_change},
         Scenario{"level_too_noisy", level_too_noisy},
         Scenario{"level_nothing_judged", level_nothing_judged},
-        Scenario{"confirmed_changes", confirmed_changes}, Scenario{"two_files", two_files},
+        Scenario{"confirmed_changes", confirmed_changes},
+        Scenario{"every_flag_dismissed", every_flag_dismissed}, Scenario{"two_files", two_files},
         Scenario{"samples_with_history", samples_with_history}),
     [](const auto& scenario) { return std::string(scenario.param.name); });
 
