@@ -1,6 +1,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -46,6 +47,7 @@ struct ComparisonFlags {
     // rounds within paired_budget_seconds (builds included), instead of reading the store.
     bool paired = false;
     std::optional<double> paired_budget_seconds;  // nullopt: the config's, else 600
+    std::optional<std::uint64_t> paired_seed;     // of the rounds' order; nullopt: random
     RunningFlags running;  // for the builds and runs of --confirm and --paired
 };
 

@@ -206,7 +206,7 @@ model::Comparison compare_paired(const ComparisonFlags& flags, const std::string
     settings.time_budget_seconds = std::max(0.0, budget - (report::steady_seconds() - start));
     settings.max_rounds = kPairedMostRounds;
     settings.false_alarms_per_suite = paired_false_alarms(flags, context);
-    settings.order_seed = std::random_device{}();
+    settings.order_seed = flags.paired_seed.value_or(std::random_device{}());
     auto rounds = run::confirm(
         std::nullopt, context.config.categories,
         [&](run::Build build) {
@@ -352,6 +352,9 @@ void add_comparison_flags(CLI::App& command, ComparisonFlags& flags) {
                     "Seconds --paired may spend, building both commits included (default: "
                     "config, 600)")
         ->check(CLI::Range(1.0, 86400.0));
+    command.add_option("--paired-seed", flags.paired_seed,
+                       "Seed of the order --paired measures base and head in, to repeat a "
+                       "measurement's order (default: random)");
     add_running_flags(command, flags.running);
 }
 

@@ -234,9 +234,10 @@ Config load_config(const std::filesystem::path& path) {
              "level_runs", "noise_runs", "budget_allocation", "paired", "paired_budget"},
             "compare.");
         if (const auto* paired = compare->get("paired")) {
-            const auto value = paired->value<bool>();
-            if (!value) fail_at(path, paired->source(), "'compare.paired' must be true or false");
-            config.paired = *value;
+            // toml++ would read the integer 1 as true; only a boolean is one.
+            if (!paired->is_boolean())
+                fail_at(path, paired->source(), "'compare.paired' must be true or false");
+            config.paired = *paired->value<bool>();
         }
         if (const auto budget = number_at(path, *compare, "paired_budget", "compare.")) {
             if (!(*budget > 0) || *budget > 86400)
