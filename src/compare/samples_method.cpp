@@ -48,7 +48,7 @@ struct SamplesPrepared final : PreparedSuite {
     };
     std::vector<Benchmark> benchmarks;
     std::size_t judged = 0;    // benchmarks with a move
-    double suite_move = 0;     // median log move of the judged benchmarks
+    double suite_move = 0;     // log move of the suite (stats::suite_spread)
     double run_to_run = 0;     // τ, log scale
     double run_to_run_df = 1;  // its degrees of freedom
     double tail_df = 2;        // of the t whose tails the suite's moves show (infinity: normal)
@@ -92,10 +92,13 @@ class SamplesMethod final : public Method {
         }
         prepared->judged = moves.size();
         if (spread_assumed(*prepared)) return prepared;
-        prepared->suite_move = stats::median(moves);
+        // Learned from the benchmarks whose moves agree where fewer than two thirds of the
+        // suite do, so that as many changed benchmarks as unchanged ones do not widen it.
+        const auto suite_spread = stats::suite_spread(moves, within);
+        prepared->suite_move = suite_spread.centre;
         for (double& move : moves) move -= prepared->suite_move;
-        prepared->run_to_run = stats::run_to_run_spread(moves, within);
-        prepared->run_to_run_df = stats::run_to_run_degrees_of_freedom(moves.size());
+        prepared->run_to_run = suite_spread.spread;
+        prepared->run_to_run_df = stats::run_to_run_degrees_of_freedom(suite_spread.learned_from);
         // The tails are those of the benchmarks that did not change: the moves beyond what a
         // normal allows once in the suite are left out, since most of them are real changes,
         // and would make any suite where some benchmarks changed look heavy-tailed.

@@ -38,12 +38,13 @@ inline constexpr int kSamplesHistoryMinimumPairs = 5;
 // learned from the suite itself), or, when larger, the spread of its own moves between
 // consecutive default-branch runs where a history of at least kSamplesHistoryMinimumPairs pairs
 // has them (stats::kMadToSigma × the median |ln ratio| of its last 30 pairs), relative to the
-// suite's median move, with Student's t at false_alarms_per_pr ÷ max(the benchmarks judged,
-// budget_benchmarks), and never below the category's minimum. With fewer than suite_minimum
-// benchmarks judged, the spread between runs is assumed to be assumed_spread_factor × the
-// samples' own, with 2 degrees of freedom, and the suite's move is not taken out. Benchmarks
-// without samples on both sides are Inconclusive. Its setting is 1 ÷ false_alarms_per_pr, so
-// that bigger is stricter.
+// suite's move (stats::suite_spread(): the median, or that of the largest group of benchmarks
+// whose moves agree where fewer than two thirds do, which also gives the spread between runs),
+// with Student's t at false_alarms_per_pr ÷ max(the benchmarks judged, budget_benchmarks), and
+// never below the category's minimum. With fewer than suite_minimum benchmarks judged, the
+// spread between runs is assumed to be assumed_spread_factor × the samples' own, with 2 degrees
+// of freedom, and the suite's move is not taken out. Benchmarks without samples on both sides
+// are Inconclusive. Its setting is 1 ÷ false_alarms_per_pr, so that bigger is stricter.
 std::unique_ptr<Method> make_samples_method(const SamplesSettings& settings);
 
 // The samples method as a unit: its report paragraph and its JSON members "samples_settings",

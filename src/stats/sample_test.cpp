@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <boost/math/distributions/beta.hpp>
+#include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <cassert>
 #include <cmath>
 #include <numbers>
+#include <numeric>
+#include <set>
 #include <vector>
 
 #include "stats/stats.hpp"
@@ -17,6 +20,12 @@ namespace {
 
 // The median of a chi-square distribution with one degree of freedom.
 constexpr double chi_square_1_median = 0.454936423119572;
+
+// The q-quantile of a chi-square with one degree of freedom.
+double chi_square_1_quantile(double q) {
+    const double z = boost::math::quantile(boost::math::normal_distribution<double>(), 0.5 + q / 2);
+    return z * z;
+}
 
 // The 90th percentile of |t_ν| over its median.
 double tail_ratio(double degrees_of_freedom) {
@@ -108,24 +117,158 @@ std::optional<SampleMove> sample_move(const SampleSpread& base, const SampleSpre
 }
 
 double run_to_run_spread(std::span<const double> deviations,
-                         std::span<const double> within_variances) {
+                         std::span<const double> within_variances, double central_share) {
+    assert(central_share > 0 && central_share <= 1);
     if (deviations.size() < 2) return 0;
-    if (median_scaled_square(deviations, within_variances, 0) <= chi_square_1_median) return 0;
+    const double target =
+        central_share == 1 ? chi_square_1_median : chi_square_1_quantile(central_share / 2);
+    if (median_scaled_square(deviations, within_variances, 0) <= target) return 0;
     // The median of the scaled squares falls as τ grows: bisect for the τ where it is the
-    // chi-square's median. Every deviation is below the largest |deviation| / √median, so that τ
-    // is a bracket's top.
+    // target. Every deviation is below the largest |deviation| / √target, so that τ is a
+    // bracket's top.
     double largest = 0;
     for (const double deviation : deviations) largest = std::max(largest, std::abs(deviation));
     double low = 0;
-    double high = largest / std::sqrt(chi_square_1_median) + 1e-300;
+    double high = largest / std::sqrt(target) + 1e-300;
     for (int step = 0; step < 200 && high - low > 1e-12 * high; ++step) {
         const double middle = (low + high) / 2.0;
-        if (median_scaled_square(deviations, within_variances, middle) > chi_square_1_median)
+        if (median_scaled_square(deviations, within_variances, middle) > target)
             low = middle;
         else
             high = middle;
     }
     return high;
+}
+
+namespace {
+
+// A group's median move and the spread between runs learned from its deviations from it.
+struct GroupFit {
+    double centre = 0;
+    double spread = 0;
+};
+
+// The fit of the benchmarks `members`, their spread learned as from the central `share` of a
+// suite.
+GroupFit fit_group(std::span<const double> moves, std::span<const double> within,
+                   std::span<const std::size_t> members, double share) {
+    std::vector<double> group_moves;
+    std::vector<double> group_within;
+    for (const std::size_t i : members) {
+        group_moves.push_back(moves[i]);
+        group_within.push_back(within[i]);
+    }
+    GroupFit fit;
+    fit.centre = median(group_moves);
+    for (double& move : group_moves) move -= fit.centre;
+    fit.spread = run_to_run_spread(group_moves, group_within, share);
+    return fit;
+}
+
+// The benchmarks of `pool` (ascending) that agree with `fit`, a group whose members' median
+// within variance is `typical`: a benchmark more precise than the group is held to the group's
+// noise, since the spread between runs may be learned as 0 where the samples explain the
+// group's moves.
+std::vector<std::size_t> agreeing(std::span<const double> moves, std::span<const double> within,
+                                  std::span<const std::size_t> pool, const GroupFit& fit,
+                                  double typical) {
+    std::vector<std::size_t> members;
+    for (const std::size_t i : pool) {
+        const double noise = std::sqrt(std::max(within[i], typical) + fit.spread * fit.spread);
+        if (std::abs(moves[i] - fit.centre) <= kAgreementWidth * noise) members.push_back(i);
+    }
+    return members;
+}
+
+// The median of `values` over the benchmarks `members`.
+double median_of(std::span<const double> values, std::span<const std::size_t> members) {
+    std::vector<double> picked;
+    picked.reserve(members.size());
+    for (const std::size_t i : members) picked.push_back(values[i]);
+    return median(picked);
+}
+
+// The largest group agreeing with the shortest `half` of `pool` (ascending by index) among
+// `suite_size` benchmarks.
+std::vector<std::size_t> group_from_shortest_half(std::span<const double> moves,
+                                                  std::span<const double> within,
+                                                  std::span<const std::size_t> pool,
+                                                  std::size_t half, std::size_t suite_size) {
+    std::vector<std::size_t> by_move(pool.begin(), pool.end());
+    std::stable_sort(by_move.begin(), by_move.end(),
+                     [&](std::size_t a, std::size_t b) { return moves[a] < moves[b]; });
+    std::size_t first = 0;
+    double best_width = INFINITY;
+    double best_distance = INFINITY;
+    for (std::size_t start = 0; start + half <= by_move.size(); ++start) {
+        const double width = moves[by_move[start + half - 1]] - moves[by_move[start]];
+        if (width > best_width) continue;
+        const std::span<const std::size_t> window(by_move.data() + start, half);
+        const double distance = std::abs(median_of(moves, window));
+        if (width < best_width || distance < best_distance) {
+            first = start;
+            best_width = width;
+            best_distance = distance;
+        }
+    }
+    std::vector<std::size_t> core(by_move.begin() + static_cast<std::ptrdiff_t>(first),
+                                  by_move.begin() + static_cast<std::ptrdiff_t>(first + half));
+    std::sort(core.begin(), core.end());
+    const double share = static_cast<double>(half) / static_cast<double>(suite_size);
+    std::vector<std::size_t> group = agreeing(
+        moves, within, pool, fit_group(moves, within, core, share), median_of(within, core));
+    // A group can grow and shrink as its median and spread are learned again, each time as
+    // from the middle share of the suite that it holds, so that a benchmark is left out only
+    // where it lies too far out to be the tail of the group's spread; stop where the group
+    // stays, or where it comes back to a group it was before.
+    std::set<std::vector<std::size_t>> seen;
+    while (group.size() >= 2 && seen.insert(group).second) {
+        const double group_share =
+            static_cast<double>(group.size()) / static_cast<double>(suite_size);
+        auto next = agreeing(moves, within, pool, fit_group(moves, within, group, group_share),
+                             median_of(within, group));
+        if (next == group || next.empty()) break;
+        group = std::move(next);
+    }
+    return group.empty() ? core : group;
+}
+
+}  // namespace
+
+std::vector<std::size_t> largest_agreeing_group(std::span<const double> moves,
+                                                std::span<const double> within_variances) {
+    assert(moves.size() == within_variances.size());
+    const std::size_t half = (moves.size() + 1) / 2;
+    std::vector<std::size_t> pool(moves.size());
+    std::iota(pool.begin(), pool.end(), std::size_t{0});
+    std::vector<std::size_t> best;
+    double best_distance = INFINITY;
+    while (!pool.empty() && pool.size() >= half && pool.size() >= best.size()) {
+        auto group = group_from_shortest_half(moves, within_variances, pool, half, moves.size());
+        const double distance = std::abs(median_of(moves, group));
+        if (group.size() > best.size() ||
+            (group.size() == best.size() && distance < best_distance)) {
+            best = group;
+            best_distance = distance;
+        }
+        std::vector<std::size_t> rest;
+        std::set_difference(pool.begin(), pool.end(), group.begin(), group.end(),
+                            std::back_inserter(rest));
+        if (rest.size() == pool.size()) break;
+        pool = std::move(rest);
+    }
+    return best;
+}
+
+SuiteSpread suite_spread(std::span<const double> moves, std::span<const double> within_variances) {
+    assert(moves.size() == within_variances.size());
+    std::vector<std::size_t> members(moves.size());
+    std::iota(members.begin(), members.end(), std::size_t{0});
+    const auto group = largest_agreeing_group(moves, within_variances);
+    if (group.size() >= kAgreeingGroupMinimum && 3 * group.size() < 2 * moves.size())
+        members = group;
+    const GroupFit fit = fit_group(moves, within_variances, members, 1);
+    return {fit.centre, fit.spread, members.size()};
 }
 
 double move_tail_degrees_of_freedom(std::span<const double> scaled_moves) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
 
 namespace benchwatch::stats {
 
@@ -51,9 +52,55 @@ std::optional<SampleMove> sample_move(const SampleSpread& base, const SampleSpre
 // freedom, so that most benchmarks lie within the noise as most do when nothing changed; 0 when
 // the within variances alone explain the deviations, and for fewer than 2 deviations. A
 // deviation of a benchmark that really changed moves the median by one rank only.
-// Example: deviations {−0.1, 0, 0.1} with zero within variances give τ = 0.1 / √0.4549.
+// `central_share` < 1 says that the deviations are the closest-together central_share of a
+// suite's (its shortest half, for ½), which lie nearer their centre than the whole suite does:
+// the median is then matched to the chi-square's quantile at central_share / 2 instead (0.1015
+// for ½), so that τ is the whole suite's. Requires 0 < central_share ≤ 1.
+// Example: deviations {−0.1, 0, 0.1} with zero within variances give τ = 0.1 / √0.4549, and
+// with central_share ½, 0.1 / √0.1015.
 double run_to_run_spread(std::span<const double> deviations,
-                         std::span<const double> within_variances);
+                         std::span<const double> within_variances, double central_share = 1);
+
+// How far from a group's median move, in units of its noise, a benchmark's move may lie and
+// still agree with the group.
+inline constexpr double kAgreementWidth = 4;
+
+// Fewest benchmarks a group must hold for the suite's move and spread to be learned from it: the
+// median of fewer scaled squares is too often near 0.
+inline constexpr std::size_t kAgreeingGroupMinimum = 4;
+
+// The largest group of benchmarks whose `moves` (log, with their `within_variances`) agree, as
+// indices in ascending order. Its core is the shortest half: the ⌈m/2⌉ moves that lie closest
+// together (of equally close ones, those whose median is nearest no move). Every benchmark whose
+// move lies within kAgreementWidth × √(max(its within variance, the group's median one) + τ²) of
+// the group's median move joins it, with τ learned by run_to_run_spread() from the group as from
+// the middle of a suite (central_share: the group's share of the m), so that a benchmark is left
+// out only where it is too far to be the tail of the group's spread; the median and τ are learned
+// again from the members, until the group stays as it is. Where the benchmarks left out number at
+// least the group's size and ⌈m/2⌉, the same is done among them; the largest group wins, and of
+// two as large the one whose median is nearest no move. Empty for no moves.
+// Example: moves {0, 0.01, −0.01, 0.3, 0.31, 0.29} with within variances of 10⁻⁴ give {0, 1, 2}:
+// both halves agree within themselves, and the one at no move is chosen.
+std::vector<std::size_t> largest_agreeing_group(std::span<const double> moves,
+                                                std::span<const double> within_variances);
+
+// The suite's move between two runs and the spread between runs that the samples do not
+// explain, with how many benchmarks they were learned from.
+struct SuiteSpread {
+    double centre = 0;             // the suite's move, log scale
+    double spread = 0;             // τ, log scale
+    std::size_t learned_from = 0;  // the benchmarks the two were learned from
+};
+
+// The suite's move and spread from `moves` and their `within_variances`: the median move and
+// run_to_run_spread() of the deviations from it over the whole suite while at least two thirds
+// of it agree (largest_agreeing_group()), since the benchmarks outside then move the median of
+// the scaled squares to the group's third quartile at most; over the group alone where fewer
+// agree and it holds at least kAgreeingGroupMinimum, so that benchmarks that changed, even as
+// many as those that did not, do not widen the spread or move the centre.
+// Example: moves {0, 0.02, −0.02, 0.01, 0.3, 0.32, 0.28, 0.31} with within variances of 10⁻⁴
+// give centre 0.005 and τ² = 1.25e-4 / 0.4549 − 10⁻⁴, learned from 4.
+SuiteSpread suite_spread(std::span<const double> moves, std::span<const double> within_variances);
 
 // Fewest benchmarks whose moves can show how heavy the tails of a suite's moves are.
 inline constexpr std::size_t kTailSuiteMinimum = 50;

@@ -1,8 +1,9 @@
 // What could break: the samples method judging two runs by the wrong numbers (values instead of
 // medians, the move without the suite's), not learning the spread between runs that the samples
 // leave unexplained, or not assuming one where the suite is too small to show it, ignoring a
-// benchmark's own history of moves, not spending the budget over the suite, or flagging a
-// benchmark it has no samples for.
+// benchmark's own history of moves, not spending the budget over the suite, flagging a
+// benchmark it has no samples for, or letting half a suite that slowed alike widen the spread
+// between runs or pass for the suite's move.
 #include "compare/samples_method.hpp"
 
 #include <gtest/gtest.h>
@@ -112,6 +113,33 @@ TEST(SamplesMethod, JudgesEachBenchmarkAgainstTheSuitesMove) {
     for (const auto& assessment : judgement.benchmarks)
         EXPECT_EQ(assessment.verdict, model::Verdict::Unchanged);
     EXPECT_NEAR(judgement.suite_move, std::expm1(0.3365), 1e-12);
+}
+
+TEST(SamplesMethod, HalfTheSuiteSlowedAlikeIsFlaggedAgainstTheHalfThatDidNot) {
+    // Four benchmarks moved by 0, 0.01, −0.01 and 0.005, and four by ln 1.3 more. Over all
+    // eight the median move would be 0.131 and the spread between runs 0.194 (all eight too noisy
+    // to judge). The four that did not move are a group as large as the four that did, and
+    // nearer no move: the suite's move is their median, 0.0025, and their scaled squares
+    // (0.0125², 0.0025², 0.0025², 0.0075²) / (3.1416e-5 + τ²) have the chi-square's median at
+    // τ² = 3.125e-5 / 0.454936 − 3.1416e-5 = 3.7275e-5 (τ = 0.0061053), with 0.37 × 3
+    // degrees of freedom. Satterthwaite gives 3.61, the suite's tails 2, and Student's t at
+    // p = 1/8 is 2.556039: 2.556039 × √(3.1416e-5 + τ²) = 0.021184, below the 3% minimum.
+    std::vector<BenchmarkEvidence> suite;
+    for (const double offset : {0.0, std::log(1.3)})
+        for (const double move : {0.0, 0.01, -0.01, 0.005})
+            suite.push_back(evidence(100, 100 * std::exp(offset + move)));
+    const auto judgement = make_samples_method({})->judge(suite);
+    const auto& assessments = judgement.benchmarks;
+    ASSERT_EQ(assessments.size(), 8u);
+    for (std::size_t i = 0; i < 8; ++i) {
+        EXPECT_EQ(assessments[i].verdict,
+                  i < 4 ? model::Verdict::Unchanged : model::Verdict::Slower)
+            << i;
+        EXPECT_NEAR(assessments[i].typical_change, 0.0082880, 1e-6);
+        EXPECT_NEAR(assessments[i].threshold, std::log(1.03), 1e-12);
+    }
+    EXPECT_NEAR(judgement.run_to_run, 0.0061053, 1e-6);
+    EXPECT_NEAR(judgement.suite_move, std::expm1(0.0025), 1e-12);
 }
 
 TEST(SamplesMethod, ReadsTheDirectionOfEachMetric) {

@@ -1,7 +1,9 @@
 // What could break: the samples test's pieces going wrong in ways a report cannot show: a move
 // or its within-run variance off by a factor (π/2, the counts), the run-to-run spread pulled by
 // the one benchmark that really changed or not found where the samples explain everything, and
-// Student's t tails or degrees of freedom off.
+// Student's t tails or degrees of freedom off; half a suite that changed alike taken for the
+// suite's move or widening its spread, or a suite where nothing changed getting other figures
+// than its median and spread.
 #include "stats/sample_test.hpp"
 
 #include <gtest/gtest.h>
@@ -142,6 +144,103 @@ TEST(RunToRunSpread, IsZeroWhereTheSamplesExplainTheMovesAndForOneBenchmark) {
     EXPECT_EQ(run_to_run_spread(std::vector<double>{0.3}, std::vector<double>{0}), 0);
     EXPECT_EQ(run_to_run_spread(std::vector<double>{}, std::vector<double>{}), 0);
     EXPECT_EQ(run_to_run_spread(std::vector<double>(4, 0.0), std::vector<double>(4, 0.0)), 0);
+}
+
+TEST(RunToRunSpread, LearnsTheWholeSuitesSpreadFromItsShortestHalf) {
+    // The closest half of a normal suite lies within ±0.674 of its centre, and the median of
+    // its |deviations| at Φ⁻¹(0.625) = 0.318639: matched to that quantile's square, 0.101531,
+    // the median |deviation| 0.1 gives τ = 0.1 / 0.318639.
+    EXPECT_NEAR(
+        run_to_run_spread(std::vector<double>{-0.1, 0, 0.1}, std::vector<double>(3, 0.0), 0.5),
+        0.313834420066129, 1e-9);
+    EXPECT_NEAR(
+        run_to_run_spread(std::vector<double>{-0.1, 0, 0.1}, std::vector<double>(3, 0.0), 1),
+        0.148260221850560, 1e-9);
+}
+
+// Within variances of 10⁻⁴ (a noise of 1%) for each of `count` moves.
+std::vector<double> one_percent(std::size_t count) {
+    return std::vector<double>(count, 1e-4);
+}
+
+TEST(LargestAgreeingGroup, IsTheGroupAtNoMoveWhenHalfTheSuiteMovedAlike) {
+    // Two groups of 3 agree within themselves, 0.3 apart: each is a shortest half, and the one
+    // at no move is chosen. Its own spread, 0.010946 (below), puts the other 27 noises away.
+    const std::vector<double> moves{0, 0.01, -0.01, 0.3, 0.31, 0.29};
+    EXPECT_EQ(largest_agreeing_group(moves, one_percent(6)), (std::vector<std::size_t>{0, 1, 2}));
+    // The group at no move is chosen even when the other agrees more closely: the shortest half
+    // is {0.299, 0.3, 0.301}, and the 3 left out are as many, so they are grouped as well.
+    const std::vector<double> tighter{0, 0.02, -0.02, 0.3, 0.301, 0.299};
+    EXPECT_EQ(largest_agreeing_group(tighter, one_percent(6)), (std::vector<std::size_t>{0, 1, 2}));
+    EXPECT_TRUE(largest_agreeing_group(std::vector<double>{}, std::vector<double>{}).empty());
+}
+
+TEST(LargestAgreeingGroup, IsTheLargerGroupWhereverItLies) {
+    // Four moved alike by 0.3 and three did not: the four are the suite's largest group. Two
+    // runs cannot tell this from a machine that ran 35% slower, on which three sped up.
+    const std::vector<double> moves{0, 0.01, -0.01, 0.3, 0.31, 0.29, 0.305};
+    EXPECT_EQ(largest_agreeing_group(moves, one_percent(7)),
+              (std::vector<std::size_t>{3, 4, 5, 6}));
+}
+
+TEST(LargestAgreeingGroup, GrowsFromTheShortestHalfToEveryMoveThatAgrees) {
+    // Shortest half {−0.02, −0.01, 0, 0.01} (of two as short, both 0.005 from no move, the
+    // first): median −0.005 and scaled squares 0.25, 0.25, 2.25 and 2.25, whose median 1.25 is
+    // the quantile 0.101531 at τ = √(1.25e-4 / 0.101531 − 1e-4) = 0.033633, so 0.02 lies within
+    // 4 × √(1e-4 + τ²) = 0.1403 of it and joins; 0.3, 0.4 and 0.5 do not.
+    const std::vector<double> moves{0, 0.01, -0.01, 0.02, -0.02, 0.3, 0.4, 0.5};
+    EXPECT_EQ(largest_agreeing_group(moves, one_percent(8)),
+              (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+    // A benchmark far more precise than the rest is held to the group's noise: the samples of
+    // {0, ±0.005, ±0.01} explain their moves (τ = 0), and 0.03 is 300 of its own noises (0.01%)
+    // from their median but within 4 of theirs (1%).
+    auto within = one_percent(6);
+    within[5] = 1e-8;
+    EXPECT_EQ(
+        largest_agreeing_group(std::vector<double>{0, 0.005, -0.005, 0.01, -0.01, 0.03}, within)
+            .size(),
+        6u);
+}
+
+TEST(SuiteSpread, IsLearnedFromTheGroupThatAgreesWhenFewerThanTwoThirdsDo) {
+    // Half moved: the group at no move has median 0.005 and squared deviations 2.5e-5, 2.5e-5,
+    // 2.25e-4 and 6.25e-4, so τ² = 1.25e-4 / 0.454936 − 1e-4. Over all eight, the median move
+    // would be 0.15 and τ 0.224.
+    const auto half = suite_spread(std::vector<double>{0, 0.02, -0.02, 0.01, 0.3, 0.32, 0.28, 0.31},
+                                   one_percent(8));
+    EXPECT_DOUBLE_EQ(half.centre, 0.005);
+    EXPECT_NEAR(half.spread, 0.0132196, 1e-6);
+    EXPECT_EQ(half.learned_from, 4u);
+    // Five of eight agree, fewer than two thirds: the group's scaled squares 0, 1, 1, 4, 4 have
+    // the same median 1. Over all eight the median move would be 0.015.
+    const auto three_moved = suite_spread(
+        std::vector<double>{0, 0.01, -0.01, 0.02, -0.02, 0.3, 0.4, 0.5}, one_percent(8));
+    EXPECT_EQ(three_moved.centre, 0);
+    EXPECT_NEAR(three_moved.spread, 0.0109458180978753, 1e-9);
+    EXPECT_EQ(three_moved.learned_from, 5u);
+}
+
+TEST(SuiteSpread, IsTheWholeSuitesMedianAndSpreadWhenTwoThirdsAgree) {
+    // Nothing moved: every benchmark agrees, and the figures are those of run_to_run_spread().
+    const auto still = suite_spread(std::vector<double>{-0.1, 0, 0.1}, std::vector<double>(3, 0.0));
+    EXPECT_EQ(still.centre, 0);
+    EXPECT_NEAR(still.spread, 0.148260221850560, 1e-9);
+    EXPECT_EQ(still.learned_from, 3u);
+    // One of four moved by 0.5: three agree, three quarters of the suite, and the figures are
+    // the whole suite's, median 0.005 and τ 0.0155996 (as tests/compare/samples_method_test
+    // computes): one benchmark outside moves the median of the scaled squares by half a rank.
+    const std::vector<double> one_moved{0, 0.01, -0.01, 0.5};
+    const std::vector<double> within(4, std::numbers::pi / 2.0 * 2 * 1e-4 / 10);
+    EXPECT_EQ(largest_agreeing_group(one_moved, within).size(), 3u);
+    const auto whole = suite_spread(one_moved, within);
+    EXPECT_DOUBLE_EQ(whole.centre, 0.005);
+    EXPECT_NEAR(whole.spread, 0.0155996, 1e-6);
+    EXPECT_EQ(whole.learned_from, 4u);
+    // Too few to learn a spread from: two of four agree with each other, and fewer than
+    // kAgreeingGroupMinimum.
+    const auto pairs = suite_spread(std::vector<double>{0, 0.01, 0.3, 0.31}, one_percent(4));
+    EXPECT_EQ(pairs.learned_from, 4u);
+    EXPECT_DOUBLE_EQ(pairs.centre, 0.155);
 }
 
 TEST(RunToRunDegreesOfFreedom, IsTheMediansShareOfTheSuiteAndAtLeastOne) {
