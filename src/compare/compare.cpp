@@ -14,6 +14,7 @@
 #include "compare/runs.hpp"
 #include "model/commit_id.hpp"
 #include "model/environment_keys.hpp"
+#include "stats/slow_spells.hpp"
 #include "stats/stats.hpp"
 
 namespace benchwatch::compare {
@@ -183,38 +184,88 @@ BaselineChoice choose_baseline(const vcs::Repository* repository, const RunIndex
     return choose_recorded(index, source, head.commit);
 }
 
-// Each key's values in the history, oldest first, at most `wanted` of them: the newest points are
-// read first, and reading stops once every key has enough. `points_used` is set to how many
-// history points, from the newest, any of the values came from.
-std::map<ResultKey, std::vector<double>> history_series(store::Store& store, const RunIndex& index,
-                                                        std::span<const std::string> history,
-                                                        const std::string& newest_commit,
-                                                        const CombinedResults& newest,
-                                                        const std::set<ResultKey>& keys,
-                                                        std::size_t wanted, int& points_used) {
-    std::map<ResultKey, std::vector<double>> series;
-    std::size_t unfinished = keys.size();
-    points_used = 0;
-    const auto take = [&](std::size_t position, const CombinedResults& results) {
-        for (const auto& key : keys) {
-            const auto found = results.find(key);
+// How many runs beyond those a method wants are read, so that runs left out as a slow spell
+// can be made up for.
+constexpr std::size_t kSpellReserve = 12;
+
+// Whether a run of `commit` was recorded while the machine was busy.
+bool recorded_under_load(const RunIndex& index, const std::string& commit) {
+    for (const auto* run : index.runs_of(commit))
+        for (const auto& warning : run->warnings)
+            if (warning.kind == "high-load") return true;
+    return false;
+}
+
+// Each key's values in the history, oldest first, at most `wanted` of them, leaving out the runs
+// in which the whole suite moved together away from the runs around it (stats::find_slow_spells
+// over the newest `wanted` + kSpellReserve points, moves beyond `smallest_move`) and those
+// recorded under load while most were not; those runs are written to `comparison`. The newest
+// points are read first, and reading stops once every key has enough. The comparison's
+// history_runs is set to how many history points, from the newest, any of the values came from.
+std::map<ResultKey, std::vector<double>> history_series(
+    store::Store& store, const RunIndex& index, std::span<const std::string> history,
+    const std::string& newest_commit, const CombinedResults& newest,
+    const std::set<ResultKey>& keys, std::size_t wanted, double smallest_move,
+    model::Comparison& comparison) {
+    const std::vector<ResultKey> key_list(keys.begin(), keys.end());
+    const std::size_t target = wanted + kSpellReserve;
+    std::vector<std::vector<double>> newest_first;  // one row per history point, NaN: no value
+    std::vector<std::size_t> counts(key_list.size(), 0);
+    std::size_t unfinished = key_list.size();
+    const auto take = [&](std::size_t, const CombinedResults& results) {
+        auto& row = newest_first.emplace_back(key_list.size(), NAN);
+        for (std::size_t k = 0; k < key_list.size(); ++k) {
+            const auto found = results.find(key_list[k]);
             if (found == results.end() || !(found->second.value > 0)) continue;
-            auto& values = series[key];
-            if (values.size() == wanted) continue;
-            values.push_back(found->second.value);
-            points_used = static_cast<int>(position) + 1;
-            if (values.size() == wanted) --unfinished;
+            row[k] = found->second.value;
+            if (counts[k] < target && ++counts[k] == target) --unfinished;
         }
         return unfinished > 0;
     };
-    // The baseline is the history's newest point, and its results are already loaded.
+    // The baseline is the history's newest point, and its results are already loaded; point p
+    // is history[p].
     const std::size_t first = !history.empty() && history.front() == newest_commit ? 1 : 0;
     if (first == 0 || take(0, newest))
         detail::visit_history(store, index, history.subspan(first),
                               [&](std::size_t position, const CombinedResults& results) {
                                   return take(position + first, results);
                               });
-    for (auto& [key, values] : series) std::reverse(values.begin(), values.end());
+
+    std::vector<std::vector<double>> oldest_first(newest_first.rbegin(), newest_first.rend());
+    for (auto& row : oldest_first)
+        for (auto& value : row) value = std::log(value);
+    const auto spells = stats::find_slow_spells(oldest_first, smallest_move);
+    std::vector<bool> left_out(newest_first.size(), false);
+    std::size_t under_load = 0;
+    for (std::size_t p = 0; p < newest_first.size(); ++p)
+        under_load += recorded_under_load(index, history[p]);
+    std::vector<double> moves;
+    for (std::size_t p = 0; p < newest_first.size(); ++p) {
+        const std::size_t oldest_index = newest_first.size() - 1 - p;
+        // When most runs were recorded under load, that is how this machine is; it says nothing.
+        const bool loaded = 2 * under_load <= newest_first.size() &&
+                            recorded_under_load(index, history[p]);
+        left_out[p] = spells.moved[oldest_index] || loaded;
+        if (!left_out[p]) continue;
+        comparison.left_out_runs.push_back(history[p]);
+        if (spells.moved[oldest_index]) moves.push_back(spells.suite_deviation[oldest_index]);
+    }
+    comparison.left_out_unsettled = spells.unsettled;
+    if (!moves.empty()) comparison.left_out_move = std::expm1(stats::median(moves));
+
+    std::map<ResultKey, std::vector<double>> series;
+    comparison.history_runs = 0;
+    for (std::size_t k = 0; k < key_list.size(); ++k) {
+        std::vector<double> values;
+        for (std::size_t p = 0; p < newest_first.size() && values.size() < wanted; ++p) {
+            if (left_out[p] || std::isnan(newest_first[p][k])) continue;
+            values.push_back(newest_first[p][k]);
+            comparison.history_runs = std::max(comparison.history_runs, static_cast<int>(p) + 1);
+        }
+        if (values.empty()) continue;
+        std::reverse(values.begin(), values.end());
+        series.emplace(key_list[k], std::move(values));
+    }
     return series;
 }
 
@@ -438,7 +489,10 @@ model::Comparison paired_comparison(model::Confirmation rounds, const PairedComm
         benchmark.direction = measured.direction;
         benchmark.base = measured.base_median;
         benchmark.head = measured.base_median * (1 + measured.change);
-        benchmark.history_pairs = measured.rounds;
+        // An undecided benchmark says nothing of what could be detected: it has no rounds that
+        // count towards the report's line on that.
+        const bool decided = measured.verdict != model::ConfirmationVerdict::Undecided;
+        benchmark.history_pairs = decided ? measured.rounds : 0;
         benchmark.threshold = std::log1p(category.minimum_change);
         benchmark.detectable_change = category.minimum_change;
         if (measured.change_low && measured.change_high)
@@ -550,8 +604,12 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
     comparison.method = calibrated(options.method, comparison.calibration);
     const auto method = make_method(comparison.method);
     const auto wanted = method->history_wanted();
-    const auto series = history_series(store, index, choice.history, base.commit, base.results,
-                                       compared_keys, wanted, comparison.history_runs);
+    double smallest_minimum = 1;
+    for (const auto& category : comparison.categories)
+        smallest_minimum = std::min(smallest_minimum, category.minimum_change);
+    const auto series =
+        history_series(store, index, choice.history, base.commit, base.results, compared_keys,
+                       wanted, std::log1p(smallest_minimum), comparison);
 
     judge_benchmarks(comparison, head, base, series, *method);
     add_totals_and_differences(comparison, base, head);

@@ -82,7 +82,8 @@ struct PairedCommits {
 // rounds (`compare --paired`), without any history: every benchmark of `rounds` in its category,
 // its baseline value the base's median over its rounds and its head value that median times the
 // paired change (the median of its per-round head/base ratios), its threshold its category's
-// minimum, its noise half the width of its interval (log scale), and its verdict from the rounds:
+// minimum, its noise half the width of its interval (log scale), its history pairs the rounds
+// that decided it (0 when undecided), and its verdict from the rounds:
 // confirmed as Slower or Faster, dismissed (within the minimum) as Unchanged, undecided as
 // Inconclusive. `rounds` is kept as the comparison's confirmation and `paired` is set.
 // Example: a benchmark whose rounds gave +12% with an interval of +8% to +15% is Slower.

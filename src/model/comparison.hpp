@@ -157,6 +157,13 @@ struct Comparison {
     // Machine keys that differ from the baseline's, sorted by key; empty when either side
     // recorded none (a run stored by `record` says nothing about its machine)
     std::vector<EnvironmentChange> machine_changes;
+    // Default-branch runs left out of the levels and noises, newest first: the whole suite moved
+    // together in them, away from the runs around them (a slow spell of the machine, or the first
+    // runs of a lasting change), or they were recorded under load while most runs were not.
+    std::vector<std::string> left_out_runs;
+    double left_out_move = 0;  // the suite's median move in those that moved (0.4: 40% slower)
+    // Whether the newest run moved so, so that whether it comes back is not known yet.
+    bool left_out_unsettled = false;
     std::vector<Warning> head_warnings;      // stability warnings of the head's latest attempt
     std::vector<Warning> baseline_warnings;  // the same for the baseline (empty without one)
     std::string history_url;                 // empty: no link

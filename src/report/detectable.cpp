@@ -162,6 +162,14 @@ std::string nothing_judged_sentence(const Detectability& found, bool by_samples)
 std::string detectable_sentence(const model::Comparison& comparison, Escape escape) {
     if (!says_what_it_could_detect(comparison) || comparison.benchmarks.empty()) return "";
     const auto found = detectability(comparison);
+    if (!found.anything_judged && comparison.paired)
+        return fmt::format(
+            "Nothing could be judged, so the zeros above do not mean that nothing changed: after "
+            "{} round{} every benchmark's interval still straddles its category's minimum change. "
+            "A longer --paired-budget, a suite narrowed to fewer or longer benchmarks, or a "
+            "quieter machine would decide them.",
+            comparison.confirmation ? comparison.confirmation->rounds : 0,
+            comparison.confirmation && comparison.confirmation->rounds == 1 ? "" : "s");
     if (!found.anything_judged)
         return nothing_judged_sentence(found,
                                        compare::make_method(comparison.method)->reads_samples());

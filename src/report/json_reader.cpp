@@ -245,6 +245,13 @@ model::Comparison comparison_of(std::string_view text, std::string_view source) 
     }
     comparison.history_order = read_history_order(root["history_order"]);
     comparison.history_runs = root["history_runs"].integer();
+    // Reports written before runs were left out of the levels have no "left_out_runs".
+    if (root.has("left_out_runs")) {
+        const auto left_out = root["left_out_runs"];
+        comparison.left_out_runs = left_out["commits"].texts();
+        comparison.left_out_move = left_out["suite_move"].number();
+        comparison.left_out_unsettled = left_out["unsettled"].boolean();
+    }
 
     for (const auto& category : root["categories"].elements()) {
         comparison.categories.push_back({category["name"].text(), category["prefixes"].texts(),

@@ -131,6 +131,43 @@ std::string warnings_sentence(std::string_view whose, const std::vector<model::W
     return fmt::format("Measurement warnings for {} run: {}", whose, join(sentences, " "));
 }
 
+namespace {
+
+// The most left-out runs a report names; the rest are counted.
+constexpr std::size_t kLeftOutRunsNamed = 5;
+
+// "Left out of the levels and noises: 4 default-branch runs (abc1234, …) in which the whole suite
+// moved together by +42.5% and came back, a slow spell of the machine.", or "" when none were.
+std::string left_out_sentence(const model::Comparison& comparison, Escape escape) {
+    const auto& runs = comparison.left_out_runs;
+    if (runs.empty()) return "";
+    std::vector<std::string> named;
+    for (std::size_t i = 0; i < runs.size() && i < kLeftOutRunsNamed; ++i)
+        named.push_back(escape(runs[i].substr(0, 9)));
+    if (runs.size() > kLeftOutRunsNamed)
+        named.push_back(fmt::format("{} more", runs.size() - kLeftOutRunsNamed));
+    const auto which = fmt::format("{} default-branch run{} ({})", runs.size(),
+                                   runs.size() == 1 ? "" : "s", join(named, ", "));
+    if (comparison.left_out_move == 0)
+        return fmt::format(
+            "Left out of the levels and noises: {} recorded while the machine was "
+            "busy.",
+            which);
+    if (comparison.left_out_unsettled)
+        return fmt::format(
+            "Left out of the levels and noises: {} in which the whole suite moved together by {} "
+            "away from the runs before; the newest run is one of them, so whether that was the "
+            "machine or a lasting change is not known yet. Record those commits again, or compare "
+            "this pull request side by side (compare --paired), to be sure.",
+            which, model::format_change(comparison.left_out_move));
+    return fmt::format(
+        "Left out of the levels and noises: {} in which the whole suite moved together by {} and "
+        "came back, a slow spell of the machine.",
+        which, model::format_change(comparison.left_out_move));
+}
+
+}  // namespace
+
 std::vector<std::string> context_lines(const model::Comparison& comparison, Escape escape) {
     std::vector<std::string> lines = {
         environment_sentence(comparison.environment_changes, escape),
@@ -138,6 +175,7 @@ std::vector<std::string> context_lines(const model::Comparison& comparison, Esca
         machine_change_sentence(comparison.machine_changes, escape),
         warnings_sentence("this PR's", comparison.head_warnings, escape),
         warnings_sentence("the baseline's", comparison.baseline_warnings, escape),
+        left_out_sentence(comparison, escape),
     };
     std::erase(lines, std::string());
     return lines;

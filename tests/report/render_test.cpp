@@ -429,6 +429,27 @@ model::Comparison level_detectable_change() {
         });
 }
 
+// The levels of level_detectable_change() taken without four default-branch runs in which the
+// whole suite ran 42.5% slower and came back (a slow spell of the machine); the names of six
+// more runs recorded under load are cut to the first five.
+model::Comparison level_slow_spell_left_out() {
+    auto comparison = level_detectable_change();
+    comparison.left_out_runs = {
+        "8b2c4e6f0a1d3c5e7f9b1d3f5a7c9e1b3d5f7a9c", "7a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b",
+        "6f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e", "5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d",
+        "4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c", "3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b"};
+    comparison.left_out_move = 0.425;
+    return comparison;
+}
+
+// The same runs moved at the newest end of the history: not known yet whether they come back.
+model::Comparison level_slow_spell_unsettled() {
+    auto comparison = level_slow_spell_left_out();
+    comparison.left_out_runs.resize(4);
+    comparison.left_out_unsettled = true;
+    return comparison;
+}
+
 // A noisy machine: two benchmarks could flag only changes far beyond ten times 3% and were not
 // flagged, so they are too noisy to judge (+76.9% among them); one as noisy was flagged (+200%)
 // and stays flagged. The detectable changes 4%, 6%, 80%, 100% and 450% have the median 80%.
@@ -556,6 +577,58 @@ model::Comparison every_flag_dismissed() {
     return comparison;
 }
 
+// Base and head measured side by side in 14 rounds: array/copy confirmed 12.1% slower,
+// kernel/launch unchanged within 3%, latency/ttfp left undecided when the budget ended.
+model::Comparison paired_side_by_side() {
+    model::Confirmation rounds;
+    rounds.base_command = "[measure] run at 4eb6468cd0d5d8e8d6c3a7b2f1e0d9c8b7a6f5e4";
+    rounds.head_command = "[measure] run at 9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e";
+    rounds.alpha = 1.0 / 3;
+    rounds.false_alarms_per_suite = 1;
+    rounds.max_rounds = 10000;
+    rounds.time_budget_seconds = 600;
+    rounds.rounds = 14;
+    rounds.first_deciding_round = 4;
+    rounds.stop = model::ConfirmationStop::TimeBudget;
+    const auto row = [](std::string name, double base, double change, double low, double high,
+                        int count, model::ConfirmationVerdict verdict, Verdict measured) {
+        model::ConfirmedBenchmark benchmark;
+        benchmark.name = std::move(name);
+        benchmark.unit = "ns";
+        benchmark.base_median = base;
+        benchmark.change = change;
+        benchmark.change_low = low;
+        benchmark.change_high = high;
+        benchmark.rounds = count;
+        benchmark.boundary = 0.03;
+        benchmark.verdict = verdict;
+        benchmark.measured = measured;
+        return benchmark;
+    };
+    using C = model::ConfirmationVerdict;
+    rounds.benchmarks = {
+        row("array/copy", 33'300, 0.121, 0.082, 0.166, 6, C::Confirmed, Verdict::Slower),
+        row("kernel/launch", 10'000, 0.004, -0.012, 0.019, 11, C::Dismissed, Verdict::Unchanged),
+        row("latency/ttfp", 1.69e9, 0.031, -0.04, 0.11, 14, C::Undecided, Verdict::Unchanged),
+    };
+    return compare::paired_comparison(
+        std::move(rounds),
+        {"cuda", "gpu1", "4eb6468cd0d5d8e8d6c3a7b2f1e0d9c8b7a6f5e4",
+         "9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f0e"},
+        {{"Performance", {"array/", "kernel/"}, 0.03}, {"Latency", {"latency/"}, 0.05}});
+}
+
+// Side by side with nothing decided when the budget ended.
+model::Comparison paired_nothing_decided() {
+    auto comparison = paired_side_by_side();
+    for (auto& benchmark : comparison.confirmation->benchmarks)
+        benchmark.verdict = model::ConfirmationVerdict::Undecided;
+    return compare::paired_comparison(
+        *comparison.confirmation,
+        {"cuda", "gpu1", comparison.baseline.commit, comparison.head_commit},
+        {{"Performance", {"array/", "kernel/"}, 0.03}, {"Latency", {"latency/"}, 0.05}});
+}
+
 struct Scenario {
     const char* name;
     model::Comparison (*make)();
@@ -606,10 +679,14 @@ INSTANTIATE_TEST_SUITE_P(
         Scenario{"level_cache_refused", level_cache_refused},
         Scenario{"level_detectable_change", level_detectable_change},
         Scenario{"level_too_noisy", level_too_noisy},
+        Scenario{"level_slow_spell_left_out", level_slow_spell_left_out},
+        Scenario{"level_slow_spell_unsettled", level_slow_spell_unsettled},
         Scenario{"level_nothing_judged", level_nothing_judged},
         Scenario{"confirmed_changes", confirmed_changes},
-        Scenario{"every_flag_dismissed", every_flag_dismissed}, Scenario{"two_files", two_files},
-        Scenario{"samples_with_history", samples_with_history}),
+        Scenario{"every_flag_dismissed", every_flag_dismissed},
+        Scenario{"paired_side_by_side", paired_side_by_side},
+        Scenario{"paired_nothing_decided", paired_nothing_decided},
+        Scenario{"two_files", two_files}, Scenario{"samples_with_history", samples_with_history}),
     [](const auto& scenario) { return std::string(scenario.param.name); });
 
 // A comparison read from elsewhere may leave benchmarks outside every category; they are shown

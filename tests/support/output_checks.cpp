@@ -56,7 +56,8 @@ std::optional<std::string> markdown_line_problem(std::size_t number, std::string
          {std::string_view("<details><summary>All benchmarks</summary>"),
           std::string_view("</details>")})
         if (text == tag) text.clear();
-    if (text.starts_with('#') && text != "## Benchmark results" && text != "### Confirmation")
+    if (text.starts_with('#') && text != "## Benchmark results" && text != "### Confirmation" &&
+        text != "### Side by side")
         return problem("a heading", number, line);
     if (text.starts_with('>')) return problem("a block quote", number, line);
     if (!text.empty() && text.find_first_not_of('=') == std::string::npos)
