@@ -55,7 +55,8 @@ SlowSpells find_slow_spells(const std::vector<std::vector<double>>& logs, double
                 if (!std::isnan(reference)) row.push_back(logs[run][b] - reference);
             }
             found.suite_deviation[run] = row.size() >= kSpellSuiteMinimum ? median(row) : 0;
-            if (row.size() >= kSpellSuiteMinimum)
+            // The spells found so far would widen the very yardstick they are found by.
+            if (row.size() >= kSpellSuiteMinimum && !before[run])
                 sizes.push_back(std::abs(found.suite_deviation[run]));
         }
         if (sizes.empty()) break;

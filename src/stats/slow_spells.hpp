@@ -8,8 +8,9 @@ namespace benchwatch::stats {
 // The runs of a suite's history around each run that its values are compared with.
 inline constexpr std::size_t kSpellNeighbours = 10;
 // How many times the suite's typical deviation a run's must exceed to count as a move of the
-// whole suite.
-inline constexpr double kSpellNoises = 4;
+// whole suite. Leaving out a run that did not move costs a level one run of its history; keeping
+// one that did can make every verdict of a pull request wrong, so the bar is low.
+inline constexpr double kSpellNoises = 3;
 // The share of a run's benchmarks that must have moved the suite's way, by at least half the
 // bound, for the move to be the whole suite's rather than a few outliers'.
 inline constexpr double kSpellAgreement = 0.5;
@@ -34,7 +35,8 @@ struct SlowSpells {
 // kSpellNeighbours nearest other runs (the nearer side first on a tie, runs already found moved
 // left out, at least 3 of them); a run moved when the median of those deviations over its
 // benchmarks (at least kSpellSuiteMinimum) exceeds both kSpellNoises times the suite's typical
-// one (kMadToSigma × the median |deviation| over all runs) and `smallest_move`, and at least
+// one (kMadToSigma × the median |deviation| over the runs not found moved) and `smallest_move`,
+// and at least
 // kSpellAgreement of its benchmarks deviate that way by half that bound or more. Found three
 // times over, each time without the runs found before, so that a spell of several runs does not
 // hide itself in its neighbours' medians. Example: 12 runs of 3 benchmarks at 0 ± 0.01 whose
