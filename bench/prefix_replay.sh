@@ -2,8 +2,8 @@
 # How the level method's calibration does on short histories: each history is cut to its first
 # 30, 50, 80 and 120 runs (and kept whole), replayed by `generated_backtest --prefixes` with the
 # calibrated level method at 1 fluke per pull request, and put beside the hindsight frontier of
-# exactly that prefix (bench/oracle_bound.py --budget 1, weight 1) with the gaps in points
-# (frontier − level). Histories: Metal.jl's data.js, any --history files, and SUITES generated
+# exactly that prefix (bench/oracle_bound.py --budget 1: weight 1, and cross-fitted) with the
+# gaps in points (bound − level). Histories: Metal.jl's data.js, any --history files, and SUITES generated
 # suites per regime of 200 runs and of 60 runs (whose regime change, in the middle third, falls
 # inside their short prefixes; a 200-run suite's falls after run 65). Generated suites are shown
 # as the mean of their SUITES suites per regime, length and prefix; --each-suite adds every one.
@@ -85,54 +85,58 @@ each_suite = sys.argv[1] == "1"
 
 
 def frontier(path):
-    """Pull requests, and flukes/PR, +10%, +20% of oracle_bound.py's weight-1 row."""
+    """Pull requests; flukes/PR, +10%, +20% of oracle_bound.py's weight-1 row and cross-fitted row."""
     lines = open(path + ".frontier", encoding="utf-8").read().splitlines()
     pull_requests = int(lines[0].split()[0])
+    rows = {}
     for line in lines[2:]:
-        fields = line.split()
-        if float(fields[0]) == 1:
-            return pull_requests, [float(fields[1]), float(fields[2].rstrip("%")),
-                                   float(fields[3].rstrip("%"))]
-    sys.exit(f"error: no weight-1 row in {path}.frontier")
+        fields = line.rsplit(None, 3)
+        rows[fields[0].strip()] = [float(field.rstrip("%")) for field in fields[1:]]
+    if "1" not in rows or "cross-fitted 1" not in rows:
+        sys.exit(f"error: no weight-1 or cross-fitted row in {path}.frontier")
+    return pull_requests, rows["1"], rows["cross-fitted 1"]
 
 
-def cells(label, runs, pull_requests, ours, best):
-    gaps = [best[1] - ours[1], best[2] - ours[2]]
+def cells(label, runs, pull_requests, ours, best, fitted):
+    gaps = [best[1] - ours[1], best[2] - ours[2], fitted[1] - ours[1], fitted[2] - ours[2]]
     return (f"| {label} | {runs} | {pull_requests} | {ours[0]:.2f} | {ours[1]:.1f}% | "
-            f"{ours[2]:.1f}% | {best[0]:.2f} | {best[1]:.1f}% | {best[2]:.1f}% | "
-            f"{gaps[0]:+.1f} | {gaps[1]:+.1f} |")
+            f"{ours[2]:.1f}% | {best[0]:.2f}, {best[1]:.1f}%, {best[2]:.1f}% | "
+            f"{gaps[0]:+.1f}, {gaps[1]:+.1f} | {fitted[0]:.2f}, {fitted[1]:.1f}%, {fitted[2]:.1f}% | "
+            f"{gaps[2]:+.1f}, {gaps[3]:+.1f} |")
 
 
-print("| history | runs | PRs | flukes/PR | +10% | +20% | frontier flukes/PR | frontier +10% "
-      "| frontier +20% | gap +10% (points) | gap +20% (points) |")
-print("|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+print("| history | runs | PRs | flukes/PR | +10% | +20% | frontier: flukes/PR, +10%, +20% "
+      "| gap (points) | cross-fitted: flukes/PR, +10%, +20% | gap (points) |")
+print("|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 groups = {}  # (length, regime, runs) -> rows, in the order first seen
 for table in sys.argv[2:]:
     for line in open(table, encoding="utf-8").read().splitlines()[1:]:
         fields = line.split("\t")
         name, runs, regime_start, pull_requests = fields[0], int(fields[1]), int(fields[2]), int(fields[3])
         ours = [float(value) for value in fields[4:7]]
-        oracle_requests, best = frontier(fields[11])
+        oracle_requests, best, fitted = frontier(fields[11])
         if oracle_requests != pull_requests:
             sys.exit(f"error: {fields[11]}: the frontier has {oracle_requests} pull requests, "
                      f"the replay {pull_requests}")
         generated = re.fullmatch(r"(\w+)-(\d+)-of(\d+)", name)
         if not generated or "/histories.tsv" in table.replace("\\", "/"):
-            print(cells(name, runs, pull_requests, ours, best))
+            print(cells(name, runs, pull_requests, ours, best, fitted))
             continue
         regime, length = generated.group(1), int(generated.group(3))
         if each_suite:
             change = f", change at {regime_start}" if regime_start else ""
-            print(cells(f"{name}{change}", runs, pull_requests, ours, best))
-        groups.setdefault((length, regime, runs), []).append((regime_start, pull_requests, ours, best))
+            print(cells(f"{name}{change}", runs, pull_requests, ours, best, fitted))
+        groups.setdefault((length, regime, runs), []).append(
+            (regime_start, pull_requests, ours, best, fitted))
 for (length, regime, runs), rows in groups.items():
     count = len(rows)
     ours = [sum(row[2][k] for row in rows) / count for k in range(3)]
     best = [sum(row[3][k] for row in rows) / count for k in range(3)]
+    fitted = [sum(row[4][k] for row in rows) / count for k in range(3)]
     starts = sorted(row[0] for row in rows if row[0])
     inside = sum(start < runs for start in starts)
     change = f", {inside} with the regime change" if starts else ""
     print(cells(f"{regime}: mean of {count} suites of {length} runs{change}", runs, rows[0][1],
-                ours, best))
+                ours, best, fitted))
 EOF
 echo >&2 "prefix replay: $(elapsed_since "$start")"
