@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cassert>
+#include <charconv>
 #include <cmath>
 #include <set>
+#include <string_view>
+#include <utility>
 
 #include "compare/calibration_cache.hpp"
 #include "compare/changes.hpp"
@@ -63,27 +66,51 @@ std::string no_run_message(const std::string& commit, const HistorySource& sourc
         commit, source.project, source.machine, commit);
 }
 
-// The runs a comparison side is made of: combined results, and the latest attempt's environment
-// (split into the machine's keys and the rest) and warnings.
+// The runs a comparison side is made of: combined results, the latest attempt's environment
+// (split into the machine's keys and the rest) and warnings, and how many runs of the harness its
+// results are the best of.
 struct Side {
     std::string commit;
     CombinedResults results;
-    model::Environment environment;  // without machine keys
+    model::Environment environment;  // without machine keys or benchwatch's own
     model::Environment machine;
     std::vector<model::Warning> warnings;
+    // Every attempt's model::repetitions_key added up, since reruns are combined by their best;
+    // std::nullopt when an attempt does not say (a run stored by `record`).
+    std::optional<long> repetitions;
 };
 
-// `environment` into the side's machine keys and the rest.
+// `environment` into the side's machine keys and the rest; benchwatch's own keys about how the
+// run was measured are left out, as measured_differently() compares what they say.
 void split_environment(const model::Environment& environment, Side& side) {
-    for (const auto& [key, value] : environment)
+    for (const auto& [key, value] : environment) {
+        if (model::is_measurement_key(key)) continue;
         (model::is_machine_key(key) ? side.machine : side.environment).emplace(key, value);
+    }
+}
+
+// The repetitions `runs` were measured with together; std::nullopt unless every one says.
+std::optional<long> repetitions_of(const std::vector<const model::Run*>& runs) {
+    long total = 0;
+    for (const auto* run : runs) {
+        const auto found = run->environment.find(std::string(model::repetitions_key));
+        if (found == run->environment.end()) return std::nullopt;
+        const auto& text = found->second;
+        long count = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
+        if (error != std::errc() || end != text.data() + text.size() || count < 1)
+            return std::nullopt;
+        total += count;
+    }
+    return total;
 }
 
 Side load_side(store::Store& store, const RunIndex& index, const std::string& commit) {
     const auto runs = index.runs_of(commit);
     assert(!runs.empty());
     const model::Run& latest = *runs.back();
-    Side side{commit, detail::load_combined(store, index, commit), {}, {}, latest.warnings};
+    Side side{commit, detail::load_combined(store, index, commit), {}, {}, latest.warnings, {}};
+    side.repetitions = repetitions_of(runs);
     split_environment(latest.environment, side);
     return side;
 }
@@ -456,6 +483,55 @@ Side side_of(const ResultsFile& file) {
     return side;
 }
 
+// The median number of samples per benchmark on each side, over the benchmarks that carry
+// samples on both (head first); std::nullopt when none does.
+std::optional<std::pair<double, double>> median_samples(const Side& base, const Side& head) {
+    std::vector<double> base_counts;
+    std::vector<double> head_counts;
+    for (const auto& [key, head_result] : head.results) {
+        const auto found = base.results.find(key);
+        if (found == base.results.end()) continue;
+        const auto& base_samples = found->second.samples;
+        const auto& head_samples = head_result.samples;
+        if (!base_samples || !head_samples || base_samples->count < 1 || head_samples->count < 1)
+            continue;
+        base_counts.push_back(static_cast<double>(base_samples->count));
+        head_counts.push_back(static_cast<double>(head_samples->count));
+    }
+    if (head_counts.empty()) return std::nullopt;
+    return std::pair{stats::median(head_counts), stats::median(base_counts)};
+}
+
+// A warning when the head and the baseline were not measured alike: the best of more runs of the
+// harness on one side, or (when both runs say nothing of that, or agree) at least twice the
+// samples per benchmark by median. Smaller differences in samples are left alone, since a
+// harness that samples for a fixed time takes fewer samples of a slower benchmark.
+std::optional<model::Warning> measured_differently(const Side& base, const Side& head) {
+    constexpr std::string_view advice =
+        "measure both the same way (the [measure] recipe's run, or the same --repetitions)";
+    if (base.repetitions && head.repetitions && *base.repetitions != *head.repetitions) {
+        const auto how = [](long count, bool whole) {
+            if (count == 1) return std::string(whole ? "from 1 repetition" : "from 1");
+            return fmt::format("as the best of {}{}", count, whole ? " repetitions" : "");
+        };
+        return model::Warning{
+            "measured-differently",
+            fmt::format("The head was measured {} and the baseline {}; {}",
+                        how(*head.repetitions, true), how(*base.repetitions, false), advice)};
+    }
+    const auto samples = median_samples(base, head);
+    if (!samples) return std::nullopt;
+    const auto [head_samples, base_samples] = *samples;
+    if (std::max(head_samples, base_samples) < 2 * std::min(head_samples, base_samples))
+        return std::nullopt;
+    return model::Warning{
+        "measured-differently",
+        fmt::format("The head was measured with {:g} samples per benchmark (the median) and the "
+                    "baseline with {:g}; measure both the same way (the [measure] recipe's run, "
+                    "or the same harness options)",
+                    head_samples, base_samples)};
+}
+
 // The summaries and the environment and machine differences of a judged comparison.
 void add_totals_and_differences(model::Comparison& comparison, const Side& base, const Side& head) {
     comparison.summaries = summarize(comparison);
@@ -613,6 +689,8 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
 
     judge_benchmarks(comparison, head, base, series, *method);
     add_totals_and_differences(comparison, base, head);
+    if (auto warning = measured_differently(base, head))
+        comparison.head_warnings.push_back(std::move(*warning));
     comparison.baseline_warnings = base.warnings;
     return comparison;
 }

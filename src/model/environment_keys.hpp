@@ -15,6 +15,19 @@ inline constexpr std::array<std::string_view, 8> machine_keys = {
 // True when `key` is one of machine_keys.
 bool is_machine_key(std::string_view key);
 
+// Where benchwatch keeps what it knows of how a run was measured, as environment keys under
+// "benchwatch.": compare checks them itself instead of listing them as environment changes.
+inline constexpr std::string_view measurement_key_prefix = "benchwatch.";
+
+// How many runs of the harness a run's results are the best of: "1" for a run of the [measure]
+// recipe (backfill, bisect) or `run` without --repetitions, "3" for `run --repetitions 3`.
+inline constexpr std::string_view repetitions_key = "benchwatch.repetitions";
+
+// True when `key` is one of benchwatch's own keys about how a run was measured.
+constexpr bool is_measurement_key(std::string_view key) {
+    return key.starts_with(measurement_key_prefix);
+}
+
 // Where a toolchain's version is kept: "compiler.<name>".
 inline constexpr std::string_view compiler_key_prefix = "compiler.";
 
