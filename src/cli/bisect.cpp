@@ -90,6 +90,11 @@ int run_bisect(const BisectFlags& flags) {
     CommitMeasurer measurer("bisect", context, resolve_project(flags.common, context),
                             resolve_machine(flags.common, context), branch,
                             resolve_store(flags.common, context), flags.running);
+    if (!measurer.in_subset(flags.benchmark))
+        throw UsageError(fmt::format(
+            "benchmark '{}' lies outside [measure] benchmarks ({}), the only ones the recipe "
+            "measures; add a pattern that matches it",
+            shown_input(flags.benchmark), fmt::join(measurer.subset(), ", ")));
     if (flags.good.empty() != flags.bad.empty())
         throw UsageError(
             "give both --good and --bad, or neither to bisect the latest step "

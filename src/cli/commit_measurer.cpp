@@ -4,14 +4,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iostream>
 #include <ranges>
 #include <string_view>
-#include <iostream>
 #include <thread>
 #include <utility>
 
 #include "cli/recording.hpp"
 #include "ingest/assemble.hpp"
+#include "model/environment_keys.hpp"
 #include "model/printable.hpp"
 #include "run/environment.hpp"
 #include "run/timed_process.hpp"
@@ -37,17 +38,6 @@ const MeasureConfig& measure_config(const Context& context, std::string_view com
     return *context.config.measure;
 }
 
-run::Recipe recipe_of(const MeasureConfig& measure) {
-    run::Recipe recipe;
-    recipe.build = measure.build;
-    recipe.suite = measure.run;
-    recipe.results = measure.results;
-    recipe.input_format = measure.input_format;
-    if (measure.timeout_seconds)
-        recipe.timeout = std::chrono::duration<double>(*measure.timeout_seconds);
-    return recipe;
-}
-
 // Where the commits are checked out: [measure] worktrees (relative to the config file), else
 // the repository's git folder, which no `git status` of the user's checkout lists.
 fs::path commit_folders_root(const Context& context) {
@@ -62,6 +52,36 @@ fs::path commit_folders_root(const Context& context) {
 
 model::CommitId from_git(const std::string& sha) {
     return model::CommitId::check(sha, "git's list of commits");
+}
+
+run::Recipe recipe_of(const MeasureConfig& measure) {
+    run::Recipe recipe;
+    recipe.build = measure.build;
+    recipe.suite = measure.run;
+    recipe.results = measure.results;
+    recipe.input_format = measure.input_format;
+    recipe.subset = measure.benchmarks;
+    if (measure.timeout_seconds)
+        recipe.timeout = std::chrono::duration<double>(*measure.timeout_seconds);
+    return recipe;
+}
+
+void keep_subset(const run::Recipe& recipe, std::string_view suite,
+                 std::vector<model::Result>& results, bool& told) {
+    const auto dropped = run::drop_outside_subset(recipe, results);
+    if (dropped > 0 && results.empty())
+        throw run::RecipeError(model::printable_line(fmt::format(
+            "{} printed {} benchmark{}, none of them in [measure] benchmarks ({}); check the "
+            "patterns against the names it prints",
+            suite, dropped, dropped == 1 ? "" : "s", fmt::join(recipe.subset, ", "))));
+    if (dropped == 0 || told) return;
+    told = true;
+    std::cerr << model::printable_line(fmt::format(
+                     "note: {} printed {} benchmark{} outside [measure] benchmarks ({}); {} "
+                     "dropped, not recorded",
+                     suite, dropped, dropped == 1 ? "" : "s", fmt::join(recipe.subset, ", "),
+                     dropped == 1 ? "it is" : "they are"))
+              << '\n';
 }
 
 CommitMeasurer::CommitMeasurer(std::string_view command, const Context& context,
@@ -115,6 +135,8 @@ ingest::ParsedResults CommitMeasurer::measure(const model::CommitId& commit,
     const auto& sha = commit.str();
     auto parsed = run::run_suite(recipe_, folder, sha, {{"BENCHWATCH_COMMIT", sha}}, benchmarks);
     require_checkout(folder, commit);
+    keep_subset(recipe_, fmt::format("the suite of {}", sha.substr(0, 12)), parsed.results,
+                told_dropped_);
     for (const auto& warning : parsed.warnings)
         std::cerr << "warning: " << sha.substr(0, 12) << ": " << model::printable_line(warning)
                   << '\n';
@@ -152,6 +174,8 @@ void CommitMeasurer::record(const model::CommitId& commit, ingest::ParsedResults
                                   .count();
     run.environment.erase(std::string(model::dirty_key));
     ingest::apply_environment_facts(metadata.environment, run.environment);
+    // Each commit's suite ran once, so that a `run --repetitions N` compared with it can say so.
+    run.environment[std::string(model::repetitions_key)] = "1";
     store_run(std::move(run), metadata, store_url_);
 }
 

@@ -5,9 +5,11 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/command_line.hpp"
+#include "cli/config.hpp"
 #include "cli/defaults.hpp"
 #include "ingest/ingest.hpp"
 #include "model/commit_id.hpp"
@@ -20,6 +22,15 @@ namespace benchwatch::cli {
 // `sha`, a commit as git rev-parse or rev-list printed it, as a commit id; throws
 // model::CommitIdError (naming git as its origin) for anything else.
 model::CommitId from_git(const std::string& sha);
+
+// The recipe `measure` describes, its subset included.
+run::Recipe recipe_of(const MeasureConfig& measure);
+
+// Drops the benchmarks outside `recipe`'s subset from `results`, what `suite` ("the suite of
+// 3f2a9c01d4e5") printed, and, the first time any are dropped while `told` is false, says how
+// many on standard error and sets `told`. Throws run::RecipeError when that leaves no result.
+void keep_subset(const run::Recipe& recipe, std::string_view suite,
+                 std::vector<model::Result>& results, bool& told);
 
 // What `backfill` and `bisect` both do to a commit: check it out in a folder of its own, build
 // it and run its suite with benchwatch.toml's [measure] recipe, and record a run of it as `run`
@@ -40,7 +51,8 @@ class CommitMeasurer {
     std::filesystem::path prepare(const model::CommitId& commit);
 
     // Runs the suite of `commit` once, prepared first when it is not; a recipe with
-    // "{benchmarks}" runs only `benchmarks` (empty: all). Throws run::RecipeError or
+    // "{benchmarks}" runs only `benchmarks` (empty: the [measure] benchmarks, or all). Results
+    // outside the [measure] benchmarks are dropped (keep_subset()). Throws run::RecipeError or
     // ingest::InputError when the suite fails or prints no results, or the commit's folder is
     // gone.
     ingest::ParsedResults measure(const model::CommitId& commit,
@@ -52,6 +64,12 @@ class CommitMeasurer {
 
     // The commits among `commits` that already have a run of this project and machine.
     std::set<std::string> with_runs(const std::vector<std::string>& commits) const;
+
+    // True when `benchmark` lies within the [measure] benchmarks (all do without any).
+    bool in_subset(std::string_view benchmark) const { return run::in_subset(recipe_, benchmark); }
+
+    // The [measure] benchmarks' patterns; empty: every benchmark.
+    const std::vector<std::string>& subset() const { return recipe_.subset; }
 
   private:
     // Throws run::RecipeError unless `folder` still holds the checkout of `commit`.
@@ -67,6 +85,7 @@ class CommitMeasurer {
     std::vector<std::string> compilers_;
     std::vector<run::StabilityWarning> machine_warnings_;
     std::map<std::string, std::filesystem::path> prepared_;
+    bool told_dropped_ = false;  // the note on benchmarks outside the subset was printed
 };
 
 }  // namespace benchwatch::cli

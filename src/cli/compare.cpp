@@ -62,11 +62,11 @@ std::string render(const model::Comparison& comparison, report::Format format, b
     return out.str();
 }
 
-// Re-measures what `comparison` flagged, its baseline's commit and its head each built in a
-// folder of its own, and stores the verdicts in comparison.confirmation. Nothing flagged, nothing
-// measured.
+// Re-measures what `comparison` flagged within the [measure] benchmarks, its baseline's commit
+// and its head each built in a folder of its own, and stores the verdicts in
+// comparison.confirmation. Nothing flagged there, nothing measured.
 void re_measure_flagged(model::Comparison& comparison,
-                        const std::vector<run::ConfirmTarget>& targets,
+                        const std::vector<run::ConfirmTarget>& flagged,
                         const ComparisonFlags& flags, const Context& context) {
     // Both commits become folder names and git arguments. Without git's history the baseline,
     // and a head matched by its recorded prefix, are what the store holds, which an import or a
@@ -86,6 +86,19 @@ void re_measure_flagged(model::Comparison& comparison,
     const double start = report::steady_seconds();
     CommitMeasurer measurer("compare --confirm", context, comparison.project, comparison.machine,
                             "", resolve_store(flags.common, context), flags.running);
+    // Only what the recipe measures can be re-measured: the flags outside [measure] benchmarks
+    // keep the verdicts the history gave them.
+    std::vector<run::ConfirmTarget> targets;
+    for (const auto& target : flagged)
+        if (measurer.in_subset(target.name)) targets.push_back(target);
+    if (targets.size() < flagged.size())
+        std::cerr << model::printable_line(fmt::format(
+                         "note: {} of the {} flagged benchmarks lie outside [measure] benchmarks "
+                         "({}) and are not re-measured",
+                         flagged.size() - targets.size(), flagged.size(),
+                         fmt::join(measurer.subset(), ", ")))
+                  << '\n';
+    if (targets.empty()) return;
     std::cerr << fmt::format("confirming {} flagged benchmark{}: building {} and {}\n",
                              targets.size(), targets.size() == 1 ? "" : "s",
                              base.str().substr(0, 12), head.str().substr(0, 12));

@@ -170,13 +170,36 @@ void read_level_settings(const std::filesystem::path& path, const toml::table& c
     }
 }
 
+// [measure] benchmarks: a non-empty array of non-empty glob patterns.
+std::vector<std::string> read_benchmark_patterns(const std::filesystem::path& path,
+                                                 const toml::node& node) {
+    const auto* array = node.as_array();
+    if (!array)
+        fail_at(path, node.source(),
+                "'measure.benchmarks' must be an array of benchmark names or glob patterns, e.g. "
+                "[\"BM_Checksum*\", \"BM_Join/64\"]");
+    if (array->empty())
+        fail_at(path, node.source(),
+                "'measure.benchmarks' names no benchmark; leave it out to measure every one");
+    std::vector<std::string> patterns;
+    for (const auto& pattern : *array) {
+        const auto* text = pattern.as_string();
+        if (!text || text->get().empty() || text->get().find_first_of("\n\r") != std::string::npos)
+            fail_at(path, pattern.source(),
+                    "'measure.benchmarks' must hold benchmark names or glob patterns ('*' for any "
+                    "characters, '?' for one), e.g. \"BM_Checksum*\"");
+        patterns.push_back(text->get());
+    }
+    return patterns;
+}
+
 MeasureConfig read_measure(const std::filesystem::path& path, const toml::node& node) {
     const auto* table = node.as_table();
     if (!table) fail_at(path, node.source(), "'measure' must be a table ([measure])");
-    reject_unknown_keys(
-        path, *table,
-        {"build", "run", "results", "input_format", "timeout", "worktrees", "worktrees_limit_gb"},
-        "measure.");
+    reject_unknown_keys(path, *table,
+                        {"build", "run", "results", "input_format", "benchmarks", "timeout",
+                         "worktrees", "worktrees_limit_gb"},
+                        "measure.");
     MeasureConfig measure;
     measure.build = string_at(path, *table, "build", "measure.").value_or("");
     measure.run = string_at(path, *table, "run", "measure.").value_or("");
@@ -187,6 +210,8 @@ MeasureConfig read_measure(const std::filesystem::path& path, const toml::node& 
     measure.results = string_at(path, *table, "results", "measure.").value_or("");
     measure.input_format = string_at(path, *table, "input_format", "measure.").value_or("auto");
     measure.worktrees = string_at(path, *table, "worktrees", "measure.").value_or("");
+    if (const auto* benchmarks = table->get("benchmarks"))
+        measure.benchmarks = read_benchmark_patterns(path, *benchmarks);
     if (const auto timeout = number_at(path, *table, "timeout", "measure.")) {
         if (!(*timeout > 0))
             fail_at(path, table->get("timeout")->source(),

@@ -40,6 +40,10 @@ struct MeasureConfig {
     std::string run;      // prints results in a format `record` reads, or writes `results`
     std::string results;  // the file `run` writes, relative to the commit's folder; empty: stdout
     std::string input_format = "auto";
+    // The benchmarks measured by default, as glob patterns ('*' any run of characters, '?' one):
+    // "{benchmarks}" in `run` names them when no narrower list is asked for, and results outside
+    // them are dropped before recording. Empty: every benchmark.
+    std::vector<std::string> benchmarks;
     std::optional<double> timeout_seconds;  // for each command; nullopt: none
     // Where the commits' folders are kept, as written (relative to the config file); empty: in
     // the repository's git folder, benchwatch-worktrees/.

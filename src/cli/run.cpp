@@ -8,15 +8,21 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
+#include <ranges>
+#include <string_view>
 #include <thread>
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
+#include "cli/commit_measurer.hpp"
 #include "cli/recording.hpp"
 #include "ingest/ingest.hpp"
+#include "model/environment_keys.hpp"
 #include "report/progress.hpp"
 #include "run/environment.hpp"
 #include "run/latency.hpp"
+#include "run/recipe.hpp"
 #include "run/repetitions.hpp"
 #include "run/stability.hpp"
 #include "run/timed_process.hpp"
@@ -40,11 +46,23 @@ struct RunCommandFlags {
     std::vector<std::string> harness;
 };
 
-[[noreturn]] void harness_failed(const std::vector<std::string>& argv, const std::string& what,
+// What `run` runs and reads as its harness: the command after '--', or the [measure] recipe's
+// `run` in the checkout.
+struct Harness {
+    std::vector<std::string> argv;
+    std::string shown;                // how messages name it: "harness './bench'"
+    std::filesystem::path directory;  // where it runs; empty: the working directory
+    std::map<std::string, std::string> environment;
+    std::filesystem::path results;      // the file it writes; empty: its stdout
+    std::string format;                 // of its results, or "auto"
+    std::optional<run::Recipe> recipe;  // set when it is the recipe's run
+};
+
+[[noreturn]] void harness_failed(const Harness& harness, const std::string& what,
                                  const std::string& stderr_text) {
     const auto reason = run::first_line_of(stderr_text);
-    throw UsageError(fmt::format("harness '{}' {}{}; nothing was recorded", run::command_text(argv),
-                                 what, reason.empty() ? "" : " (" + reason + ")"));
+    throw UsageError(fmt::format("{} {}{}; nothing was recorded", harness.shown, what,
+                                 reason.empty() ? "" : " (" + reason + ")"));
 }
 
 // A simple command ("sleep 0.05") runs directly, as `hyperfine -N` does, so that a shell's start-up
@@ -96,44 +114,76 @@ std::vector<run::LatencySpec> latency_specs(const RunCommandFlags& flags, const 
     return specs;
 }
 
+// The harness after '--' as given, or without one the [measure] recipe's `run` in the
+// checkout's top folder (the config's without git), as backfill runs it in a commit's folder:
+// its "{benchmarks}" naming the [measure] benchmarks, BENCHWATCH_COMMIT set to `commit`, and its
+// `results`, `input_format` and `timeout`. std::nullopt when there is neither.
+std::optional<Harness> harness_of(const RunCommandFlags& flags, const Context& context,
+                                  const std::string& commit,
+                                  std::optional<std::chrono::duration<double>> timeout) {
+    Harness harness;
+    harness.format = flags.run.format;
+    if (!flags.harness.empty()) {
+        harness.argv = flags.harness;
+        harness.shown = fmt::format("harness '{}'", run::command_text(flags.harness));
+        harness.results = flags.results_file;
+        return harness;
+    }
+    if (!context.config.measure) return std::nullopt;
+    auto recipe = recipe_of(*context.config.measure);
+    if (timeout) recipe.timeout = timeout;
+    const auto text = run::suite_command(recipe, {});
+    harness.argv = run::shell_argv(text);
+    harness.shown = fmt::format("the [measure] recipe's run '{}'", text);
+    harness.directory = context.repository ? context.repository->top_level()
+                                           : context.config.directory_or(context.working_directory);
+    harness.environment = {{"BENCHWATCH_COMMIT", commit}};
+    if (!recipe.results.empty()) harness.results = harness.directory / recipe.results;
+    if (harness.format == "auto") harness.format = recipe.input_format;
+    harness.recipe = std::move(recipe);
+    return harness;
+}
+
 class HarnessRunner {
   public:
-    HarnessRunner(const RunCommandFlags& flags,
-                  std::optional<std::chrono::duration<double>> timeout)
-        : flags_(flags) {
-        command_.argv = flags.harness;
+    HarnessRunner(const Harness& harness, std::optional<std::chrono::duration<double>> timeout)
+        : harness_(harness) {
+        command_.argv = harness.argv;
+        command_.directory = harness.directory;
+        command_.environment = harness.environment;
         command_.stdout_mode =
-            flags.results_file.empty() ? run::OutputMode::capture : run::OutputMode::discard;
-        command_.timeout = timeout;
+            harness.results.empty() ? run::OutputMode::capture : run::OutputMode::discard;
+        command_.timeout = harness.recipe ? harness.recipe->timeout : timeout;
     }
 
     // Runs the harness once and returns what it measured; throws UsageError naming the harness
     // when it fails, and InputError when its output is not a results file.
     ingest::ParsedResults measure() {
-        if (!flags_.results_file.empty()) std::filesystem::remove(flags_.results_file);
+        const auto& results = harness_.results;
+        if (!results.empty()) std::filesystem::remove(results);
         const auto result = run::run_timed(command_);
         if (!result.succeeded())
-            harness_failed(command_.argv, run::describe_failure(result, command_), result.err);
-        if (flags_.results_file.empty())
+            harness_failed(harness_, run::describe_failure(result, command_), result.err);
+        if (results.empty())
             return ingest::parse(result.out,
                                  fmt::format("output of '{}'", run::command_text(command_.argv)),
-                                 flags_.run.format);
-        if (!std::filesystem::exists(flags_.results_file))
-            harness_failed(command_.argv, "wrote no " + flags_.results_file, result.err);
-        return ingest::parse_file(flags_.results_file, flags_.run.format);
+                                 harness_.format);
+        if (!std::filesystem::exists(results))
+            harness_failed(harness_, "wrote no " + results.string(), result.err);
+        return ingest::parse_file(results, harness_.format);
     }
 
     // Runs the harness once without reading its results (a warm-up).
     void warm_up() {
         const auto result = run::run_timed(command_);
         if (!result.succeeded())
-            harness_failed(command_.argv,
+            harness_failed(harness_,
                            "failed in a warm-up run: " + run::describe_failure(result, command_),
                            result.err);
     }
 
   private:
-    const RunCommandFlags& flags_;
+    const Harness& harness_;
     run::Command command_;
 };
 
@@ -145,17 +195,20 @@ int run_run(const RunCommandFlags& flags) {
     if (flags.running.timeout_seconds)
         timeout = std::chrono::duration<double>(*flags.running.timeout_seconds);
     const auto latencies = latency_specs(flags, context.config, timeout);
-    if (flags.harness.empty() && latencies.empty())
+    if (flags.harness.empty() && !context.config.measure && latencies.empty())
         throw UsageError(
             "nothing to run; give a harness after '--' (benchwatch run -- ./bench "
-            "--benchmark_format=json), or --latency NAME=COMMAND, or [[latency]] in "
-            "benchwatch.toml");
+            "--benchmark_format=json), or a [measure] table with run = \"...\" in benchwatch.toml "
+            "(docs/measure.md), or --latency NAME=COMMAND, or [[latency]] in benchwatch.toml");
     if (flags.harness.empty() && !flags.results_file.empty())
-        throw UsageError("--results names the file a harness writes; give the harness after '--'");
+        throw UsageError(
+            "--results names the file a harness writes; give the harness after '--' (the "
+            "[measure] recipe's run names its file with results = \"...\")");
 
     // Everything taken from the flags, the config and git is settled before anything runs, so
     // that a missing branch or an unknown commit costs no benchmarking time.
     auto metadata = resolve_run_metadata(flags.run, context, ResultsSource::WorkTree);
+    const auto harness = harness_of(flags, context, metadata.commit, timeout);
     {
         model::Environment checked;
         ingest::apply_environment_facts(metadata.environment, checked);
@@ -166,9 +219,9 @@ int run_run(const RunCommandFlags& flags) {
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const auto warnings = run::machine_warnings(cores);
 
-    const int harness_steps = flags.harness.empty() ? 0 : flags.warmup + flags.repetitions;
+    const int harness_steps = harness ? flags.warmup + flags.repetitions : 0;
     const auto mode = flags.running.no_progress ? report::ProgressMode::Plain
-                                        : report::detect_progress_mode(STDERR_FILENO);
+                                                : report::detect_progress_mode(STDERR_FILENO);
     report::Progress progress(std::cerr, mode,
                               static_cast<std::size_t>(harness_steps) + latencies.size(),
                               report::steady_seconds, report::terminal_columns(STDERR_FILENO));
@@ -178,20 +231,23 @@ int run_run(const RunCommandFlags& flags) {
     std::string reported_program;
     std::vector<std::uint64_t> hashes;
     std::string format;
-    if (!flags.harness.empty()) {
-        HarnessRunner harness(flags, timeout);
-        const auto name = run::command_text(flags.harness);
+    bool told_dropped = false;
+    if (harness) {
+        HarnessRunner runner(*harness, timeout);
+        const auto name = run::command_text(harness->argv);
         for (int i = 0; i < flags.warmup; ++i) {
             progress.start(fmt::format("warm-up {}/{}: {}", i + 1, flags.warmup, name));
-            harness.warm_up();
+            runner.warm_up();
             progress.complete();
         }
         for (int i = 0; i < flags.repetitions; ++i) {
             progress.start(fmt::format("repetition {}/{}: {}", i + 1, flags.repetitions, name));
-            auto parsed = harness.measure();
+            auto parsed = runner.measure();
             progress.complete();
             if (i == 0)
                 for (const auto& warning : parsed.warnings) print_warning(warning);
+            if (harness->recipe)
+                keep_subset(*harness->recipe, "the suite", parsed.results, told_dropped);
             run::add_repetition(run.results, std::move(parsed.results));
             if (!parsed.program.empty()) reported_program = parsed.program;
             harness_context.merge(parsed.context);
@@ -211,7 +267,9 @@ int run_run(const RunCommandFlags& flags) {
     const auto directory =
         context.repository ? context.repository->top_level() : context.working_directory;
     std::vector<std::vector<std::string>> commands;
-    if (!flags.harness.empty()) commands.push_back(flags.harness);
+    // The recipe's run looks for the toolchains its backfilled runs looked for.
+    if (harness && harness->recipe) commands.push_back(run::shell_argv(harness->recipe->build));
+    if (harness) commands.push_back(harness->argv);
     for (const auto& latency : latencies) commands.push_back(latency.command.argv);
     const auto compilers = context.config.compilers.value_or(run::default_compilers(commands));
     run.environment = run::capture_environment(directory, compilers);
@@ -222,10 +280,22 @@ int run_run(const RunCommandFlags& flags) {
     // The work tree as it was before the harness ran, which may itself change tracked files.
     run.environment.erase(std::string(model::dirty_key));
     ingest::apply_environment_facts(metadata.environment, run.environment);
+    // Said with the run, so that compare can tell a best of 3 compared with one run of the suite.
+    if (harness)
+        run.environment[std::string(model::repetitions_key)] = std::to_string(flags.repetitions);
 
-    const auto programs = run::harness_programs(reported_program, flags.harness,
-                                                std::filesystem::current_path());
-    for (const auto& warning : run::run_warnings(warnings, harness_context, programs, run.results)) {
+    auto words = flags.harness;
+    auto where = std::filesystem::current_path();
+    if (harness && harness->recipe) {
+        // The programs its words name, as backfill finds them in a commit's folder.
+        words.clear();
+        for (const auto word : std::views::split(std::string_view(harness->recipe->suite), ' '))
+            words.emplace_back(word.begin(), word.end());
+        where = harness->directory;
+    }
+    const auto programs = run::harness_programs(reported_program, words, where);
+    for (const auto& warning :
+         run::run_warnings(warnings, harness_context, programs, run.results)) {
         print_warning(warning.message);
         run.warnings.push_back({run::to_string(warning.issue), warning.message});
     }
@@ -243,7 +313,9 @@ int run_run(const RunCommandFlags& flags) {
 Command add_run_command(CLI::App& parent) {
     auto flags = std::make_shared<RunCommandFlags>();
     auto* command = parent.add_subcommand(
-        "run", "Run a benchmark harness and latency commands, and record the run");
+        "run",
+        "Run a benchmark harness (without one, the [measure] recipe's run) and latency commands, "
+        "and record the run");
     add_run_flags(*command, flags->run);
     command->add_option("--results", flags->results_file,
                         "File the harness writes its results to (default: its stdout)");
@@ -266,7 +338,9 @@ Command add_run_command(CLI::App& parent) {
     command->add_option("--env-command", flags->env_command,
                         "Shell command whose KEY=VALUE output lines join the environment");
     add_running_flags(*command, flags->running);
-    command->add_option("HARNESS", flags->harness, "The harness command, after --");
+    command->add_option("HARNESS", flags->harness,
+                        "The harness command, after -- (default: the [measure] recipe's run in "
+                        "this checkout, as backfill runs it)");
     return {command, [flags] { return run_run(*flags); }};
 }
 

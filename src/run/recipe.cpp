@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <string_view>
 #include <system_error>
 
@@ -69,16 +71,77 @@ std::string regex_literal(std::string_view name) {
     return escaped;
 }
 
+// The glob `pattern` as a regular expression of the same names (unanchored).
+std::string regex_of_glob(std::string_view pattern) {
+    std::string regex;
+    for (const char c : pattern) {
+        if (c == '*')
+            regex += ".*";
+        else if (c == '?')
+            regex += '.';
+        else
+            regex += regex_literal(std::string_view(&c, 1));
+    }
+    return regex;
+}
+
+// "^(a|b)$": a pattern of exactly the names `alternatives` match.
+std::string anchored(std::span<const std::string> alternatives) {
+    std::string pattern = "^(";
+    for (std::size_t i = 0; i < alternatives.size(); ++i)
+        pattern += (i == 0 ? "" : "|") + alternatives[i];
+    return pattern + ")$";
+}
+
 }  // namespace
+
+bool glob_matches(std::string_view pattern, std::string_view name) {
+    // Greedy with backtracking to the last '*': on a mismatch that '*' takes one more character.
+    std::size_t p = 0;
+    std::size_t n = 0;
+    std::optional<std::size_t> star;
+    std::size_t star_name = 0;
+    while (n < name.size()) {
+        if (p < pattern.size() && pattern[p] == '*') {
+            star = p++;
+            star_name = n;
+        } else if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
+            ++p;
+            ++n;
+        } else if (star) {
+            p = *star + 1;
+            n = ++star_name;
+        } else {
+            return false;
+        }
+    }
+    while (p < pattern.size() && pattern[p] == '*') ++p;
+    return p == pattern.size();
+}
+
+bool in_subset(const Recipe& recipe, std::string_view name) {
+    if (recipe.subset.empty()) return true;
+    return std::any_of(recipe.subset.begin(), recipe.subset.end(),
+                       [&](const std::string& pattern) { return glob_matches(pattern, name); });
+}
+
+std::size_t drop_outside_subset(const Recipe& recipe, std::vector<model::Result>& results) {
+    std::set<std::string> dropped;
+    std::erase_if(results, [&](const model::Result& result) {
+        if (in_subset(recipe, result.benchmark)) return false;
+        dropped.insert(result.benchmark);
+        return true;
+    });
+    return dropped.size();
+}
 
 std::string suite_command(const Recipe& recipe, std::span<const std::string> benchmarks) {
     std::string pattern = ".";
-    if (!benchmarks.empty()) {
-        pattern = "^(";
-        for (std::size_t i = 0; i < benchmarks.size(); ++i)
-            pattern += (i == 0 ? "" : "|") + regex_literal(benchmarks[i]);
-        pattern += ")$";
-    }
+    std::vector<std::string> alternatives;
+    for (const auto& name : benchmarks) alternatives.push_back(regex_literal(name));
+    if (alternatives.empty())
+        for (const auto& glob : recipe.subset) alternatives.push_back(regex_of_glob(glob));
+    if (!alternatives.empty()) pattern = anchored(alternatives);
     const auto word = shell_quoted(pattern);
     std::string command = recipe.suite;
     for (auto at = command.find(benchmarks_placeholder); at != std::string::npos;

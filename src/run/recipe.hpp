@@ -7,9 +7,11 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ingest/ingest.hpp"
 #include "model/error.hpp"
+#include "model/result.hpp"
 
 namespace benchwatch::run {
 
@@ -23,7 +25,23 @@ struct Recipe {
     std::string results;  // the file `suite` writes, relative to the folder; empty: its stdout
     std::string input_format = "auto";
     std::optional<std::chrono::duration<double>> timeout;  // for each command; nullopt: none
+    // The benchmarks measured when no narrower list is asked for, as glob patterns ('*' any run
+    // of characters, '/' included; '?' any one); empty: every benchmark.
+    std::vector<std::string> subset;
 };
+
+// True when `name` matches the glob `pattern` whole: '*' stands for any run of characters ('/'
+// included), '?' for any one, every other character for itself. Example:
+// glob_matches("BM_Checksum*", "BM_Checksum/65536") == true.
+bool glob_matches(std::string_view pattern, std::string_view name);
+
+// True when the benchmark `name` lies in the recipe's subset: it matches one of its patterns,
+// or the subset is empty.
+bool in_subset(const Recipe& recipe, std::string_view name);
+
+// Removes from `results` every result of a benchmark outside the recipe's subset (a suite that
+// ignores "{benchmarks}" prints them anyway); returns how many benchmarks were removed.
+std::size_t drop_outside_subset(const Recipe& recipe, std::vector<model::Result>& results);
 
 // A commit that could not be built or measured: what() is one line naming the commit, the
 // command and how it failed ("build of 3f2a9c01d4e5 failed: exit 2 (make: *** No rule…)").
@@ -47,13 +65,15 @@ inline constexpr std::string_view benchmarks_placeholder = "{benchmarks}";
 
 // The recipe's suite with each benchmarks_placeholder replaced by one shell word: a regular
 // expression (POSIX extended and RE2 alike) that matches exactly the names in `benchmarks`,
-// their metacharacters escaped, or '.' (any name) when `benchmarks` is empty. Example: for
+// their metacharacters escaped; when `benchmarks` is empty, the names the recipe's subset
+// matches ('*' becoming ".*" and '?' "."), or '.' (any name) without a subset. Example: for
 // suite "bench --benchmark_filter={benchmarks}" and {"BM_Sort/8", "BM_Parse"}:
-// "bench --benchmark_filter='^(BM_Sort/8|BM_Parse)$'".
+// "bench --benchmark_filter='^(BM_Sort/8|BM_Parse)$'"; with no names and the subset
+// {"BM_Sort*"}: "bench --benchmark_filter='^(BM_Sort.*)$'".
 std::string suite_command(const Recipe& recipe, std::span<const std::string> benchmarks);
 
-// Runs the recipe's suite (suite_command() for `benchmarks`, empty: all) once in `folder` and
-// reads the results it printed or wrote. Throws RecipeError when it fails or writes no results,
+// Runs the recipe's suite (suite_command() for `benchmarks`, empty: its subset) once in `folder`
+// and reads the results it printed or wrote. Throws RecipeError when it fails or writes no results,
 // and ingest's InputError when they are not a results file.
 ingest::ParsedResults run_suite(const Recipe& recipe, const std::filesystem::path& folder,
                                 const std::string& commit,

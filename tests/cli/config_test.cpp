@@ -197,12 +197,14 @@ input_format = "googlebenchmark"
 timeout = 90.5
 worktrees = "../commits"
 worktrees_limit_gb = 2.5
+benchmarks = ["BM_Checksum*", "BM_Join/64"]
 )"));
     MeasureConfig expected;
     expected.build = "make bench";
     expected.run = "./bench --json";
     expected.results = "out.json";
     expected.input_format = "googlebenchmark";
+    expected.benchmarks = {"BM_Checksum*", "BM_Join/64"};
     expected.timeout_seconds = 90.5;
     expected.worktrees = "../commits";
     expected.worktrees_limit_bytes = 2'500'000'000;
@@ -222,8 +224,20 @@ worktrees_limit_gb = 2.5
               ":3:22: 'measure.worktrees_limit_gb' must be a number of GB >= 0, e.g. 10");
     EXPECT_EQ(error_of("measure = 3\n"), ":1:11: 'measure' must be a table ([measure])");
     EXPECT_EQ(error_of("[measure]\nrun = \"x\"\nbiuld = \"y\"\n"),
-              ":3:1: unknown key 'measure.biuld'; known keys here: build, input_format, results, "
-              "run, timeout, worktrees, worktrees_limit_gb");
+              ":3:1: unknown key 'measure.biuld'; known keys here: benchmarks, build, "
+              "input_format, results, run, timeout, worktrees, worktrees_limit_gb");
+    EXPECT_EQ(error_of("[measure]\nrun = \"x\"\nbenchmarks = \"BM_*\"\n"),
+              ":3:14: 'measure.benchmarks' must be an array of benchmark names or glob patterns, "
+              "e.g. [\"BM_Checksum*\", \"BM_Join/64\"]");
+    EXPECT_EQ(error_of("[measure]\nrun = \"x\"\nbenchmarks = []\n"),
+              ":3:14: 'measure.benchmarks' names no benchmark; leave it out to measure every one");
+    const std::string bad_pattern =
+        ": 'measure.benchmarks' must hold benchmark names or glob patterns ('*' for any "
+        "characters, '?' for one), e.g. \"BM_Checksum*\"";
+    EXPECT_EQ(error_of("[measure]\nrun = \"x\"\nbenchmarks = [\"BM_A\", 3]\n"),
+              ":3:23" + bad_pattern);
+    EXPECT_EQ(error_of("[measure]\nrun = \"x\"\nbenchmarks = [\"BM_A\", \"\"]\n"),
+              ":3:23" + bad_pattern);
 }
 
 TEST_F(ConfigTest, FoundUpwardFromTheWorkingDirectory) {

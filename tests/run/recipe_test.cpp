@@ -48,5 +48,56 @@ TEST(SuiteCommand, ANameCannotLeaveItsShellWord) {
               "bench '^(a'\\''; rm -rf ~; echo '\\'')$'");
 }
 
+TEST(SuiteCommand, NamesTheSubsetWhenNoBenchmarkIsChosen) {
+    auto recipe = suite("bench --benchmark_filter={benchmarks}");
+    recipe.subset = {"BM_Checksum*", "BM_Join/64", "BM_?.x"};
+    EXPECT_EQ(suite_command(recipe, {}),
+              "bench --benchmark_filter='^(BM_Checksum.*|BM_Join/64|BM_.\\.x)$'");
+    // A narrower list, already within the subset, is named as it is.
+    const std::vector<std::string> names{"BM_Checksum/8"};
+    EXPECT_EQ(suite_command(recipe, names), "bench --benchmark_filter='^(BM_Checksum/8)$'");
+}
+
+TEST(GlobMatches, StarIsAnyRunOfCharactersAndQuestionMarkAnyOne) {
+    EXPECT_TRUE(glob_matches("BM_Checksum*", "BM_Checksum/65536"));
+    EXPECT_TRUE(glob_matches("BM_Checksum*", "BM_Checksum"));
+    EXPECT_FALSE(glob_matches("BM_Checksum*", "BM_Check"));
+    EXPECT_TRUE(glob_matches("BM_Join/64", "BM_Join/64"));
+    EXPECT_FALSE(glob_matches("BM_Join/64", "BM_Join/640"));
+    EXPECT_FALSE(glob_matches("BM_Join/64", "xBM_Join/64"));
+    EXPECT_TRUE(glob_matches("*/64", "BM_Join/64"));
+    EXPECT_TRUE(glob_matches("a*b*c", "a_b_b_c"));
+    EXPECT_FALSE(glob_matches("a*b*c", "a_c_b"));
+    EXPECT_TRUE(glob_matches("BM_?", "BM_x"));
+    EXPECT_FALSE(glob_matches("BM_?", "BM_"));
+    EXPECT_TRUE(glob_matches("*", ""));
+    EXPECT_TRUE(glob_matches("a.b", "a.b"));
+    EXPECT_FALSE(glob_matches("a.b", "axb")) << "'.' is itself, not any character";
+}
+
+TEST(DropOutsideSubset, KeepsTheSubsetsBenchmarksAndCountsTheOthers) {
+    auto recipe = suite("bench");
+    std::vector<model::Result> results(4);
+    results[0].benchmark = "BM_Checksum/8";
+    results[1].benchmark = "BM_Parse";
+    results[2].benchmark = "BM_Parse";
+    results[2].metric = "allocations";
+    results[3].benchmark = "BM_Join/64";
+    // No subset: every benchmark is kept.
+    auto kept = results;
+    EXPECT_EQ(drop_outside_subset(recipe, kept), 0u);
+    EXPECT_EQ(kept, results);
+
+    recipe.subset = {"BM_Checksum*", "BM_Join/64"};
+    kept = results;
+    // BM_Parse's two metrics are one benchmark.
+    EXPECT_EQ(drop_outside_subset(recipe, kept), 1u);
+    ASSERT_EQ(kept.size(), 2u);
+    EXPECT_EQ(kept[0].benchmark, "BM_Checksum/8");
+    EXPECT_EQ(kept[1].benchmark, "BM_Join/64");
+    EXPECT_TRUE(in_subset(recipe, "BM_Checksum/8"));
+    EXPECT_FALSE(in_subset(recipe, "BM_Parse"));
+}
+
 }  // namespace
 }  // namespace benchwatch::run
