@@ -7,14 +7,17 @@
 # change: how often the slowdown was flagged, the false flags on the unchanged benchmarks, and
 # each replay's rounds and seconds; writes every report to the work folder.
 #   bench/paired_under_load.sh [--changes 10,5,0] [--replays 20] [--budget 300]
-#                              [--false-alarms 1] [--no-hog] [--benchwatch PATH]
-# A change of 0 makes a pull request whose binary is identical to its base. Takes up to
+#                              [--false-alarms 1] [--no-hog] [--benchwatch PATH] [--gbench-flags F]
+# --gbench-flags replaces the suite's Google Benchmark flags (default: --benchmark_min_time=0.05),
+# e.g. "--benchmark_min_time=0.01 --benchmark_repetitions=5" to judge each round by the fastest of
+# five short repetitions. A change of 0 makes a pull request whose binary is identical to its base. Takes up to
 # changes × replays × budget seconds (each replay ends when every benchmark is decided).
 set -euo pipefail
 source "$(dirname -- "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 
 usage="usage: bench/paired_under_load.sh [--changes 10,5,0] [--replays 20] [--budget 300]
-       [--false-alarms 1] [--no-hog] [--benchwatch PATH]"
+       [--false-alarms 1] [--no-hog] [--benchwatch PATH] [--gbench-flags F]"
+gbench_flags="--benchmark_min_time=0.05"
 changes=10,5,0
 replays=20
 budget=300
@@ -23,7 +26,7 @@ hog=1
 benchwatch="$BENCHWATCH_ROOT/build/test/src/cli/benchwatch"
 while (($#)); do
     case "$1" in
-    --changes | --replays | --budget | --false-alarms | --benchwatch)
+    --changes | --replays | --budget | --false-alarms | --benchwatch | --gbench-flags)
         (($# >= 2)) || die "$1 needs a value"$'\n'"$usage"
         case "$1" in
         --changes) changes="$2" ;;
@@ -31,6 +34,7 @@ while (($#)); do
         --budget) budget="$2" ;;
         --false-alarms) false_alarms="$2" ;;
         --benchwatch) benchwatch="$2" ;;
+        --gbench-flags) gbench_flags="$2" ;;
         esac
         shift 2
         ;;
@@ -55,12 +59,13 @@ repository="$work/textkit"
 mkdir -p "$repository"
 cp -r "$BENCHWATCH_ROOT/examples/src" "$BENCHWATCH_ROOT/examples/bench" \
     "$BENCHWATCH_ROOT/examples/CMakeLists.txt" "$repository/"
-cat >"$repository/benchwatch.toml" <<'EOF'
+[[ "$gbench_flags" =~ ^[-a-z_=.0-9\ ]*$ ]] || die "--gbench-flags: only Google Benchmark flags"
+cat >"$repository/benchwatch.toml" <<EOF
 project = "textkit"
 default_branch = "main"
 [measure]
 build = "cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -Wno-dev > build.log 2>&1 && ninja -C build >> build.log 2>&1"
-run = "build/textkit_bench --benchmark_format=json --benchmark_min_time=0.05 --benchmark_filter='BM_(Checksum|CountWords/1024|Join/64)'"
+run = "build/textkit_bench --benchmark_format=json $gbench_flags --benchmark_filter='BM_(Checksum|CountWords/1024|Join/64)'"
 EOF
 git_quiet() { git -C "$repository" -c user.name=bench -c user.email=bench@localhost "$@" >/dev/null; }
 git_quiet init -b main
