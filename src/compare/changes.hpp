@@ -82,13 +82,18 @@ model::HistoryChanges history_changes(store::Store& store, const vcs::Repository
                                       const Method& method,
                                       const std::vector<model::Category>& categories);
 
+// How many default-branch runs beyond those a method wants a comparison reads, so that the runs
+// it leaves out as a slow spell (stats::find_slow_spells over all of them) are made up for.
+inline constexpr std::size_t kSpellReserve = 12;
+
 // The dashboard's judgement of each benchmark of `history` (parallel to history.benchmarks),
 // from `changes` (find_changes() of the same history and method): Regressed or Improved when
 // `method`, judging every benchmark with values at the latest two commits together (the latest
 // as the head, everything before as its history, as `compare` judges a head against the commit
-// before it), flags its latest run; else when one of its own steps (not a suite event's) began
-// within the last `recent_runs` commits, by that step's direction; else Stable. The detectable
-// change is `method`'s for a head judged against the whole history.
+// before it, without the runs compare would leave out as a slow spell), flags its latest run; else
+// when one of its own steps (not a suite event's) began within the last `recent_runs` commits, by
+// that step's direction; else Stable. The detectable change is `method`'s for a head judged against
+// the whole history.
 std::vector<model::BenchmarkStanding> standings(const model::History& history,
                                                 const model::HistoryChanges& changes,
                                                 const Method& method,

@@ -211,10 +211,6 @@ BaselineChoice choose_baseline(const vcs::Repository* repository, const RunIndex
     return choose_recorded(index, source, head.commit);
 }
 
-// How many runs beyond those a method wants are read, so that runs left out as a slow spell
-// can be made up for.
-constexpr std::size_t kSpellReserve = 12;
-
 // Whether a run of `commit` was recorded while the machine was busy.
 bool recorded_under_load(const RunIndex& index, const std::string& commit) {
     for (const auto* run : index.runs_of(commit))
@@ -229,11 +225,13 @@ bool recorded_under_load(const RunIndex& index, const std::string& commit) {
 // recorded under load while most were not; those runs are written to `comparison`. The newest
 // points are read first, and reading stops once every key has enough. The comparison's
 // history_runs is set to how many history points, from the newest, any of the values came from.
-std::map<ResultKey, std::vector<double>> history_series(
-    store::Store& store, const RunIndex& index, std::span<const std::string> history,
-    const std::string& newest_commit, const CombinedResults& newest,
-    const std::set<ResultKey>& keys, std::size_t wanted, double smallest_move,
-    model::Comparison& comparison) {
+std::map<ResultKey, std::vector<double>> history_series(store::Store& store, const RunIndex& index,
+                                                        std::span<const std::string> history,
+                                                        const std::string& newest_commit,
+                                                        const CombinedResults& newest,
+                                                        const std::set<ResultKey>& keys,
+                                                        std::size_t wanted, double smallest_move,
+                                                        model::Comparison& comparison) {
     const std::vector<ResultKey> key_list(keys.begin(), keys.end());
     const std::size_t target = wanted + kSpellReserve;
     std::vector<std::vector<double>> newest_first;  // one row per history point, NaN: no value
@@ -270,8 +268,8 @@ std::map<ResultKey, std::vector<double>> history_series(
     for (std::size_t p = 0; p < newest_first.size(); ++p) {
         const std::size_t oldest_index = newest_first.size() - 1 - p;
         // When most runs were recorded under load, that is how this machine is; it says nothing.
-        const bool loaded = 2 * under_load <= newest_first.size() &&
-                            recorded_under_load(index, history[p]);
+        const bool loaded =
+            2 * under_load <= newest_first.size() && recorded_under_load(index, history[p]);
         left_out[p] = spells.moved[oldest_index] || loaded;
         if (!left_out[p]) continue;
         comparison.left_out_runs.push_back(history[p]);
