@@ -366,6 +366,20 @@ void sort_by_name(std::vector<model::Result>& results) {
     });
 }
 
+// The verdict a benchmark's rounds settle on: confirmed as the direction measured (a confirmed
+// flag is confirmed in its own direction), dismissed as Unchanged, undecided as Inconclusive.
+model::Verdict settled_verdict(const model::ConfirmedBenchmark& measured) {
+    switch (measured.verdict) {
+        case model::ConfirmationVerdict::Confirmed:
+            return measured.measured;
+        case model::ConfirmationVerdict::Dismissed:
+            return model::Verdict::Unchanged;
+        case model::ConfirmationVerdict::Undecided:
+            break;
+    }
+    return model::Verdict::Inconclusive;
+}
+
 // The report's order: by category, then display name.
 void sort_benchmarks(model::Comparison& comparison) {
     std::sort(comparison.benchmarks.begin(), comparison.benchmarks.end(),
@@ -572,17 +586,7 @@ model::Comparison paired_comparison(model::Confirmation rounds, const PairedComm
         if (measured.change_low && measured.change_high)
             benchmark.typical_change =
                 (std::log1p(*measured.change_high) - std::log1p(*measured.change_low)) / 2;
-        switch (measured.verdict) {
-            case model::ConfirmationVerdict::Confirmed:
-                benchmark.verdict = measured.measured;
-                break;
-            case model::ConfirmationVerdict::Dismissed:
-                benchmark.verdict = model::Verdict::Unchanged;
-                break;
-            case model::ConfirmationVerdict::Undecided:
-                benchmark.verdict = model::Verdict::Inconclusive;
-                break;
-        }
+        benchmark.verdict = settled_verdict(measured);
         comparison.benchmarks.push_back(std::move(benchmark));
     }
     sort_benchmarks(comparison);
@@ -601,16 +605,7 @@ void settle_by_confirmation(model::Comparison& comparison) {
         });
         if (found == decided.end()) continue;
         benchmark.confirmation = found->verdict;
-        switch (found->verdict) {
-            case model::ConfirmationVerdict::Confirmed:
-                break;
-            case model::ConfirmationVerdict::Dismissed:
-                benchmark.verdict = model::Verdict::Unchanged;
-                break;
-            case model::ConfirmationVerdict::Undecided:
-                benchmark.verdict = model::Verdict::Inconclusive;
-                break;
-        }
+        benchmark.verdict = settled_verdict(*found);
     }
     comparison.summaries = summarize(comparison);
 }
