@@ -232,7 +232,6 @@ model::Comparison compare_paired(const ComparisonFlags& flags, const std::string
             "no time for a round; raise --paired-budget",
             report::steady_seconds() - start, budget));
     rounds.time_budget_seconds = budget;
-    rounds.false_alarms_per_suite = *settings.false_alarms_per_suite;
     rounds.base_command = "[measure] run at " + base->str();
     rounds.head_command = "[measure] run at " + head.str();
     auto comparison = compare::paired_comparison(

@@ -86,6 +86,10 @@ model::HistoryChanges history_changes(store::Store& store, const vcs::Repository
 // it leaves out as a slow spell (stats::find_slow_spells over all of them) are made up for.
 inline constexpr std::size_t kSpellReserve = 12;
 
+// The smallest move of the whole suite that counts as a slow spell: ln(1 + the smallest minimum
+// change of `categories`), ln 2 when there are none.
+double smallest_spell_move(const std::vector<model::Category>& categories);
+
 // The dashboard's judgement of each benchmark of `history` (parallel to history.benchmarks),
 // from `changes` (find_changes() of the same history and method): Regressed or Improved when
 // `method`, judging every benchmark with values at the latest two commits together (the latest

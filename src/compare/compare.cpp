@@ -260,17 +260,18 @@ std::map<ResultKey, std::vector<double>> history_series(store::Store& store, con
     for (auto& row : oldest_first)
         for (auto& value : row) value = std::log(value);
     const auto spells = stats::find_slow_spells(oldest_first, smallest_move);
-    std::vector<bool> left_out(newest_first.size(), false);
-    std::size_t under_load = 0;
+    std::vector<bool> loaded(newest_first.size());
     for (std::size_t p = 0; p < newest_first.size(); ++p)
-        under_load += recorded_under_load(index, history[p]);
+        loaded[p] = recorded_under_load(index, history[p]);
+    // When most runs were recorded under load, that is how this machine is; it says nothing.
+    const bool load_says_something =
+        2 * static_cast<std::size_t>(std::count(loaded.begin(), loaded.end(), true)) <=
+        newest_first.size();
+    std::vector<bool> left_out(newest_first.size(), false);
     std::vector<double> moves;
     for (std::size_t p = 0; p < newest_first.size(); ++p) {
         const std::size_t oldest_index = newest_first.size() - 1 - p;
-        // When most runs were recorded under load, that is how this machine is; it says nothing.
-        const bool loaded =
-            2 * under_load <= newest_first.size() && recorded_under_load(index, history[p]);
-        left_out[p] = spells.moved[oldest_index] || loaded;
+        left_out[p] = spells.moved[oldest_index] || (load_says_something && loaded[p]);
         if (!left_out[p]) continue;
         comparison.left_out_runs.push_back(history[p]);
         if (spells.moved[oldest_index]) moves.push_back(spells.suite_deviation[oldest_index]);
@@ -673,12 +674,9 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
     comparison.method = calibrated(options.method, comparison.calibration);
     const auto method = make_method(comparison.method);
     const auto wanted = method->history_wanted();
-    double smallest_minimum = 1;
-    for (const auto& category : comparison.categories)
-        smallest_minimum = std::min(smallest_minimum, category.minimum_change);
     const auto series =
         history_series(store, index, choice.history, base.commit, base.results, compared_keys,
-                       wanted, std::log1p(smallest_minimum), comparison);
+                       wanted, smallest_spell_move(comparison.categories), comparison);
 
     judge_benchmarks(comparison, head, base, series, *method);
     add_totals_and_differences(comparison, base, head);

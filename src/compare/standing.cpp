@@ -53,10 +53,7 @@ std::set<std::string_view> spell_commits(const model::History& history, std::siz
                 logs[found->second][b] = std::log(series.values[i]);
         }
     }
-    double smallest_minimum = 1;
-    for (const auto& category : categories)
-        smallest_minimum = std::min(smallest_minimum, category.minimum_change);
-    const auto spells = stats::find_slow_spells(logs, std::log1p(smallest_minimum));
+    const auto spells = stats::find_slow_spells(logs, smallest_spell_move(categories));
     std::set<std::string_view> moved;
     for (std::size_t row = 0; row < logs.size(); ++row)
         if (spells.moved[row]) moved.insert(history.commits[first + row]);
@@ -84,6 +81,12 @@ model::Trend trend_of(model::Verdict verdict) {
 }
 
 }  // namespace
+
+double smallest_spell_move(const std::vector<model::Category>& categories) {
+    double smallest = 1;
+    for (const auto& category : categories) smallest = std::min(smallest, category.minimum_change);
+    return std::log1p(smallest);
+}
 
 std::vector<model::BenchmarkStanding> standings(const model::History& history,
                                                 const model::HistoryChanges& changes,

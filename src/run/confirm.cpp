@@ -161,6 +161,7 @@ model::Confirmation confirm(std::optional<std::vector<ConfirmTarget>> targets,
     if (targets) settings.alpha = alpha_for(settings, targets->size());
     model::Confirmation confirmation;
     confirmation.alpha = settings.alpha;
+    confirmation.false_alarms_per_suite = settings.false_alarms_per_suite.value_or(0);
     confirmation.max_rounds = settings.max_rounds;
     confirmation.time_budget_seconds = settings.time_budget_seconds;
     confirmation.first_deciding_round = first_deciding_round(settings);

@@ -104,7 +104,8 @@ using Clock = std::function<double()>;
 // with `categories`). Throws ConfirmError when a target is missing from a round's results, or when
 // `targets` is nullopt and the first results share no benchmark; runs nothing when `targets` is
 // empty. Each benchmark's base and head medians are over the rounds it was measured in. Only the
-// figures are filled in; the caller sets the commands and the report's name.
+// figures are filled in (false_alarms_per_suite: settings' budget, 0 without one); the caller sets
+// the commands and the report's name.
 model::Confirmation confirm(std::optional<std::vector<ConfirmTarget>> targets,
                             const std::vector<model::Category>& categories, const Measure& measure,
                             const Clock& clock, ConfirmSettings settings);
