@@ -52,14 +52,9 @@ std::optional<SampleMove> sample_move(const SampleSpread& base, const SampleSpre
 // freedom, so that most benchmarks lie within the noise as most do when nothing changed; 0 when
 // the within variances alone explain the deviations, and for fewer than 2 deviations. A
 // deviation of a benchmark that really changed moves the median by one rank only.
-// `central_share` < 1 says that the deviations are the closest-together central_share of a
-// suite's (its shortest half, for ½), which lie nearer their centre than the whole suite does:
-// the median is then matched to the chi-square's quantile at central_share / 2 instead (0.1015
-// for ½), so that τ is the whole suite's. Requires 0 < central_share ≤ 1.
-// Example: deviations {−0.1, 0, 0.1} with zero within variances give τ = 0.1 / √0.4549, and
-// with central_share ½, 0.1 / √0.1015.
+// Example: deviations {−0.1, 0, 0.1} with zero within variances give τ = 0.1 / √0.4549.
 double run_to_run_spread(std::span<const double> deviations,
-                         std::span<const double> within_variances, double central_share = 1);
+                         std::span<const double> within_variances);
 
 // How far from a group's median move, in units of its noise, a benchmark's move may lie and
 // still agree with the group.
@@ -73,10 +68,9 @@ inline constexpr std::size_t kAgreeingGroupMinimum = 4;
 // indices in ascending order. Its core is the shortest half: the ⌈m/2⌉ moves that lie closest
 // together (of equally close ones, those whose median is nearest no move). Every benchmark whose
 // move lies within kAgreementWidth × √(max(its within variance, the group's median one) + τ²) of
-// the group's median move joins it, with τ learned by run_to_run_spread() from the group as from
-// the middle of a suite (central_share: the group's share of the m), so that a benchmark is left
-// out only where it is too far to be the tail of the group's spread; the median and τ are learned
-// again from the members, until the group stays as it is. Where the benchmarks left out number at
+// the core's median move joins it, with τ learned by run_to_run_spread() from the core as from a
+// whole population (so that a second population does not widen it, and a suite where nothing
+// moved still agrees with it by about 95%). Where the benchmarks left out number at
 // least the group's size and ⌈m/2⌉, the same is done among them; the largest group wins, and of
 // two as large the one whose median is nearest no move. Empty for no moves.
 // Example: moves {0, 0.01, −0.01, 0.3, 0.31, 0.29} with within variances of 10⁻⁴ give {0, 1, 2}:
