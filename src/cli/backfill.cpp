@@ -4,12 +4,14 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/commit_measurer.hpp"
+#include "compare/compare.hpp"
 #include "report/progress.hpp"
 #include "vcs/process.hpp"
 
@@ -24,6 +26,7 @@ struct BackfillFlags {
     std::size_t last = 20;
     std::string range;  // "A..B"; empty: the last `last` commits of the default branch
     std::string default_branch;
+    bool remeasure_disturbed = false;
     RunningFlags running;
 };
 
@@ -50,6 +53,7 @@ std::vector<std::string> commits_to_consider(const BackfillFlags& flags, const C
 // What a backfill did, for its last line.
 struct BackfillTally {
     std::size_t recorded = 0;
+    std::size_t measured_again = 0;
     std::size_t already_there = 0;
     std::vector<std::string> failed;  // one line each
 };
@@ -70,20 +74,37 @@ int run_backfill(const BackfillFlags& flags) {
     const auto commits = commits_to_consider(flags, context, revision);
 
     BackfillTally tally;
-    std::vector<std::string> missing;
     const auto measured = measurer.with_runs(commits);
-    for (const auto& commit : commits) {
-        if (measured.contains(commit))
-            ++tally.already_there;
-        else
-            missing.push_back(commit);
+    // Runs made in a slow spell of the machine or under load are left out of every comparison's
+    // history; measuring those commits again gives them a run that counts (a commit's runs are
+    // combined by each benchmark's best value).
+    std::set<std::string> disturbed;
+    {
+        const auto store = store::open_store(store_url);
+        for (auto& commit : compare::disturbed_commits(*store, project, machine, commits,
+                                                       context.config.categories))
+            disturbed.insert(std::move(commit));
     }
+    std::vector<std::string> missing;
+    for (const auto& commit : commits) {
+        if (!measured.contains(commit))
+            missing.push_back(commit);
+        else if (flags.remeasure_disturbed && disturbed.contains(commit))
+            missing.push_back(commit);
+        else
+            ++tally.already_there;
+    }
+    if (!flags.remeasure_disturbed && !disturbed.empty())
+        std::cerr << fmt::format(
+            "note: {} of these commits' runs were made in a slow spell of the machine or under "
+            "load, and comparisons leave them out; --remeasure-disturbed measures them again\n",
+            disturbed.size());
 
     // Ctrl-C or a kill ends the build or benchmark running, not only benchwatch: a rerun then
     // starts from a clean slate and skips what was recorded.
     vcs::end_child_groups_with_this_process();
     const auto mode = flags.running.no_progress ? report::ProgressMode::Plain
-                                        : report::detect_progress_mode(STDERR_FILENO);
+                                                : report::detect_progress_mode(STDERR_FILENO);
     report::Progress progress(std::cerr, mode, missing.size(), report::steady_seconds,
                               report::terminal_columns(STDERR_FILENO));
     for (const auto& commit : missing) {
@@ -106,15 +127,17 @@ int run_backfill(const BackfillFlags& flags) {
         }
         progress.complete();
         measurer.record(from_git(commit), std::move(parsed));
-        ++tally.recorded;
+        ++(measured.contains(commit) ? tally.measured_again : tally.recorded);
     }
     progress.finish();
     std::cout << fmt::format(
-        "backfill of {} ({} commit{}): {} recorded, {} already had a run, {} failed\n",
+        "backfill of {} ({} commit{}): {} recorded, {}{} already had a run, {} failed\n",
         terminal_safe(flags.range.empty() ? branch : flags.range), commits.size(),
-        commits.size() == 1 ? "" : "s", tally.recorded, tally.already_there, tally.failed.size());
+        commits.size() == 1 ? "" : "s", tally.recorded,
+        flags.remeasure_disturbed ? fmt::format("{} measured again, ", tally.measured_again) : "",
+        tally.already_there, tally.failed.size());
     // Old commits that no longer build are expected; a recipe that measures nothing is not.
-    const bool measured_any = tally.recorded + tally.already_there > 0;
+    const bool measured_any = tally.recorded + tally.measured_again + tally.already_there > 0;
     return !measured_any && !tally.failed.empty() ? 1 : 0;
 }
 
@@ -131,6 +154,9 @@ Command add_backfill_command(CLI::App& parent) {
                      "How many of the default branch's latest commits to consider")
         ->check(CLI::Range(1, 100000));
     add_default_branch_flag(*command, flags->default_branch);
+    command->add_flag("--remeasure-disturbed", flags->remeasure_disturbed,
+                      "Also measure again the commits whose runs were made in a slow spell of "
+                      "the machine or under load (comparisons leave those runs out)");
     add_running_flags(*command, flags->running);
     command->add_option("RANGE", flags->range,
                         "OLDER..NEWER: the first-parent commits after OLDER up to NEWER instead");

@@ -6,6 +6,7 @@
 #include <cassert>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -211,12 +212,42 @@ BaselineChoice choose_baseline(const vcs::Repository* repository, const RunIndex
     return choose_recorded(index, source, head.commit);
 }
 
-// Whether a run of `commit` was recorded while the machine was busy.
+// Whether every run of `commit` was recorded while the machine was busy.
 bool recorded_under_load(const RunIndex& index, const std::string& commit) {
-    for (const auto* run : index.runs_of(commit))
-        for (const auto& warning : run->warnings)
-            if (warning.kind == "high-load") return true;
-    return false;
+    // A commit's runs are combined by each benchmark's best value, so one run made without
+    // load (a commit measured again) is enough for its values to be trusted.
+    const auto runs = index.runs_of(commit);
+    return !runs.empty() && std::all_of(runs.begin(), runs.end(), [](const model::Run* run) {
+        return std::any_of(
+            run->warnings.begin(), run->warnings.end(),
+            [](const model::Warning& warning) { return warning.kind == "high-load"; });
+    });
+}
+
+// Which points of a history a comparison leaves out, and what the slow spells found say.
+struct LeftOutPoints {
+    std::vector<bool> left_out;  // per point, newest first
+    stats::SlowSpells spells;    // per point, oldest first
+};
+
+// The points of `newest_first` (per point, newest first, each key's value or NaN) in which the
+// whole suite moved together away from the points around them (stats::find_slow_spells, moves
+// beyond `smallest_move`), and those `loaded` (recorded under load) while at most half are.
+LeftOutPoints left_out_points(const std::vector<std::vector<double>>& newest_first,
+                              const std::vector<bool>& loaded, double smallest_move) {
+    std::vector<std::vector<double>> oldest_first(newest_first.rbegin(), newest_first.rend());
+    for (auto& row : oldest_first)
+        for (auto& value : row) value = std::log(value);
+    LeftOutPoints points{std::vector<bool>(newest_first.size(), false),
+                         stats::find_slow_spells(oldest_first, smallest_move)};
+    // When most runs were recorded under load, that is how this machine is; it says nothing.
+    const bool load_says_something =
+        2 * static_cast<std::size_t>(std::count(loaded.begin(), loaded.end(), true)) <=
+        newest_first.size();
+    for (std::size_t p = 0; p < newest_first.size(); ++p)
+        points.left_out[p] =
+            points.spells.moved[newest_first.size() - 1 - p] || (load_says_something && loaded[p]);
+    return points;
 }
 
 // Each key's values in the history, oldest first, at most `wanted` of them, leaving out the runs
@@ -256,24 +287,15 @@ std::map<ResultKey, std::vector<double>> history_series(store::Store& store, con
                                   return take(position + first, results);
                               });
 
-    std::vector<std::vector<double>> oldest_first(newest_first.rbegin(), newest_first.rend());
-    for (auto& row : oldest_first)
-        for (auto& value : row) value = std::log(value);
-    const auto spells = stats::find_slow_spells(oldest_first, smallest_move);
     std::vector<bool> loaded(newest_first.size());
     for (std::size_t p = 0; p < newest_first.size(); ++p)
         loaded[p] = recorded_under_load(index, history[p]);
-    // When most runs were recorded under load, that is how this machine is; it says nothing.
-    const bool load_says_something =
-        2 * static_cast<std::size_t>(std::count(loaded.begin(), loaded.end(), true)) <=
-        newest_first.size();
-    std::vector<bool> left_out(newest_first.size(), false);
+    const auto [left_out, spells] = left_out_points(newest_first, loaded, smallest_move);
     std::vector<double> moves;
     for (std::size_t p = 0; p < newest_first.size(); ++p) {
-        const std::size_t oldest_index = newest_first.size() - 1 - p;
-        left_out[p] = spells.moved[oldest_index] || (load_says_something && loaded[p]);
         if (!left_out[p]) continue;
         comparison.left_out_runs.push_back(history[p]);
+        const std::size_t oldest_index = newest_first.size() - 1 - p;
         if (spells.moved[oldest_index]) moves.push_back(spells.suite_deviation[oldest_index]);
     }
     comparison.left_out_unsettled = spells.unsettled;
@@ -684,6 +706,43 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
         comparison.head_warnings.push_back(std::move(*warning));
     comparison.baseline_warnings = base.warnings;
     return comparison;
+}
+
+}  // namespace benchwatch::compare
+
+namespace benchwatch::compare {
+
+std::vector<std::string> disturbed_commits(store::Store& store, const std::string& project,
+                                           const std::string& machine,
+                                           std::span<const std::string> commits,
+                                           const std::vector<model::Category>& categories) {
+    const auto index = detail::index_runs(store, project, machine);
+    std::vector<std::string> newest_first;
+    for (auto commit = commits.rbegin(); commit != commits.rend(); ++commit)
+        if (index.has_clean(*commit)) newest_first.push_back(*commit);
+    std::map<ResultKey, std::size_t> column_of;
+    std::vector<std::vector<std::pair<std::size_t, double>>> points;
+    detail::visit_history(
+        store, index, newest_first, [&](std::size_t, const CombinedResults& results) {
+            auto& point = points.emplace_back();
+            for (const auto& [key, result] : results)
+                if (result.value > 0)
+                    point.emplace_back(column_of.try_emplace(key, column_of.size()).first->second,
+                                       result.value);
+            return true;
+        });
+    std::vector<std::vector<double>> values(points.size(),
+                                            std::vector<double>(column_of.size(), NAN));
+    std::vector<bool> loaded(points.size());
+    for (std::size_t p = 0; p < points.size(); ++p) {
+        for (const auto& [column, value] : points[p]) values[p][column] = value;
+        loaded[p] = recorded_under_load(index, newest_first[p]);
+    }
+    const auto left_out = left_out_points(values, loaded, smallest_spell_move(categories)).left_out;
+    std::vector<std::string> disturbed;
+    for (std::size_t p = newest_first.size(); p-- > 0;)
+        if (left_out[p]) disturbed.push_back(newest_first[p]);
+    return disturbed;
 }
 
 }  // namespace benchwatch::compare

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -97,6 +98,17 @@ model::Comparison paired_comparison(model::Confirmation rounds, const PairedComm
 // Benchmarks that were not re-measured, and a comparison without a confirmation, are left as
 // they are. Example: a 🟢 faster flag dismissed by `--confirm` counts as unchanged.
 void settle_by_confirmation(model::Comparison& comparison);
+
+// The commits among `commits` (default-branch commits, oldest first) whose runs of `project` on
+// `machine` a comparison leaves out of a baseline's history, oldest first: those in which the
+// whole suite moved together away from the commits around them (a slow spell of the machine;
+// stats::find_slow_spells beyond the smallest minimum of `categories`) and those whose every run
+// was recorded under load while most commits' were not. Commits without a clean run are not
+// looked at. Example: of 12 commits whose 5th to 8th ran 40% slower, those four.
+std::vector<std::string> disturbed_commits(store::Store& store, const std::string& project,
+                                           const std::string& machine,
+                                           std::span<const std::string> commits,
+                                           const std::vector<model::Category>& categories);
 
 // Each benchmark's values on the default branch, oldest first, at most `limit` runs
 // (0: all), with its typical change over the last `settings.pairs` pairs. `benchmark` non-empty

@@ -137,7 +137,8 @@ namespace {
 constexpr std::size_t kLeftOutRunsNamed = 5;
 
 // "Left out of the levels and noises: 4 default-branch runs (abc1234, …) in which the whole suite
-// moved together by +42.5% and came back, a slow spell of the machine.", or "" when none were.
+// moved together by +42.5% and came back, a slow spell of the machine (backfill …).", or "" when
+// none were.
 std::string left_out_sentence(const model::Comparison& comparison, Escape escape) {
     const auto& runs = comparison.left_out_runs;
     if (runs.empty()) return "";
@@ -150,8 +151,8 @@ std::string left_out_sentence(const model::Comparison& comparison, Escape escape
                                    runs.size() == 1 ? "" : "s", join(named, ", "));
     if (comparison.left_out_move == 0)
         return fmt::format(
-            "Left out of the levels and noises: {} recorded while the machine was "
-            "busy.",
+            "Left out of the levels and noises: {} recorded while the machine was busy "
+            "(backfill --remeasure-disturbed measures them again).",
             which);
     if (comparison.left_out_unsettled)
         return fmt::format(
@@ -162,7 +163,8 @@ std::string left_out_sentence(const model::Comparison& comparison, Escape escape
             which, model::format_change(comparison.left_out_move));
     return fmt::format(
         "Left out of the levels and noises: {} in which the whole suite moved together by {} and "
-        "came back, a slow spell of the machine.",
+        "came back, a slow spell of the machine (backfill --remeasure-disturbed measures them "
+        "again).",
         which, model::format_change(comparison.left_out_move));
 }
 

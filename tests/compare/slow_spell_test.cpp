@@ -121,6 +121,32 @@ TEST(SlowSpell, AMachineAlwaysUnderLoadKeepsItsRuns) {
     EXPECT_EQ(comparison.benchmarks[0].verdict, model::Verdict::Slower);
 }
 
+TEST(SlowSpell, ACommitMeasuredAgainWithoutLoadIsKept) {
+    auto recorder = history_with_a_spell(8, 0, /*slowed=*/false, /*warned=*/true);
+    recorder.record("main9", "main", suite(9, kQuiet));
+    EXPECT_EQ(compared(recorder).left_out_runs,
+              (std::vector<std::string>{"main11", "main10", "main8"}));
+}
+
+TEST(SlowSpell, DisturbedCommitsAreThoseAComparisonLeavesOutUntilTheyAreMeasuredAgain) {
+    auto recorder = history_with_a_spell(8, 0);
+    std::vector<std::string> commits;
+    for (int run = 0; run < 20; ++run) commits.push_back("main" + std::to_string(run));
+    const auto& categories = model::default_categories();
+    EXPECT_EQ(disturbed_commits(recorder.store, "p", "m", commits, categories),
+              (std::vector<std::string>{"main8", "main9", "main10", "main11"}));
+    // A commit's runs are combined by each benchmark's best value, so a run at the usual speed
+    // settles it.
+    for (int run = 8; run < 12; ++run)
+        recorder.record("main" + std::to_string(run), "main", suite(run, kQuiet));
+    EXPECT_TRUE(disturbed_commits(recorder.store, "p", "m", commits, categories).empty());
+    EXPECT_TRUE(compared(recorder).left_out_runs.empty());
+    // Commits with no run, or outside the list, are not looked at.
+    EXPECT_TRUE(
+        disturbed_commits(recorder.store, "p", "m", std::vector<std::string>{"nowhere"}, categories)
+            .empty());
+}
+
 TEST(SlowSpell, AQuietHistoryLeavesNothingOut) {
     const auto comparison = compared(history_with_a_spell(8, 0, /*slowed=*/false));
     EXPECT_TRUE(comparison.left_out_runs.empty());

@@ -129,6 +129,75 @@ TEST_F(BackfillTest, RecordsEachDefaultBranchCommitOnceOldestFirstOutsideTheChec
         fs::exists(repository_.directory() / ".git" / "benchwatch-worktrees" / shas[0] / "built"));
 }
 
+// A suite of four benchmarks around 1, 2, 3 and 4 µs, which runs 50% slower in a commit
+// numbered (its file `n`) like a file in SLOW_DIR: a slow spell of the machine during the backfill
+// that a test can end.
+constexpr std::string_view four_benchmarks_script =
+    "[ -f built ] || { echo 'not built' >&2; exit 3; }\n"
+    "n=$(cat n); f=10; [ -f \"$SLOW_DIR/$n\" ] && f=15\n"
+    "printf '{\"benchmarks\": ['\n"
+    "for b in 1 2 3 4; do\n"
+    "  [ $b = 1 ] || printf ', '\n"
+    "  printf '{\"name\": \"BM_%s\", \"run_type\": \"iteration\", \"real_time\": %s, "
+    "\"time_unit\": \"ns\"}' $b $(( (b * 1000 + (n * 7 + b) % 5) * f / 10 ))\n"
+    "done\n"
+    "printf ']}'\n";
+
+TEST_F(BackfillTest, MeasuresAgainTheCommitsWhoseRunsWereMadeInASlowSpell) {
+    const auto slow = scratch_.path() / "slow";
+    fs::create_directories(slow);
+    repository_.write_file("bench.sh", four_benchmarks_script);
+    repository_.write_file(
+        "benchwatch.toml",
+        fmt::format("project = \"p\"\nmachine = \"m\"\n[measure]\nbuild = \"sh build.sh\"\n"
+                    "run = \"SLOW_DIR={} sh bench.sh\"\n",
+                    slow.string()));
+    std::vector<std::string> shas;
+    for (int n = 1; n <= 12; ++n) {
+        repository_.write_file("n", std::to_string(n) + "\n");
+        shas.push_back(repository_.commit(fmt::format("change {}", n)));
+    }
+    for (int n = 5; n <= 8; ++n) write_text(slow / std::to_string(n), "");
+
+    const auto first = backfill({"--last", "12"});
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    EXPECT_NE(first.out.find("(12 commits): 12 recorded, 0 already had a run, 0 failed"),
+              std::string::npos)
+        << first.out;
+    // The spell ran during this backfill; a later one says what it finds.
+    const auto look = backfill({"--last", "12"});
+    ASSERT_EQ(look.exit_code, 0) << look.err;
+    EXPECT_NE(look.err.find("note: 4 of these commits' runs were made in a slow spell of the "
+                            "machine or under load, and comparisons leave them out; "
+                            "--remeasure-disturbed measures them again\n"),
+              std::string::npos)
+        << look.err;
+    EXPECT_EQ(stored().size(), 12u);
+
+    fs::remove_all(slow);
+    const auto again = backfill({"--last", "12", "--remeasure-disturbed"});
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_NE(again.out.find("(12 commits): 0 recorded, 4 measured again, 8 already had a run, 0 "
+                             "failed"),
+              std::string::npos)
+        << again.out;
+    const auto runs = stored();
+    ASSERT_EQ(runs.size(), 16u);
+    // The old runs are kept; the new ones, of the 5th to the 8th commit, oldest first, are at the
+    // machine's usual speed (BM_1 is 1000 plus (7n + 1) mod 5 ns).
+    for (int n = 5; n <= 8; ++n) {
+        const auto& run = runs[static_cast<std::size_t>(12 + n - 5)];
+        EXPECT_EQ(run.first, shas[static_cast<std::size_t>(n - 1)]);
+        EXPECT_EQ(run.second, 1000 + (n * 7 + 1) % 5) << n;
+    }
+    // Each commit's runs are combined by their best values, so nothing looks disturbed now.
+    const auto settled = backfill({"--last", "12", "--remeasure-disturbed"});
+    ASSERT_EQ(settled.exit_code, 0) << settled.err;
+    EXPECT_NE(settled.out.find("(12 commits): 0 recorded, 0 measured again, 12 already had a run"),
+              std::string::npos)
+        << settled.out;
+}
+
 TEST_F(BackfillTest, ProgressLinesShowHostileCommitSubjectsAsBisectDoes) {
     // A subject that a CI log would read as a workflow command, with a right-to-left override
     // and a terminal's clear-screen sequence.
