@@ -93,10 +93,12 @@ void re_measure_flagged(model::Comparison& comparison,
         if (measurer.in_subset(target.name)) targets.push_back(target);
     if (targets.size() < flagged.size())
         std::cerr << model::printable_line(fmt::format(
-                         "note: {} of the {} flagged benchmarks lie outside [measure] benchmarks "
-                         "({}) and are not re-measured",
+                         "note: {} of the {} flagged benchmarks {} outside [measure] benchmarks "
+                         "({}) and {} not re-measured",
                          flagged.size() - targets.size(), flagged.size(),
-                         fmt::join(measurer.subset(), ", ")))
+                         flagged.size() - targets.size() == 1 ? "lies" : "lie",
+                         fmt::join(measurer.subset(), ", "),
+                         flagged.size() - targets.size() == 1 ? "is" : "are"))
                   << '\n';
     if (targets.empty()) return;
     std::cerr << fmt::format("confirming {} flagged benchmark{}: building {} and {}\n",

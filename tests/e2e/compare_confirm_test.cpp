@@ -145,6 +145,36 @@ TEST_F(CompareConfirmTest, ConfirmsTheRealChangesAndDismissesTheFlukeOfTheRecord
     EXPECT_NE(markdown.find("| ✅ confirmed slower |"), std::string::npos) << markdown;
 }
 
+TEST_F(CompareConfirmTest, ReMeasuresOnlyTheFlagsWithinTheRecipesSubset) {
+    record_head_with_a_fluke();
+    // The subset is set after the history was recorded whole, so all three are flagged.
+    repository_.write_file(
+        "benchwatch.toml",
+        fmt::format("project = \"p\"\nmachine = \"m\"\n[measure]\nbuild = \"true\"\n"
+                    "run = \"NOISY_HARNESS={} NOISE_STATE={} sh bench.sh\"\n"
+                    "benchmarks = [\"BM_Real\", \"BM_Fl*\"]\n",
+                    BENCHWATCH_NOISY_HARNESS, scratch_.path().string()));
+    const auto confirmed =
+        benchwatch({"compare", "--store", store_, "--confirm", "--format", "json"});
+    ASSERT_EQ(confirmed.exit_code, 0) << confirmed.err;
+    EXPECT_NE(confirmed.err.find("note: 1 of the 3 flagged benchmarks lies outside [measure] "
+                                 "benchmarks (BM_Real, BM_Fl*) and is not re-measured\n"),
+              std::string::npos)
+        << confirmed.err;
+    EXPECT_NE(confirmed.err.find("confirming 2 flagged benchmarks"), std::string::npos)
+        << confirmed.err;
+    const auto json = nlohmann::json::parse(confirmed.out);
+    EXPECT_EQ(
+        verdicts(json["confirmation"]),
+        (std::vector<std::string>{"BM_Fluke dismissed unchanged", "BM_Real confirmed slower"}));
+    // The flag outside keeps the verdict the history gave it.
+    for (const auto& benchmark : json["benchmarks"])
+        if (benchmark["name"] == "BM_Faster") {
+            EXPECT_EQ(benchmark["verdict"], "faster");
+            EXPECT_TRUE(benchmark["confirmation"].is_null()) << benchmark;
+        }
+}
+
 TEST_F(CompareConfirmTest, FailOnRegressionCountsConfirmedSlowdownsOnly) {
     // Only the fluke is slower: a real speed-up and BM_Real unchanged.
     repository_.git({"checkout", "-q", "main"});
