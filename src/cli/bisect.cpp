@@ -121,7 +121,8 @@ int run_bisect(const BisectFlags& flags) {
     run::ConfirmTarget target;
     target.name = flags.benchmark;
     target.metric = flags.metric;
-    target.minimum_change = model::minimum_change_of(flags.benchmark, context.config.categories);
+    target.minimum_change =
+        model::minimum_change_of(flags.benchmark, "time", context.config.categories);
 
     vcs::end_child_groups_with_this_process();
     // The first measurement of each commit, recorded when it has no run yet, so that

@@ -49,7 +49,8 @@ void reject_unknown_keys(const std::filesystem::path& path, const toml::table& t
 model::Category read_category(const std::filesystem::path& path, const toml::node& node) {
     const auto* table = node.as_table();
     if (!table) fail_at(path, node.source(), "each [[category]] must be a table");
-    reject_unknown_keys(path, *table, {"name", "prefixes", "minimum"}, "category.");
+    reject_unknown_keys(path, *table, {"name", "prefixes", "minimum", "counted_minimum"},
+                        "category.");
     model::Category category;
     category.name = string_at(path, *table, "name", "category.").value_or("");
     if (category.name.empty())
@@ -68,6 +69,13 @@ model::Category read_category(const std::filesystem::path& path, const toml::nod
         fail_at(path, node.source(),
                 fmt::format("category '{}': 'minimum' must be a fraction in [0, 1), e.g. 0.05 "
                             "for 5%",
+                            category.name));
+    category.counted_minimum_change = number_at(path, *table, "counted_minimum", "category.")
+                                          .value_or(model::kDefaultCountedMinimumChange);
+    if (!(category.counted_minimum_change >= 0 && category.counted_minimum_change < 1))
+        fail_at(path, table->get("counted_minimum")->source(),
+                fmt::format("category '{}': 'counted_minimum' must be a fraction in [0, 1), e.g. "
+                            "0.002 for 0.2% of the instructions",
                             category.name));
     return category;
 }
@@ -289,7 +297,14 @@ Config load_config(const std::filesystem::path& path) {
     if (const auto* node = root.get("run")) {
         const auto* run = node->as_table();
         if (!run) fail_at(path, node->source(), "'run' must be a table");
-        reject_unknown_keys(path, *run, {"compilers"}, "run.");
+        reject_unknown_keys(path, *run, {"compilers", "instrument"}, "run.");
+        if (const auto instrument = string_at(path, *run, "instrument", "run.")) {
+            if (*instrument != "callgrind" && *instrument != "none")
+                fail_at(path, run->get("instrument")->source(),
+                        "'run.instrument' must be \"callgrind\" (count instructions under "
+                        "valgrind) or \"none\"");
+            config.instrument = *instrument;
+        }
         if (const auto* compilers = run->get("compilers")) {
             const auto* array = compilers->as_array();
             if (!array)

@@ -78,6 +78,8 @@ struct Config {
     // The toolchains whose versions `run` records; std::nullopt: those of the harness
     // (run::default_compilers).
     std::optional<std::vector<std::string>> compilers;
+    // How `run` measures: "callgrind" counts instructions under valgrind, "none" times.
+    std::optional<std::string> instrument;
     std::optional<MeasureConfig> measure;
 
     // The directory holding the file, or `fallback` when there is none.

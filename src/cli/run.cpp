@@ -1,7 +1,10 @@
 #include <fmt/format.h>
+#include <stdlib.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -21,6 +24,7 @@
 #include "model/environment_keys.hpp"
 #include "report/progress.hpp"
 #include "run/environment.hpp"
+#include "run/instrument.hpp"
 #include "run/latency.hpp"
 #include "run/recipe.hpp"
 #include "run/repetitions.hpp"
@@ -43,7 +47,35 @@ struct RunCommandFlags {
     int latency_warmup = 1;
     std::string prepare;
     std::string env_command;
+    std::string instrument;  // "callgrind"; empty: the config's, else none
     std::vector<std::string> harness;
+};
+
+// A folder of its own under the system's temporary folder, removed with what it holds when this
+// ends.
+class TemporaryFolder {
+  public:
+    explicit TemporaryFolder(std::string_view prefix) {
+        auto pattern =
+            (std::filesystem::temp_directory_path() / fmt::format("{}.XXXXXX", prefix)).string();
+        if (::mkdtemp(pattern.data()) == nullptr)
+            throw UsageError(
+                fmt::format("cannot make a temporary folder {}: {}; set TMPDIR to "
+                            "a folder benchwatch may write to",
+                            pattern, std::strerror(errno)));
+        path_ = pattern;
+    }
+    ~TemporaryFolder() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    TemporaryFolder(const TemporaryFolder&) = delete;
+    TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+
+    const std::filesystem::path& path() const { return path_; }
+
+  private:
+    std::filesystem::path path_;
 };
 
 // What `run` runs and reads as its harness: the command after '--', or the [measure] recipe's
@@ -156,6 +188,9 @@ class HarnessRunner {
         command_.timeout = harness.recipe ? harness.recipe->timeout : timeout;
     }
 
+    // The command that runs the harness.
+    const run::Command& command() const { return command_; }
+
     // Runs the harness once and returns what it measured; throws UsageError naming the harness
     // when it fails, and InputError when its output is not a results file.
     ingest::ParsedResults measure() {
@@ -215,11 +250,24 @@ int run_run(const RunCommandFlags& flags) {
     }
     const auto store_url = resolve_store(flags.run.common, context);
 
+    const auto instrument =
+        flags.instrument.empty() ? context.config.instrument.value_or("none") : flags.instrument;
+    const bool instrumented = instrument == "callgrind";
+    std::optional<TemporaryFolder> scratch;
+    std::string valgrind;
+    if (instrumented) {
+        valgrind = run::valgrind_version();
+        scratch.emplace("benchwatch-callgrind");
+    }
+
     // Taken before anything runs, so that the load of the benchmarks themselves does not count.
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const auto warnings = run::machine_warnings(cores);
+    // A count does not depend on the machine's load or clock, so none of that is said of it.
+    const auto warnings =
+        instrumented ? std::vector<run::StabilityWarning>{} : run::machine_warnings(cores);
 
-    const int harness_steps = harness ? flags.warmup + flags.repetitions : 0;
+    // Under the instrument each command runs once: its counts do not vary from run to run.
+    const int harness_steps = !harness ? 0 : instrumented ? 1 : flags.warmup + flags.repetitions;
     const auto mode = flags.running.no_progress ? report::ProgressMode::Plain
                                                 : report::detect_progress_mode(STDERR_FILENO);
     report::Progress progress(std::cerr, mode,
@@ -232,7 +280,19 @@ int run_run(const RunCommandFlags& flags) {
     std::vector<std::uint64_t> hashes;
     std::string format;
     bool told_dropped = false;
-    if (harness) {
+    if (harness && instrumented) {
+        HarnessRunner runner(*harness, timeout);
+        progress.start("under callgrind: " + run::command_text(harness->argv));
+        auto counted = run::count_google_benchmark(runner.command(), scratch->path());
+        progress.complete();
+        for (const auto& warning : counted.warnings) print_warning(warning);
+        if (harness->recipe)
+            keep_subset(*harness->recipe, "the suite", counted.results, told_dropped);
+        run.results = std::move(counted.results);
+        format = counted.format;
+        for (const auto& result : run.results)
+            hashes.push_back(static_cast<std::uint64_t>(result.value));
+    } else if (harness) {
         HarnessRunner runner(*harness, timeout);
         const auto name = run::command_text(harness->argv);
         for (int i = 0; i < flags.warmup; ++i) {
@@ -257,6 +317,17 @@ int run_run(const RunCommandFlags& flags) {
     }
     for (const auto& latency : latencies) {
         progress.start("latency/" + latency.name);
+        if (instrumented) {
+            const auto folder = scratch->path() / ("latency-" + std::to_string(hashes.size()));
+            std::filesystem::create_directories(folder);
+            for (auto& result :
+                 run::count_command(latency.command, "latency/" + latency.name, folder)) {
+                hashes.push_back(static_cast<std::uint64_t>(result.value));
+                run.results.push_back(std::move(result));
+            }
+            progress.complete();
+            continue;
+        }
         auto measurement = run::measure_latency(latency);
         progress.complete();
         hashes.push_back(static_cast<std::uint64_t>(measurement.result.value));
@@ -281,8 +352,10 @@ int run_run(const RunCommandFlags& flags) {
     run.environment.erase(std::string(model::dirty_key));
     ingest::apply_environment_facts(metadata.environment, run.environment);
     // Said with the run, so that compare can tell a best of 3 compared with one run of the suite.
-    if (harness)
+    if (harness && !instrumented)
         run.environment[std::string(model::repetitions_key)] = std::to_string(flags.repetitions);
+    // A count depends on the valgrind that made it.
+    if (instrumented) run.environment["valgrind"] = valgrind;
 
     auto words = flags.harness;
     auto where = std::filesystem::current_path();
@@ -335,6 +408,11 @@ Command add_run_command(CLI::App& parent) {
         ->check(CLI::Range(0, 100000));
     command->add_option("--prepare", flags->prepare,
                         "Shell command run before each timed latency run (e.g. to drop caches)");
+    command
+        ->add_option("--instrument", flags->instrument,
+                     "Count instructions under valgrind's callgrind instead of timing: "
+                     "callgrind, or none (default: [run] instrument in benchwatch.toml, else none)")
+        ->check(CLI::IsMember({"callgrind", "none"}));
     command->add_option("--env-command", flags->env_command,
                         "Shell command whose KEY=VALUE output lines join the environment");
     add_running_flags(*command, flags->running);

@@ -121,8 +121,9 @@ std::string calibration_settings_fingerprint(const model::MethodChoice& choice,
     settings.update(level_settings_fingerprint(choice.settings<LevelSettings>()));
     Json list = Json::array();
     for (const auto& category : categories)
-        list.push_back(
-            {{"prefixes", category.prefixes}, {"minimum_change", category.minimum_change}});
+        list.push_back({{"prefixes", category.prefixes},
+                        {"minimum_change", category.minimum_change},
+                        {"counted_minimum_change", category.counted_minimum_change}});
     settings["categories"] = std::move(list);
     return "level-" + hex(model::fnv1a(settings.dump()));
 }

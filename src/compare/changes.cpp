@@ -201,7 +201,8 @@ model::HistoryChanges find_changes(const model::History& history,
             ++starting[positions.front() + 1];
             --starting[positions.back() + 1];
         }
-        const double minimum_change = model::minimum_change_of(series.name, categories);
+        const double minimum_change =
+            model::minimum_change_of(series.name, series.metric, categories);
         for (auto& step : series_steps(series, positions, method, minimum_change, rules.trust))
             changes.steps.push_back(std::move(step));
     }

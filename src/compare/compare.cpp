@@ -324,20 +324,21 @@ BacktestMatrix history_matrix(store::Store& store, const RunIndex& index,
                               const std::vector<model::Category>& categories) {
     const auto count = std::min(runs, history.size());
     std::map<ResultKey, BacktestSeries> series;
-    detail::visit_history(
-        store, index, history.first(count),
-        [&](std::size_t position, const CombinedResults& results) {
-            for (const auto& [key, result] : results) {
-                auto& one = series[key];
-                if (one.values.empty()) {
-                    one.values.resize(count);
-                    one.smaller_is_better = result.direction == model::Direction::SmallerIsBetter;
-                    one.minimum_change = model::minimum_change_of(key.benchmark, categories);
-                }
-                one.values[count - 1 - position] = result.value;
-            }
-            return true;
-        });
+    detail::visit_history(store, index, history.first(count),
+                          [&](std::size_t position, const CombinedResults& results) {
+                              for (const auto& [key, result] : results) {
+                                  auto& one = series[key];
+                                  if (one.values.empty()) {
+                                      one.values.resize(count);
+                                      one.smaller_is_better =
+                                          result.direction == model::Direction::SmallerIsBetter;
+                                      one.minimum_change = model::minimum_change_of(
+                                          key.benchmark, key.metric, categories);
+                                  }
+                                  one.values[count - 1 - position] = result.value;
+                              }
+                              return true;
+                          });
     BacktestMatrix matrix;
     matrix.runs = count;
     for (auto& [key, one] : series) matrix.benchmarks.push_back(std::move(one));
@@ -456,7 +457,8 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
         evidence.base = benchmark.base;
         evidence.head = benchmark.head;
         evidence.smaller_is_better = benchmark.direction == model::Direction::SmallerIsBetter;
-        evidence.minimum_change = comparison.categories[benchmark.category].minimum_change;
+        evidence.minimum_change =
+            model::minimum_change_of(benchmark.name, benchmark.metric, comparison.categories);
         evidence.base_samples = base_result.samples;
         evidence.head_samples = head_result.samples;
         suite.push_back(evidence);
@@ -604,8 +606,10 @@ model::Comparison paired_comparison(model::Confirmation rounds, const PairedComm
         // count towards the report's line on that.
         const bool decided = measured.verdict != model::ConfirmationVerdict::Undecided;
         benchmark.history_pairs = decided ? measured.rounds : 0;
-        benchmark.threshold = std::log1p(category.minimum_change);
-        benchmark.detectable_change = category.minimum_change;
+        const double minimum =
+            model::minimum_change_of(measured.name, measured.metric, comparison.categories);
+        benchmark.threshold = std::log1p(minimum);
+        benchmark.detectable_change = minimum;
         if (measured.change_low && measured.change_high)
             benchmark.typical_change =
                 (std::log1p(*measured.change_high) - std::log1p(*measured.change_low)) / 2;

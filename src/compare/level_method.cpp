@@ -86,7 +86,7 @@ class LevelMethod final : public Method {
             const double threshold =
                 settings_.thresholds_by_noise.empty()
                     ? setting * one.noise
-                    : stats::threshold_at(settings_.thresholds_by_noise, one.noise_position);
+                    : stats::threshold_for_noise(settings_.thresholds_by_noise, one.noise);
             assessment.threshold = std::max(threshold, one.floor);
             assessment.detectable_change = std::expm1(assessment.threshold);
             assessment.verdict = verdict_of(one.move, assessment.threshold, one.smaller_is_better);

@@ -418,7 +418,8 @@ BacktestMatrix matrix_of(const model::History& history,
         BacktestSeries series;
         series.name = model::with_metric(benchmark.name, benchmark.metric);
         series.smaller_is_better = benchmark.direction == model::Direction::SmallerIsBetter;
-        series.minimum_change = model::minimum_change_of(benchmark.name, categories);
+        series.minimum_change =
+            model::minimum_change_of(benchmark.name, benchmark.metric, categories);
         series.values.resize(matrix.runs);
         if (!benchmark.samples.empty()) series.samples.resize(matrix.runs);
         for (std::size_t i = 0; i < benchmark.commits.size(); ++i) {

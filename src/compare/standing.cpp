@@ -121,7 +121,8 @@ std::vector<model::BenchmarkStanding> standings(const model::History& history,
         if (positive.empty()) continue;
         BenchmarkEvidence evidence;
         evidence.smaller_is_better = benchmarks[i].direction == model::Direction::SmallerIsBetter;
-        evidence.minimum_change = model::minimum_change_of(benchmarks[i].name, categories);
+        evidence.minimum_change =
+            model::minimum_change_of(benchmarks[i].name, benchmarks[i].metric, categories);
         now_histories[i] = values_without(benchmarks[i], left_out_now, history.commits[count - 1]);
         if (now_histories[i].empty()) now_histories[i] = positive;
         evidence.history = now_histories[i];

@@ -1,3 +1,5 @@
+#include "ingest/googlebenchmark.hpp"
+
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -37,6 +39,8 @@ struct Row {
     std::optional<double> max_bytes_used;
     std::optional<std::int64_t> repetitions;
     std::optional<std::int64_t> repetition_index;
+    std::int64_t iterations = 0;
+    std::int64_t threads = 1;
     bool errored = false;
     bool skipped = false;
     std::string_view message;
@@ -83,6 +87,54 @@ std::optional<double> smallest_non_negative(const std::vector<double>& values) {
 class GoogleBenchmarkReader {
   public:
     GoogleBenchmarkReader() { parsed_.format = "googlebenchmark"; }
+
+    // Reads one element of "benchmarks".
+    static Row read_row(JsonInput& input, ondemand::value& element) {
+        input.expect(element, ondemand::json_type::object, "an element of \"benchmarks\"");
+        Row row;
+        for (auto field : element.get_object()) {
+            const std::string_view key = field.unescaped_key().value();
+            ondemand::value value = field.value();
+            if (key == "name")
+                row.name = input.string(value, "\"name\"");
+            else if (key == "run_name")
+                row.run_name = input.string(value, "\"run_name\"");
+            else if (key == "run_type")
+                row.run_type = input.string(value, "\"run_type\"");
+            else if (key == "aggregate_name")
+                row.aggregate_name = input.string(value, "\"aggregate_name\"");
+            else if (key == "aggregate_unit")
+                row.aggregate_unit = input.string(value, "\"aggregate_unit\"");
+            else if (key == "time_unit")
+                row.time_unit = input.string(value, "\"time_unit\"");
+            else if (key == "real_time")
+                row.real_time = input.number(value, "\"real_time\"");
+            else if (key == "allocs_per_iter")
+                row.allocs_per_iter = input.number(value, "\"allocs_per_iter\"");
+            else if (key == "max_bytes_used")
+                row.max_bytes_used = input.number(value, "\"max_bytes_used\"");
+            else if (key == "repetitions")
+                row.repetitions = static_cast<std::int64_t>(input.number(value, "\"repetitions\""));
+            else if (key == "repetition_index")
+                row.repetition_index =
+                    static_cast<std::int64_t>(input.number(value, "\"repetition_index\""));
+            else if (key == "iterations")
+                row.iterations = static_cast<std::int64_t>(input.number(value, "\"iterations\""));
+            else if (key == "threads")
+                row.threads = static_cast<std::int64_t>(input.number(value, "\"threads\""));
+            else if (key == "error_occurred")
+                row.errored = input.boolean(value, "\"error_occurred\"");
+            else if (key == "skipped")
+                row.skipped = input.boolean(value, "\"skipped\"");
+            else if (key == "error_message")
+                row.message = input.string(value, "\"error_message\"");
+            else if (key == "skip_message")
+                row.message = input.string(value, "\"skip_message\"");
+        }
+        if (row.name.empty() && row.run_name.empty())
+            input.fail("an element of \"benchmarks\" has no \"name\"");
+        return row;
+    }
 
     // Reads a whole file: the context and every row of "benchmarks".
     void read_document(JsonInput& input) {
@@ -155,49 +207,6 @@ class GoogleBenchmarkReader {
             ondemand::value value = field.value();
             if (auto text = input_->scalar_text(value)) parsed_.context[context_key] = *text;
         }
-    }
-
-    static Row read_row(JsonInput& input, ondemand::value& element) {
-        input.expect(element, ondemand::json_type::object, "an element of \"benchmarks\"");
-        Row row;
-        for (auto field : element.get_object()) {
-            const std::string_view key = field.unescaped_key().value();
-            ondemand::value value = field.value();
-            if (key == "name")
-                row.name = input.string(value, "\"name\"");
-            else if (key == "run_name")
-                row.run_name = input.string(value, "\"run_name\"");
-            else if (key == "run_type")
-                row.run_type = input.string(value, "\"run_type\"");
-            else if (key == "aggregate_name")
-                row.aggregate_name = input.string(value, "\"aggregate_name\"");
-            else if (key == "aggregate_unit")
-                row.aggregate_unit = input.string(value, "\"aggregate_unit\"");
-            else if (key == "time_unit")
-                row.time_unit = input.string(value, "\"time_unit\"");
-            else if (key == "real_time")
-                row.real_time = input.number(value, "\"real_time\"");
-            else if (key == "allocs_per_iter")
-                row.allocs_per_iter = input.number(value, "\"allocs_per_iter\"");
-            else if (key == "max_bytes_used")
-                row.max_bytes_used = input.number(value, "\"max_bytes_used\"");
-            else if (key == "repetitions")
-                row.repetitions = static_cast<std::int64_t>(input.number(value, "\"repetitions\""));
-            else if (key == "repetition_index")
-                row.repetition_index =
-                    static_cast<std::int64_t>(input.number(value, "\"repetition_index\""));
-            else if (key == "error_occurred")
-                row.errored = input.boolean(value, "\"error_occurred\"");
-            else if (key == "skipped")
-                row.skipped = input.boolean(value, "\"skipped\"");
-            else if (key == "error_message")
-                row.message = input.string(value, "\"error_message\"");
-            else if (key == "skip_message")
-                row.message = input.string(value, "\"skip_message\"");
-        }
-        if (row.name.empty() && row.run_name.empty())
-            input.fail("an element of \"benchmarks\" has no \"name\"");
-        return row;
     }
 
     void add(const Row& row) {
@@ -392,3 +401,32 @@ const Reader googlebenchmark_reader{.name = "googlebenchmark",
                                     .parse_json = read_googlebenchmark};
 
 }  // namespace benchwatch::ingest::detail
+
+namespace benchwatch::ingest {
+
+std::vector<GoogleBenchmarkRow> google_benchmark_rows(std::string_view json,
+                                                      std::string_view source) {
+    detail::JsonInput input(json, json.size(), source);
+    std::vector<GoogleBenchmarkRow> rows;
+    try {
+        if (input.document().type().value() != detail::ondemand::json_type::object)
+            input.fail("expected a JSON object with a \"benchmarks\" array");
+        for (auto field : input.document().get_object()) {
+            if (field.unescaped_key().value() != "benchmarks") continue;
+            detail::ondemand::value benchmarks = field.value();
+            input.expect(benchmarks, detail::ondemand::json_type::array, "\"benchmarks\"");
+            for (auto element : benchmarks.get_array()) {
+                detail::ondemand::value value = element.value();
+                const auto row = detail::GoogleBenchmarkReader::read_row(input, value);
+                if (!row.run_type.empty() && row.run_type != "iteration") continue;
+                rows.push_back({std::string(detail::benchmark_name(row)), row.iterations,
+                                row.threads, row.errored || row.skipped});
+            }
+        }
+    } catch (const simdjson::simdjson_error& error) {
+        input.fail_json(error.error());
+    }
+    return rows;
+}
+
+}  // namespace benchwatch::ingest

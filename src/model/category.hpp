@@ -6,11 +6,18 @@
 
 namespace benchwatch::model {
 
+// The smallest change worth reporting, by default, in a metric an instrument counts rather than
+// times (is_counted_metric()): such a count moves by less than 0.01% between runs of one binary
+// however busy the machine (docs/instrument.md), so a change far below a time's 3% is real.
+inline constexpr double kDefaultCountedMinimumChange = 0.002;
+
 // A named group of benchmarks chosen by name prefix, with the smallest change worth reporting.
 struct Category {
     std::string name;                   // "Latency"
     std::vector<std::string> prefixes;  // {"latency/"}; empty means "everything else"
     double minimum_change = 0.03;       // relative, 0.05 is 5%
+    // The same for the metrics an instrument counts (instructions, estimated cycles).
+    double counted_minimum_change = kDefaultCountedMinimumChange;
 
     friend bool operator==(const Category&, const Category&) = default;
 };
@@ -27,9 +34,15 @@ std::vector<Category> default_categories();
 // prefix, else the first category without prefixes, else categories.size().
 std::size_t categorize(std::string_view benchmark, const std::vector<Category>& categories);
 
-// The smallest change that counts for `benchmark`: its category's minimum, or
-// catch_all_category()'s (3%) when no category takes it.
-double minimum_change_of(std::string_view benchmark, const std::vector<Category>& categories);
+// True for the metrics an instrument counts rather than times: "instructions" and
+// "estimated_cycles".
+bool is_counted_metric(std::string_view metric);
+
+// The smallest change that counts for `metric` of `benchmark`: its category's minimum (its
+// counted minimum for a counted metric), or catch_all_category()'s when no category takes it.
+// Example: minimum_change_of("BM_a", "instructions", default_categories()) == 0.002.
+double minimum_change_of(std::string_view benchmark, std::string_view metric,
+                         const std::vector<Category>& categories);
 
 // The name shown inside its category: the matching prefix removed ("latency/ttfp" → "ttfp").
 std::string_view display_name(std::string_view benchmark, const Category& category);

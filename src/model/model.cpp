@@ -119,10 +119,15 @@ std::size_t categorize(std::string_view benchmark, const std::vector<Category>& 
     return categories.size();
 }
 
-double minimum_change_of(std::string_view benchmark, const std::vector<Category>& categories) {
+bool is_counted_metric(std::string_view metric) {
+    return metric == "instructions" || metric == "estimated_cycles";
+}
+
+double minimum_change_of(std::string_view benchmark, std::string_view metric,
+                         const std::vector<Category>& categories) {
     const auto index = categorize(benchmark, categories);
-    return index < categories.size() ? categories[index].minimum_change
-                                     : catch_all_category().minimum_change;
+    const auto& category = index < categories.size() ? categories[index] : catch_all_category();
+    return is_counted_metric(metric) ? category.counted_minimum_change : category.minimum_change;
 }
 
 std::string_view display_name(std::string_view benchmark, const Category& category) {

@@ -123,6 +123,9 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
            "Comparison::summaries must be parallel to Comparison::categories");
     // The seed rule's reports keep their reference shape, without the noise's judgement.
     const bool says_detectable = detail::says_what_it_could_detect(comparison);
+    const bool has_counted_metric = std::any_of(
+        comparison.benchmarks.begin(), comparison.benchmarks.end(),
+        [](const auto& benchmark) { return model::is_counted_metric(benchmark.metric); });
     json categories = json::array();
     for (std::size_t i = 0; i < comparison.categories.size(); ++i) {
         const auto& category = comparison.categories[i];
@@ -137,6 +140,8 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
             {"compared", summary.compared},
         });
         if (says_detectable) categories.back()["too_noisy"] = summary.too_noisy;
+        if (has_counted_metric)
+            categories.back()["counted_minimum_change"] = category.counted_minimum_change;
     }
     json benchmarks = json::array();
     for (const auto& benchmark : comparison.benchmarks)

@@ -256,6 +256,10 @@ model::Comparison comparison_of(std::string_view text, std::string_view source) 
     for (const auto& category : root["categories"].elements()) {
         comparison.categories.push_back({category["name"].text(), category["prefixes"].texts(),
                                          category["minimum_change"].number()});
+        // Written only by reports that hold a counted metric.
+        if (category.has("counted_minimum_change"))
+            comparison.categories.back().counted_minimum_change =
+                category["counted_minimum_change"].number();
         comparison.summaries.push_back(
             {category["geometric_mean_change"].number(), category["slower"].integer(),
              category["faster"].integer(), category["compared"].integer(),

@@ -85,7 +85,8 @@ std::vector<ConfirmTarget> targets_from_results(std::span<const model::Result> b
         target.name = result.benchmark;
         target.metric = result.metric;
         target.direction = result.direction;
-        target.minimum_change = model::minimum_change_of(result.benchmark, categories);
+        target.minimum_change =
+            model::minimum_change_of(result.benchmark, result.metric, categories);
         target.unit = result.unit;
         targets.push_back(std::move(target));
     }

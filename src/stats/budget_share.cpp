@@ -5,6 +5,7 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace benchwatch::stats {
 
@@ -163,6 +164,17 @@ double threshold_at(std::span<const double> table, GridPosition position) {
     assert(table.size() == kNoises && position.lower + 1 < kNoises);
     const double low = table[position.lower];
     return low + position.weight * (table[position.lower + 1] - low);
+}
+
+double threshold_for_noise(std::span<const double> table, double noise) {
+    assert(table.size() == kNoises);
+    const double smallest = threshold_grid().front();
+    const auto& noises = noise_grid();
+    std::optional<std::size_t> last_at_smallest;
+    for (std::size_t i = 0; i < kNoises && table[i] <= smallest; ++i) last_at_smallest = i;
+    if (last_at_smallest && noise < noises[*last_at_smallest])
+        return smallest * std::max(noise, 0.0) / noises[*last_at_smallest];
+    return threshold_at(table, grid_position(noise));
 }
 
 }  // namespace benchwatch::stats

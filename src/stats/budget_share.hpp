@@ -102,4 +102,12 @@ GridPosition grid_position(double noise);
 // table of t_i at noise n_i, threshold_at(table, grid_position(n_3)) == t_3.
 double threshold_at(std::span<const double> table, GridPosition position);
 
+// The threshold at `noise` from `table`: threshold_at(table, grid_position(noise)), except below
+// the largest grid noise n₀ at which the table holds the threshold grid's first point (1%, the
+// smallest it can choose): there it is the same number of noises the table used at n₀, 1% × noise
+// ÷ n₀, so that a benchmark far quieter than timings are (a count of instructions) is judged
+// against its own noise and its category's minimum rather than 1%. Example: with a table at 1%
+// up to the noise 0.004, a noise of 0.001 gives ln(1.01) / 4.
+double threshold_for_noise(std::span<const double> table, double noise);
+
 }  // namespace benchwatch::stats

@@ -183,7 +183,23 @@ TEST_F(ConfigTest, CompilersUnderRun) {
     EXPECT_EQ(error_of("[run]\ncompilers = [\"/usr/bin/go\"]\n"),
               ":2:14: 'run.compilers' must hold program names found on PATH, e.g. \"g++\"");
     EXPECT_EQ(error_of("[run]\ncompiler = [\"go\"]\n"),
-              ":2:1: unknown key 'run.compiler'; known keys here: compilers");
+              ":2:1: unknown key 'run.compiler'; known keys here: compilers, instrument");
+}
+
+TEST_F(ConfigTest, InstrumentUnderRunAndCountedMinimumsOfCategories) {
+    EXPECT_EQ(load_config(write("")).instrument, std::nullopt);
+    EXPECT_EQ(load_config(write("[run]\ninstrument = \"callgrind\"\n")).instrument, "callgrind");
+    EXPECT_EQ(error_of("[run]\ninstrument = \"perf\"\n"),
+              ":2:14: 'run.instrument' must be \"callgrind\" (count instructions under valgrind) "
+              "or \"none\"");
+    const auto config =
+        load_config(write("[[category]]\nname = \"All\"\ncounted_minimum = 0.001\n"));
+    ASSERT_EQ(config.categories.size(), 1u);
+    EXPECT_EQ(config.categories[0].counted_minimum_change, 0.001);
+    EXPECT_EQ(config.categories[0].minimum_change, 0.03);
+    EXPECT_EQ(error_of("[[category]]\nname = \"All\"\ncounted_minimum = 2\n"),
+              ":3:19: category 'All': 'counted_minimum' must be a fraction in [0, 1), e.g. 0.002 "
+              "for 0.2% of the instructions");
 }
 
 TEST_F(ConfigTest, MeasureTable) {

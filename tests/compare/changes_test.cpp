@@ -419,7 +419,8 @@ TEST(FindChanges, EveryStepShownOnMetalLastsBeatsItsDetectableChangeAndPassesThe
             BenchmarkEvidence evidence;
             evidence.history = values.first(start);
             evidence.base = evidence.head = values[start - 1];
-            evidence.minimum_change = model::minimum_change_of(series.name, categories);
+            evidence.minimum_change =
+                model::minimum_change_of(series.name, series.metric, categories);
             const double threshold = method->judge(std::vector{evidence}).benchmarks[0].threshold;
             EXPECT_GT(std::abs(std::log(step.ratio)), threshold) << what;
             const auto p = stats::mann_whitney_exact_p_value(

@@ -1,12 +1,12 @@
 // What could break: a benchmark landing in the wrong category (and so judged against the wrong
 // minimum), a prefix not removed from its displayed name, or rows sorted unlike the seeds.
+#include "model/category.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
-
-#include "model/category.hpp"
 
 namespace benchwatch::model {
 namespace {
@@ -44,11 +44,23 @@ TEST(Category, CatchAllNeedNotComeFirstAndMayBeMissing) {
 TEST(Category, MinimumChangeIsTheCategorysOrThreePercentWithoutOne) {
     const std::vector<Category> latency_first = {{"Latency", {"latency/"}, 0.05},
                                                  {"Rest", {}, 0.02}};
-    EXPECT_EQ(minimum_change_of("latency/import", latency_first), 0.05);
-    EXPECT_EQ(minimum_change_of("array/copy", latency_first), 0.02);
+    EXPECT_EQ(minimum_change_of("latency/import", "time", latency_first), 0.05);
+    EXPECT_EQ(minimum_change_of("array/copy", "time", latency_first), 0.02);
     const std::vector<Category> no_catch_all = {{"Latency", {"latency/"}, 0.05}};
-    EXPECT_EQ(minimum_change_of("array/copy", no_catch_all), 0.03);
-    EXPECT_EQ(minimum_change_of("array/copy", {}), 0.03);
+    EXPECT_EQ(minimum_change_of("array/copy", "time", no_catch_all), 0.03);
+    EXPECT_EQ(minimum_change_of("array/copy", "time", {}), 0.03);
+}
+
+TEST(Category, CountedMetricsHaveTheirOwnMinimum) {
+    std::vector<Category> categories = {{"Latency", {"latency/"}, 0.05}, {"Rest", {}, 0.02}};
+    categories[0].counted_minimum_change = 0.001;
+    EXPECT_EQ(minimum_change_of("latency/import", "instructions", categories), 0.001);
+    EXPECT_EQ(minimum_change_of("latency/import", "estimated_cycles", categories), 0.001);
+    EXPECT_EQ(minimum_change_of("latency/import", "throughput", categories), 0.05);
+    EXPECT_EQ(minimum_change_of("array/copy", "instructions", categories), 0.002);
+    EXPECT_EQ(minimum_change_of("array/copy", "instructions", {}), 0.002);
+    EXPECT_TRUE(is_counted_metric("instructions"));
+    EXPECT_FALSE(is_counted_metric("time"));
 }
 
 TEST(Category, DisplayNameDropsOnlyTheMatchingPrefix) {

@@ -23,7 +23,7 @@ TEST(Worse, AGrowingTimeAndAShrinkingThroughputAreWorseAndNoChangeNeither) {
 TEST(CatchAllCategory, IsTheFirstDefaultCategoryAsTheSeedsNameIt) {
     EXPECT_EQ(catch_all_category(), (Category{"Performance", {}, 0.03}));
     EXPECT_EQ(default_categories().front(), catch_all_category());
-    EXPECT_EQ(minimum_change_of("x", {{"GPU", {"gpu/"}, 0.1}}), 0.03);
+    EXPECT_EQ(minimum_change_of("x", "time", {{"GPU", {"gpu/"}, 0.1}}), 0.03);
 }
 
 TEST(HistoryOrder, SpellingsReadBackAndNothingElseReads) {

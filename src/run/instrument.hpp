@@ -1,0 +1,63 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/error.hpp"
+#include "model/result.hpp"
+#include "run/timed_process.hpp"
+
+namespace benchwatch::run {
+
+// The instrument could not count: valgrind is missing, the harness is not one it supports, or
+// its profile could not be matched with the benchmarks. what() is one line saying what to do.
+class InstrumentError : public model::Error {
+  public:
+    explicit InstrumentError(const std::string& message)
+        : Error(model::ErrorKind::Measurement, message) {}
+};
+
+// The metrics an instrument records (model::is_counted_metric()): the instructions of one
+// iteration (or of a whole process), and the cycles estimated from them and callgrind's cache
+// simulation.
+inline constexpr std::string_view kInstructionsMetric = "instructions";
+inline constexpr std::string_view kEstimatedCyclesMetric = "estimated_cycles";
+
+// The names `run --instrument` accepts: "callgrind".
+std::vector<std::string> instrument_names();
+
+// The version of the valgrind on PATH, e.g. "3.19.0". Throws InstrumentError saying how to
+// install it when there is none.
+std::string valgrind_version();
+
+// What a harness run under the instrument counted.
+struct Counted {
+    std::vector<model::Result> results;  // instructions and estimated_cycles per benchmark
+    std::vector<std::string> warnings;   // one line each: benchmarks that could not be counted
+    std::string format;                  // the harness's results format, "googlebenchmark"
+};
+
+// Runs the Google Benchmark harness `harness` once under valgrind's callgrind, with the cache
+// simulation, and counts each benchmark's timed loop: a profile part is cut where the loop starts
+// (benchmark::State::StartKeepRunning returns) and where it ends (FinishKeepRunning is called),
+// so that set-up outside the loop is left out. The harness's arguments get
+// --benchmark_min_time small enough for one trial per repetition and two repetitions, the first
+// of which warms up (lazy binding, first-use allocations); each benchmark's count is its last
+// repetition's loop divided by the iterations that ran. The environment is cleared to PATH,
+// LC_ALL=C, LD_BIND_NOW=1 and `harness.environment`, so that the process starts the same way
+// every time; callgrind's files go to `scratch`. Multi-threaded benchmarks, and those that
+// failed or were skipped, are left out with a warning. Throws InstrumentError when valgrind is
+// missing, the harness fails or prints no Google Benchmark output, or its loops cannot be
+// matched with its rows.
+Counted count_google_benchmark(const Command& harness, const std::filesystem::path& scratch);
+
+// Runs `command` once under callgrind with the cache simulation, its child processes followed,
+// and returns the instructions and estimated cycles of all of it as two results of
+// `benchmark`. The environment is cleared as count_google_benchmark() clears it. Throws
+// InstrumentError when valgrind is missing or the command fails.
+std::vector<model::Result> count_command(const Command& command, const std::string& benchmark,
+                                         const std::filesystem::path& scratch);
+
+}  // namespace benchwatch::run

@@ -1,0 +1,63 @@
+// A Google Benchmark suite whose instruction counts are known by hand, for the instrument's
+// end-to-end tests. BM_Spin/n runs a loop of two instructions (decrement, jump while not zero)
+// n times per iteration, after a set-up outside the timed loop that costs about 100 times as
+// much, so that 2n + a few instructions per iteration says the set-up was left out. BM_Pair
+// runs on two threads, and BM_Skipped skips itself. A file `spin-extra` in the working
+// directory holding a number e adds e turns to BM_Spin/1000's loop: e = 10 makes it about 1%
+// slower.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <fstream>
+#include <numeric>
+#include <vector>
+
+namespace {
+
+// Runs exactly 2n + 1 instructions: the count loaded, then n decrements and n jumps.
+void spin(std::int64_t n) {
+#if defined(__x86_64__)
+    asm volatile(
+        "mov %0, %%rcx\n"
+        "1:\n"
+        "dec %%rcx\n"
+        "jnz 1b\n"
+        :
+        : "r"(n)
+        : "rcx", "cc");
+#else
+    for (volatile std::int64_t i = 0; i < n; i = i + 1) {
+    }
+#endif
+}
+
+std::int64_t extra_turns() {
+    std::int64_t extra = 0;
+    std::ifstream file("spin-extra");
+    file >> extra;
+    return extra;
+}
+
+void BM_Spin(benchmark::State& state) {
+    const auto n = state.range(0) + (state.range(0) == 1000 ? extra_turns() : 0);
+    std::vector<std::int64_t> setup(static_cast<std::size_t>(n) * 50);
+    std::iota(setup.begin(), setup.end(), 0);
+    benchmark::DoNotOptimize(setup.data());
+    for (auto _ : state) spin(n);
+}
+BENCHMARK(BM_Spin)->Arg(1000)->Arg(2000);
+
+void BM_Pair(benchmark::State& state) {
+    for (auto _ : state) spin(100);
+}
+BENCHMARK(BM_Pair)->Threads(2);
+
+void BM_Skipped(benchmark::State& state) {
+    state.SkipWithError("no device");
+    for (auto _ : state) spin(1);
+}
+BENCHMARK(BM_Skipped);
+
+}  // namespace
+
+BENCHMARK_MAIN();
