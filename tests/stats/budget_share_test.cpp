@@ -174,14 +174,14 @@ namespace {
 TEST(ThresholdForNoise, BelowTheGridsSmallestThresholdItIsAsManyNoisesAsWhereTheTableLastChoseIt) {
     const auto noises = share_noise_grid();
     const double smallest = share_threshold_grid().front();
-    // The table at 1% up to its 40th noise, and twice that noise beyond.
+    // The table at 1% up to its 40th noise, and 1% plus the noise beyond.
     std::vector<double> table(noises.size());
     for (std::size_t i = 0; i < noises.size(); ++i)
-        table[i] = i <= 40 ? smallest : 2 * noises[i];
+        table[i] = i <= 40 ? smallest : smallest + noises[i];
     EXPECT_DOUBLE_EQ(threshold_for_noise(table, noises[40] / 4), smallest / 4);
     EXPECT_DOUBLE_EQ(threshold_for_noise(table, 0), 0) << "a count that never moved";
     EXPECT_DOUBLE_EQ(threshold_for_noise(table, noises[40]), smallest);
-    EXPECT_DOUBLE_EQ(threshold_for_noise(table, noises[60]), 2 * noises[60]);
+    EXPECT_DOUBLE_EQ(threshold_for_noise(table, noises[60]), smallest + noises[60]);
     // A table that never holds the smallest threshold is read as threshold_at() reads it.
     std::vector<double> above(noises.size(), 0.5);
     EXPECT_DOUBLE_EQ(threshold_for_noise(above, 1e-6), 0.5);
