@@ -15,6 +15,7 @@
 #include "model/environment_keys.hpp"
 #include "model/printable.hpp"
 #include "run/environment.hpp"
+#include "run/instrument.hpp"
 #include "run/timed_process.hpp"
 #include "store/store.hpp"
 
@@ -52,6 +53,11 @@ fs::path commit_folders_root(const Context& context) {
 
 model::CommitId from_git(const std::string& sha) {
     return model::CommitId::check(sha, "git's list of commits");
+}
+
+bool counts_instructions(const MeasureConfig& measure, const Config& config) {
+    if (!measure.instrument.empty()) return measure.instrument == "callgrind";
+    return config.instrument == "callgrind";
 }
 
 run::Recipe recipe_of(const MeasureConfig& measure) {
@@ -99,9 +105,12 @@ CommitMeasurer::CommitMeasurer(std::string_view command, const Context& context,
                                                          run::shell_argv(recipe_.suite)};
     if (running.timeout_seconds)
         recipe_.timeout = std::chrono::duration<double>(*running.timeout_seconds);
+    recipe_.instrumented = counts_instructions(*context.config.measure, context.config);
+    if (recipe_.instrumented) valgrind_ = run::valgrind_version();
     compilers_ = context.config.compilers.value_or(run::default_compilers(commands));
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    machine_warnings_ = run::machine_warnings(cores);
+    // A count does not depend on the machine's load or clock.
+    if (!recipe_.instrumented) machine_warnings_ = run::machine_warnings(cores);
 }
 
 fs::path CommitMeasurer::prepare(const model::CommitId& commit) {
@@ -175,7 +184,9 @@ void CommitMeasurer::record(const model::CommitId& commit, ingest::ParsedResults
     run.environment.erase(std::string(model::dirty_key));
     ingest::apply_environment_facts(metadata.environment, run.environment);
     // Each commit's suite ran once, so that a `run --repetitions N` compared with it can say so.
-    run.environment[std::string(model::repetitions_key)] = "1";
+    if (!recipe_.instrumented) run.environment[std::string(model::repetitions_key)] = "1";
+    // A count depends on the valgrind that made it.
+    if (recipe_.instrumented) run.environment["valgrind"] = valgrind_;
     store_run(std::move(run), metadata, store_url_);
 }
 

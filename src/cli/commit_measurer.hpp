@@ -23,8 +23,12 @@ namespace benchwatch::cli {
 // model::CommitIdError (naming git as its origin) for anything else.
 model::CommitId from_git(const std::string& sha);
 
-// The recipe `measure` describes, its subset included.
+// The recipe `measure` describes, its subset included (not whether it counts instructions).
 run::Recipe recipe_of(const MeasureConfig& measure);
+
+// Whether the recipe `measure` counts instructions under callgrind: its own `instrument`, else
+// the [run] instrument of `config`.
+bool counts_instructions(const MeasureConfig& measure, const Config& config);
 
 // Drops the benchmarks outside `recipe`'s subset from `results`, what `suite` ("the suite of
 // 3f2a9c01d4e5") printed, and, the first time any are dropped while `told` is false, says how
@@ -86,6 +90,7 @@ class CommitMeasurer {
     std::vector<run::StabilityWarning> machine_warnings_;
     std::map<std::string, std::filesystem::path> prepared_;
     bool told_dropped_ = false;  // the note on benchmarks outside the subset was printed
+    std::string valgrind_;       // its version, when the recipe counts instructions
 };
 
 }  // namespace benchwatch::cli

@@ -206,7 +206,7 @@ MeasureConfig read_measure(const std::filesystem::path& path, const toml::node& 
     if (!table) fail_at(path, node.source(), "'measure' must be a table ([measure])");
     reject_unknown_keys(path, *table,
                         {"build", "run", "results", "input_format", "benchmarks", "timeout",
-                         "worktrees", "worktrees_limit_gb"},
+                         "worktrees", "worktrees_limit_gb", "instrument"},
                         "measure.");
     MeasureConfig measure;
     measure.build = string_at(path, *table, "build", "measure.").value_or("");
@@ -218,6 +218,12 @@ MeasureConfig read_measure(const std::filesystem::path& path, const toml::node& 
     measure.results = string_at(path, *table, "results", "measure.").value_or("");
     measure.input_format = string_at(path, *table, "input_format", "measure.").value_or("auto");
     measure.worktrees = string_at(path, *table, "worktrees", "measure.").value_or("");
+    measure.instrument = string_at(path, *table, "instrument", "measure.").value_or("");
+    if (!measure.instrument.empty() && measure.instrument != "callgrind" &&
+        measure.instrument != "none")
+        fail_at(path, table->get("instrument")->source(),
+                "'measure.instrument' must be \"callgrind\" (count instructions under valgrind) "
+                "or \"none\"");
     if (const auto* benchmarks = table->get("benchmarks"))
         measure.benchmarks = read_benchmark_patterns(path, *benchmarks);
     if (const auto timeout = number_at(path, *table, "timeout", "measure.")) {

@@ -45,6 +45,9 @@ struct MeasureConfig {
     // them are dropped before recording. Empty: every benchmark.
     std::vector<std::string> benchmarks;
     std::optional<double> timeout_seconds;  // for each command; nullopt: none
+    // "callgrind": count the suite's instructions instead of timing it; empty: the [run]
+    // instrument, else none.
+    std::string instrument;
     // Where the commits' folders are kept, as written (relative to the config file); empty: in
     // the repository's git folder, benchwatch-worktrees/.
     std::string worktrees;

@@ -1,10 +1,7 @@
 #include <fmt/format.h>
-#include <stdlib.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -49,33 +46,6 @@ struct RunCommandFlags {
     std::string env_command;
     std::string instrument;  // "callgrind"; empty: the config's, else none
     std::vector<std::string> harness;
-};
-
-// A folder of its own under the system's temporary folder, removed with what it holds when this
-// ends.
-class TemporaryFolder {
-  public:
-    explicit TemporaryFolder(std::string_view prefix) {
-        auto pattern =
-            (std::filesystem::temp_directory_path() / fmt::format("{}.XXXXXX", prefix)).string();
-        if (::mkdtemp(pattern.data()) == nullptr)
-            throw UsageError(
-                fmt::format("cannot make a temporary folder {}: {}; set TMPDIR to "
-                            "a folder benchwatch may write to",
-                            pattern, std::strerror(errno)));
-        path_ = pattern;
-    }
-    ~TemporaryFolder() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    TemporaryFolder(const TemporaryFolder&) = delete;
-    TemporaryFolder& operator=(const TemporaryFolder&) = delete;
-
-    const std::filesystem::path& path() const { return path_; }
-
-  private:
-    std::filesystem::path path_;
 };
 
 // What `run` runs and reads as its harness: the command after '--', or the [measure] recipe's
@@ -250,14 +220,16 @@ int run_run(const RunCommandFlags& flags) {
     }
     const auto store_url = resolve_store(flags.run.common, context);
 
-    const auto instrument =
-        flags.instrument.empty() ? context.config.instrument.value_or("none") : flags.instrument;
-    const bool instrumented = instrument == "callgrind";
-    std::optional<TemporaryFolder> scratch;
+    // The flag, else the recipe's own for the recipe's run, else the [run] instrument.
+    const bool instrumented = !flags.instrument.empty() ? flags.instrument == "callgrind"
+                              : harness && harness->recipe
+                                  ? counts_instructions(*context.config.measure, context.config)
+                                  : context.config.instrument == "callgrind";
+    std::optional<run::ScratchFolder> scratch;
     std::string valgrind;
     if (instrumented) {
         valgrind = run::valgrind_version();
-        scratch.emplace("benchwatch-callgrind");
+        scratch.emplace();
     }
 
     // Taken before anything runs, so that the load of the benchmarks themselves does not count.

@@ -1,10 +1,13 @@
 #include "run/instrument.hpp"
 
 #include <fmt/format.h>
+#include <stdlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -141,8 +144,19 @@ void add_counts(std::vector<model::Result>& results, const std::string& benchmar
 
 }  // namespace
 
-std::vector<std::string> instrument_names() {
-    return {"callgrind"};
+ScratchFolder::ScratchFolder() {
+    auto pattern = (fs::temp_directory_path() / "benchwatch-callgrind.XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr)
+        throw InstrumentError(fmt::format(
+            "cannot make a folder for callgrind's profiles, {}: {}; set TMPDIR to a folder "
+            "benchwatch may write to",
+            pattern, std::strerror(errno)));
+    path_ = pattern;
+}
+
+ScratchFolder::~ScratchFolder() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
 }
 
 std::string valgrind_version() {

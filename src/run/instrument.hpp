@@ -25,8 +25,20 @@ class InstrumentError : public model::Error {
 inline constexpr std::string_view kInstructionsMetric = "instructions";
 inline constexpr std::string_view kEstimatedCyclesMetric = "estimated_cycles";
 
-// The names `run --instrument` accepts: "callgrind".
-std::vector<std::string> instrument_names();
+// A folder of its own under the system's temporary folder for callgrind's profiles, removed with
+// what it holds when this ends. Throws InstrumentError when it cannot be made.
+class ScratchFolder {
+  public:
+    ScratchFolder();
+    ~ScratchFolder();
+    ScratchFolder(const ScratchFolder&) = delete;
+    ScratchFolder& operator=(const ScratchFolder&) = delete;
+
+    const std::filesystem::path& path() const { return path_; }
+
+  private:
+    std::filesystem::path path_;
+};
 
 // The version of the valgrind on PATH, e.g. "3.19.0". Throws InstrumentError saying how to
 // install it when there is none.

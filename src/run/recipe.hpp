@@ -28,6 +28,9 @@ struct Recipe {
     // The benchmarks measured when no narrower list is asked for, as glob patterns ('*' any run
     // of characters, '/' included; '?' any one); empty: every benchmark.
     std::vector<std::string> subset;
+    // Counts the suite's instructions under valgrind's callgrind instead of timing it
+    // (count_google_benchmark()).
+    bool instrumented = false;
 };
 
 // True when `name` matches the glob `pattern` whole: '*' stands for any run of characters ('/'

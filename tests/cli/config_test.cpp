@@ -192,6 +192,12 @@ TEST_F(ConfigTest, InstrumentUnderRunAndCountedMinimumsOfCategories) {
     EXPECT_EQ(error_of("[run]\ninstrument = \"perf\"\n"),
               ":2:14: 'run.instrument' must be \"callgrind\" (count instructions under valgrind) "
               "or \"none\"");
+    EXPECT_EQ(load_config(write("[measure]\nrun = \"b\"\ninstrument = \"callgrind\"\n"))
+                  .measure->instrument,
+              "callgrind");
+    EXPECT_EQ(error_of("[measure]\nrun = \"b\"\ninstrument = \"yes\"\n"),
+              ":3:14: 'measure.instrument' must be \"callgrind\" (count instructions under "
+              "valgrind) or \"none\"");
     const auto config =
         load_config(write("[[category]]\nname = \"All\"\ncounted_minimum = 0.001\n"));
     ASSERT_EQ(config.categories.size(), 1u);
@@ -241,7 +247,7 @@ benchmarks = ["BM_Checksum*", "BM_Join/64"]
     EXPECT_EQ(error_of("measure = 3\n"), ":1:11: 'measure' must be a table ([measure])");
     EXPECT_EQ(error_of("[measure]\nrun = \"x\"\nbiuld = \"y\"\n"),
               ":3:1: unknown key 'measure.biuld'; known keys here: benchmarks, build, "
-              "input_format, results, run, timeout, worktrees, worktrees_limit_gb");
+              "input_format, instrument, results, run, timeout, worktrees, worktrees_limit_gb");
     EXPECT_EQ(error_of("[measure]\nrun = \"x\"\nbenchmarks = \"BM_*\"\n"),
               ":3:14: 'measure.benchmarks' must be an array of benchmark names or glob patterns, "
               "e.g. [\"BM_Checksum*\", \"BM_Join/64\"]");

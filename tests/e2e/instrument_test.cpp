@@ -146,6 +146,43 @@ TEST_F(InstrumentTest, AOnePercentChangeIsFlaggedInEveryPullRequestAndNothingEls
     }
 }
 
+TEST_F(InstrumentTest, TheMeasureRecipeCountsForBackfillAndForRunWithoutAHarness) {
+    repository_.write_file(
+        "benchwatch.toml",
+        fmt::format("project = \"p\"\nmachine = \"m\"\n[measure]\nbuild = \"true\"\n"
+                    "run = \"{}\"\ninstrument = \"callgrind\"\n",
+                    BENCHWATCH_INSTRUMENT_FIXTURE));
+    for (int i = 0; i < 3; ++i) {
+        repository_.write_file("README", fmt::format("main {}\n", i));
+        repository_.commit(fmt::format("main {}", i));
+    }
+    const auto filled = benchwatch({"backfill", "--last", "3", "--no-progress"});
+    ASSERT_EQ(filled.exit_code, 0) << filled.err;
+    EXPECT_NE(filled.out.find("3 recorded"), std::string::npos) << filled.out;
+    EXPECT_NEAR(newest("instructions").at("BM_Spin/1000"), 2010, 20);
+    const auto runs = store::open_store(store_)->list_runs({});
+    EXPECT_TRUE(runs.back().environment.contains("valgrind"));
+    EXPECT_FALSE(runs.back().environment.contains("benchwatch.repetitions"));
+
+    repository_.git({"checkout", "-q", "-b", "pr"});
+    repository_.write_file("spin-extra", "10\n");
+    repository_.commit("one percent more instructions");
+    const auto recorded = benchwatch({"run", "--no-progress"});
+    ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+    const auto compared = benchwatch({"compare", "--format", "json"});
+    ASSERT_EQ(compared.exit_code, 0) << compared.err;
+    std::vector<std::string> flagged;
+    const auto report = nlohmann::json::parse(compared.out);
+    for (const auto& benchmark : report["benchmarks"])
+        if (benchmark["verdict"] == "slower" || benchmark["verdict"] == "faster")
+            flagged.push_back(benchmark["name"].get<std::string>() + " " +
+                              benchmark["metric"].get<std::string>() + " " +
+                              benchmark["verdict"].get<std::string>());
+    EXPECT_EQ(flagged, (std::vector<std::string>{"BM_Spin/1000 estimated_cycles slower",
+                                                 "BM_Spin/1000 instructions slower"}))
+        << compared.out;
+}
+
 TEST_F(InstrumentTest, AHarnessItCannotCountGetsOneLine) {
     const auto output =
         benchwatch({"run", "--project", "p", "--machine", "m", "--branch", "main", "--instrument",
@@ -153,8 +190,9 @@ TEST_F(InstrumentTest, AHarnessItCannotCountGetsOneLine) {
     EXPECT_EQ(output.exit_code, 2);
     // After the progress lines, one line.
     const auto error = output.err.substr(std::min(output.err.find("error: "), output.err.size()));
-    EXPECT_TRUE(error.starts_with("error: 'sh -c echo not a benchmark' printed no Google "
-                                  "Benchmark output under the instrument"))
+    EXPECT_TRUE(
+        error.starts_with("error: 'sh -c echo not a benchmark' printed no Google "
+                          "Benchmark output under the instrument"))
         << output.err;
     EXPECT_TRUE(
         error.ends_with("; the instrument counts Google Benchmark harnesses (and --latency "
