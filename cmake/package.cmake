@@ -71,6 +71,8 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # and writes sites, so git is recommended (installed by default) rather than required.
 # ca-certificates: the GitHub and GitLab reports and record --server over HTTPS.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "git, ca-certificates")
+# run --instrument callgrind runs the benchmarks under valgrind.
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "valgrind")
 set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
 include(CPack)

@@ -16,9 +16,10 @@ BENCHWATCH_BUILD_DEPENDENCIES=(
 
 # Debian 12 packages the tests need beyond the build: the dashboard's browser test drives Chromium,
 # the test of the docs' workflows reads their YAML with yaml-cpp, the store tests start a
-# private PostgreSQL server, and the Go trial benchmarks a Go module with `go test -bench`.
+# private PostgreSQL server, the Go trial benchmarks a Go module with `go test -bench`, and the
+# instrument's tests count instructions under valgrind.
 # shellcheck disable=SC2034  # used by the scripts that source this file
-BENCHWATCH_TEST_DEPENDENCIES=(chromium libyaml-cpp-dev postgresql golang-go)
+BENCHWATCH_TEST_DEPENDENCIES=(chromium libyaml-cpp-dev postgresql golang-go valgrind)
 
 # Debian 12 packages that make and check the Debian package (scripts/package, scripts/test):
 # help2man writes the man page, dpkg-dev has dpkg-shlibdeps (Depends), file lets CPack find the
