@@ -227,8 +227,25 @@ std::string explanation_paragraph(const model::Comparison& comparison, Escape es
         minimums.push_back(
             fmt::format("{} {}", escape(lower_ascii(category.name)),
                         model::percent_without_trailing_zeros(category.minimum_change)));
-    if (comparison.paired) return paired_paragraph(comparison, minimums);
-    return compare::method_unit(comparison.method.name()).explanation(comparison, minimums);
+    auto paragraph =
+        comparison.paired
+            ? paired_paragraph(comparison, minimums)
+            : compare::method_unit(comparison.method.name()).explanation(comparison, minimums);
+    if (std::any_of(
+            comparison.benchmarks.begin(), comparison.benchmarks.end(),
+            [](const auto& benchmark) { return model::is_counted_metric(benchmark.metric); })) {
+        std::vector<std::string> counted;
+        for (const auto& category : comparison.categories)
+            counted.push_back(fmt::format(
+                "{} {}", escape(lower_ascii(category.name)),
+                model::percent_without_trailing_zeros(category.counted_minimum_change)));
+        paragraph += fmt::format(
+            " Instructions and estimated cycles were counted under valgrind's callgrind, per "
+            "iteration of each benchmark's loop, and repeat from run to run however busy the "
+            "machine; for them the minimum change per category is smaller ({}).",
+            join(counted, ", "));
+    }
+    return paragraph;
 }
 
 bool says_what_it_could_detect(const model::Comparison& comparison) {

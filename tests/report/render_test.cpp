@@ -450,6 +450,32 @@ model::Comparison level_slow_spell_unsettled() {
     return comparison;
 }
 
+// A suite counted under callgrind: each benchmark's instructions and estimated cycles, judged
+// against the counted minimum of 0.2% with no noise in their history; BM_Parse executes 1% more
+// instructions (and 1.2% more cycles) per iteration and is flagged.
+model::Comparison level_counted_instructions() {
+    const auto counted = [](std::string name, std::string metric, double base, double head,
+                            Verdict verdict = Verdict::Unchanged) {
+        auto row = judged(benchmark(std::move(name), kPerformance, base, head, verdict), 0.002);
+        row.display_name = model::with_metric(row.display_name, metric);
+        row.unit = metric == "instructions" ? "instr" : "cycles";
+        row.metric = std::move(metric);
+        row.typical_change = 0;
+        return row;
+    };
+    return level_comparison(
+        {
+            counted("BM_Parse", "instructions", 2'010, 2'030.1, Verdict::Slower),
+            counted("BM_Parse", "estimated_cycles", 2'500, 2'530, Verdict::Slower),
+            counted("BM_Sort/64", "instructions", 109'000, 109'000),
+            counted("BM_Sort/64", "estimated_cycles", 131'000, 131'000),
+        },
+        {
+            // 1.01 × 1.012 = 1.02212, ^(1/4) = 1.005486
+            {0.005486, 2, 0, 4},
+        });
+}
+
 // A noisy machine: two benchmarks could flag only changes far beyond ten times 3% and were not
 // flagged, so they are too noisy to judge (+76.9% among them); one as noisy was flagged (+200%)
 // and stays flagged. The detectable changes 4%, 6%, 80%, 100% and 450% have the median 80%.
@@ -681,6 +707,7 @@ INSTANTIATE_TEST_SUITE_P(
         Scenario{"level_too_noisy", level_too_noisy},
         Scenario{"level_slow_spell_left_out", level_slow_spell_left_out},
         Scenario{"level_slow_spell_unsettled", level_slow_spell_unsettled},
+        Scenario{"level_counted_instructions", level_counted_instructions},
         Scenario{"level_nothing_judged", level_nothing_judged},
         Scenario{"confirmed_changes", confirmed_changes},
         Scenario{"every_flag_dismissed", every_flag_dismissed},
