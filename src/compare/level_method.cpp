@@ -434,7 +434,7 @@ std::string level_explanation(const model::Comparison& comparison,
     const bool by_noise = settings.allocation == BudgetAllocation::ByNoise &&
                           comparison.calibration.source == model::CalibrationSource::Calibrated;
     auto paragraph = fmt::format(
-        "Times are the minimum time of every benchmark. Each is compared with its level, the "
+        "{} Each is compared with its level, the "
         "median of its last {} runs on the default branch up to the baseline (the Baseline "
         "column). A change is unusual when it exceeds both {} the benchmark's noise (the {} "
         "percentile of its recent one-run deviations that did not last){} and a minimum per "
@@ -442,7 +442,7 @@ std::string level_explanation(const model::Comparison& comparison,
         "first {} gives one, unless it began a step that lasted) is unusual only beyond {} its "
         "largest change between consecutive runs, and inconclusive otherwise. A benchmark "
         "that starts or stops allocating is listed however few the allocations.",
-        settings.level_runs,
+        values_sentence(comparison), settings.level_runs,
         by_noise ? std::string("a threshold chosen for")
                  : model::factor_words(three_digits(settings.sensitivity)),
         model::ordinal_percentile(settings.noise_quantile),

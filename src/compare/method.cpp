@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 
@@ -39,6 +40,17 @@ bool Method::shares_budget_by_noise() const {
 
 bool Method::reads_samples() const {
     return false;
+}
+
+std::string values_sentence(const model::Comparison& comparison) {
+    const bool all_counted = !comparison.benchmarks.empty() &&
+                             std::all_of(comparison.benchmarks.begin(), comparison.benchmarks.end(),
+                                         [](const auto& benchmark) {
+                                             return model::is_counted_metric(benchmark.metric);
+                                         });
+    return all_counted ? "Every value is a count of one iteration of a benchmark's loop, or of a "
+                         "whole command."
+                       : "Times are the minimum time of every benchmark.";
 }
 
 bool too_noisy(double detectable_change, double minimum_change) {

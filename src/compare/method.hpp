@@ -64,6 +64,12 @@ struct SuiteJudgement {
 // too_noisy(0.31, 0.03) is true; too_noisy(0.29, 0.03) and too_noisy(0.2, 0.01) are false.
 bool too_noisy(double detectable_change, double minimum_change);
 
+// The sentence that opens a method's paragraph, saying what its values are: "Times are the
+// minimum time of every benchmark.", or where every benchmark of `comparison` is a count
+// (model::is_counted_metric()), "Every value is a count of one iteration of a benchmark's loop,
+// or of a whole command."
+std::string values_sentence(const model::Comparison& comparison);
+
 // `assessment` as TooNoisy when it found no change but could only have flagged one beyond
 // too_noisy() of `minimum_change`; a flagged change and an inconclusive one keep their verdicts.
 void mark_too_noisy(Assessment& assessment, double minimum_change);

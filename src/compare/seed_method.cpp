@@ -100,10 +100,11 @@ namespace {
 std::string seed_explanation(const model::Comparison& comparison,
                              std::span<const std::string> minimums) {
     return fmt::format(
-        "Times are the minimum time of every benchmark. A change is unusual when it exceeds both "
+        "{} A change is unusual when it exceeds both "
         "{} the benchmark's typical change between consecutive runs on the default branch and a "
         "minimum per category ({}). A benchmark that starts or stops allocating is listed however "
         "few the allocations. A single run can still be a fluke, so {}.",
+        values_sentence(comparison),
         model::factor_words(comparison.method.settings<SeedSettings>().factor),
         fmt::join(minimums, ", "),
         comparison.confirmation ? "each flagged change was measured again below"
