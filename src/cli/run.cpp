@@ -262,8 +262,7 @@ int run_run(const RunCommandFlags& flags) {
             keep_subset(*harness->recipe, "the suite", counted.results, told_dropped);
         run.results = std::move(counted.results);
         format = counted.format;
-        for (const auto& result : run.results)
-            hashes.push_back(static_cast<std::uint64_t>(result.value));
+        hashes.push_back(counted.content_hash);
     } else if (harness) {
         HarnessRunner runner(*harness, timeout);
         const auto name = run::command_text(harness->argv);

@@ -712,10 +712,6 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
     return comparison;
 }
 
-}  // namespace benchwatch::compare
-
-namespace benchwatch::compare {
-
 std::vector<std::string> disturbed_commits(store::Store& store, const std::string& project,
                                            const std::string& machine,
                                            std::span<const std::string> commits,
@@ -724,24 +720,16 @@ std::vector<std::string> disturbed_commits(store::Store& store, const std::strin
     std::vector<std::string> newest_first;
     for (auto commit = commits.rbegin(); commit != commits.rend(); ++commit)
         if (index.has_clean(*commit)) newest_first.push_back(*commit);
-    std::map<ResultKey, std::size_t> column_of;
-    std::vector<std::vector<std::pair<std::size_t, double>>> points;
-    detail::visit_history(
-        store, index, newest_first, [&](std::size_t, const CombinedResults& results) {
-            auto& point = points.emplace_back();
-            for (const auto& [key, result] : results)
-                if (result.value > 0)
-                    point.emplace_back(column_of.try_emplace(key, column_of.size()).first->second,
-                                       result.value);
-            return true;
-        });
-    std::vector<std::vector<double>> values(points.size(),
-                                            std::vector<double>(column_of.size(), NAN));
-    std::vector<bool> loaded(points.size());
-    for (std::size_t p = 0; p < points.size(); ++p) {
-        for (const auto& [column, value] : points[p]) values[p][column] = value;
+    const auto matrix = history_matrix(store, index, newest_first, newest_first.size(), categories);
+    std::vector<std::vector<double>> values(matrix.runs,
+                                            std::vector<double>(matrix.benchmarks.size(), NAN));
+    for (std::size_t b = 0; b < matrix.benchmarks.size(); ++b)
+        for (std::size_t run = 0; run < matrix.runs; ++run)
+            if (const auto value = matrix.benchmarks[b].values[run]; value && *value > 0)
+                values[matrix.runs - 1 - run][b] = *value;
+    std::vector<bool> loaded(newest_first.size());
+    for (std::size_t p = 0; p < newest_first.size(); ++p)
         loaded[p] = recorded_under_load(index, newest_first[p]);
-    }
     const auto left_out = left_out_points(values, loaded, smallest_spell_move(categories)).left_out;
     std::vector<std::string> disturbed;
     for (std::size_t p = newest_first.size(); p-- > 0;)

@@ -69,9 +69,8 @@ Command under_callgrind(const Command& command, const fs::path& scratch,
     return wrapped;
 }
 
-// Runs `command`, throwing InstrumentError when valgrind cannot be started or the command fails.
+// Runs `command`, throwing InstrumentError when it cannot be started or fails.
 TimedResult run_instrumented(const Command& command, const Command& shown) {
-    valgrind_version();
     TimedResult result;
     try {
         result = run_timed(command);
@@ -174,7 +173,7 @@ std::string valgrind_version() {
     return model::printable_line(version);
 }
 
-Counted count_google_benchmark(const Command& harness, const fs::path& scratch) {
+ingest::ParsedResults count_google_benchmark(const Command& harness, const fs::path& scratch) {
     Command flagged = harness;
     flagged.stdout_mode = OutputMode::capture;
     const bool shell =
@@ -231,7 +230,7 @@ Counted count_google_benchmark(const Command& harness, const fs::path& scratch) 
             first_loop_of[r] +
             loops_per_thread * static_cast<std::size_t>(std::max<std::int64_t>(rows[r].threads, 1));
 
-    Counted counted;
+    ingest::ParsedResults counted;
     counted.format = "googlebenchmark";
     for (std::size_t first = 0; first < rows.size();) {
         std::size_t last = first;
@@ -254,6 +253,8 @@ Counted count_google_benchmark(const Command& harness, const fs::path& scratch) 
                        static_cast<double>(row.iterations));
         first = last + 1;
     }
+    for (const auto& count : counted.results)
+        counted.content_hash = counted.content_hash * 31 + static_cast<std::uint64_t>(count.value);
     return counted;
 }
 

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ingest/ingest.hpp"
 #include "model/error.hpp"
 #include "model/result.hpp"
 #include "run/timed_process.hpp"
@@ -44,13 +45,6 @@ class ScratchFolder {
 // install it when there is none.
 std::string valgrind_version();
 
-// What a harness run under the instrument counted.
-struct Counted {
-    std::vector<model::Result> results;  // instructions and estimated_cycles per benchmark
-    std::vector<std::string> warnings;   // one line each: benchmarks that could not be counted
-    std::string format;                  // the harness's results format, "googlebenchmark"
-};
-
 // Runs the Google Benchmark harness `harness` once under valgrind's callgrind, with the cache
 // simulation, and counts each benchmark's timed loop: a profile part is cut where the loop starts
 // (benchmark::State::StartKeepRunning returns) and where it ends (FinishKeepRunning is called),
@@ -60,15 +54,18 @@ struct Counted {
 // repetition's loop divided by the iterations that ran. The environment is cleared to PATH,
 // LC_ALL=C, LD_BIND_NOW=1 and `harness.environment`, so that the process starts the same way
 // every time; callgrind's files go to `scratch`. Multi-threaded benchmarks, and those that
-// failed or were skipped, are left out with a warning. Throws InstrumentError when valgrind is
-// missing, the harness fails or prints no Google Benchmark output, or its loops cannot be
-// matched with its rows.
-Counted count_google_benchmark(const Command& harness, const std::filesystem::path& scratch);
+// failed or were skipped, are left out with a warning. The results are instructions and
+// estimated_cycles per benchmark, format "googlebenchmark", the content hash over the counts.
+// valgrind must be on PATH (valgrind_version() says how to install it otherwise). Throws
+// InstrumentError when the harness fails or prints no Google Benchmark output, or its loops
+// cannot be matched with its rows.
+ingest::ParsedResults count_google_benchmark(const Command& harness,
+                                             const std::filesystem::path& scratch);
 
 // Runs `command` once under callgrind with the cache simulation, its child processes followed,
 // and returns the instructions and estimated cycles of all of it as two results of
-// `benchmark`. The environment is cleared as count_google_benchmark() clears it. Throws
-// InstrumentError when valgrind is missing or the command fails.
+// `benchmark`. The environment is cleared as count_google_benchmark() clears it. valgrind must be
+// on PATH. Throws InstrumentError when the command fails.
 std::vector<model::Result> count_command(const Command& command, const std::string& benchmark,
                                          const std::filesystem::path& scratch);
 

@@ -178,17 +178,9 @@ ingest::ParsedResults run_suite(const Recipe& recipe, const std::filesystem::pat
     const auto suite = suite_command(recipe, benchmarks);
     if (recipe.instrumented) {
         const ScratchFolder scratch;
-        auto counted = count_google_benchmark(
+        return count_google_benchmark(
             command_in(suite, folder, environment, recipe.timeout, OutputMode::capture),
             scratch.path());
-        ingest::ParsedResults parsed;
-        parsed.format = counted.format;
-        parsed.results = std::move(counted.results);
-        parsed.warnings = std::move(counted.warnings);
-        for (const auto& result : parsed.results)
-            parsed.content_hash =
-                parsed.content_hash * 31 + static_cast<std::uint64_t>(result.value);
-        return parsed;
     }
     const std::filesystem::path results =
         recipe.results.empty() ? std::filesystem::path() : folder / recipe.results;
