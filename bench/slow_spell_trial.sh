@@ -4,26 +4,35 @@
 # RUNS default-branch commits of a scratch repository, a CPU hog of two busy loops running through
 # the runs of SPELL consecutive ones (from the FROM-th), then two pull requests compared with the
 # default method: one whose binary is identical to its base, one whose BM_Checksum/65536 is
-# SLOWER percent slower. Prints both reports' verdicts and the runs the comparison left out.
-#   bench/slow_spell_trial.sh [--runs 16] [--from 13] [--spell 4] [--slower 30] [--benchwatch PATH]
+# SLOWER percent slower. Every run is `benchwatch run --repetitions REPETITIONS` (the few-samples
+# warning's advice is 3); each pull request is compared at every false-alarm budget of BUDGETS (--false-alarms-per-pr;
+# the default's is 1).
+# --spell 0 gives the same history without the hog, to tell what the spell adds. Prints both
+# reports' verdicts and the runs the comparison left out.
+#   bench/slow_spell_trial.sh [--runs 16] [--from 13] [--spell 4] [--slower 30] [--repetitions 3]
+#                             [--budgets 1,0.1] [--benchwatch PATH]
 set -euo pipefail
 source "$(dirname -- "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 
-usage="usage: bench/slow_spell_trial.sh [--runs 16] [--from 13] [--spell 4] [--slower 30] [--benchwatch PATH]"
+usage="usage: bench/slow_spell_trial.sh [--runs 16] [--from 13] [--spell 4] [--slower 30] [--repetitions 3] [--budgets 1,0.1] [--benchwatch PATH]"
 runs=16
+repetitions=3
+budgets=1,0.1
 from=13
 spell=4
 slower=30
 benchwatch="$BENCHWATCH_ROOT/build/test/src/cli/benchwatch"
 while (($#)); do
     case "$1" in
-    --runs | --from | --spell | --slower | --benchwatch)
+    --runs | --from | --spell | --slower | --repetitions | --budgets | --benchwatch)
         (($# >= 2)) || die "$1 needs a value"$'\n'"$usage"
         case "$1" in
         --runs) runs="$2" ;;
         --from) from="$2" ;;
         --spell) spell="$2" ;;
         --slower) slower="$2" ;;
+        --repetitions) repetitions="$2" ;;
+        --budgets) budgets="$2" ;;
         --benchwatch) benchwatch="$2" ;;
         esac
         shift 2
@@ -33,9 +42,10 @@ while (($#)); do
     esac
 done
 [[ -x "$benchwatch" ]] || die "no benchwatch at $benchwatch: build it or give --benchwatch"
-for value in "$runs" "$from" "$spell" "$slower"; do
+for value in "$runs" "$from" "$spell" "$slower" "$repetitions"; do
     [[ "$value" =~ ^[0-9]+$ ]] || die "expected whole numbers, got $value"$'\n'"$usage"
 done
+[[ "$budgets" =~ ^[0-9.]+(,[0-9.]+)*$ ]] || die "expected numbers split by commas for --budgets, got $budgets"$'\n'"$usage"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/benchwatch-slow-spell.XXXXXX")"
 hog_pid=
@@ -69,26 +79,31 @@ for ((run = 1; run <= runs; ++run)); do
         hog_pid=$!
         sleep 1
     fi
-    (cd "$repository" && "$benchwatch" run --branch main -- "${suite[@]}" >/dev/null 2>"$work/run-$run.err")
+    (cd "$repository" && "$benchwatch" run --repetitions "$repetitions" --branch main -- "${suite[@]}" >/dev/null 2>"$work/run-$run.err")
     stop_hog
     printf 'run %2d recorded%s\n' "$run" "$( ((run >= from && run < from + spell)) && echo ' (under the hog)')"
 done
 
 report() {
     local branch="$1"
-    (cd "$repository" && "$benchwatch" run --branch "$branch" -- "${suite[@]}" >/dev/null 2>&1)
-    (cd "$repository" && "$benchwatch" compare --format json --output "$work/$branch.json")
-    python3 - "$work/$branch.json" "$branch" <<'EOF'
+    (cd "$repository" && "$benchwatch" run --repetitions "$repetitions" --branch "$branch" -- "${suite[@]}" >/dev/null 2>&1)
+    local budget
+    for budget in ${budgets//,/ }; do
+        (cd "$repository" && "$benchwatch" compare --false-alarms-per-pr "$budget" --format json \
+            --output "$work/$branch-$budget.json")
+        python3 - "$work/$branch-$budget.json" "$branch" "$budget" <<'EOF'
 import json
 import sys
 
 report = json.load(open(sys.argv[1], encoding="utf-8"))
 rows = ", ".join(f"{b['name']} {100 * b['change']:+.1f}% {b['verdict']}" for b in report["benchmarks"])
 left = report["left_out_runs"]
-print(f"{sys.argv[2]}: {rows}")
-print(f"  left out: {len(left['commits'])} runs, suite move {100 * left['suite_move']:+.1f}%, "
+expected = report["calibration"].get("expected_flukes_per_pr")
+print(f"{sys.argv[2]} at budget {sys.argv[3]} (expected flukes {expected or 0:.2f}): {rows}")
+print(f"  left out: {len(left['commits'])} runs, suite move {100 * (left['suite_move'] or 0):+.1f}%, "
       f"unsettled {left['unsettled']}")
 EOF
+    done
 }
 git_quiet checkout -b identical
 git_quiet commit --allow-empty -m "a comment-only change"

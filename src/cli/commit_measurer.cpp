@@ -108,9 +108,8 @@ CommitMeasurer::CommitMeasurer(std::string_view command, const Context& context,
     recipe_.instrumented = counts_instructions(*context.config.measure, context.config);
     if (recipe_.instrumented) valgrind_ = run::valgrind_version();
     compilers_ = context.config.compilers.value_or(run::default_compilers(commands));
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // A count does not depend on the machine's load or clock.
-    if (!recipe_.instrumented) machine_warnings_ = run::machine_warnings(cores);
+    if (!recipe_.instrumented) machine_warnings_ = run::machine_warnings();
 }
 
 fs::path CommitMeasurer::prepare(const model::CommitId& commit) {
@@ -142,7 +141,12 @@ ingest::ParsedResults CommitMeasurer::measure(const model::CommitId& commit,
                                               std::span<const std::string> benchmarks) {
     const auto folder = prepare(commit);
     const auto& sha = commit.str();
+    const auto cpu_before = run::read_cpu();
     auto parsed = run::run_suite(recipe_, folder, sha, {{"BENCHWATCH_COMMIT", sha}}, benchmarks);
+    const auto busy = run::competing_cores(cpu_before, run::read_cpu());
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    competing_[sha] =
+        busy && !recipe_.instrumented ? run::competing_work_warning(*busy, cores) : std::nullopt;
     require_checkout(folder, commit);
     keep_subset(recipe_, fmt::format("the suite of {}", sha.substr(0, 12)), parsed.results,
                 told_dropped_);
@@ -166,8 +170,14 @@ void CommitMeasurer::record(const model::CommitId& commit, ingest::ParsedResults
     for (const auto word : std::views::split(std::string_view(recipe_.suite), ' '))
         suite_words.emplace_back(word.begin(), word.end());
     const auto programs = run::harness_programs(parsed.program, suite_words, folder);
-    for (const auto& warning :
-         run::run_warnings(machine_warnings_, parsed.context, programs, run.results))
+    auto machine = machine_warnings_;
+    if (const auto found = competing_.find(commit.str());
+        found != competing_.end() && found->second) {
+        std::cerr << "warning: " << commit.str().substr(0, 12) << ": " << found->second->message
+                  << '\n';
+        machine.push_back(*found->second);
+    }
+    for (const auto& warning : run::run_warnings(machine, parsed.context, programs, run.results))
         run.warnings.push_back({run::to_string(warning.issue), warning.message});
 
     ingest::RunMetadata metadata;

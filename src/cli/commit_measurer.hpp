@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -45,7 +46,7 @@ class CommitMeasurer {
     // (throws UsageError saying what `command` needs otherwise), as runs of `project` on
     // `machine` on `branch`, stored in `store_url`; `running`'s --timeout replaces the recipe's
     // timeout. The machine's stability warnings, taken now before anything runs, are printed
-    // before the first build.
+    // before the first build; whether other work competed is measured while each suite runs.
     CommitMeasurer(std::string_view command, const Context& context, std::string project,
                    std::string machine, std::string branch, std::string store_url,
                    const RunningFlags& running);
@@ -89,6 +90,8 @@ class CommitMeasurer {
     std::vector<std::string> compilers_;
     std::vector<run::StabilityWarning> machine_warnings_;
     std::map<std::string, std::filesystem::path> prepared_;
+    // Per commit: the warning that other work competed with its latest measure(), if it did.
+    std::map<std::string, std::optional<run::StabilityWarning>> competing_;
     bool told_dropped_ = false;  // the note on benchmarks outside the subset was printed
     std::string valgrind_;       // its version, when the recipe counts instructions
 };

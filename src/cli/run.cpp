@@ -232,11 +232,8 @@ int run_run(const RunCommandFlags& flags) {
         scratch.emplace();
     }
 
-    // Taken before anything runs, so that the load of the benchmarks themselves does not count.
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // A count does not depend on the machine's load or clock, so none of that is said of it.
-    const auto warnings =
-        instrumented ? std::vector<run::StabilityWarning>{} : run::machine_warnings(cores);
+    auto warnings = instrumented ? std::vector<run::StabilityWarning>{} : run::machine_warnings();
 
     // Under the instrument each command runs once: its counts do not vary from run to run.
     const int harness_steps = !harness ? 0 : instrumented ? 1 : flags.warmup + flags.repetitions;
@@ -246,6 +243,8 @@ int run_run(const RunCommandFlags& flags) {
                               static_cast<std::size_t>(harness_steps) + latencies.size(),
                               report::steady_seconds, report::terminal_columns(STDERR_FILENO));
 
+    // Other work's use of the machine is measured over the benchmarks' own time only.
+    const auto cpu_before = run::read_cpu();
     model::Run run;
     model::Environment harness_context;
     std::string reported_program;
@@ -305,6 +304,12 @@ int run_run(const RunCommandFlags& flags) {
         run.results.push_back(std::move(measurement.result));
     }
     progress.finish();
+    if (!instrumented) {
+        const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        if (const auto busy = run::competing_cores(cpu_before, run::read_cpu()))
+            if (auto warning = run::competing_work_warning(*busy, cores))
+                warnings.push_back(std::move(*warning));
+    }
 
     const auto directory =
         context.repository ? context.repository->top_level() : context.working_directory;

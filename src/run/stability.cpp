@@ -2,12 +2,15 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -61,13 +64,55 @@ std::vector<StabilityWarning> governor_warnings(const std::vector<std::string>& 
     return warnings;
 }
 
-std::optional<StabilityWarning> load_warning(double load_average, int cores) {
-    if (load_average <= 0.5 * cores) return std::nullopt;
+std::optional<double> read_machine_busy_seconds(const std::filesystem::path& proc) {
+    std::ifstream file(proc / "stat");
+    std::string label;
+    // user nice system idle iowait irq softirq steal; guest time is counted in user already.
+    std::array<unsigned long long, 8> ticks{};
+    if (!(file >> label) || label != "cpu") return std::nullopt;
+    for (auto& tick : ticks)
+        if (!(file >> tick)) return std::nullopt;
+    const long per_second = ::sysconf(_SC_CLK_TCK);
+    if (per_second <= 0) return std::nullopt;
+    const auto busy = ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7];
+    return static_cast<double>(busy) / static_cast<double>(per_second);
+}
+
+CpuReading read_cpu(const std::filesystem::path& proc) {
+    const auto seconds = [](const struct rusage& usage) {
+        return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+               1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+    };
+    struct rusage self {};
+    struct rusage children {};
+    ::getrusage(RUSAGE_SELF, &self);
+    ::getrusage(RUSAGE_CHILDREN, &children);
+    const long per_second = ::sysconf(_SC_CLK_TCK);
+    const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+    return CpuReading{
+        read_machine_busy_seconds(proc), seconds(self) + seconds(children),
+        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(),
+        per_second > 0 ? static_cast<double>(cores + 1) / static_cast<double>(per_second) : 0.0};
+}
+
+std::optional<double> competing_cores(const CpuReading& before, const CpuReading& after) {
+    const double wall = after.wall_seconds - before.wall_seconds;
+    if (!before.machine_busy_seconds || !after.machine_busy_seconds || !(wall > 0))
+        return std::nullopt;
+    const double others = (*after.machine_busy_seconds - *before.machine_busy_seconds) -
+                          (after.own_seconds - before.own_seconds) -
+                          after.machine_resolution_seconds;
+    return std::max(0.0, others / wall);
+}
+
+std::optional<StabilityWarning> competing_work_warning(double busy_cores, int cores) {
+    if (busy_cores <= std::max(kCompetingShare * cores, kCompetingCoresFloor)) return std::nullopt;
     return StabilityWarning{
         StabilityIssue::HighLoad,
-        fmt::format("The load average was {:.2f} at start on {} cores; stop other work on the "
-                    "machine so that it does not compete with the benchmarks.",
-                    load_average, cores)};
+        fmt::format("Other work kept {:.1f} of {} cores busy while the benchmarks ran; stop it, or "
+                    "measure base and head side by side (benchwatch compare --paired), so that it "
+                    "does not compete with the benchmarks.",
+                    busy_cores, cores)};
 }
 
 bool links_debian_google_benchmark(const std::filesystem::path& program) {
@@ -182,20 +227,8 @@ std::vector<std::string> read_governors(const std::filesystem::path& sys) {
     return governors;
 }
 
-std::optional<double> read_load_average(const std::filesystem::path& proc) {
-    std::ifstream file(proc / "loadavg");
-    double one_minute = 0;
-    if (!(file >> one_minute)) return std::nullopt;
-    return one_minute;
-}
-
-std::vector<StabilityWarning> machine_warnings(int cores, const std::filesystem::path& sys,
-                                               const std::filesystem::path& proc) {
-    auto warnings = governor_warnings(read_governors(sys));
-    if (const auto load = read_load_average(proc)) {
-        if (auto warning = load_warning(*load, cores)) warnings.push_back(std::move(*warning));
-    }
-    return warnings;
+std::vector<StabilityWarning> machine_warnings(const std::filesystem::path& sys) {
+    return governor_warnings(read_governors(sys));
 }
 
 }  // namespace benchwatch::run

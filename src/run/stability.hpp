@@ -30,8 +30,47 @@ struct StabilityWarning {
 // CPUs use it); none when `governors` is empty (no cpufreq on this machine).
 std::vector<StabilityWarning> governor_warnings(const std::vector<std::string>& governors);
 
-// A warning when the 1-minute load average at start exceeds half the core count.
-std::optional<StabilityWarning> load_warning(double load_average, int cores);
+// The share of a machine's cores that other work may keep busy, on average while the benchmarks
+// run, before the run is said to be recorded under load: a quarter, and at least half a core.
+inline constexpr double kCompetingShare = 0.25;
+inline constexpr double kCompetingCoresFloor = 0.5;
+
+// What the machine's and this process's CPU clocks read at one moment, to tell how busy other
+// work kept the machine between two of them (competing_cores()).
+struct CpuReading {
+    // The CPU time of the whole machine spent on anything but idling, in seconds since boot:
+    // /proc/stat's user, nice, system, irq, softirq and steal (a hypervisor running another
+    // guest on this one's CPUs); std::nullopt where /proc/stat cannot be read.
+    std::optional<double> machine_busy_seconds;
+    // The CPU time of this process and of the children it has waited for (getrusage).
+    double own_seconds = 0;
+    // A steady clock, in seconds.
+    double wall_seconds = 0;
+    // How far the machine's busy time may be off between two readings: it counts whole clock
+    // ticks on every core, so by up to one tick per core and one more.
+    double machine_resolution_seconds = 0;
+};
+
+// The machine's busy CPU time in seconds from `proc`/stat's first line; std::nullopt when it
+// cannot be read or parsed.
+std::optional<double> read_machine_busy_seconds(const std::filesystem::path& proc = "/proc");
+
+// Reads the clocks now: read_machine_busy_seconds(`proc`), this process's CPU time and that of
+// its waited-for children, and the steady clock.
+CpuReading read_cpu(const std::filesystem::path& proc = "/proc");
+
+// How many cores, at least, were busy on average between `before` and `after` with work other
+// than this process and the children it waited for: the machine's busy time less this process's
+// and less `after`'s resolution, over the wall time, never below 0, so that a run of a few
+// milliseconds is never taken for one under load; std::nullopt when either reading has no machine
+// clock or no time passed. Example: 3.1 s of the machine's CPU time over 2 s of wall time, 1 s
+// of it this process's, a resolution of 0.1 s: (3.1 − 1 − 0.1) / 2 = 1 core.
+std::optional<double> competing_cores(const CpuReading& before, const CpuReading& after);
+
+// A warning when other work kept more than kCompetingShare of `cores` (and more than
+// kCompetingCoresFloor) busy on average while the benchmarks ran: a measure of the run itself,
+// where the load average lags by a minute and counts the benchmarks' own threads.
+std::optional<StabilityWarning> competing_work_warning(double busy_cores, int cores);
 
 // The shared Google Benchmark library of Debian's libbenchmark1debian package, which Ubuntu's
 // package is built from too: the soname that every program linked with it names.
@@ -74,13 +113,8 @@ std::vector<StabilityWarning> run_warnings(std::vector<StabilityWarning> machine
 // The scaling governor of every CPU with cpufreq under `sys`, in CPU order; empty without cpufreq.
 std::vector<std::string> read_governors(const std::filesystem::path& sys = "/sys");
 
-// The 1-minute load average of `proc`/loadavg; std::nullopt when it cannot be read.
-std::optional<double> read_load_average(const std::filesystem::path& proc = "/proc");
-
-// The governor warnings, then the load warning, of the machine described under `sys` and `proc`
-// with `cores` CPUs online: what `run` checks before it starts.
-std::vector<StabilityWarning> machine_warnings(int cores, const std::filesystem::path& sys = "/sys",
-                                               const std::filesystem::path& proc = "/proc");
+// The governor warnings of the machine described under `sys`: what `run` checks before it starts.
+std::vector<StabilityWarning> machine_warnings(const std::filesystem::path& sys = "/sys");
 
 // The fewest samples a result needs before its minimum is worth comparing: with three, one
 // disturbed repetition cannot set the minimum, and `run --repetitions 3` of a harness that runs

@@ -129,6 +129,31 @@ TEST_F(BackfillTest, RecordsEachDefaultBranchCommitOnceOldestFirstOutsideTheChec
         fs::exists(repository_.directory() / ".git" / "benchwatch-worktrees" / shas[0] / "built"));
 }
 
+TEST_F(BackfillTest, ACommitsRunSaysThatOtherWorkCompetedWithItsSuite) {
+    // A suite that takes a second, with a busy loop on every core started by this test: the
+    // commit's run is stored with a high-load warning measured while its suite ran, and the
+    // warning is printed with the commit's name.
+    const auto sha = commit(101);
+    repository_.write_file("benchwatch.toml",
+                           "project = \"p\"\nmachine = \"m\"\n[measure]\nbuild = \"sh build.sh\"\n"
+                           "run = \"sleep 1 && sh bench.sh\"\n");
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    vcs::ProcessOutput output;
+    {
+        BusyLoops neighbour(cores);
+        output = backfill({"--last", "1"});
+    }
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_NE(output.err.find(fmt::format("warning: {}: Other work kept ", sha.substr(0, 12))),
+              std::string::npos)
+        << output.err;
+    const auto runs = store::open_store(store_)->list_runs({});
+    ASSERT_EQ(runs.size(), 1U);
+    EXPECT_TRUE(std::any_of(runs[0].warnings.begin(), runs[0].warnings.end(),
+                            [](const auto& warning) { return warning.kind == "high-load"; }))
+        << output.err;
+}
+
 // A suite of four benchmarks around 1, 2, 3 and 4 µs, which runs 50% slower in a commit
 // numbered (its file `n`) like a file in SLOW_DIR: a slow spell of the machine during the backfill
 // that a test can end.

@@ -3,6 +3,7 @@
 // the harness crashes, hangs or writes garbage, missing a changed dependency version in the
 // report, or writing terminal control characters into a log file.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "store/store.hpp"
 #include "support/test_store.hpp"
@@ -98,10 +100,10 @@ TEST_F(RunTest, TheDocumentedRunOfAGoogleBenchmarkSuiteOnDebianGivesNoWarning) {
     // The quick start's `run --repetitions 3` of a suite linked with Debian's own Google Benchmark
     // library, which calls itself a debug build: nothing the user could act on, so no warning,
     // and the three runs are three samples.
-    const auto output = benchwatch(run_arguments(
-        "c1", {"--repetitions", "3", "--no-progress", "--", BENCHWATCH_GBENCH_FIXTURE,
-               "--benchmark_format=json", "--benchmark_min_time=0.01",
-               "--benchmark_filter=BM_Accumulate"}));
+    const auto output = benchwatch(
+        run_arguments("c1", {"--repetitions", "3", "--no-progress", "--", BENCHWATCH_GBENCH_FIXTURE,
+                             "--benchmark_format=json", "--benchmark_min_time=0.01",
+                             "--benchmark_filter=BM_Accumulate"}));
     ASSERT_EQ(output.exit_code, 0) << output.err;
     EXPECT_EQ(output.err.find("debug build"), std::string::npos) << output.err;
     EXPECT_EQ(output.err.find("fewer than"), std::string::npos) << output.err;
@@ -276,6 +278,34 @@ TEST_F(RunTest, StabilityWarningsAreStoredWithTheRun) {
     }
     EXPECT_NE(std::find(kinds.begin(), kinds.end(), "debug-harness"), kinds.end());
     EXPECT_NE(std::find(kinds.begin(), kinds.end(), "few-samples"), kinds.end());
+}
+
+TEST_F(RunTest, OtherWorkWhileTheHarnessRunsIsStoredAsAHighLoadWarning) {
+    // A busy loop on every core, started by this test and not by benchwatch, while a harness that
+    // takes a second runs: the run measures other work on about all the cores, far beyond a
+    // quarter of them, and says so with the run. The load average, which lags by a minute, would
+    // not have seen loops started a moment before.
+    const auto counter = (directory_.path() / "count").string();
+    const auto harness = script("harness.sh", "sleep 1\n" + harness_body(counter, "5"));
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    vcs::ProcessOutput output;
+    {
+        BusyLoops neighbour(cores);
+        output = benchwatch(run_arguments("c1", {"--no-progress", "--", harness.string()}));
+    }
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    const auto runs = store::open_store(store())->list_runs({});
+    ASSERT_EQ(runs.size(), 1u);
+    const auto loaded =
+        std::find_if(runs[0].warnings.begin(), runs[0].warnings.end(),
+                     [](const auto& warning) { return warning.kind == "high-load"; });
+    ASSERT_NE(loaded, runs[0].warnings.end()) << output.err;
+    EXPECT_TRUE(loaded->message.starts_with("Other work kept ")) << loaded->message;
+    EXPECT_NE(
+        loaded->message.find(fmt::format(" of {} cores busy while the benchmarks ran; ", cores)),
+        std::string::npos)
+        << loaded->message;
+    EXPECT_NE(output.err.find("warning: " + loaded->message), std::string::npos) << output.err;
 }
 
 TEST_F(RunTest, ChangedDependencyVersionIsTheReportsEnvironmentLine) {

@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 
+#include "run/timed_process.hpp"
 #include "support/test_support.hpp"
 
 namespace benchwatch::run {
@@ -52,18 +54,54 @@ TEST(Stability, PerformanceOrNoCpufreqGivesNoGovernorWarning) {
     EXPECT_TRUE(governor_warnings({}).empty());
 }
 
-TEST(Stability, LoadAboveHalfTheCoresIsAWarning) {
-    const auto load = read_load_average(fixtures / "machine/proc");
-    ASSERT_EQ(load, 3.20);
-    // 3.20 > 0.5 × 4 = 2.0
-    EXPECT_EQ(load_warning(*load, 4),
+TEST(Stability, MachineBusyTimeIsEverythingButIdlingAndWaiting) {
+    // user 300 + nice 20 + system 80 + irq 10 + softirq 15 + steal 25 ticks; idle 1000, iowait
+    // 5 and guest 7 (already in user) are not busy time.
+    const auto busy = read_machine_busy_seconds(fixtures / "machine/proc");
+    ASSERT_TRUE(busy.has_value());
+    EXPECT_DOUBLE_EQ(*busy, 450.0 / static_cast<double>(::sysconf(_SC_CLK_TCK)));
+    EXPECT_EQ(read_machine_busy_seconds(fixtures / "nowhere"), std::nullopt);
+    EXPECT_EQ(read_cpu(fixtures / "nowhere").machine_busy_seconds, std::nullopt);
+}
+
+TEST(Stability, CompetingCoresLeaveOutThisProcessAndItsChildren) {
+    // 3 s of the machine's CPU over 2 s, 1 s of it ours: (3 − 1) / 2 = 1 core.
+    EXPECT_EQ(competing_cores({100.0, 4.0, 50.0}, {103.0, 5.0, 52.0}), 1.0);
+    // Less the machine clock's resolution: (3.1 − 1 − 0.1) / 2 = 1 core.
+    EXPECT_NEAR(*competing_cores({100.0, 4.0, 50.0}, {103.1, 5.0, 52.0, 0.1}), 1.0, 1e-12);
+    // A run of 5 ms in which the machine's clock moved one tick of 10 ms on each of 2 cores: within
+    // its resolution of 3 ticks, so not 4 cores of other work.
+    EXPECT_EQ(competing_cores({100.0, 4.0, 50.0}, {100.02, 4.0, 50.005, 0.03}), 0.0);
+    // The machine's ticks are coarser than our own clock: never below 0.
+    EXPECT_EQ(competing_cores({100.0, 4.0, 50.0}, {100.5, 5.0, 52.0}), 0.0);
+    EXPECT_EQ(competing_cores({std::nullopt, 4.0, 50.0}, {103.0, 5.0, 52.0}), std::nullopt);
+    EXPECT_EQ(competing_cores({100.0, 4.0, 50.0}, {103.0, 5.0, 50.0}), std::nullopt);
+}
+
+TEST(Stability, OtherWorkOnAQuarterOfTheCoresIsAWarning) {
+    EXPECT_EQ(competing_work_warning(1.34, 4),
               (StabilityWarning{StabilityIssue::HighLoad,
-                                "The load average was 3.20 at start on 4 cores; stop other work "
-                                "on the machine so that it does not compete with the "
+                                "Other work kept 1.3 of 4 cores busy while the benchmarks ran; "
+                                "stop it, or measure base and head side by side (benchwatch "
+                                "compare --paired), so that it does not compete with the "
                                 "benchmarks."}));
-    EXPECT_EQ(load_warning(*load, 8), std::nullopt);  // 3.20 ≤ 0.5 × 8 = 4.0
-    EXPECT_EQ(load_warning(2.0, 4), std::nullopt);    // exactly half is still fine
-    EXPECT_EQ(read_load_average(fixtures / "nowhere"), std::nullopt);
+    EXPECT_EQ(competing_work_warning(1.0, 4), std::nullopt);  // exactly a quarter is still fine
+    EXPECT_EQ(competing_work_warning(0.5, 2), std::nullopt);  // at least half a core: 0.5
+    EXPECT_NE(competing_work_warning(0.51, 2), std::nullopt);
+    EXPECT_EQ(competing_work_warning(0.4, 1), std::nullopt);    // half a core, not a quarter
+    EXPECT_EQ(competing_work_warning(15.9, 64), std::nullopt);  // 16 of 64 would be a quarter
+}
+
+TEST(Stability, AMeasuredRunCountsOtherWorkButNotItsOwnChildren) {
+    // This test's own child keeps a core busy for a second: it is ours, so it does not compete.
+    const auto before = read_cpu();
+    ASSERT_TRUE(before.machine_busy_seconds.has_value());
+    const auto spin = run_timed({{"/bin/sh", "-c",
+                                  "end=$(($(date +%s) + 2)); "
+                                  "while [ $(date +%s) -lt $end ]; do :; done"}});
+    ASSERT_TRUE(spin.succeeded());
+    const auto after = read_cpu();
+    EXPECT_GE(after.own_seconds - before.own_seconds, 0.5);
 }
 
 TEST(Stability, ADebugGoogleBenchmarkBuiltByTheUserIsAWarning) {
@@ -148,15 +186,12 @@ TEST(Stability, EnoughOrUnknownSamplesGiveNoWarning) {
     EXPECT_EQ(sample_warning({with_samples("a", 3), without_summary}), std::nullopt);
 }
 
-TEST(Stability, MachineWarningsAreGovernorsThenLoad) {
-    const auto warnings = machine_warnings(4, fixtures / "machine/sys", fixtures / "machine/proc");
-    ASSERT_EQ(warnings.size(), 3U);  // powersave, schedutil, then load 3.20 > 0.5 × 4
+TEST(Stability, MachineWarningsAreTheGovernors) {
+    const auto warnings = machine_warnings(fixtures / "machine/sys");
+    ASSERT_EQ(warnings.size(), 2U);  // powersave, schedutil
     EXPECT_EQ(warnings[0].issue, StabilityIssue::CpuGovernor);
     EXPECT_EQ(warnings[1].issue, StabilityIssue::CpuGovernor);
-    EXPECT_EQ(warnings[2].issue, StabilityIssue::HighLoad);
-    // A quiet machine with performance governors and no loadavg file: nothing to say.
-    EXPECT_TRUE(
-        machine_warnings(4, fixtures / "performance/sys", fixtures / "performance/proc").empty());
+    EXPECT_TRUE(machine_warnings(fixtures / "performance/sys").empty());
 }
 
 TEST(Stability, IssuesHaveStableNames) {

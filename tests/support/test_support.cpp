@@ -169,6 +169,24 @@ std::string ServerProcess::log() const {
     return read_text(out_) + read_text(err_);
 }
 
+BusyLoops::BusyLoops(int count) {
+    std::string shell = "/bin/sh";
+    std::string flag = "-c";
+    std::string loop = "while :; do :; done";
+    char* argv[] = {shell.data(), flag.data(), loop.data(), nullptr};
+    for (int i = 0; i < count; ++i) {
+        pid_t pid = 0;
+        if (posix_spawn(&pid, argv[0], nullptr, nullptr, argv, environ) != 0)
+            throw std::runtime_error("cannot start a busy loop");
+        pids_.push_back(pid);
+    }
+}
+
+BusyLoops::~BusyLoops() {
+    for (const pid_t pid : pids_) ::kill(pid, SIGKILL);
+    for (const pid_t pid : pids_) waitpid(pid, nullptr, 0);
+}
+
 namespace {
 
 // 2026-10-01 00:00:00 UTC.

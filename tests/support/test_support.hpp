@@ -114,6 +114,20 @@ class ServerProcess {
     pid_t pid_ = 0;
 };
 
+// `count` busy loops (`sh -c 'while :; do :; done'`) keeping the machine's cores busy while the
+// object lives: other work, as a busy neighbour would be, for tests of what a run under load
+// records. Killed with SIGKILL and waited for when it goes away.
+class BusyLoops {
+  public:
+    explicit BusyLoops(int count);
+    BusyLoops(const BusyLoops&) = delete;
+    BusyLoops& operator=(const BusyLoops&) = delete;
+    ~BusyLoops();
+
+  private:
+    std::vector<pid_t> pids_;
+};
+
 // A git repository made by a test, the same on every run: fixed author and committer, commit n
 // dated 2026-10-01 00:00 UTC + n hours, and no user or system configuration.
 class GitRepository {
