@@ -637,6 +637,30 @@ void settle_by_confirmation(model::Comparison& comparison) {
     comparison.summaries = summarize(comparison);
 }
 
+namespace {
+
+// Other work on the machine only ever slows a run down, so a pull request's run recorded under
+// load cannot show that it got slower; what it shows faster, or unchanged, still holds. When every
+// run of the head was recorded under load and at most half of `history`'s commits were (where
+// most were, that is how this machine is, and the levels carry it too), every slower verdict of a
+// metric that is timed becomes Inconclusive and comparison.head_under_load is set.
+void distrust_slowdowns_under_load(model::Comparison& comparison, const RunIndex& index,
+                                   std::span<const std::string> history) {
+    if (!recorded_under_load(index, comparison.head_commit)) return;
+    const auto loaded = std::count_if(history.begin(), history.end(), [&](const auto& commit) {
+        return recorded_under_load(index, commit);
+    });
+    if (2 * static_cast<std::size_t>(loaded) > history.size()) return;
+    comparison.head_under_load = true;
+    for (auto& benchmark : comparison.benchmarks)
+        if (benchmark.verdict == model::Verdict::Slower &&
+            !model::is_counted_metric(benchmark.metric))
+            benchmark.verdict = model::Verdict::Inconclusive;
+    comparison.summaries = summarize(comparison);
+}
+
+}  // namespace
+
 model::Comparison compare_files(const ResultsFile& base, const ResultsFile& head,
                                 const model::MethodChoice& method,
                                 const std::vector<model::Category>& categories) {
@@ -705,6 +729,7 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
                        wanted, smallest_spell_move(comparison.categories), comparison);
 
     judge_benchmarks(comparison, head, base, series, *method);
+    distrust_slowdowns_under_load(comparison, index, choice.history);
     add_totals_and_differences(comparison, base, head);
     if (auto warning = measured_differently(base, head))
         comparison.head_warnings.push_back(std::move(*warning));

@@ -164,6 +164,9 @@ struct Comparison {
     double left_out_move = 0;  // the suite's median move in those that moved (0.4: 40% slower)
     // Whether the newest run moved so, so that whether it comes back is not known yet.
     bool left_out_unsettled = false;
+    // Whether every run of the head was recorded under load while most default-branch runs were
+    // not: other work only slows a run down, so its slower verdicts were left Inconclusive.
+    bool head_under_load = false;
     std::vector<Warning> head_warnings;      // stability warnings of the head's latest attempt
     std::vector<Warning> baseline_warnings;  // the same for the baseline (empty without one)
     std::string history_url;                 // empty: no link

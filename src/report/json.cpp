@@ -186,6 +186,8 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
         {"history_url",
          comparison.history_url.empty() ? json(nullptr) : json(comparison.history_url)},
     });
+    // Written only when it happened, so that the reports of a quiet machine stay as they were.
+    if (comparison.head_under_load) document["head_under_load"] = true;
     if (says_detectable && has_baseline) document["detectable"] = detectable_json(comparison);
     if (comparison.confirmation)
         document["confirmation"] = detail::confirmation_json(*comparison.confirmation);

@@ -253,6 +253,8 @@ model::Comparison comparison_of(std::string_view text, std::string_view source) 
         comparison.left_out_unsettled = left_out["unsettled"].boolean();
     }
 
+    if (root.has("head_under_load")) comparison.head_under_load = root["head_under_load"].boolean();
+
     for (const auto& category : root["categories"].elements()) {
         comparison.categories.push_back({category["name"].text(), category["prefixes"].texts(),
                                          category["minimum_change"].number()});

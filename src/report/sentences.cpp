@@ -168,6 +168,16 @@ std::string left_out_sentence(const model::Comparison& comparison, Escape escape
         which, model::format_change(comparison.left_out_move));
 }
 
+// "This PR's run was made under load …", or "" when it was not (or most default-branch runs were
+// too).
+std::string head_under_load_sentence(const model::Comparison& comparison) {
+    if (!comparison.head_under_load) return "";
+    return "This PR's run was made while other work kept the machine busy, and most "
+           "default-branch runs were not; other work only slows a run down, so its slowdowns are "
+           "left inconclusive: run it again at a quiet time, or compare base and head side by "
+           "side (compare --paired).";
+}
+
 }  // namespace
 
 std::vector<std::string> context_lines(const model::Comparison& comparison, Escape escape) {
@@ -176,6 +186,7 @@ std::vector<std::string> context_lines(const model::Comparison& comparison, Esca
         machine_sentence(comparison.machine_environment, escape),
         machine_change_sentence(comparison.machine_changes, escape),
         warnings_sentence("this PR's", comparison.head_warnings, escape),
+        head_under_load_sentence(comparison),
         warnings_sentence("the baseline's", comparison.baseline_warnings, escape),
         left_out_sentence(comparison, escape),
     };

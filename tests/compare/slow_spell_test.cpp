@@ -121,6 +121,35 @@ TEST(SlowSpell, AMachineAlwaysUnderLoadKeepsItsRuns) {
     EXPECT_EQ(comparison.benchmarks[0].verdict, model::Verdict::Slower);
 }
 
+// 20 quiet default-branch runs, then a pull request recorded under load whose benchmark 0 is
+// `change` slower.
+Recorder pull_request_under_load(double change, bool history_under_load = false) {
+    Recorder recorder;
+    const std::vector<model::Warning> load = {{"high-load", "Other work kept 1.9 of 2 cores busy"}};
+    for (int run = 0; run < 20; ++run)
+        recorder.record("main" + std::to_string(run), "main", suite(run, kQuiet), {},
+                        history_under_load ? load : std::vector<model::Warning>{});
+    recorder.record("pr", "feature", suite(20, kQuiet, change), {}, load);
+    return recorder;
+}
+
+TEST(SlowSpell, APullRequestRunUnderLoadCannotShowASlowdown) {
+    const auto slower = compared(pull_request_under_load(0.3));
+    EXPECT_TRUE(slower.head_under_load);
+    EXPECT_EQ(slower.benchmarks[0].verdict, model::Verdict::Inconclusive);
+    EXPECT_EQ(slower.summaries[0].slower, 0) << "the summary counts the settled verdicts";
+    // Load only slows a run down: a speed-up measured under it still holds.
+    const auto faster = compared(pull_request_under_load(-0.3));
+    EXPECT_TRUE(faster.head_under_load);
+    EXPECT_EQ(faster.benchmarks[0].verdict, model::Verdict::Faster);
+}
+
+TEST(SlowSpell, OnAMachineAlwaysUnderLoadAPullRequestUnderLoadIsJudgedAsUsual) {
+    const auto comparison = compared(pull_request_under_load(0.3, /*history_under_load=*/true));
+    EXPECT_FALSE(comparison.head_under_load);
+    EXPECT_EQ(comparison.benchmarks[0].verdict, model::Verdict::Slower);
+}
+
 TEST(SlowSpell, ACommitMeasuredAgainWithoutLoadIsKept) {
     auto recorder = history_with_a_spell(8, 0, /*slowed=*/false, /*warned=*/true);
     recorder.record("main9", "main", suite(9, kQuiet));

@@ -450,6 +450,22 @@ model::Comparison level_slow_spell_unsettled() {
     return comparison;
 }
 
+// The pull request's run recorded under load while the default branch's were not: the slowdown
+// it showed is left inconclusive, and the report says why.
+model::Comparison level_head_under_load() {
+    auto comparison = level_detectable_change();
+    comparison.head_under_load = true;
+    comparison.head_warnings = {{"high-load",
+                                 "Other work kept 1.9 of 2 cores busy while the benchmarks ran; "
+                                 "stop it, or measure base and head side by side (benchwatch "
+                                 "compare --paired), so that it does not compete with the "
+                                 "benchmarks."}};
+    // array/sort's +20% is no longer counted as slower.
+    comparison.benchmarks[2].verdict = Verdict::Inconclusive;
+    comparison.summaries[0].slower = 0;
+    return comparison;
+}
+
 // A suite counted under callgrind: each benchmark's instructions and estimated cycles, judged
 // against the counted minimum of 0.2% with no noise in their history; BM_Parse executes 1% more
 // instructions (and 1.2% more cycles) per iteration and is flagged.
@@ -706,6 +722,7 @@ INSTANTIATE_TEST_SUITE_P(
         Scenario{"level_detectable_change", level_detectable_change},
         Scenario{"level_too_noisy", level_too_noisy},
         Scenario{"level_slow_spell_left_out", level_slow_spell_left_out},
+        Scenario{"level_head_under_load", level_head_under_load},
         Scenario{"level_slow_spell_unsettled", level_slow_spell_unsettled},
         Scenario{"level_counted_instructions", level_counted_instructions},
         Scenario{"level_nothing_judged", level_nothing_judged},
