@@ -254,7 +254,7 @@ int run_run(const RunCommandFlags& flags) {
     if (harness && instrumented) {
         HarnessRunner runner(*harness, timeout);
         progress.start("under callgrind: " + run::command_text(harness->argv));
-        auto counted = run::count_google_benchmark(runner.command(), scratch->path());
+        auto counted = run::count_harness(runner.command(), scratch->path());
         progress.complete();
         for (const auto& warning : counted.warnings) print_warning(warning);
         if (harness->recipe)

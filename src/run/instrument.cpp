@@ -10,12 +10,16 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
+#include <optional>
+#include <ranges>
 
 #include "ingest/callgrind.hpp"
 #include "ingest/googlebenchmark.hpp"
 #include "ingest/ingest.hpp"
 #include "model/printable.hpp"
+#include "run/stability.hpp"
 
 namespace benchwatch::run {
 
@@ -28,7 +32,11 @@ constexpr std::string_view kInstallValgrind =
     "install it (Debian and Ubuntu: apt-get install valgrind) and run again";
 
 constexpr std::string_view kSupported =
-    "the instrument counts Google Benchmark harnesses (and --latency commands)";
+    "the instrument counts Google Benchmark harnesses, Go test binaries (go test -c) and --latency "
+    "commands";
+
+// A symbol of the Go testing package that every test binary with benchmarks holds.
+constexpr std::string_view kGoBenchmarkRunner = "testing.(*B).runN";
 
 // Where a Google Benchmark loop starts and ends: the library's out-of-line calls around it.
 constexpr std::string_view kLoopStart = "benchmark::State::StartKeepRunning*";
@@ -83,6 +91,24 @@ TimedResult run_instrumented(const Command& command, const Command& shown) {
                         describe_failure(result, shown),
                         result.err.empty() ? "" : ": " + first_line_of(result.err), kSupported)));
     return result;
+}
+
+// `command` with `flags` after its arguments (at the end of its shell text when it is one, each
+// flag quoted for the shell), so that they override its own.
+Command with_flags(const Command& command, const std::vector<std::string>& flags) {
+    Command flagged = command;
+    const bool shell =
+        flagged.argv.size() == 3 && flagged.argv[0] == "/bin/sh" && flagged.argv[1] == "-c";
+    for (const auto& flag : flags) {
+        if (!shell) {
+            flagged.argv.push_back(flag);
+            continue;
+        }
+        std::string quoted = "'";
+        for (const char c : flag) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        flagged.argv[2] += " " + quoted + "'";
+    }
+    return flagged;
 }
 
 // The process id and part number in a profile's file name, "callgrind.out.<pid>[.<part>]".
@@ -174,16 +200,8 @@ std::string valgrind_version() {
 }
 
 ingest::ParsedResults count_google_benchmark(const Command& harness, const fs::path& scratch) {
-    Command flagged = harness;
+    Command flagged = with_flags(harness, kGoogleBenchmarkFlags);
     flagged.stdout_mode = OutputMode::capture;
-    const bool shell =
-        flagged.argv.size() == 3 && flagged.argv[0] == "/bin/sh" && flagged.argv[1] == "-c";
-    for (const auto& flag : kGoogleBenchmarkFlags) {
-        if (shell)
-            flagged.argv[2] += " " + flag;
-        else
-            flagged.argv.push_back(flag);
-    }
     const auto result =
         run_instrumented(under_callgrind(flagged, scratch,
                                          {fmt::format("--dump-after={}", kLoopStart),
@@ -256,6 +274,169 @@ ingest::ParsedResults count_google_benchmark(const Command& harness, const fs::p
     for (const auto& count : counted.results)
         counted.content_hash = counted.content_hash * 31 + static_cast<std::uint64_t>(count.value);
     return counted;
+}
+
+bool runs_go_test_binary(const Command& harness) {
+    const bool shell =
+        harness.argv.size() == 3 && harness.argv[0] == "/bin/sh" && harness.argv[1] == "-c";
+    std::vector<std::string> words;
+    if (shell) {
+        for (const auto word : std::views::split(std::string_view(harness.argv[2]), ' '))
+            if (!std::string_view(word.begin(), word.end()).empty())
+                words.emplace_back(word.begin(), word.end());
+    } else {
+        words = harness.argv;
+    }
+    const auto directory = harness.directory.empty() ? fs::current_path() : harness.directory;
+    const auto programs = harness_programs("", words, directory);
+    return std::any_of(programs.begin(), programs.end(), [](const fs::path& program) {
+        return file_contains(program, kGoBenchmarkRunner, std::numeric_limits<std::size_t>::max());
+    });
+}
+
+namespace {
+
+// A Go regular expression that matches `name` alone at each of its '/'-separated levels, as
+// -test.bench splits it: "BenchmarkWords/64" gives "^BenchmarkWords$/^64$".
+std::string exact_go_benchmark_pattern(std::string_view name) {
+    std::string pattern;
+    for (const auto level : std::views::split(name, '/')) {
+        if (!pattern.empty()) pattern += '/';
+        pattern += '^';
+        for (const char c : std::string_view(level.begin(), level.end())) {
+            if (std::string_view(R"(\.+*?()|[]{}^$)").find(c) != std::string_view::npos)
+                pattern += '\\';
+            pattern += c;
+        }
+        pattern += '$';
+    }
+    return pattern;
+}
+
+// The smallest power of two of iterations whose native time, at `nanoseconds` per operation, is
+// at least kGoCountedNanoseconds; at least 16 and at most 2^24.
+std::int64_t go_counted_iterations(double nanoseconds) {
+    std::int64_t iterations = 16;
+    while (iterations < (std::int64_t{1} << 24) &&
+           static_cast<double>(iterations) * nanoseconds < kGoCountedNanoseconds)
+        iterations *= 2;
+    return iterations;
+}
+
+// The whole process's totals of one run of `command` under callgrind, its profiles written to a
+// new folder `scratch`.
+std::map<std::string, std::uint64_t, std::less<>> process_totals(const Command& command,
+                                                                 const Command& shown,
+                                                                 const fs::path& scratch) {
+    fs::create_directories(scratch);
+    run_instrumented(under_callgrind(command, scratch, {}), shown);
+    std::map<std::string, std::uint64_t, std::less<>> totals;
+    for (const auto& [pid, parts] : read_profiles(scratch))
+        for (const auto& part : parts)
+            for (const auto& [event, count] : part.totals) totals[event] += count;
+    return totals;
+}
+
+}  // namespace
+
+ingest::ParsedResults count_go_test(const Command& harness, const fs::path& scratch) {
+    const std::vector<std::string> common = {"-test.run=^$", "-test.count=1", "-test.cpu=1"};
+    auto listing_flags = common;
+    listing_flags.push_back("-test.benchtime=10ms");
+    auto listing = with_flags(harness, listing_flags);
+    listing.stdout_mode = OutputMode::capture;
+    TimedResult listed;
+    try {
+        listed = run_timed(listing);
+    } catch (const StartError& error) {
+        throw InstrumentError(error.what());
+    }
+    if (!listed.succeeded())
+        throw InstrumentError(model::printable_line(fmt::format(
+            "'{}' failed ({}{})", command_text(harness.argv), describe_failure(listed, listing),
+            listed.err.empty() ? "" : ": " + first_line_of(listed.err))));
+    ingest::ParsedResults times;
+    try {
+        times = ingest::parse(listed.out, "the Go test binary's output", "go");
+    } catch (const ingest::InputError& error) {
+        throw InstrumentError(model::printable_line(
+            fmt::format("'{}' printed no go test benchmark output ({}); {}",
+                        command_text(harness.argv), error.what(), kSupported)));
+    }
+
+    ingest::ParsedResults counted;
+    counted.format = "go";
+    counted.warnings = times.warnings;
+    std::size_t run = 0;
+    for (const auto& timed : times.results) {
+        if (timed.metric != "time") continue;
+        const auto iterations = go_counted_iterations(timed.value);
+        const auto pattern = "-test.bench=" + exact_go_benchmark_pattern(timed.benchmark);
+        const auto counted_run = [&](std::int64_t n) {
+            auto flags = common;
+            flags.push_back(pattern);
+            flags.push_back(fmt::format("-test.benchtime={}x", n));
+            auto command = with_flags(harness, flags);
+            command.stdout_mode = OutputMode::discard;
+            auto& debug = command.environment["GODEBUG"];
+            debug += debug.empty() ? "asyncpreemptoff=1" : ",asyncpreemptoff=1";
+            return process_totals(command, harness, scratch / std::to_string(run++));
+        };
+        const auto few = counted_run(2);
+        const auto many = counted_run(2 + iterations);
+        const auto difference = [&](std::string_view event) -> std::optional<double> {
+            const auto a = few.find(event);
+            const auto b = many.find(event);
+            if (a == few.end() || b == many.end()) return std::nullopt;
+            return (static_cast<double>(b->second) - static_cast<double>(a->second)) /
+                   static_cast<double>(iterations);
+        };
+        const auto instructions = difference("Ir");
+        if (!instructions || !(*instructions > 0)) {
+            counted.warnings.push_back(fmt::format(
+                "{} executed no more instructions in {} more iterations under the instrument; not "
+                "counted",
+                model::printable_line(timed.benchmark), iterations));
+            continue;
+        }
+        model::Result result;
+        result.benchmark = timed.benchmark;
+        result.metric = std::string(kInstructionsMetric);
+        result.unit = "instr";
+        result.value = *instructions;
+        counted.results.push_back(result);
+        const auto cycles_few = ingest::estimated_cycles(few);
+        const auto cycles_many = ingest::estimated_cycles(many);
+        if (cycles_few && cycles_many && *cycles_many > *cycles_few) {
+            result.metric = std::string(kEstimatedCyclesMetric);
+            result.unit = "cycles";
+            result.value = (*cycles_many - *cycles_few) / static_cast<double>(iterations);
+            counted.results.push_back(result);
+        }
+    }
+    if (counted.results.empty())
+        throw InstrumentError(
+            model::printable_line(fmt::format("'{}' ran no benchmark under the instrument; {}",
+                                              command_text(harness.argv), kSupported)));
+    for (const auto& count : counted.results)
+        counted.content_hash = counted.content_hash * 31 + static_cast<std::uint64_t>(count.value);
+    return counted;
+}
+
+ingest::ParsedResults count_harness(const Command& harness, const fs::path& scratch) {
+    const bool shell =
+        harness.argv.size() == 3 && harness.argv[0] == "/bin/sh" && harness.argv[1] == "-c";
+    const std::string_view first = shell ? std::string_view(harness.argv[2]) : std::string_view();
+    if ((!shell && harness.argv.size() >= 2 && harness.argv[0] == "go" &&
+         harness.argv[1] == "test") ||
+        first.starts_with("go test "))
+        throw InstrumentError(model::printable_line(fmt::format(
+            "'{}' builds its test binary and runs it as a child, which the instrument does not "
+            "count; build the binary first (go test -c -o pkg.test ./pkg) and give it with its "
+            "flags (./pkg.test -test.bench=.)",
+            command_text(harness.argv))));
+    if (runs_go_test_binary(harness)) return count_go_test(harness, scratch);
+    return count_google_benchmark(harness, scratch);
 }
 
 std::vector<model::Result> count_command(const Command& command, const std::string& benchmark,

@@ -62,6 +62,34 @@ std::string valgrind_version();
 ingest::ParsedResults count_google_benchmark(const Command& harness,
                                              const std::filesystem::path& scratch);
 
+// Whether `harness` runs a Go test binary (built by `go test -c`): one of the programs its words
+// name, as run::harness_programs() finds them from its directory, holds the Go testing package's
+// benchmark runner.
+bool runs_go_test_binary(const Command& harness);
+
+// Counts each benchmark of the Go test binary `harness` runs (its own -test.bench and other flags
+// kept, later flags appended): a first run without the instrument lists the benchmarks and their
+// times per operation, then each benchmark runs twice under callgrind with the cache simulation,
+// alone, with -test.benchtime of 2 and of 2 + d iterations, d a power of two making about
+// kGoCountedNanoseconds of its operations, and its counts per iteration are the difference of the
+// two runs' whole-process totals over d. The Go runtime's own work (start-up, the scheduler, the
+// collector paced by the clock) does not follow the benchmark's iterations and so cancels out, but
+// only up to about 100,000 instructions between runs, which d spreads thin. Runs with
+// GOMAXPROCS 1 (-test.cpu=1) and asynchronous preemption off (GODEBUG=asyncpreemptoff=1: its
+// signals stop callgrind), the environment cleared as count_google_benchmark() clears it. The
+// results are instructions and estimated_cycles per benchmark, named as the go reader names
+// them, format "go". Throws InstrumentError when the binary fails or prints no benchmark.
+ingest::ParsedResults count_go_test(const Command& harness, const std::filesystem::path& scratch);
+
+// The native time of the iterations count_go_test() adds in its second run: 50 ms, some 10^8
+// instructions, so that the runtime's ±10^5 moves a count by about 0.1%.
+inline constexpr double kGoCountedNanoseconds = 50e6;
+
+// Counts `harness` with count_go_test() when it runs a Go test binary (runs_go_test_binary()),
+// else with count_google_benchmark(); refuses `go test` itself, which builds and runs the binary
+// as a child, with a line saying to build the binary first.
+ingest::ParsedResults count_harness(const Command& harness, const std::filesystem::path& scratch);
+
 // Runs `command` once under callgrind with the cache simulation, its child processes followed,
 // and returns the instructions and estimated cycles of all of it as two results of
 // `benchmark`. The environment is cleared as count_google_benchmark() clears it. valgrind must be

@@ -178,7 +178,7 @@ ingest::ParsedResults run_suite(const Recipe& recipe, const std::filesystem::pat
     const auto suite = suite_command(recipe, benchmarks);
     if (recipe.instrumented) {
         const ScratchFolder scratch;
-        return count_google_benchmark(
+        return count_harness(
             command_in(suite, folder, environment, recipe.timeout, OutputMode::capture),
             scratch.path());
     }

@@ -29,7 +29,7 @@ struct Recipe {
     // of characters, '/' included; '?' any one); empty: every benchmark.
     std::vector<std::string> subset;
     // Counts the suite's instructions under valgrind's callgrind instead of timing it
-    // (count_google_benchmark()).
+    // (count_harness()).
     bool instrumented = false;
 };
 

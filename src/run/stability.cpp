@@ -115,15 +115,15 @@ std::optional<StabilityWarning> competing_work_warning(double busy_cores, int co
                     busy_cores, cores)};
 }
 
-bool links_debian_google_benchmark(const std::filesystem::path& program) {
+bool file_contains(const std::filesystem::path& path, std::string_view needle, std::size_t limit) {
+    if (needle.empty()) return false;
     // O_NONBLOCK: a FIFO named as the program must not hang the run; it is refused below.
-    const int descriptor = ::open(program.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    const int descriptor = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (descriptor < 0) return false;
     struct stat status {};
     bool found = false;
     if (::fstat(descriptor, &status) == 0 && S_ISREG(status.st_mode)) {
-        constexpr std::size_t searched_bytes = std::size_t{8} << 20;
-        const std::string_view needle = debian_google_benchmark_soname;
+        const std::size_t searched_bytes = limit;
         std::string window;
         std::vector<char> buffer(std::size_t{1} << 16);
         std::size_t read_so_far = 0;
@@ -140,6 +140,10 @@ bool links_debian_google_benchmark(const std::filesystem::path& program) {
     }
     ::close(descriptor);
     return found;
+}
+
+bool links_debian_google_benchmark(const std::filesystem::path& program) {
+    return file_contains(program, debian_google_benchmark_soname, std::size_t{8} << 20);
 }
 
 std::vector<std::filesystem::path> harness_programs(std::string_view reported,

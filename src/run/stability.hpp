@@ -76,6 +76,11 @@ std::optional<StabilityWarning> competing_work_warning(double busy_cores, int co
 // package is built from too: the soname that every program linked with it names.
 inline constexpr std::string_view debian_google_benchmark_soname = "libbenchmark.so.1debian";
 
+// Whether `path` is a regular file whose first `limit` bytes hold `needle` (not empty); false for
+// anything that is not a regular file or cannot be read. Reads in blocks, never the whole file at
+// once. Example: file_contains("/usr/bin/true", "GLIBC_", 1 << 20) == true.
+bool file_contains(const std::filesystem::path& path, std::string_view needle, std::size_t limit);
+
 // Whether `program` is a regular file that names debian_google_benchmark_soname in its first
 // 8 MiB, where an executable's dynamic section keeps the names of the libraries it needs. False
 // for anything that is not a regular file or cannot be read; only reads, never runs it.

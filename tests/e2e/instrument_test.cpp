@@ -183,6 +183,58 @@ TEST_F(InstrumentTest, TheMeasureRecipeCountsForBackfillAndForRunWithoutAHarness
         << compared.out;
 }
 
+// The Go fixture's test binary, built with `go test -c` in the scratch folder; empty when go is not
+// installed.
+fs::path build_go_fixture(const fs::path& scratch) {
+    const auto module = scratch / "go-spin";
+    fs::copy(BENCHWATCH_GO_INSTRUMENT_FIXTURE, module, fs::copy_options::recursive);
+    const EnvironmentOverrides go_environment = {{"HOME", scratch.string()},
+                                                 {"GOCACHE", (scratch / "go-cache").string()},
+                                                 {"GOPATH", (scratch / "go-path").string()},
+                                                 {"GOPROXY", "off"},
+                                                 {"GOTOOLCHAIN", "local"}};
+    if (run({"go", "version"}, module, go_environment).exit_code != 0) return {};
+    const auto built = run({"go", "test", "-c", "-o", "spin.test", "."}, module, go_environment);
+    if (built.exit_code != 0) throw std::runtime_error("go test -c failed: " + built.err);
+    return module / "spin.test";
+}
+
+TEST_F(InstrumentTest, CountsAGoTestBinarysIterationsWithoutItsSetUp) {
+    const auto binary = build_go_fixture(scratch_.path());
+    if (binary.empty())
+        GTEST_SKIP() << "go is not installed (apt-get install golang-go; scripts/test installs "
+                        "it): the Go instrument test is skipped";
+    const auto output =
+        benchwatch({"run", "--project", "p", "--machine", "m", "--branch", "main", "--instrument",
+                    "callgrind", "--no-progress", "--", binary.string(), "-test.bench=."});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    const auto instructions = newest("instructions");
+    ASSERT_EQ(instructions.size(), 2u) << output.err;
+    // spin(n) is 2n + 2 instructions of assembly; the loop around it and the call from Go add a
+    // few. Each iteration's set-up of a million writes, before ResetTimer, would add some 30 per
+    // iteration if it did not cancel between the two runs.
+    const double small = instructions.at("BenchmarkSpin/1000");
+    const double large = instructions.at("BenchmarkSpin/2000");
+    EXPECT_NEAR(small, 2002, 20.02) << small;
+    EXPECT_NEAR(large - small, 2000, 20) << large;
+    const auto cycles = newest("estimated_cycles");
+    ASSERT_TRUE(cycles.contains("BenchmarkSpin/1000")) << ::testing::PrintToString(cycles);
+    EXPECT_GE(cycles.at("BenchmarkSpin/1000"), small);
+}
+
+TEST_F(InstrumentTest, GoTestItselfIsRefusedWithHowToBuildTheBinary) {
+    const auto output =
+        benchwatch({"run", "--project", "p", "--machine", "m", "--branch", "main", "--instrument",
+                    "callgrind", "--no-progress", "--", "go", "test", "-bench", "."});
+    EXPECT_EQ(output.exit_code, 2);
+    const auto error = output.err.substr(std::min(output.err.find("error: "), output.err.size()));
+    EXPECT_EQ(error,
+              "error: 'go test -bench .' builds its test binary and runs it as a child, which the "
+              "instrument does not count; build the binary first (go test -c -o pkg.test ./pkg) "
+              "and give it with its flags (./pkg.test -test.bench=.)\n")
+        << output.err;
+}
+
 TEST_F(InstrumentTest, AHarnessItCannotCountGetsOneLine) {
     const auto output =
         benchwatch({"run", "--project", "p", "--machine", "m", "--branch", "main", "--instrument",
@@ -195,8 +247,8 @@ TEST_F(InstrumentTest, AHarnessItCannotCountGetsOneLine) {
                           "Benchmark output under the instrument"))
         << output.err;
     EXPECT_TRUE(
-        error.ends_with("; the instrument counts Google Benchmark harnesses (and --latency "
-                        "commands)\n"))
+        error.ends_with("; the instrument counts Google Benchmark harnesses, Go test binaries (go "
+                        "test -c) and --latency commands\n"))
         << output.err;
     EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << output.err;
 }
