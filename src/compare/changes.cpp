@@ -61,8 +61,12 @@ std::vector<model::HistoryStep> series_steps(const model::BenchmarkHistory& seri
     const auto detectable = [&](std::span<const double> before) {
         return detectable_log_change(method, before, minimum_change, smaller_is_better);
     };
+    // A step smaller than the detector's default can still be one worth acting on where the
+    // benchmark's minimum change is smaller (a counted metric's 0.2%).
+    stats::ChangePointSettings detector;
+    detector.minimum_step = std::min(detector.minimum_step, minimum_change);
     std::vector<model::HistoryStep> steps;
-    for (const auto& trusted : stats::trusted_steps(positive, detectable, trust)) {
+    for (const auto& trusted : stats::trusted_steps(positive, detectable, trust, detector)) {
         model::HistoryStep step;
         step.benchmark = series.name;
         step.metric = series.metric;

@@ -50,6 +50,9 @@ const SEARCH = 'CopyTo';
 // In the steps project: 10 ms for six commits, then 12 ms for six (a step needs five runs a
 // side, and six against six all tied passes the rank test: p = 0.0013).
 const STEP_NAME = 'sleep/step';
+// In the counted project: instructions of one iteration, as `run --instrument callgrind` records
+// them, 2,000 for six commits and 2,020 (+1%) for six.
+const COUNTED_NAME = 'parse/small';
 // The committer dates of the dated project's commits.
 const DATED_COMMITS = ['2016-03-01T12:00:00Z', '2020-06-15T12:00:00Z', '2024-01-10T12:00:00Z'];
 
@@ -341,6 +344,38 @@ async function checkDashboard(browser, base, history, stepCommits, judgement, la
   await page.close();
 }
 
+// The counted project's card: the metric and its unit named, one step marker of +1%, and a value
+// axis of ± 1% around the median (its percentage labels within ± 2%), where a times' axis of ± 25%
+// would have drawn the step as a line's width.
+async function checkCountedSeries(browser, base, commits) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.addInitScript(() => {
+    window.drawnTexts = [];
+    const fillText = CanvasRenderingContext2D.prototype.fillText;
+    CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+      window.drawnTexts.push(String(text));
+      return fillText.call(this, text, ...rest);
+    };
+  });
+  await page.goto(`${base}?pkg=counted`);
+  const card = page.locator('[data-benchmark-id]');
+  await card.locator('canvas').first().waitFor();
+  assert.equal(await card.count(), 1);
+  const meta = await card.locator('.card-meta').textContent();
+  assert.ok(meta.startsWith('latest 2.02 kinstr · instructions'), meta);
+  const marker = card.locator('.step-marker');
+  await marker.waitFor();
+  assert.equal(await marker.getAttribute('title'),
+    `step +1.0% (worse) from ${commits[5].slice(0, 7)} to ${commits[6].slice(0, 7)}`);
+  const percents = () => page.evaluate(() => window.drawnTexts.filter((text) => /^[+-]?[\d.]+%$/.test(text)));
+  await eventually(async () => (await percents()).length > 0, true, 'the percentage axis is drawn');
+  const labels = await percents();
+  assert.ok(labels.every((label) => Math.abs(parseFloat(label)) <= 2), labels.join(', '));
+  assert.ok(labels.some((label) => label !== '0%'), labels.join(', '));
+  await screenshot(page, 'counted-step');
+  await page.close();
+}
+
 // The dated project's chart: its status gives the commits' first and last dates, and its time
 // axis is labelled in months of years, as a span of eight years is, not in the hours and minutes
 // of the one afternoon the commits were recorded in.
@@ -375,6 +410,7 @@ describe('the history dashboard', { skip }, () => {
   let site;
   let browser;
   const stepCommits = [];
+  const countedCommits = [];
   let judgement;
 
   before(async () => {
@@ -418,6 +454,23 @@ describe('the history dashboard', { skip }, () => {
         min: mean, max: mean, times: [mean, mean, mean] }] }));
       benchwatch(folder, 'record', '--store', store, '--project', 'steps', '--machine', 'm1',
         '--repo', steps, '--commit', stepCommits.at(-1), '--branch', 'main', results);
+    }
+
+    // Twelve commits of one counted benchmark, the last six 1% more instructions (Bencher's
+    // format, as iai-callgrind writes it; read as the instrument's metric).
+    const counted = join(folder, 'counted');
+    mkdirSync(counted);
+    git(counted, 'init', '--quiet', '--initial-branch=main');
+    for (const [index, value] of [...Array(6).fill(2000), ...Array(6).fill(2020)].entries()) {
+      writeFileSync(join(counted, 'file.txt'), `${index}\n`);
+      git(counted, 'add', 'file.txt');
+      git(counted, '-c', 'user.name=A. Person', '-c', 'user.email=a@example.com',
+        'commit', '--quiet', '-m', `counted ${index}`);
+      countedCommits.push(git(counted, 'rev-parse', 'HEAD'));
+      const bmf = join(folder, 'counted.json');
+      writeFileSync(bmf, JSON.stringify({ [COUNTED_NAME]: { instructions: { value } } }));
+      benchwatch(folder, 'record', '--store', store, '--project', 'counted', '--machine', 'm1',
+        '--repo', counted, '--commit', countedCommits.at(-1), '--branch', 'main', bmf);
     }
 
     // Three commits eight years apart, all recorded within a second: drawn at their commits' dates.
@@ -471,6 +524,10 @@ describe('the history dashboard', { skip }, () => {
 
   it('shows, searches, links and escapes the history when served', async () => {
     await checkDashboard(browser, served.address, history, stepCommits, judgement, 'served');
+  });
+
+  it('draws a counted metric\'s 1% step on an axis of its own scale, with its marker', async () => {
+    await checkCountedSeries(browser, served.address, countedCommits);
   });
 
   it('places each point at its commit\'s date, served and static', async () => {

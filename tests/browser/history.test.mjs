@@ -23,7 +23,7 @@ const chromiumPath = '/usr/bin/chromium';
 const rules = (() => {
   const context = vm.createContext({});
   vm.runInContext(readFileSync(fileURLToPath(new URL('../../web/src/chart-rules.js', import.meta.url)), 'utf8'), context);
-  const functions = vm.runInContext('({ median, valueAxisRange, percentTicks, relativeLabel, chartRows, commitDateLabels })', context);
+  const functions = vm.runInContext('({ median, axisHalfSpan, valueAxisRange, percentTicks, relativeLabel, chartRows, commitDateLabels })', context);
   // Their arrays come from the script's own realm: copied into this one to compare them.
   return Object.fromEntries(Object.entries(functions).map(([name, fn]) => [name, (...args) => structuredClone(fn(...args))]));
 })();
@@ -44,6 +44,20 @@ describe('the chart rules', () => {
     // Medians of 0 or below: the points' range with 5% room.
     assert.deepEqual(rules.valueAxisRange([-10, 0, 10]), [-11, 11]);
     assert.deepEqual(rules.valueAxisRange([]), [0, 1]);
+  });
+
+  it('gives a counted metric an axis of its median ± 1%, so that a 0.5% step shows', () => {
+    assert.equal(rules.axisHalfSpan('instructions'), 0.01);
+    assert.equal(rules.axisHalfSpan('estimated_cycles'), 0.01);
+    assert.equal(rules.axisHalfSpan('time'), 0.25);
+    // Six counts of 2,000 and six of 2,010: median 2,005, so 1,984.95 to 2,025.05 holds both.
+    const counts = [...Array(6).fill(2000), ...Array(6).fill(2010)];
+    const [low, high] = rules.valueAxisRange(counts, rules.axisHalfSpan('instructions'));
+    assert.ok(Math.abs(low - 1984.95) < 1e-9 && Math.abs(high - 2025.05) < 1e-9, `${low}..${high}`);
+    // At most five ticks: steps of 0.1% (21 ticks) and 0.2% (11) give too many, 0.5% gives five,
+    // the axis' ends being ± 1% exactly.
+    assert.deepEqual(rules.percentTicks(low, high, 2005, 5).map((tick) => rules.relativeLabel(tick, 2005)),
+      ['-1%', '-0.5%', '0%', '+0.5%', '+1%']);
   });
 
   it('puts percentage ticks at round steps of the median', () => {

@@ -101,6 +101,24 @@ TEST(FindChanges, SeriesAlternatingBetweenTwoLevelsHasNoStep) {
     EXPECT_TRUE(changes.events.empty());
 }
 
+TEST(FindChanges, ACountedMetricsOnePercentStepIsAStepThoughTimesNeedTwo) {
+    // Six counts of 2,000 instructions, then six of 2,020: the detector merges away moves under
+    // 2% by default, which would hide every step the counted minimum of 0.2% exists to show. As
+    // a time the same 1% is no step: the default minimum of 3% is above it.
+    std::vector<double> values(6, 2000.0);
+    values.insert(values.end(), 6, 2020.0);
+    auto counted = history_of({{"parse", values}});
+    counted.benchmarks[0].metric = "instructions";
+    const auto changes =
+        find_changes(counted, no_environment, *level(), model::default_categories());
+    ASSERT_EQ(changes.steps.size(), 1u);
+    EXPECT_EQ(changes.steps[0].after_commit, "c06");
+    EXPECT_NEAR(changes.steps[0].ratio, 1.01, 1e-12);
+    EXPECT_TRUE(find_changes(history_of({{"parse", values}}), no_environment, *level(),
+                             model::default_categories())
+                    .steps.empty());
+}
+
 TEST(FindChanges, SpikesAreNoSteps) {
     // Sixty runs at 100 and 101 with every seventh run twice as slow.
     std::vector<double> values;

@@ -1,7 +1,7 @@
 // What could break: reading Bencher Metric Format — latency as the time in ns, throughput as a
 // bigger-is-better rate, Bencher's other built-in measures with their units, a user's own measure
 // slug as its own metric, and detection by shape alone.
-// Expected values are read by hand from tests/data/bencher/.
+// Expected values are read by hand from tests/data/bencher/ and the inline documents.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -68,6 +68,22 @@ TEST(Bencher, OtherMeasuresKeepTheirSlugAsMetric) {
     EXPECT_EQ(misses.unit, "");
     EXPECT_EQ(misses.direction, model::Direction::SmallerIsBetter);
     EXPECT_EQ(misses.value, 1520);
+}
+
+TEST(Bencher, CallgrindMeasuresAreTheInstrumentsCountedMetrics) {
+    const auto parsed = parse(
+        R"({"parse": {"instructions": {"value": 2013}, "estimated-cycles": {"value": 2410.5},
+            "l1-hits": {"value": 2600}}})",
+        "iai.json", "bencher");
+    ASSERT_EQ(parsed.results.size(), 3u);
+    EXPECT_EQ(parsed.results[0].metric, "instructions");
+    EXPECT_EQ(parsed.results[0].unit, "instr");
+    EXPECT_EQ(parsed.results[0].value, 2013);
+    EXPECT_EQ(parsed.results[1].metric, "estimated_cycles");
+    EXPECT_EQ(parsed.results[1].unit, "cycles");
+    EXPECT_EQ(parsed.results[1].value, 2410.5);
+    EXPECT_EQ(parsed.results[2].metric, "l1-hits");
+    EXPECT_EQ(parsed.results[2].unit, "");
 }
 
 TEST(Bencher, BadInputIsAOneLineError) {

@@ -534,14 +534,24 @@ function plotData(series) {
   };
 }
 
+// The width of a value axis: `least` pixels, or more when its longest label needs them (counts
+// read "2.02 kinstr", longer than any time's "121 µs"), at about the font's width of a character.
+function valueAxisSize(least, large) {
+  const perCharacter = large ? 7 : 6;
+  return (_, values) => {
+    const longest = Math.max(0, ...(values ?? []).map((value) => String(value).length));
+    return Math.max(least, longest * perCharacter + 14);
+  };
+}
+
 function chartOptions(view, benchmark, series, rows, width, height, large) {
   const font = large ? '12px system-ui, sans-serif' : '10px system-ui, sans-serif';
   const grid = { stroke: '#e5e7eb', width: 1 };
   const times = view.commitTimes;
-  // The value axis covers the median ± 25% at least (chart-rules.js); the percentages on the
-  // right are of that median.
+  // The value axis covers the median ± 25% at least (± 1% for a counted metric, chart-rules.js);
+  // the percentages on the right are of that median.
   const values = [...series.value, ...(series.pulls ?? []).map((pull) => pull.value)];
-  const [low, high] = valueAxisRange(values);
+  const [low, high] = valueAxisRange(values, axisHalfSpan(benchmark.metric));
   const reference = median(series.value);
   const xRange = large
     ? (_, min, max) => [min - 0.5, max + 0.5]
@@ -563,7 +573,7 @@ function chartOptions(view, benchmark, series, rows, width, height, large) {
       { font, size: large ? 32 : 24, space: large ? 90 : 70, grid, ticks: { stroke: '#d1d5db', size: 3 },
         incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000],
         values: (_, splits) => commitDateLabels(splits, times) },
-      { font, size: large ? 76 : 58, space: axisSpace, grid, ticks: { stroke: '#d1d5db', size: 3 },
+      { font, size: valueAxisSize(large ? 76 : 58, large), space: axisSpace, grid, ticks: { stroke: '#d1d5db', size: 3 },
         values: (_, splits, _axis, _space, increment) => axisLabels(series.unit, splits, increment) },
       { side: 1, scale: 'y', font, size: large ? 48 : 40, grid: { show: false },
         ticks: { stroke: '#d1d5db', size: 3 }, stroke: '#6b7280',

@@ -6,10 +6,15 @@
 // The value axis always covers the median ± this fraction of it, so that noise of a few percent
 // stays a few percent of the chart's height.
 const AXIS_HALF_SPAN = 0.25;
+// The same for the metrics an instrument counts (instructions, estimated cycles), which repeat to
+// the instruction between runs and are judged from 0.2%: at ± 25% such a change would be a line's
+// width.
+const COUNTED_AXIS_HALF_SPAN = 0.01;
+const COUNTED_METRICS = ['instructions', 'estimated_cycles'];
 // A point beyond that span gets this fraction of the axis' span as room beyond it.
 const AXIS_EDGE_ROOM = 0.05;
 // The fractions of the median that percentage ticks step by, smallest first.
-const PERCENT_STEPS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100];
+const PERCENT_STEPS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100];
 
 // The median of the finite numbers in `values`; NaN when there are none.
 function median(values) {
@@ -19,26 +24,33 @@ function median(values) {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
+// The least half-span of the value axis of `metric`: COUNTED_AXIS_HALF_SPAN for a counted metric,
+// else AXIS_HALF_SPAN. Example: axisHalfSpan('instructions') → 0.01.
+function axisHalfSpan(metric) {
+  return COUNTED_METRICS.includes(metric) ? COUNTED_AXIS_HALF_SPAN : AXIS_HALF_SPAN;
+}
+
 // The value axis' [low, high] for `values` (docs/dashboard.md, "The value axis"): at least the
-// median ± 25%, widened to every point with 5% of the span as room beyond the outermost ones, and
-// from 0 when that leaves the axis' low end below a quarter of its high end. Medians of 0 or
+// median ± `halfSpan` (25% unless given), widened to every point with 5% of the span as room
+// beyond the outermost ones, and from 0 when that leaves the axis' low end below a quarter of its
+// high end. Medians of 0 or
 // below (metrics that are not times) get the points' own range with 5% room.
 // Example: valueAxisRange([950, 1050, 1000]) → [750, 1250].
-function valueAxisRange(values) {
+function valueAxisRange(values, halfSpan = AXIS_HALF_SPAN) {
   const finite = values.filter(Number.isFinite);
   if (!finite.length) return [0, 1];
   const smallest = Math.min(...finite);
   const largest = Math.max(...finite);
   const middle = median(finite);
   if (!(middle > 0)) {
-    const room = (largest - smallest) * AXIS_EDGE_ROOM || Math.abs(middle) * AXIS_HALF_SPAN || 1;
+    const room = (largest - smallest) * AXIS_EDGE_ROOM || Math.abs(middle) * halfSpan || 1;
     return [smallest - room, largest + room];
   }
-  let low = Math.min(smallest, middle * (1 - AXIS_HALF_SPAN));
-  let high = Math.max(largest, middle * (1 + AXIS_HALF_SPAN));
+  let low = Math.min(smallest, middle * (1 - halfSpan));
+  let high = Math.max(largest, middle * (1 + halfSpan));
   const room = (high - low) * AXIS_EDGE_ROOM;
-  if (smallest < middle * (1 - AXIS_HALF_SPAN)) low = smallest >= 0 ? Math.max(0, low - room) : low - room;
-  if (largest > middle * (1 + AXIS_HALF_SPAN)) high += room;
+  if (smallest < middle * (1 - halfSpan)) low = smallest >= 0 ? Math.max(0, low - room) : low - room;
+  if (largest > middle * (1 + halfSpan)) high += room;
   if (smallest >= 0 && low < high / 4) low = 0;
   return [low, high];
 }
