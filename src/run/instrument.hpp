@@ -69,16 +69,18 @@ bool runs_go_test_binary(const Command& harness);
 
 // Counts each benchmark of the Go test binary `harness` runs (its own -test.bench and other flags
 // kept, later flags appended): a first run without the instrument lists the benchmarks and their
-// times per operation, then each benchmark runs twice under callgrind with the cache simulation,
-// alone, with -test.benchtime of 2 and of 2 + d iterations, d a power of two making about
-// kGoCountedNanoseconds of its operations, and its counts per iteration are the difference of the
-// two runs' whole-process totals over d. The Go runtime's own work (start-up, the scheduler, the
-// collector paced by the clock) does not follow the benchmark's iterations and so cancels out, but
-// only up to about 100,000 instructions between runs, which d spreads thin. Runs with
-// GOMAXPROCS 1 (-test.cpu=1) and asynchronous preemption off (GODEBUG=asyncpreemptoff=1: its
-// signals stop callgrind), the environment cleared as count_google_benchmark() clears it. The
-// results are instructions and estimated_cycles per benchmark, named as the go reader names
-// them, format "go". Throws InstrumentError when the binary fails or prints no benchmark.
+// times per operation, then each benchmark runs alone under callgrind with the cache simulation,
+// with -test.benchtime of 2 (three times, the least kept) and of 2 + d iterations, d a power of two
+// making about kGoCountedNanoseconds of its operations. Its counts per iteration are the
+// difference of the two runs' totals over d, every thread counted but the runtime's monitor's
+// (runtime.sysmon wakes on a timer, so runs the more the longer a run takes). The Go runtime's
+// other work (start-up, the scheduler, the collector paced by the clock) does not follow the
+// benchmark's iterations and so cancels out, up to some 10^5 instructions between runs (10^6 now
+// and then on a busy machine), which d spreads thin. Runs with GOMAXPROCS 1 (-test.cpu=1) and
+// asynchronous preemption off (GODEBUG=asyncpreemptoff=1: its signals stop callgrind), the
+// environment cleared as count_google_benchmark() clears it. The results are instructions and
+// estimated_cycles per benchmark, named as the go reader names them, format "go". Throws
+// InstrumentError when the binary fails or prints no benchmark.
 ingest::ParsedResults count_go_test(const Command& harness, const std::filesystem::path& scratch);
 
 // The native time of the iterations count_go_test() adds in its second run: 50 ms, some 10^8
