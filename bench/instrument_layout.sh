@@ -51,11 +51,13 @@ for index in "${!variants[@]}"; do
     ninja -C "$build" >>"$work/build-$index.log" 2>&1
     binary="$(find "$build" -maxdepth 1 -type f -name 'textkit_bench*' -perm -u+x | head -n 1)"
     [[ -n "$binary" ]] || die "variant '$name' built no benchmark binary; see $work/build-$index.log"
-    "$benchwatch" run --store "$work/counts.db" --project "variant-$index" --machine m \
-        --commit "$(printf '%040d' "$index")" --branch main --instrument callgrind --no-progress \
-        -- "$binary" >/dev/null 2>"$work/run-$index.err"
-    "$benchwatch" history --store "$work/counts.db" --project "variant-$index" --machine m \
-        --format json >"$work/variant-$index.json"
+    # From the work folder, outside any repository, each build a commit of its own.
+    (cd "$work" && "$benchwatch" run --store "$work/counts.db" --project "variant-$index" \
+        --machine m --commit "$(printf '%040d' "$((index + 1))")" --branch main \
+        --instrument callgrind --no-progress -- "$binary" >/dev/null 2>"$work/run-$index.err") ||
+        die "variant '$name' could not be counted: $(tail -n 1 "$work/run-$index.err")"
+    (cd "$work" && "$benchwatch" history --store "$work/counts.db" --project "variant-$index" \
+        --machine m --format json >"$work/variant-$index.json")
     printf '%s\n' "$name" >"$work/variant-$index.name"
 done
 

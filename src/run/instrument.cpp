@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -54,17 +55,44 @@ const std::vector<std::string> kGoogleBenchmarkFlags = {
     "--benchmark_format=json",
 };
 
+// What the strings at the top of the stack are padded to a multiple of (stack_padding()).
+constexpr std::size_t kStackPadMultiple = 4096;
+
+// `program` (a command's first word) as an absolute path: relative to `directory` when it holds a
+// '/', else the first executable file of that name in a folder of `path` (as PATH is searched);
+// unchanged when there is none.
+std::string absolute_program(const std::string& program, const fs::path& directory,
+                             std::string_view path) {
+    if (program.find('/') != std::string::npos)
+        return (directory / program).lexically_normal().string();
+    for (const auto folder : std::views::split(path, ':')) {
+        const fs::path candidate = fs::path(std::string(folder.begin(), folder.end())) / program;
+        if (!candidate.empty() && candidate.is_absolute() && ::access(candidate.c_str(), X_OK) == 0)
+            return candidate.string();
+    }
+    return program;
+}
+
 // `command` run by valgrind's callgrind with `extra` callgrind options, its environment cleared
-// to a fixed few variables (and the command's own), its profiles and valgrind's log written to
-// `scratch`.
+// to a fixed few variables (and the command's own) padded by stack_padding(), its program given
+// by its absolute path, its profiles and valgrind's log written to `scratch`.
 Command under_callgrind(const Command& command, const fs::path& scratch,
                         const std::vector<std::string>& extra) {
     Command wrapped = command;
-    const char* path = std::getenv("PATH");
-    wrapped.argv = {"env", "-i", fmt::format("PATH={}", path ? path : "/usr/bin:/bin"), "LC_ALL=C",
-                    "LD_BIND_NOW=1"};
+    const char* inherited_path = std::getenv("PATH");
+    const std::string path = inherited_path ? inherited_path : "/usr/bin:/bin";
+    const fs::path directory =
+        command.directory.empty() ? fs::current_path() : fs::absolute(command.directory);
+    std::vector<std::string> environment = {fmt::format("PATH={}", path), "LC_ALL=C",
+                                            "LD_BIND_NOW=1"};
     for (const auto& [key, value] : command.environment)
-        wrapped.argv.push_back(fmt::format("{}={}", key, value));
+        environment.push_back(fmt::format("{}={}", key, value));
+    std::vector<std::string> program = command.argv;
+    if (!program.empty()) program.front() = absolute_program(program.front(), directory, path);
+    environment.push_back(
+        fmt::format("{}={}", kStackPadVariable, stack_padding(program, environment, directory)));
+    wrapped.argv = {"env", "-i"};
+    wrapped.argv.insert(wrapped.argv.end(), environment.begin(), environment.end());
     wrapped.environment.clear();
     for (const auto& word :
          {std::string("valgrind"), std::string("--tool=callgrind"), std::string("--cache-sim=yes"),
@@ -73,7 +101,7 @@ Command under_callgrind(const Command& command, const fs::path& scratch,
           fmt::format("--log-file={}", (scratch / "valgrind.%p.log").string())})
         wrapped.argv.push_back(word);
     wrapped.argv.insert(wrapped.argv.end(), extra.begin(), extra.end());
-    wrapped.argv.insert(wrapped.argv.end(), command.argv.begin(), command.argv.end());
+    wrapped.argv.insert(wrapped.argv.end(), program.begin(), program.end());
     return wrapped;
 }
 
@@ -173,6 +201,16 @@ void add_counts(std::vector<model::Result>& results, const std::string& benchmar
 }
 
 }  // namespace
+
+std::string stack_padding(const std::vector<std::string>& argv,
+                          const std::vector<std::string>& environment, const fs::path& directory) {
+    std::size_t total = directory.string().size() + 1;
+    for (const auto& word : argv) total += word.size() + 1;
+    if (!argv.empty()) total += argv.front().size() + 1;
+    for (const auto& variable : environment) total += variable.size() + 1;
+    total += kStackPadVariable.size() + 2;  // "=" and the terminating zero
+    return std::string((kStackPadMultiple - total % kStackPadMultiple) % kStackPadMultiple, 'x');
+}
 
 ScratchFolder::ScratchFolder() {
     auto pattern = (fs::temp_directory_path() / "benchwatch-callgrind.XXXXXX").string();

@@ -87,6 +87,21 @@ ingest::ParsedResults count_go_test(const Command& harness, const std::filesyste
 // instructions, so that the runtime's ±10^5 moves a count by about 0.1%.
 inline constexpr double kGoCountedNanoseconds = 50e6;
 
+// The variable whose value pads the strings at the top of a counted program's stack.
+inline constexpr std::string_view kStackPadVariable = "BENCHWATCH_STACK_PAD";
+
+// The value of kStackPadVariable that brings the strings a program starts with to a multiple of
+// 4096 bytes (a page, so that every address below them, and every cache set they map to, is the
+// same from one run to the next): its arguments `argv` and environment `environment` (without
+// the pad), each with its terminating zero, the program's path a second time (the kernel's
+// AT_EXECFN beside argv[0]) and the working directory `directory`, which valgrind places there
+// too. Example: argv {"/bin/prog", "-x"}, environment {"PATH=/usr/bin", "LC_ALL=C"} and
+// directory "/tmp/w" take 7 + 2 × 10 + 3 + 14 + 9 + 22 (the pad's own name, "=" and zero) = 75
+// bytes, so the pad is 4,021 'x'.
+std::string stack_padding(const std::vector<std::string>& argv,
+                          const std::vector<std::string>& environment,
+                          const std::filesystem::path& directory);
+
 // Counts `harness` with count_go_test() when it runs a Go test binary (runs_go_test_binary()),
 // else with count_google_benchmark(); refuses `go test` itself, which builds and runs the binary
 // as a child, with a line saying to build the binary first.
