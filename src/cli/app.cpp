@@ -31,7 +31,9 @@ void print_error(std::string_view message) {
 // The exit code of an expected failure of `kind`: 2 for every kind, so that scripts and CI
 // tell "benchwatch could not answer" (2) from "a regression was found" (1, with
 // --fail-on-regression) and from success (0).
-int exit_code_of(model::ErrorKind /*kind*/) { return exit_bad_input; }
+int exit_code_of(model::ErrorKind /*kind*/) {
+    return exit_bad_input;
+}
 
 // Expected failures (bad input, missing runs, an unusable store…) are one line and exit code 2.
 int run_reporting_errors(const Command& command) {
@@ -60,21 +62,11 @@ int main(int argc, char** argv) {
     app.set_version_flag("-v,--version", std::string(version_line()));
     app.require_subcommand(1);
     const std::vector<Command> commands = {
-        add_record_command(app),
-        add_run_command(app),
-        add_compare_command(app),
-        add_history_command(app),
-        add_import_command(app),
-        add_serve_command(app),
-        add_site_command(app),
-        add_github_command(app),
-        add_gitlab_command(app),
-        add_history_branch_command(app),
-        add_migrate_command(app),
-        add_copy_command(app),
-        add_confirm_command(app),
-        add_backfill_command(app),
-        add_bisect_command(app),
+        add_record_command(app),         add_run_command(app),      add_compare_command(app),
+        add_history_command(app),        add_import_command(app),   add_serve_command(app),
+        add_site_command(app),           add_github_command(app),   add_gitlab_command(app),
+        add_history_branch_command(app), add_migrate_command(app),  add_copy_command(app),
+        add_confirm_command(app),        add_backfill_command(app), add_bisect_command(app),
         add_backtest_command(app),
     };
     const auto help_command = add_help_command(app);

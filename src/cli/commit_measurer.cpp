@@ -145,8 +145,9 @@ ingest::ParsedResults CommitMeasurer::measure(const model::CommitId& commit,
     auto parsed = run::run_suite(recipe_, folder, sha, {{"BENCHWATCH_COMMIT", sha}}, benchmarks);
     const auto busy = run::competing_cores(cpu_before, run::read_cpu());
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    competing_[sha] =
-        busy && !recipe_.instrumented ? run::competing_work_warning(*busy, cores) : std::nullopt;
+    competing_[sha] = busy && !recipe_.instrumented && context_.config.warn_on_competing_work
+                          ? run::competing_work_warning(*busy, cores)
+                          : std::nullopt;
     require_checkout(folder, commit);
     keep_subset(recipe_, fmt::format("the suite of {}", sha.substr(0, 12)), parsed.results,
                 told_dropped_);

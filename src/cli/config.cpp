@@ -303,7 +303,14 @@ Config load_config(const std::filesystem::path& path) {
     if (const auto* node = root.get("run")) {
         const auto* run = node->as_table();
         if (!run) fail_at(path, node->source(), "'run' must be a table");
-        reject_unknown_keys(path, *run, {"compilers", "instrument"}, "run.");
+        reject_unknown_keys(path, *run, {"compilers", "instrument", "competing_work"}, "run.");
+        if (const auto competing = string_at(path, *run, "competing_work", "run.")) {
+            if (*competing != "warn" && *competing != "ignore")
+                fail_at(path, run->get("competing_work")->source(),
+                        "'run.competing_work' must be \"warn\" (record a run made while other "
+                        "work kept the cores busy as under load) or \"ignore\"");
+            config.warn_on_competing_work = *competing == "warn";
+        }
         if (const auto instrument = string_at(path, *run, "instrument", "run.")) {
             if (*instrument != "callgrind" && *instrument != "none")
                 fail_at(path, run->get("instrument")->source(),

@@ -83,6 +83,10 @@ struct Config {
     std::optional<std::vector<std::string>> compilers;
     // How `run` measures: "callgrind" counts instructions under valgrind, "none" times.
     std::optional<std::string> instrument;
+    // Whether `run`, backfill and bisect measure the other work competing with the benchmarks and
+    // record a run under load with a high-load warning ([run] competing_work = "warn", the
+    // default); false ("ignore") for harnesses whose figures other work cannot move.
+    bool warn_on_competing_work = true;
     std::optional<MeasureConfig> measure;
 
     // The directory holding the file, or `fallback` when there is none.

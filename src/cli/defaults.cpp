@@ -78,8 +78,7 @@ std::optional<std::string> project_of_remote_url(std::string_view url) {
         const auto slash = url.find('/', scheme + 3);
         path = slash == std::string_view::npos ? std::string_view() : url.substr(slash);
     } else if (const auto colon = url.find(':');
-               colon != std::string_view::npos && colon > 1 &&
-               url.find_first_of("/\\") > colon) {
+               colon != std::string_view::npos && colon > 1 && url.find_first_of("/\\") > colon) {
         path = url.substr(colon + 1);
     }
     const auto trim_separators = [&path] {
@@ -109,9 +108,8 @@ std::string resolve_project(const CommonFlags& flags, const Context& context) {
     if (!flags.project.empty()) return flags.project;
     if (auto project = environment_variable("BENCHWATCH_PROJECT")) return *project;
     if (context.config.project) return *context.config.project;
-    const auto config_folder = context.config.file
-                                   ? std::optional(context.config.file->parent_path())
-                                   : std::nullopt;
+    const auto config_folder =
+        context.config.file ? std::optional(context.config.file->parent_path()) : std::nullopt;
     if (context.repository) {
         if (config_folder && inside_repository(*config_folder, *context.repository))
             return config_folder->filename().string();

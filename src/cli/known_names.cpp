@@ -69,12 +69,10 @@ void require_known_benchmark(store::Store& store, const std::string& store_url,
                              const std::string& project, const std::string& name,
                              bool prefix_allowed) {
     const auto benchmarks = store.benchmark_names(project);
-    const bool known = std::any_of(benchmarks.begin(), benchmarks.end(),
-                                   [&](const std::string& benchmark) {
-                                       return prefix_allowed
-                                                  ? compare::detail::selected(benchmark, name)
-                                                  : benchmark == name;
-                                   });
+    const bool known =
+        std::any_of(benchmarks.begin(), benchmarks.end(), [&](const std::string& benchmark) {
+            return prefix_allowed ? compare::detail::selected(benchmark, name) : benchmark == name;
+        });
     if (known) return;
     unknown("benchmark", name,
             fmt::format("in project '{}' in {}", shown_input(project), shown_store(store_url)),

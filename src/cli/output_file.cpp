@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -6,8 +7,6 @@
 #include <cstring>
 #include <filesystem>
 #include <system_error>
-
-#include <fmt/format.h>
 
 #include "cli/commands.hpp"
 
@@ -18,9 +17,10 @@ namespace {
 namespace fs = std::filesystem;
 
 [[noreturn]] void cannot_write(const std::string& path, const std::string& why) {
-    throw UsageError(fmt::format("cannot write {}: {}; check that its directory exists and is "
-                                 "writable, or pass another --output",
-                                 path, why));
+    throw UsageError(
+        fmt::format("cannot write {}: {}; check that its directory exists and is "
+                    "writable, or pass another --output",
+                    path, why));
 }
 
 // Writes all of `text` to the open descriptor `fd`; false on the first failure.
@@ -76,9 +76,10 @@ void write_file_atomically(const std::string& path, const std::string& text) {
     const bool exists = ::stat(path.c_str(), &status) == 0;
     if (!exists && errno != ENOENT) cannot_write(path, std::strerror(errno));
     if (exists && S_ISDIR(status.st_mode))
-        throw UsageError(fmt::format("cannot write {}: it is a folder; pass a file's path to "
-                                     "--output",
-                                     path));
+        throw UsageError(
+            fmt::format("cannot write {}: it is a folder; pass a file's path to "
+                        "--output",
+                        path));
     if (exists && !S_ISREG(status.st_mode)) {
         write_through(path, path, text);
         return;

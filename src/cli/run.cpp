@@ -304,7 +304,7 @@ int run_run(const RunCommandFlags& flags) {
         run.results.push_back(std::move(measurement.result));
     }
     progress.finish();
-    if (!instrumented) {
+    if (!instrumented && context.config.warn_on_competing_work) {
         const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         if (const auto busy = run::competing_cores(cpu_before, run::read_cpu()))
             if (auto warning = run::competing_work_warning(*busy, cores))

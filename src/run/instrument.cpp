@@ -105,8 +105,10 @@ Command under_callgrind(const Command& command, const fs::path& scratch,
     return wrapped;
 }
 
-// Runs `command`, throwing InstrumentError when it cannot be started or fails.
-TimedResult run_instrumented(const Command& command, const Command& shown) {
+// Runs `command` (`shown` in messages, run `how`: " under the instrument"), throwing
+// InstrumentError when it cannot be started or fails.
+TimedResult run_instrumented(const Command& command, const Command& shown,
+                             std::string_view how = " under the instrument") {
     TimedResult result;
     try {
         result = run_timed(command);
@@ -115,7 +117,7 @@ TimedResult run_instrumented(const Command& command, const Command& shown) {
     }
     if (!result.succeeded())
         throw InstrumentError(model::printable_line(
-            fmt::format("'{}' failed under the instrument ({}{}); {}", command_text(shown.argv),
+            fmt::format("'{}' failed{} ({}{}); {}", command_text(shown.argv), how,
                         describe_failure(result, shown),
                         result.err.empty() ? "" : ": " + first_line_of(result.err), kSupported)));
     return result;
@@ -392,16 +394,7 @@ ingest::ParsedResults count_go_test(const Command& harness, const fs::path& scra
     listing_flags.push_back("-test.benchtime=10ms");
     auto listing = with_flags(harness, listing_flags);
     listing.stdout_mode = OutputMode::capture;
-    TimedResult listed;
-    try {
-        listed = run_timed(listing);
-    } catch (const StartError& error) {
-        throw InstrumentError(error.what());
-    }
-    if (!listed.succeeded())
-        throw InstrumentError(model::printable_line(fmt::format(
-            "'{}' failed ({}{})", command_text(harness.argv), describe_failure(listed, listing),
-            listed.err.empty() ? "" : ": " + first_line_of(listed.err))));
+    const auto listed = run_instrumented(listing, harness, " listing its benchmarks");
     ingest::ParsedResults times;
     try {
         times = ingest::parse(listed.out, "the Go test binary's output", "go");

@@ -183,7 +183,17 @@ TEST_F(ConfigTest, CompilersUnderRun) {
     EXPECT_EQ(error_of("[run]\ncompilers = [\"/usr/bin/go\"]\n"),
               ":2:14: 'run.compilers' must hold program names found on PATH, e.g. \"g++\"");
     EXPECT_EQ(error_of("[run]\ncompiler = [\"go\"]\n"),
-              ":2:1: unknown key 'run.compiler'; known keys here: compilers, instrument");
+              ":2:1: unknown key 'run.compiler'; known keys here: competing_work, compilers, "
+              "instrument");
+}
+
+TEST_F(ConfigTest, CompetingWorkIsWarnedOfUnlessIgnored) {
+    EXPECT_TRUE(load_config(write("")).warn_on_competing_work);
+    EXPECT_TRUE(load_config(write("[run]\ncompeting_work = \"warn\"\n")).warn_on_competing_work);
+    EXPECT_FALSE(load_config(write("[run]\ncompeting_work = \"ignore\"\n")).warn_on_competing_work);
+    EXPECT_EQ(error_of("[run]\ncompeting_work = \"off\"\n"),
+              ":2:18: 'run.competing_work' must be \"warn\" (record a run made while other work "
+              "kept the cores busy as under load) or \"ignore\"");
 }
 
 TEST_F(ConfigTest, InstrumentUnderRunAndCountedMinimumsOfCategories) {

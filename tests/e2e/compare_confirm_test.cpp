@@ -27,7 +27,8 @@ class CompareConfirmTest : public ::testing::Test {
         repository_.write_file("bench.sh", suite_script);
         repository_.write_file(
             "benchwatch.toml",
-            fmt::format("project = \"p\"\nmachine = \"m\"\n[measure]\nbuild = \"true\"\n"
+            fmt::format("project = \"p\"\nmachine = \"m\"\n[run]\ncompeting_work = \"ignore\"\n"
+                        "[measure]\nbuild = \"true\"\n"
                         "run = \"NOISY_HARNESS={} NOISE_STATE={} sh bench.sh\"\n",
                         BENCHWATCH_NOISY_HARNESS, scratch_.path().string()));
         for (int i = 0; i < 12; ++i) commit(0, 0, fmt::format("main {}", i));
