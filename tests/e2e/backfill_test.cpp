@@ -46,10 +46,12 @@ class BackfillTest : public ::testing::Test {
         repository_.write_file("bench.sh", suite_script);
         repository_.write_file(".gitignore", "built\n");
         // HANG_NOW and HANG_PID are set here, not by the test's environment, so that the
-        // recipe alone decides where the suite looks.
+        // recipe alone decides where the suite looks. The suites print set values, which other
+        // tests running beside these cannot move, so their runs are never taken as under load.
         repository_.write_file(
             "benchwatch.toml",
-            fmt::format("project = \"p\"\nmachine = \"m\"\n[measure]\nbuild = \"sh build.sh\"\n"
+            fmt::format("project = \"p\"\nmachine = \"m\"\n[run]\ncompeting_work = \"ignore\"\n"
+                        "[measure]\nbuild = \"sh build.sh\"\n"
                         "run = \"HANG_NOW={} HANG_PID={} sh bench.sh\"\n",
                         hang_now().string(), hang_pid().string()));
     }
