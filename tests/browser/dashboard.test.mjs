@@ -344,10 +344,8 @@ async function checkDashboard(browser, base, history, stepCommits, judgement, la
   await page.close();
 }
 
-// The counted project's card: the metric and its unit named, one step marker of +1%, and a value
-// axis of ± 1% around the median (its percentage labels within ± 2%), where a times' axis of ± 25%
-// would have drawn the step as a line's width.
-async function checkCountedSeries(browser, base, commits) {
+// A new page whose charts' texts, as drawn on their canvases, collect in window.drawnTexts.
+async function pageRecordingDrawnTexts(browser) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.addInitScript(() => {
     window.drawnTexts = [];
@@ -357,6 +355,14 @@ async function checkCountedSeries(browser, base, commits) {
       return fillText.call(this, text, ...rest);
     };
   });
+  return page;
+}
+
+// The counted project's card: the metric and its unit named, one step marker of +1%, and a value
+// axis of ± 1% around the median (its percentage labels within ± 2%), where a times' axis of ± 25%
+// would have drawn the step as a line's width.
+async function checkCountedSeries(browser, base, commits) {
+  const page = await pageRecordingDrawnTexts(browser);
   await page.goto(`${base}?pkg=counted`);
   const card = page.locator('[data-benchmark-id]');
   await card.locator('canvas').first().waitFor();
@@ -380,15 +386,7 @@ async function checkCountedSeries(browser, base, commits) {
 // axis is labelled in months of years, as a span of eight years is, not in the hours and minutes
 // of the one afternoon the commits were recorded in.
 async function checkCommitDates(browser, base) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.addInitScript(() => {
-    window.drawnTexts = [];
-    const fillText = CanvasRenderingContext2D.prototype.fillText;
-    CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
-      window.drawnTexts.push(String(text));
-      return fillText.call(this, text, ...rest);
-    };
-  });
+  const page = await pageRecordingDrawnTexts(browser);
   await page.goto(`${base}?pkg=dated`);
   await page.locator('[data-benchmark-id] canvas').first().waitFor();
   await eventually(async () => (await page.locator('#status').textContent()).split('. ')[0],
