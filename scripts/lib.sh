@@ -19,7 +19,7 @@ BENCHWATCH_BUILD_DEPENDENCIES=(
 # private PostgreSQL server, the Go trial benchmarks a Go module with `go test -bench`, and the
 # instrument's tests count instructions under valgrind.
 # shellcheck disable=SC2034  # used by the scripts that source this file
-BENCHWATCH_TEST_DEPENDENCIES=(chromium libyaml-cpp-dev postgresql golang-go valgrind)
+BENCHWATCH_TEST_DEPENDENCIES=(chromium libyaml-cpp-dev postgresql golang-go valgrind catch2)
 
 # Debian 12 packages that make and check the Debian package (scripts/package, scripts/test):
 # help2man writes the man page, dpkg-dev has dpkg-shlibdeps (Depends), file lets CPack find the

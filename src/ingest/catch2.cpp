@@ -1,3 +1,5 @@
+#include "ingest/catch2.hpp"
+
 #include <fmt/core.h>
 #include <fmt/format.h>
 
@@ -44,6 +46,9 @@ class Catch2Reader {
   public:
     Catch2Reader(std::string_view text, std::string_view source)
         : text_(text), input_(text, source), names_budget_(text.size(), source) {}
+
+    // The rows read(), which must have run, found, in document order.
+    std::vector<Catch2Row> take_rows() { return std::move(rows_); }
 
     ParsedResults read() {
         parsed_.format = "catch2";
@@ -114,7 +119,11 @@ class Catch2Reader {
         names_budget_.take(name);
         if (!names_.insert(name).second)
             fail_at(benchmark, fmt::format("benchmark '{}' appears twice", name));
+        auto& row = rows_.emplace_back();
+        row.benchmark = name;
+        row.iterations = parse_count(benchmark.attribute("iterations").value()).value_or(0);
         if (const pugi::xml_node failed = benchmark.child("failed")) {
+            row.failed = true;
             parsed_.warnings.push_back(
                 located(failed, fmt::format("benchmark '{}' failed: {}; left out", name,
                                             failed.attribute("message").value())));
@@ -131,6 +140,7 @@ class Catch2Reader {
             fail_at(
                 benchmark.child("mean"),
                 fmt::format("benchmark '{}': time must be a positive number, got {}", name, mean));
+        row.samples = static_cast<std::int64_t>(*samples);
         model::Result result;
         result.benchmark = name;
         result.value = mean;
@@ -173,6 +183,7 @@ class Catch2Reader {
     std::set<std::string, std::less<>> names_;
     NameBudget names_budget_;
     std::size_t groups_ = 0;  // <Group> elements around the one being walked
+    std::vector<Catch2Row> rows_;
 };
 
 // Catch2's XML reporter writes <Catch …> (v2) or <Catch2TestRun …> (v3) as the root element,
@@ -194,3 +205,13 @@ ParsedResults read_catch2(std::string_view text, std::string_view source) {
 const Reader catch2_reader{.name = "catch2", .detect = detect_catch2, .parse_text = read_catch2};
 
 }  // namespace benchwatch::ingest::detail
+
+namespace benchwatch::ingest {
+
+std::vector<Catch2Row> catch2_rows(std::string_view xml, std::string_view source) {
+    detail::Catch2Reader reader(xml, source);
+    reader.read();
+    return reader.take_rows();
+}
+
+}  // namespace benchwatch::ingest

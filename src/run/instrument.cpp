@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include <ranges>
 
 #include "ingest/callgrind.hpp"
+#include "ingest/catch2.hpp"
 #include "ingest/googlebenchmark.hpp"
 #include "ingest/ingest.hpp"
 #include "model/printable.hpp"
@@ -33,8 +35,24 @@ constexpr std::string_view kInstallValgrind =
     "install it (Debian and Ubuntu: apt-get install valgrind) and run again";
 
 constexpr std::string_view kSupported =
-    "the instrument counts Google Benchmark harnesses, Go test binaries (go test -c) and --latency "
-    "commands";
+    "the instrument counts Google Benchmark harnesses, Catch2 and Go test binaries (go test -c) "
+    "and --latency commands";
+
+// The mangled symbol of Catch2's per-benchmark runner, Catch::Benchmark::Benchmark::run<Clock>.
+constexpr std::string_view kCatch2Runner = "N5Catch9Benchmark9Benchmark3run";
+// The function, one per benchmark, that runs a benchmark's code a given number of times between
+// two reads of the clock; and how a profile part cut where it returns names its trigger.
+constexpr std::string_view kCatch2Call =
+    "Catch::Benchmark::Detail::BenchmarkFunction::model<*>::call*";
+constexpr std::string_view kCatch2CallTrigger =
+    "--dump-after=Catch::Benchmark::Detail::BenchmarkFunction::model<";
+const std::vector<std::string> kCatch2Flags = {"--benchmark-samples",
+                                               "2",
+                                               "--benchmark-warmup-time",
+                                               "0",
+                                               "--benchmark-no-analysis",
+                                               "-r",
+                                               "xml"};
 
 // A symbol of the Go testing package that every test binary with benchmarks holds.
 constexpr std::string_view kGoBenchmarkRunner = "testing.(*B).runN";
@@ -321,7 +339,11 @@ ingest::ParsedResults count_google_benchmark(const Command& harness, const fs::p
     return counted;
 }
 
-bool runs_go_test_binary(const Command& harness) {
+namespace {
+
+// Whether one of the programs the words of `harness` name (run::harness_programs()) holds
+// `symbol`.
+bool names_program_holding(const Command& harness, std::string_view symbol) {
     const bool shell =
         harness.argv.size() == 3 && harness.argv[0] == "/bin/sh" && harness.argv[1] == "-c";
     std::vector<std::string> words;
@@ -334,9 +356,100 @@ bool runs_go_test_binary(const Command& harness) {
     }
     const auto directory = harness.directory.empty() ? fs::current_path() : harness.directory;
     const auto programs = harness_programs("", words, directory);
-    return std::any_of(programs.begin(), programs.end(), [](const fs::path& program) {
-        return file_contains(program, kGoBenchmarkRunner, std::numeric_limits<std::size_t>::max());
+    return std::any_of(programs.begin(), programs.end(), [&](const fs::path& program) {
+        return file_contains(program, symbol, std::numeric_limits<std::size_t>::max());
     });
+}
+
+}  // namespace
+
+bool runs_go_test_binary(const Command& harness) {
+    return names_program_holding(harness, kGoBenchmarkRunner);
+}
+
+bool runs_catch2_binary(const Command& harness) {
+    return names_program_holding(harness, kCatch2Runner);
+}
+
+ingest::ParsedResults count_catch2(const Command& harness, const fs::path& scratch) {
+    Command flagged = with_flags(harness, kCatch2Flags);
+    flagged.stdout_mode = OutputMode::capture;
+    const auto result = run_instrumented(
+        under_callgrind(flagged, scratch, {fmt::format("--dump-after={}", kCatch2Call)}), harness);
+    std::vector<ingest::Catch2Row> rows;
+    try {
+        rows = ingest::catch2_rows(result.out, "the harness's output");
+    } catch (const ingest::InputError& error) {
+        throw InstrumentError(model::printable_line(
+            fmt::format("'{}' printed no Catch2 XML under the instrument ({}); {}",
+                        command_text(harness.argv), error.what(), kSupported)));
+    }
+    // Each benchmark's code is a function of its own, so its calls are the consecutive parts
+    // that end where that function returns.
+    std::vector<std::vector<const ingest::CallgrindPart*>> calls;
+    const auto profiles = read_profiles(scratch);
+    for (const auto& [pid, parts] : profiles) {
+        if (std::none_of(parts.begin(), parts.end(), [](const auto& part) {
+                return part.trigger.starts_with(kCatch2CallTrigger);
+            }))
+            continue;
+        for (const auto& part : parts) {
+            if (!part.trigger.starts_with(kCatch2CallTrigger)) continue;
+            if (calls.empty() || calls.back().back()->trigger != part.trigger) calls.emplace_back();
+            calls.back().push_back(&part);
+        }
+    }
+    std::size_t counted_rows = 0;
+    for (const auto& row : rows) counted_rows += !row.failed;
+    if (calls.size() != counted_rows)
+        throw InstrumentError(fmt::format(
+            "callgrind saw {} Catch2 benchmarks call their code where the output lists {}, so "
+            "they cannot be matched; the instrument needs a Catch2 test binary whose symbols are "
+            "not stripped, and benchmarks of code of their own",
+            calls.size(), counted_rows));
+
+    ingest::ParsedResults counted;
+    counted.format = "catch2";
+    std::size_t next = 0;
+    for (const auto& row : rows) {
+        const auto name = model::printable_line(row.benchmark);
+        if (row.failed) {
+            counted.warnings.push_back(
+                fmt::format("{} failed under the instrument; not counted", name));
+            continue;
+        }
+        const auto& benchmark = calls[next++];
+        const auto samples = static_cast<std::size_t>(std::max<std::int64_t>(row.samples, 0));
+        if (benchmark.size() <= samples || row.iterations < 1) {
+            counted.warnings.push_back(fmt::format(
+                "{} made fewer calls under the instrument than its samples; not counted", name));
+            continue;
+        }
+        // Sizing calls of 1, 2, 4 … iterations come before the samples. The first follows
+        // Catch2's measure of its clock, the first sample its warm-up; the others each follow the
+        // same few instructions of the sizing loop, so two of them differ by their iterations.
+        const std::size_t sizing = benchmark.size() - samples;
+        if (sizing >= 3) {
+            const auto& small = benchmark[1]->totals;
+            const auto& large = benchmark[sizing - 1]->totals;
+            std::map<std::string, std::uint64_t, std::less<>> difference;
+            for (const auto& [event, count] : large) {
+                const auto before = small.find(event);
+                const std::uint64_t less = before == small.end() ? 0 : before->second;
+                difference[event] = count > less ? count - less : 0;
+            }
+            const double iterations = std::ldexp(1.0, static_cast<int>(sizing) - 1) - 2;
+            add_counts(counted.results, row.benchmark, difference, iterations);
+        } else {
+            // Too slow under callgrind to be sized more than twice: its last sample, with the few
+            // instructions of the sample loop around it.
+            add_counts(counted.results, row.benchmark, benchmark.back()->totals,
+                       static_cast<double>(row.iterations));
+        }
+    }
+    for (const auto& count : counted.results)
+        counted.content_hash = counted.content_hash * 31 + static_cast<std::uint64_t>(count.value);
+    return counted;
 }
 
 namespace {
@@ -488,6 +601,7 @@ ingest::ParsedResults count_harness(const Command& harness, const fs::path& scra
             "flags (./pkg.test -test.bench=.)",
             command_text(harness.argv))));
     if (runs_go_test_binary(harness)) return count_go_test(harness, scratch);
+    if (runs_catch2_binary(harness)) return count_catch2(harness, scratch);
     return count_google_benchmark(harness, scratch);
 }
 

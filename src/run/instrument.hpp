@@ -87,6 +87,26 @@ ingest::ParsedResults count_go_test(const Command& harness, const std::filesyste
 // instructions, so that the runtime's ±10^5 moves a count by about 0.1%.
 inline constexpr double kGoCountedNanoseconds = 50e6;
 
+// Whether `harness` runs a Catch2 (v2) test binary with benchmarks: one of the programs its words
+// name holds the symbol of Catch2's benchmark runner, Catch::Benchmark::Benchmark::run.
+bool runs_catch2_binary(const Command& harness);
+
+// Runs the Catch2 test binary `harness` once under callgrind with the cache simulation (its own
+// arguments kept; --benchmark-samples 2, --benchmark-warmup-time 0, --benchmark-no-analysis and
+// -r xml appended) and counts each benchmark's code. Catch2 runs a benchmark's code through a
+// function of its own (a Catch::Benchmark::Detail::BenchmarkFunction model's call), which reads
+// the clock, calls the code n times and reads the clock again; the profile is cut where it
+// returns. Before its samples Catch2 sizes them with calls of 1, 2, 4 … iterations; every sizing
+// call but the first follows the same few instructions of the sizing loop, so the last sizing
+// call's cost less the second's, over the difference of their iterations, is the code's count per
+// iteration. A benchmark sized fewer than three times (too slow under callgrind) is counted from
+// its last sample over its iterations, the sample loop's few instructions included. The
+// environment is cleared as count_google_benchmark() clears it. The results are instructions and
+// estimated_cycles per benchmark, named as the catch2 reader names them, format "catch2". Throws
+// InstrumentError when the binary fails or its calls cannot be matched with its benchmarks (a
+// stripped binary; two benchmarks in a row of one function, as a loop makes them).
+ingest::ParsedResults count_catch2(const Command& harness, const std::filesystem::path& scratch);
+
 // The variable whose value pads the strings at the top of a counted program's stack.
 inline constexpr std::string_view kStackPadVariable = "BENCHWATCH_STACK_PAD";
 
@@ -103,7 +123,8 @@ std::string stack_padding(const std::vector<std::string>& argv,
                           const std::filesystem::path& directory);
 
 // Counts `harness` with count_go_test() when it runs a Go test binary (runs_go_test_binary()),
-// else with count_google_benchmark(); refuses `go test` itself, which builds and runs the binary
+// with count_catch2() when it runs a Catch2 one (runs_catch2_binary()), else with
+// count_google_benchmark(); refuses `go test` itself, which builds and runs the binary
 // as a child, with a line saying to build the binary first.
 ingest::ParsedResults count_harness(const Command& harness, const std::filesystem::path& scratch);
 

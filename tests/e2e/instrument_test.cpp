@@ -282,6 +282,29 @@ TEST_F(InstrumentTest, CountsAGoTestBinarysIterationsWithoutItsSetUp) {
     EXPECT_NEAR(cycles.at("BenchmarkSpin/1000"), small, 0.01 * small);
 }
 
+TEST_F(InstrumentTest, CountsACatch2BinarysBenchmarkCallsWithoutItsSizingOrClock) {
+    if (std::string_view(BENCHWATCH_CATCH2_INSTRUMENT_FIXTURE).empty())
+        GTEST_SKIP() << "Catch2 is not installed (apt-get install catch2; scripts/test installs "
+                        "it): the Catch2 instrument test is skipped";
+    const auto output = benchwatch({"run", "--project", "p", "--machine", "m", "--branch", "main",
+                                    "--instrument", "callgrind", "--no-progress", "--",
+                                    BENCHWATCH_CATCH2_INSTRUMENT_FIXTURE});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    const auto instructions = newest("instructions");
+    ASSERT_EQ(instructions.size(), 2u) << output.err;
+    // 2n + 1 instructions of assembly, and a few for the call and the loop around it.
+    const double small = instructions.at("spin/spin 1000");
+    const double large = instructions.at("spin/spin 2000");
+    EXPECT_NEAR(small, 2001, 20.01) << small;
+    EXPECT_NEAR(large - small, 2000, 20) << large;
+    // Counted twice, the same to the instruction.
+    const auto again = benchwatch({"run", "--project", "p", "--machine", "m", "--branch", "main",
+                                   "--instrument", "callgrind", "--no-progress", "--",
+                                   BENCHWATCH_CATCH2_INSTRUMENT_FIXTURE});
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_EQ(newest("instructions"), instructions);
+}
+
 TEST_F(InstrumentTest, GoTestItselfIsRefusedWithHowToBuildTheBinary) {
     const auto output =
         benchwatch({"run", "--project", "p", "--machine", "m", "--branch", "main", "--instrument",
@@ -307,8 +330,8 @@ TEST_F(InstrumentTest, AHarnessItCannotCountGetsOneLine) {
                           "Benchmark output under the instrument"))
         << output.err;
     EXPECT_TRUE(
-        error.ends_with("; the instrument counts Google Benchmark harnesses, Go test binaries (go "
-                        "test -c) and --latency commands\n"))
+        error.ends_with("; the instrument counts Google Benchmark harnesses, Catch2 and Go test "
+                        "binaries (go test -c) and --latency commands\n"))
         << output.err;
     EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 1) << output.err;
 }

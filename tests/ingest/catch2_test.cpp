@@ -2,6 +2,8 @@
 // names joined from test case, sections and benchmark, the mean as the value with Catch2's sample
 // count and standard deviation, failures as warnings, XML errors with their line, and a DOCTYPE
 // refused. Expected values are read by hand from the committed report in tests/data/catch2/.
+#include "ingest/catch2.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -98,6 +100,21 @@ TEST(Catch2, Version3ReportHasNoGroup) {
     EXPECT_EQ(parsed.results[0].value, 1500.0);  // 1.5e+03
     EXPECT_EQ(*parsed.results[0].samples, (model::SampleSummary{100, 1500, 1500, 25.5, {}}));
     EXPECT_EQ(parsed.context.at("catch2.version"), "3.4.0");
+}
+
+TEST(Catch2, RowsListEachBenchmarksSamplesAndIterationsInOrder) {
+    // What the instrument matches its calls with: catch2_v2.xml's three benchmarks as read by hand.
+    const auto rows = catch2_rows(read_fixture("catch2_v2.xml"), "catch2_v2.xml");
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[0].samples, 20);
+    EXPECT_EQ(rows[0].iterations, 619);
+    EXPECT_EQ(rows[1].iterations, 66);
+    EXPECT_EQ(rows[2].iterations, 11);
+    EXPECT_FALSE(rows[2].failed);
+    const auto failed = catch2_rows(v2_report("<failed message=\"boom\"/>\n"), "report.xml");
+    ASSERT_EQ(failed.size(), 1u);
+    EXPECT_EQ(failed[0].benchmark, "Case/b");
+    EXPECT_TRUE(failed[0].failed);
 }
 
 TEST(Catch2, FailuresAreWarnings) {
