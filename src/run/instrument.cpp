@@ -49,7 +49,7 @@ constexpr std::string_view kCatch2CallTrigger =
 const std::vector<std::string> kCatch2Flags = {"--benchmark-samples",
                                                "2",
                                                "--benchmark-warmup-time",
-                                               "0",
+                                               "100",
                                                "--benchmark-no-analysis",
                                                "-r",
                                                "xml"};

@@ -92,14 +92,16 @@ inline constexpr double kGoCountedNanoseconds = 50e6;
 bool runs_catch2_binary(const Command& harness);
 
 // Runs the Catch2 test binary `harness` once under callgrind with the cache simulation (its own
-// arguments kept; --benchmark-samples 2, --benchmark-warmup-time 0, --benchmark-no-analysis and
-// -r xml appended) and counts each benchmark's code. Catch2 runs a benchmark's code through a
+// arguments kept; --benchmark-samples 2, --benchmark-warmup-time 100, --benchmark-no-analysis
+// and -r xml appended) and counts each benchmark's code. Catch2 runs a benchmark's code through a
 // function of its own (a Catch::Benchmark::Detail::BenchmarkFunction model's call), which reads
 // the clock, calls the code n times and reads the clock again; the profile is cut where it
 // returns. Before its samples Catch2 sizes them with calls of 1, 2, 4 … iterations; every sizing
 // call but the first follows the same few instructions of the sizing loop, so the last sizing
 // call's cost less the second's, over the difference of their iterations, is the code's count per
-// iteration. A benchmark sized fewer than three times (too slow under callgrind) is counted from
+// iteration. Catch2 sizes for at least the warm-up time, so 100 ms under callgrind gives the last
+// sizing call hundreds of iterations or more, over which the few instructions a clock read adds
+// now and then (its retry when the kernel updates the time) vanish. A benchmark sized fewer than three times (too slow under callgrind) is counted from
 // its last sample over its iterations, the sample loop's few instructions included. The
 // environment is cleared as count_google_benchmark() clears it. The results are instructions and
 // estimated_cycles per benchmark, named as the catch2 reader names them, format "catch2". Throws

@@ -5,30 +5,14 @@
 #define CATCH_CONFIG_MAIN
 #define CATCH_CONFIG_ENABLE_BENCHMARKING
 #include <catch2/catch.hpp>
-#include <cstdint>
 
-namespace {
-
-// Runs exactly 2n + 1 instructions: the count loaded, then n decrements and n jumps.
-void spin(std::int64_t n) {
-#if defined(__x86_64__)
-    asm volatile(
-        "mov %0, %%rcx\n"
-        "1:\n"
-        "dec %%rcx\n"
-        "jnz 1b\n"
-        :
-        : "r"(n)
-        : "rcx", "cc");
-#else
-    for (volatile std::int64_t i = 0; i < n; i = i + 1) {
-    }
-#endif
-}
-
-}  // namespace
+#include "spin.hpp"
 
 TEST_CASE("spin") {
-    BENCHMARK("spin 1000") { spin(1000); };
-    BENCHMARK("spin 2000") { spin(2000); };
+    BENCHMARK("spin 1000") {
+        spin(1000);
+    };
+    BENCHMARK("spin 2000") {
+        spin(2000);
+    };
 }

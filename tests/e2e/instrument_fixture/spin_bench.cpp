@@ -14,24 +14,9 @@
 #include <string>
 #include <vector>
 
-namespace {
+#include "spin.hpp"
 
-// Runs exactly 2n + 1 instructions: the count loaded, then n decrements and n jumps.
-void spin(std::int64_t n) {
-#if defined(__x86_64__)
-    asm volatile(
-        "mov %0, %%rcx\n"
-        "1:\n"
-        "dec %%rcx\n"
-        "jnz 1b\n"
-        :
-        : "r"(n)
-        : "rcx", "cc");
-#else
-    for (volatile std::int64_t i = 0; i < n; i = i + 1) {
-    }
-#endif
-}
+namespace {
 
 std::int64_t extra_turns() {
     std::int64_t extra = 0;
