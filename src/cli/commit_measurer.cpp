@@ -5,9 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
-#include <ranges>
 #include <string_view>
-#include <thread>
 #include <utility>
 
 #include "cli/recording.hpp"
@@ -143,10 +141,8 @@ ingest::ParsedResults CommitMeasurer::measure(const model::CommitId& commit,
     const auto& sha = commit.str();
     const auto cpu_before = run::read_cpu();
     auto parsed = run::run_suite(recipe_, folder, sha, {{"BENCHWATCH_COMMIT", sha}}, benchmarks);
-    const auto busy = run::competing_cores(cpu_before, run::read_cpu());
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    competing_[sha] = busy && !recipe_.instrumented && context_.config.warn_on_competing_work
-                          ? run::competing_work_warning(*busy, cores)
+    competing_[sha] = !recipe_.instrumented && context_.config.warn_on_competing_work
+                          ? run::competing_work_since(cpu_before)
                           : std::nullopt;
     require_checkout(folder, commit);
     keep_subset(recipe_, fmt::format("the suite of {}", sha.substr(0, 12)), parsed.results,
@@ -167,10 +163,8 @@ void CommitMeasurer::record(const model::CommitId& commit, ingest::ParsedResults
     run.environment = run::capture_environment(folder, compilers_);
     for (auto& [key, value] : parsed.context) run.environment[key] = value;
     // Stored with the run as `run` stores them, so that the dashboard shows them too.
-    std::vector<std::string> suite_words;
-    for (const auto word : std::views::split(std::string_view(recipe_.suite), ' '))
-        suite_words.emplace_back(word.begin(), word.end());
-    const auto programs = run::harness_programs(parsed.program, suite_words, folder);
+    const auto programs = run::harness_programs(
+        parsed.program, run::command_words(run::shell_argv(recipe_.suite)), folder);
     auto machine = machine_warnings_;
     if (const auto found = competing_.find(commit.str());
         found != competing_.end() && found->second) {

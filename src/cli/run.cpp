@@ -9,9 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <ranges>
 #include <string_view>
-#include <thread>
 
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
@@ -304,12 +302,9 @@ int run_run(const RunCommandFlags& flags) {
         run.results.push_back(std::move(measurement.result));
     }
     progress.finish();
-    if (!instrumented && context.config.warn_on_competing_work) {
-        const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        if (const auto busy = run::competing_cores(cpu_before, run::read_cpu()))
-            if (auto warning = run::competing_work_warning(*busy, cores))
-                warnings.push_back(std::move(*warning));
-    }
+    if (!instrumented && context.config.warn_on_competing_work)
+        if (auto warning = run::competing_work_since(cpu_before))
+            warnings.push_back(std::move(*warning));
 
     const auto directory =
         context.repository ? context.repository->top_level() : context.working_directory;
@@ -337,9 +332,7 @@ int run_run(const RunCommandFlags& flags) {
     auto where = std::filesystem::current_path();
     if (harness && harness->recipe) {
         // The programs its words name, as backfill finds them in a commit's folder.
-        words.clear();
-        for (const auto word : std::views::split(std::string_view(harness->recipe->suite), ' '))
-            words.emplace_back(word.begin(), word.end());
+        words = run::command_words(run::shell_argv(harness->recipe->suite));
         where = harness->directory;
     }
     const auto programs = run::harness_programs(reported_program, words, where);

@@ -160,10 +160,9 @@ model::Environment machine_environment(const SystemPaths& paths) {
 
 std::vector<std::string> default_compilers(std::span<const std::vector<std::string>> commands) {
     static const std::map<std::string_view, std::string_view> toolchain_of = {
-        {"go", "go"},           {"cargo", "rustc"},     {"rustc", "rustc"},
-        {"python", "python3"},  {"python3", "python3"}, {"pytest", "python3"},
-        {"asv", "python3"},     {"julia", "julia"},     {"java", "java"},
-        {"mvn", "java"},        {"gradle", "java"},     {"gradlew", "java"},
+        {"go", "go"},           {"cargo", "rustc"},    {"rustc", "rustc"}, {"python", "python3"},
+        {"python3", "python3"}, {"pytest", "python3"}, {"asv", "python3"}, {"julia", "julia"},
+        {"java", "java"},       {"mvn", "java"},       {"gradle", "java"}, {"gradlew", "java"},
         {"dotnet", "dotnet"},
     };
     std::set<std::string> compilers;
@@ -182,7 +181,9 @@ model::Environment compiler_environment(std::span<const std::string> compilers,
                                         std::chrono::duration<double> timeout) {
     model::Environment environment;
     for (const auto& name : compilers) {
-        const std::string_view flag = name == "go" ? "version" : name == "java" ? "-version" : "--version";
+        const std::string_view flag = name == "go"     ? "version"
+                                      : name == "java" ? "-version"
+                                                       : "--version";
         try {
             const auto result =
                 run_timed(Command{.argv = {name, std::string(flag)}, .timeout = timeout});

@@ -58,7 +58,8 @@ model::Environment capture_environment(const std::filesystem::path& directory,
 // failed: exit 3: <first line of its stderr>".
 class EnvCommandError : public model::Error {
   public:
-    explicit EnvCommandError(const std::string& message) : Error(model::ErrorKind::MeasurementAborted, message) {}
+    explicit EnvCommandError(const std::string& message)
+        : Error(model::ErrorKind::MeasurementAborted, message) {}
 };
 
 // The KEY=VALUE lines of an --env-command's output (blank lines skipped, spaces around keys and

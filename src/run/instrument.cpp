@@ -145,8 +145,7 @@ TimedResult run_instrumented(const Command& command, const Command& shown,
 // flag quoted for the shell), so that they override its own.
 Command with_flags(const Command& command, const std::vector<std::string>& flags) {
     Command flagged = command;
-    const bool shell =
-        flagged.argv.size() == 3 && flagged.argv[0] == "/bin/sh" && flagged.argv[1] == "-c";
+    const bool shell = is_shell_argv(flagged.argv);
     for (const auto& flag : flags) {
         if (!shell) {
             flagged.argv.push_back(flag);
@@ -157,6 +156,13 @@ Command with_flags(const Command& command, const std::vector<std::string>& flags
         flagged.argv[2] += " " + quoted + "'";
     }
     return flagged;
+}
+
+// A hash of `counts` in order, for the run's content hash: equal counts, equal hashes.
+std::uint64_t hash_of_counts(const std::vector<model::Result>& counts) {
+    std::uint64_t hash = 0;
+    for (const auto& count : counts) hash = hash * 31 + static_cast<std::uint64_t>(count.value);
+    return hash;
 }
 
 // The process id and part number in a profile's file name, "callgrind.out.<pid>[.<part>]".
@@ -334,8 +340,7 @@ ingest::ParsedResults count_google_benchmark(const Command& harness, const fs::p
                        static_cast<double>(row.iterations));
         first = last + 1;
     }
-    for (const auto& count : counted.results)
-        counted.content_hash = counted.content_hash * 31 + static_cast<std::uint64_t>(count.value);
+    counted.content_hash = hash_of_counts(counted.results);
     return counted;
 }
 
@@ -344,18 +349,8 @@ namespace {
 // Whether one of the programs the words of `harness` name (run::harness_programs()) holds
 // `symbol`.
 bool names_program_holding(const Command& harness, std::string_view symbol) {
-    const bool shell =
-        harness.argv.size() == 3 && harness.argv[0] == "/bin/sh" && harness.argv[1] == "-c";
-    std::vector<std::string> words;
-    if (shell) {
-        for (const auto word : std::views::split(std::string_view(harness.argv[2]), ' '))
-            if (!std::string_view(word.begin(), word.end()).empty())
-                words.emplace_back(word.begin(), word.end());
-    } else {
-        words = harness.argv;
-    }
     const auto directory = harness.directory.empty() ? fs::current_path() : harness.directory;
-    const auto programs = harness_programs("", words, directory);
+    const auto programs = harness_programs("", command_words(harness.argv), directory);
     return std::any_of(programs.begin(), programs.end(), [&](const fs::path& program) {
         return file_contains(program, symbol, std::numeric_limits<std::size_t>::max());
     });
@@ -447,8 +442,7 @@ ingest::ParsedResults count_catch2(const Command& harness, const fs::path& scrat
                        static_cast<double>(row.iterations));
         }
     }
-    for (const auto& count : counted.results)
-        counted.content_hash = counted.content_hash * 31 + static_cast<std::uint64_t>(count.value);
+    counted.content_hash = hash_of_counts(counted.results);
     return counted;
 }
 
@@ -583,18 +577,13 @@ ingest::ParsedResults count_go_test(const Command& harness, const fs::path& scra
         throw InstrumentError(
             model::printable_line(fmt::format("'{}' ran no benchmark under the instrument; {}",
                                               command_text(harness.argv), kSupported)));
-    for (const auto& count : counted.results)
-        counted.content_hash = counted.content_hash * 31 + static_cast<std::uint64_t>(count.value);
+    counted.content_hash = hash_of_counts(counted.results);
     return counted;
 }
 
 ingest::ParsedResults count_harness(const Command& harness, const fs::path& scratch) {
-    const bool shell =
-        harness.argv.size() == 3 && harness.argv[0] == "/bin/sh" && harness.argv[1] == "-c";
-    const std::string_view first = shell ? std::string_view(harness.argv[2]) : std::string_view();
-    if ((!shell && harness.argv.size() >= 2 && harness.argv[0] == "go" &&
-         harness.argv[1] == "test") ||
-        first.starts_with("go test "))
+    const auto words = command_words(harness.argv);
+    if (words.size() >= 2 && words[0] == "go" && words[1] == "test")
         throw InstrumentError(model::printable_line(fmt::format(
             "'{}' builds its test binary and runs it as a child, which the instrument does not "
             "count; build the binary first (go test -c -o pkg.test ./pkg) and give it with its "

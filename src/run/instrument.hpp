@@ -101,12 +101,13 @@ bool runs_catch2_binary(const Command& harness);
 // call's cost less the second's, over the difference of their iterations, is the code's count per
 // iteration. Catch2 sizes for at least the warm-up time, so 100 ms under callgrind gives the last
 // sizing call hundreds of iterations or more, over which the few instructions a clock read adds
-// now and then (its retry when the kernel updates the time) vanish. A benchmark sized fewer than three times (too slow under callgrind) is counted from
-// its last sample over its iterations, the sample loop's few instructions included. The
-// environment is cleared as count_google_benchmark() clears it. The results are instructions and
-// estimated_cycles per benchmark, named as the catch2 reader names them, format "catch2". Throws
-// InstrumentError when the binary fails or its calls cannot be matched with its benchmarks (a
-// stripped binary; two benchmarks in a row of one function, as a loop makes them).
+// now and then (its retry when the kernel updates the time) vanish. A benchmark sized fewer than
+// three times (too slow under callgrind) is counted from its last sample over its iterations, the
+// sample loop's few instructions included. The environment is cleared as count_google_benchmark()
+// clears it. The results are instructions and estimated_cycles per benchmark, named as the catch2
+// reader names them, format "catch2". Throws InstrumentError when the binary fails or its calls
+// cannot be matched with its benchmarks (a stripped binary; two benchmarks in a row of one
+// function, as a loop makes them).
 ingest::ParsedResults count_catch2(const Command& harness, const std::filesystem::path& scratch);
 
 // The variable whose value pads the strings at the top of a counted program's stack.

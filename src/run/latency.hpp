@@ -24,7 +24,8 @@ struct LatencySpec {
 // command and what happened: "latency benchmark 'ttfp': command 'julia -e 1' failed: exit 3".
 class LatencyError : public model::Error {
   public:
-    explicit LatencyError(const std::string& message) : Error(model::ErrorKind::MeasurementAborted, message) {}
+    explicit LatencyError(const std::string& message)
+        : Error(model::ErrorKind::MeasurementAborted, message) {}
 };
 
 // Every timed run of a latency benchmark and the result they make.

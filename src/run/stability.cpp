@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <string_view>
+#include <thread>
 
 namespace benchwatch::run {
 
@@ -103,6 +104,13 @@ std::optional<double> competing_cores(const CpuReading& before, const CpuReading
                           (after.own_seconds - before.own_seconds) -
                           after.machine_resolution_seconds;
     return std::max(0.0, others / wall);
+}
+
+std::optional<StabilityWarning> competing_work_since(const CpuReading& before) {
+    const auto busy = competing_cores(before, read_cpu());
+    if (!busy) return std::nullopt;
+    return competing_work_warning(
+        *busy, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 }
 
 std::optional<StabilityWarning> competing_work_warning(double busy_cores, int cores) {

@@ -72,6 +72,10 @@ std::optional<double> competing_cores(const CpuReading& before, const CpuReading
 // where the load average lags by a minute and counts the benchmarks' own threads.
 std::optional<StabilityWarning> competing_work_warning(double busy_cores, int cores);
 
+// competing_work_warning() for the other work since `before` (read_cpu() then) on this machine's
+// cores: what `run` and each backfilled commit say of the suite they just ran.
+std::optional<StabilityWarning> competing_work_since(const CpuReading& before);
+
 // The shared Google Benchmark library of Debian's libbenchmark1debian package, which Ubuntu's
 // package is built from too: the soname that every program linked with it names.
 inline constexpr std::string_view debian_google_benchmark_soname = "libbenchmark.so.1debian";

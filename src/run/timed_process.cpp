@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include <ranges>
 #include <stdexcept>
 
 namespace benchwatch::run {
@@ -28,8 +29,20 @@ std::vector<std::string> shell_argv(std::string_view text) {
 }
 
 std::string command_text(const std::vector<std::string>& argv) {
-    if (argv.size() == 3 && argv[0] == "/bin/sh" && argv[1] == "-c") return argv[2];
+    if (is_shell_argv(argv)) return argv[2];
     return fmt::format("{}", fmt::join(argv, " "));
+}
+
+bool is_shell_argv(const std::vector<std::string>& argv) {
+    return argv.size() == 3 && argv[0] == "/bin/sh" && argv[1] == "-c";
+}
+
+std::vector<std::string> command_words(const std::vector<std::string>& argv) {
+    if (!is_shell_argv(argv)) return argv;
+    std::vector<std::string> words;
+    for (const auto word : std::views::split(std::string_view(argv[2]), ' '))
+        if (word.begin() != word.end()) words.emplace_back(word.begin(), word.end());
+    return words;
 }
 
 TimedResult run_timed(const Command& command) {

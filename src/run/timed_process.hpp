@@ -40,11 +40,18 @@ std::vector<std::string> shell_argv(std::string_view text);
 // arguments joined by spaces. Example: command_text(shell_argv("a | b")) == "a | b".
 std::string command_text(const std::vector<std::string>& argv);
 
+// Whether `argv` is shell_argv() of some text: {"/bin/sh", "-c", text}.
+bool is_shell_argv(const std::vector<std::string>& argv);
+
+// The words of a command: the text of a shell_argv() split at spaces, empty words left out;
+// otherwise `argv` itself. Example: command_words(shell_argv("a  b")) == {"a", "b"}.
+std::vector<std::string> command_words(const std::vector<std::string>& argv);
+
 // What one run of a command did and cost.
 struct TimedResult {
-    std::optional<int> exit_code;    // set when the command exited
-    std::optional<int> signal;       // set when a signal ended it
-    bool timed_out = false;          // killed because it ran past the timeout
+    std::optional<int> exit_code;  // set when the command exited
+    std::optional<int> signal;     // set when a signal ended it
+    bool timed_out = false;        // killed because it ran past the timeout
     // Killed because it printed more than max_output_bytes on standard output (capture mode).
     bool output_overflowed = false;
     double wall_seconds = 0;         // from just before spawning to its exit
@@ -62,7 +69,8 @@ struct TimedResult {
 // "cannot run 'no-such-tool': No such file or directory".
 class StartError : public model::Error {
   public:
-    explicit StartError(const std::string& message) : Error(model::ErrorKind::Measurement, message) {}
+    explicit StartError(const std::string& message)
+        : Error(model::ErrorKind::Measurement, message) {}
 };
 
 // Runs `command` as the leader of a new process group, stdin from /dev/null, reading its output

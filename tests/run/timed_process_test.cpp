@@ -226,5 +226,14 @@ TEST(TimedProcess, AMissingProgramIsAStartError) {
     }
 }
 
+TEST(CommandWords, AreAShellTextsWordsOrTheArgumentsThemselves) {
+    EXPECT_EQ(command_words(shell_argv(" build/bench  --fast ")),
+              (std::vector<std::string>{"build/bench", "--fast"}));
+    EXPECT_EQ(command_words({"build/bench", "a b"}),
+              (std::vector<std::string>{"build/bench", "a b"}));
+    EXPECT_TRUE(is_shell_argv(shell_argv("x")));
+    EXPECT_FALSE(is_shell_argv({"/bin/sh", "x"}));
+}
+
 }  // namespace
 }  // namespace benchwatch::run
