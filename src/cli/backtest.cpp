@@ -107,8 +107,9 @@ int run_backtest(const BacktestFlags& flags) {
             source.project, source.machine));
 
     const compare::BacktestOptions options{flags.injection_sizes, flags.budget, flags.seed};
-    const auto backtest = compare::backtest(compare::matrix_of(history, context.config.categories),
-                                            candidates, options);
+    const auto backtest = compare::backtest(
+        compare::matrix_of(history, context.config.categories, context.config.benchmark_rules),
+        candidates, options);
     const report::BacktestLayout layout{is_default, flags.injection_sizes, flags.budget};
     if (json)
         report::render_backtest_json(backtest, layout, std::cout);

@@ -49,6 +49,8 @@ struct ComparisonFlags {
     std::optional<double> paired_budget_seconds;  // nullopt: the config's, else 600
     std::optional<std::uint64_t> paired_seed;     // of the rounds' order; nullopt: random
     RunningFlags running;  // for the builds and runs of --confirm and --paired
+    // --accept-label: the label that accepts slowdowns; nullopt: resolve_accept_label()'s default.
+    std::optional<std::string> accept_label;
 };
 
 // Checks a --false-alarms-per-pr value: a number above 0 and at most 1000.
@@ -77,9 +79,22 @@ bool anything_slower(const model::Comparison& comparison);
 // `max_characters` bytes: the file `report_path` when given (a `compare --format json` report
 // is rendered again, shortened as needed; a Markdown report is taken as it is), else the
 // comparison of `head` rendered with report::render_markdown_limited().
+// `amend` is applied to the comparison before it is rendered (not to a Markdown report).
 std::string forge_report_markdown(const ComparisonFlags& flags, const std::string& report_path,
                                   const std::string& head, const Context& context,
-                                  std::size_t max_characters);
+                                  std::size_t max_characters,
+                                  const std::function<void(model::Comparison&)>& amend = {});
+
+// The label that accepts a pull request's slowdowns: --accept-label when given (`flag`), else
+// benchwatch.toml's compare.accept_label, else "performance-accepted"; empty turns it off.
+std::string resolve_accept_label(const std::optional<std::string>& flag, const Context& context);
+
+// The acceptance the CI's own event gives `comparison`, when it has a slower benchmark and the
+// pull request carries `label`: GitHub Actions' pull_request event (GITHUB_EVENT_PATH; its
+// pull_request.labels, and sender.login when the event is the label's `labeled`) or GitLab's
+// CI_MERGE_REQUEST_LABELS. Nullopt otherwise.
+std::optional<model::Acceptance> acceptance_from_ci(const model::Comparison& comparison,
+                                                    const std::string& label);
 
 // The comparison in `report_path`, a `compare --format json` report, its verdicts settled by
 // what re-measuring decided (compare::settle_by_confirmation). Throws UsageError when it cannot

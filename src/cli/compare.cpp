@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "cli/command_line.hpp"
@@ -108,6 +109,7 @@ void re_measure_flagged(model::Comparison& comparison,
     measurer.prepare(head);
 
     run::ConfirmSettings settings;
+    settings.rules = context.config.benchmark_rules;
     settings.time_budget_seconds =
         std::max(0.0, flags.confirm_budget_seconds - (report::steady_seconds() - start));
     std::vector<std::string> names;
@@ -222,10 +224,18 @@ model::Comparison compare_paired(const ComparisonFlags& flags, const std::string
     settings.max_rounds = kPairedMostRounds;
     settings.false_alarms_per_suite = paired_false_alarms(flags, context);
     settings.order_seed = flags.paired_seed.value_or(std::random_device{}());
+    settings.rules = context.config.benchmark_rules;
+    std::set<std::string> ignored;
     auto rounds = run::confirm(
         std::nullopt, context.config.categories,
         [&](run::Build build) {
-            return measurer.measure(build == run::Build::Base ? *base : head).results;
+            auto results = measurer.measure(build == run::Build::Base ? *base : head).results;
+            std::erase_if(results, [&](const model::Result& result) {
+                const bool ignore = model::is_ignored(result.benchmark, settings.rules);
+                if (ignore) ignored.insert(result.benchmark);
+                return ignore;
+            });
+            return results;
         },
         report::steady_seconds, settings);
     if (rounds.rounds == 0)
@@ -236,8 +246,10 @@ model::Comparison compare_paired(const ComparisonFlags& flags, const std::string
     rounds.time_budget_seconds = budget;
     rounds.base_command = "[measure] run at " + base->str();
     rounds.head_command = "[measure] run at " + head.str();
-    auto comparison = compare::paired_comparison(
-        std::move(rounds), {project, machine, base->str(), head.str()}, context.config.categories);
+    auto comparison =
+        compare::paired_comparison(std::move(rounds), {project, machine, base->str(), head.str()},
+                                   context.config.categories, context.config.benchmark_rules);
+    comparison.ignored.assign(ignored.begin(), ignored.end());
     comparison.history_url = resolve_history_url(flags.history_url, project, context);
     return comparison;
 }
@@ -288,7 +300,7 @@ model::Comparison compare_two_files(const CompareFlags& flags) {
     return compare::compare_files(
         {flags.files[0], std::move(parsed[0].results), std::move(parsed[0].context)},
         {flags.files[1], std::move(parsed[1].results), std::move(parsed[1].context)}, method,
-        context.config.categories);
+        context.config.categories, context.config.benchmark_rules);
 }
 
 int run_compare(const CompareFlags& flags) {
@@ -302,6 +314,8 @@ int run_compare(const CompareFlags& flags) {
     } else {
         const auto context = Context::discover(flags.comparison.common.repo);
         comparison = compare_head(flags.comparison, resolve_head(flags.head, context), context);
+        comparison.accepted = acceptance_from_ci(
+            comparison, resolve_accept_label(flags.comparison.accept_label, context));
     }
 
     const auto text = render(comparison, format, to_stdout && stdout_wants_color());
@@ -309,7 +323,7 @@ int run_compare(const CompareFlags& flags) {
         std::cout << text << std::flush;
     else
         write_file_atomically(flags.output, text);
-    return flags.fail_on_regression && anything_slower(comparison) ? 1 : 0;
+    return flags.fail_on_regression && anything_slower(comparison) && !comparison.accepted ? 1 : 0;
 }
 
 }  // namespace
@@ -369,6 +383,10 @@ void add_comparison_flags(CLI::App& command, ComparisonFlags& flags) {
     command.add_option("--paired-seed", flags.paired_seed,
                        "Seed of the order --paired measures base and head in, to repeat a "
                        "measurement's order (default: random)");
+    command.add_option("--accept-label", flags.accept_label,
+                       "The pull-request label with which a maintainer accepts its slowdowns: "
+                       "they no longer fail --fail-on-regression or the status (default: "
+                       "config, performance-accepted; \"\" turns it off)");
     add_running_flags(command, flags.running);
 }
 
@@ -381,6 +399,7 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
     if (!flags.base.empty()) options.base = flags.base;
     options.method = resolve_method(flags.method, context, flags.false_alarms_per_pr);
     options.categories = context.config.categories;
+    options.rules = context.config.benchmark_rules;
     options.history_url = resolve_history_url(flags.history_url, options.source.project, context);
 
     const auto store_url = resolve_store(flags.common, context);

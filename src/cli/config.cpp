@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <set>
 
+#include "model/printable.hpp"
+
 namespace benchwatch::cli {
 
 namespace {
@@ -78,6 +80,82 @@ model::Category read_category(const std::filesystem::path& path, const toml::nod
                             "0.002 for 0.2% of the instructions",
                             category.name));
     return category;
+}
+
+// One glob of a [[benchmark]] table's `match`: not empty, on one line, and without '[', which
+// a reader could take for a character class that these globs do not have.
+std::string read_rule_pattern(const std::filesystem::path& path, const toml::node& node) {
+    const auto* text = node.as_string();
+    if (!text || text->get().empty() || text->get().find_first_of("\n\r") != std::string::npos)
+        fail_at(path, node.source(),
+                "'benchmark.match' must hold benchmark names or glob patterns ('*' for any "
+                "characters, '?' for one), e.g. \"BM_Checksum*\"");
+    if (text->get().find('[') != std::string::npos)
+        fail_at(path, node.source(),
+                fmt::format("'benchmark.match' pattern \"{}\": '[' is no character class here; "
+                            "match with '*' and '?' only, e.g. \"BM_Sort*\"",
+                            model::printable_line(text->get())));
+    return text->get();
+}
+
+// A fraction in [0, 1) at `key`, the way a category's minimum is written.
+std::optional<double> fraction_at(const std::filesystem::path& path, const toml::table& table,
+                                  const char* key, const std::string& where,
+                                  const std::string& example) {
+    const auto value = number_at(path, table, key, where);
+    if (value && !(*value >= 0 && *value < 1))
+        fail_at(path, table.get(key)->source(),
+                fmt::format("'{}{}' must be a fraction in [0, 1), e.g. {}", where, key, example));
+    return value;
+}
+
+model::BenchmarkRule read_benchmark_rule(const std::filesystem::path& path,
+                                         const toml::node& node) {
+    const auto* table = node.as_table();
+    if (!table) fail_at(path, node.source(), "each [[benchmark]] must be a table");
+    reject_unknown_keys(path, *table,
+                        {"match", "ignore", "minimum", "counted_minimum", "budget_weight"},
+                        "benchmark.");
+    model::BenchmarkRule rule;
+    const auto* match = table->get("match");
+    if (!match)
+        fail_at(path, node.source(),
+                "a [[benchmark]] needs 'match', the benchmark names or glob patterns it sets, "
+                "e.g. match = \"BM_Flaky*\"");
+    if (const auto* patterns = match->as_array()) {
+        for (const auto& pattern : *patterns)
+            rule.patterns.push_back(read_rule_pattern(path, pattern));
+        if (rule.patterns.empty())
+            fail_at(path, match->source(), "'benchmark.match' names no benchmark");
+    } else {
+        rule.patterns.push_back(read_rule_pattern(path, *match));
+    }
+    if (const auto* ignore = table->get("ignore")) {
+        if (!ignore->is_boolean())
+            fail_at(path, ignore->source(), "'benchmark.ignore' must be true or false");
+        rule.ignore = *ignore->value<bool>();
+    }
+    rule.minimum_change = fraction_at(path, *table, "minimum", "benchmark.", "0.05 for 5%");
+    rule.counted_minimum_change = fraction_at(path, *table, "counted_minimum", "benchmark.",
+                                              "0.002 for 0.2% of the instructions");
+    if (const auto weight = number_at(path, *table, "budget_weight", "benchmark.")) {
+        if (!(*weight >= 0 && *weight <= 100))
+            fail_at(path, table->get("budget_weight")->source(),
+                    "'benchmark.budget_weight' must be a number from 0 (never flag) to 100; 1 is "
+                    "every other benchmark's");
+        rule.budget_weight = *weight;
+    }
+    const bool sets_judgement =
+        rule.minimum_change || rule.counted_minimum_change || rule.budget_weight;
+    if (rule.ignore && sets_judgement)
+        fail_at(path, node.source(),
+                "a [[benchmark]] with ignore = true is never judged; its 'minimum', "
+                "'counted_minimum' and 'budget_weight' would do nothing, so leave them out");
+    if (!rule.ignore && !sets_judgement)
+        fail_at(path, node.source(),
+                "this [[benchmark]] sets nothing; give it ignore = true, 'minimum', "
+                "'counted_minimum' or 'budget_weight'");
+    return rule;
 }
 
 std::optional<int> count_at(const std::filesystem::path& path, const toml::table& table,
@@ -253,7 +331,7 @@ Config load_config(const std::filesystem::path& path) {
     reject_unknown_keys(
         path, root,
         {"project", "machine", "store", "default_branch", "history_url", "dashboard_url",
-         "repository_url", "compare", "category", "latency", "run", "measure"},
+         "repository_url", "compare", "category", "benchmark", "latency", "run", "measure"},
         "");
     Config config;
     config.file = path;
@@ -267,11 +345,11 @@ Config load_config(const std::filesystem::path& path) {
     if (const auto* node = root.get("compare")) {
         const auto* compare = node->as_table();
         if (!compare) fail_at(path, node->source(), "'compare' must be a table");
-        reject_unknown_keys(
-            path, *compare,
-            {"method", "factor", "pairs", "false_alarms_per_pr", "sensitivity", "noise_quantile",
-             "level_runs", "noise_runs", "budget_allocation", "paired", "paired_budget"},
-            "compare.");
+        reject_unknown_keys(path, *compare,
+                            {"method", "factor", "pairs", "false_alarms_per_pr", "sensitivity",
+                             "noise_quantile", "level_runs", "noise_runs", "budget_allocation",
+                             "paired", "paired_budget", "accept_label"},
+                            "compare.");
         if (const auto* paired = compare->get("paired")) {
             // toml++ would read the integer 1 as true; only a boolean is one.
             if (!paired->is_boolean())
@@ -286,6 +364,13 @@ Config load_config(const std::filesystem::path& path) {
             config.paired_budget_seconds = *budget;
         }
         config.method = string_at(path, *compare, "method", "compare.");
+        config.accept_label = string_at(path, *compare, "accept_label", "compare.");
+        if (config.accept_label &&
+            (config.accept_label->find(',') != std::string::npos ||
+             config.accept_label->find_first_of("\n\r") != std::string::npos))
+            fail_at(path, compare->get("accept_label")->source(),
+                    "'compare.accept_label' must be one label's name, without commas or line "
+                    "breaks, e.g. \"performance-accepted\" (or \"\" to turn acceptance off)");
         if (const auto factor = number_at(path, *compare, "factor", "compare.")) {
             if (!(*factor > 0))
                 fail_at(path, compare->get("factor")->source(),
@@ -349,6 +434,13 @@ Config load_config(const std::filesystem::path& path) {
                         [](const model::Category& category) { return category.prefixes.empty(); });
         if (!has_catch_all)
             config.categories.insert(config.categories.begin(), model::catch_all_category());
+    }
+    if (const auto* node = root.get("benchmark")) {
+        const auto* rules = node->as_array();
+        if (!rules)
+            fail_at(path, node->source(), "'benchmark' must be an array of tables ([[benchmark]])");
+        for (const auto& rule : *rules)
+            config.benchmark_rules.push_back(read_benchmark_rule(path, rule));
     }
     if (const auto* node = root.get("latency")) {
         const auto* latencies = node->as_array();

@@ -9,6 +9,7 @@
 
 #include "compare/level_method.hpp"
 #include "compare/seed_method.hpp"
+#include "model/benchmark_rules.hpp"
 #include "model/category.hpp"
 #include "model/comparison.hpp"
 #include "model/error.hpp"
@@ -75,8 +76,13 @@ struct Config {
     // compare.paired: pull requests are judged by base and head measured side by side
     // (`compare --paired`); compare.paired_budget: the seconds that may take, builds included.
     bool paired = false;
+    // compare.accept_label: the pull-request label that accepts its slowdowns ("" turns it off);
+    // std::nullopt when not configured.
+    std::optional<std::string> accept_label;
     std::optional<double> paired_budget_seconds;
     std::vector<model::Category> categories = model::default_categories();
+    // The [[benchmark]] tables: settings of benchmarks chosen by glob pattern.
+    model::BenchmarkRules benchmark_rules;
     std::vector<LatencyConfig> latency;
     // The toolchains whose versions `run` records; std::nullopt: those of the harness
     // (run::default_compilers).
@@ -99,7 +105,9 @@ std::optional<std::filesystem::path> find_config(const std::filesystem::path& st
 // Reads the config file at `path`. Configured categories replace the defaults; when none of them
 // lacks prefixes, model::catch_all_category() ("Performance", 3%) comes first so that every
 // benchmark has a category. Throws ConfigError on malformed TOML, wrong value types, unknown keys,
-// or categories without a name or with a minimum outside [0, 1).
+// categories without a name or with a minimum outside [0, 1), and [[benchmark]] tables without a
+// pattern or a setting, or with a pattern that is empty or uses '[' (globs here have only '*' and
+// '?').
 Config load_config(const std::filesystem::path& path);
 
 // find_config() then load_config(), or the built-in defaults when no file exists.

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -58,14 +59,16 @@ github::PullRequest resolve_github_pull_request(const GitHubFlags& flags) {
         {std::nullopt, std::nullopt, std::nullopt, flags.event, std::nullopt});
 }
 
-// Whether the pull request still has the head the artifact's results are for; says why not.
-bool artifact_is_current(github::Client& client, const github::PullRequest& pull_request) {
-    const auto head_now = github::current_head(client, pull_request);
-    if (head_now == pull_request.head_sha) return true;
+// Whether the pull request still has the head the artifact's results are for (`now`, as GitHub
+// has the pull request); says why not.
+bool artifact_is_current(const github::PullRequest& pull_request,
+                         const github::PullRequestNow& now) {
+    if (now.head_sha == pull_request.head_sha) return true;
     std::cout << fmt::format(
         "not posted: {}#{} has moved on to {}; these results are for {}, and the run for {} "
         "posts its own\n",
-        pull_request.repository, pull_request.number, head_now, pull_request.head_sha, head_now);
+        pull_request.repository, pull_request.number, now.head_sha, pull_request.head_sha,
+        now.head_sha);
     return false;
 }
 
@@ -75,17 +78,47 @@ model::Comparison status_comparison(const GitHubFlags& flags, const Context& con
     return compare_head(flags.comparison, resolve_github_head(flags, context), context);
 }
 
-// The Markdown report in at most `max_bytes`. With --event the report must be JSON: benchwatch
-// renders it, so the artifact cannot put text of its own choosing in the comment.
-std::string markdown_report(const GitHubFlags& flags, const Context& context,
-                            std::size_t max_bytes) {
+// Sets whether the pull request's accept label accepts `comparison`, as GitHub has the labels
+// now (`now` when already asked, else asked here): never from a report, which the pull request's
+// own code may have written. GitHub is asked only when a benchmark is slower, the one case
+// acceptance changes.
+void set_acceptance(model::Comparison& comparison, github::Client& client,
+                    const github::PullRequest& pull_request, const std::string& label,
+                    std::optional<github::PullRequestNow> now) {
+    comparison.accepted.reset();
+    if (label.empty() || !anything_slower(comparison)) return;
+    try {
+        if (!now) now = github::fetch_pull_request(client, pull_request);
+        comparison.accepted = github::acceptance_by_label(client, pull_request, now->labels, label);
+    } catch (const github::GitHubError& error) {
+        // The report and status still go out, as they did before labels could accept.
+        std::cerr << fmt::format("warning: the label {} was not looked for: {}\n", label,
+                                 error.what());
+    }
+}
+
+// With --event, the pull request as GitHub has it now, else nullopt (asked only when needed).
+std::optional<github::PullRequestNow> pull_request_now(const GitHubFlags& flags,
+                                                       github::Client& client,
+                                                       const github::PullRequest& pull_request) {
+    if (flags.event.empty()) return std::nullopt;
+    return github::fetch_pull_request(client, pull_request);
+}
+
+// The Markdown report in at most `max_bytes`, `amend` applied to its comparison before it is
+// rendered. With --event the report must be JSON: benchwatch renders it, so the artifact cannot
+// put text of its own choosing in the comment.
+std::string markdown_report(const GitHubFlags& flags, const Context& context, std::size_t max_bytes,
+                            const std::function<void(model::Comparison&)>& amend) {
     if (!flags.event.empty()) {
+        auto comparison = read_comparison_file(flags.report);
+        amend(comparison);
         std::ostringstream out;
-        report::render_markdown_limited(read_comparison_file(flags.report), out, max_bytes);
+        report::render_markdown_limited(comparison, out, max_bytes);
         return out.str();
     }
     const auto head = flags.report.empty() ? resolve_github_head(flags, context) : std::string();
-    return forge_report_markdown(flags.comparison, flags.report, head, context, max_bytes);
+    return forge_report_markdown(flags.comparison, flags.report, head, context, max_bytes, amend);
 }
 
 github::Client make_client(const GitHubFlags& flags) {
@@ -107,8 +140,13 @@ int run_comment(const GitHubFlags& flags) {
     const auto pull_request = resolve_github_pull_request(flags);
     const auto project = resolve_report_project(flags.comparison.common, flags.report, context);
     auto client = make_client(flags);
-    if (!flags.event.empty() && !artifact_is_current(client, pull_request)) return 0;
-    const auto report = markdown_report(flags, context, github::report_allowance(project));
+    const auto now = pull_request_now(flags, client, pull_request);
+    if (now && !artifact_is_current(pull_request, *now)) return 0;
+    const auto label = resolve_accept_label(flags.comparison.accept_label, context);
+    const auto report = markdown_report(
+        flags, context, github::report_allowance(project), [&](model::Comparison& comparison) {
+            set_acceptance(comparison, client, pull_request, label, now);
+        });
     const auto outcome = github::post_sticky_comment(client, pull_request, project,
                                                      github::sticky_comment_body(project, report));
     std::cout << fmt::format("{} comment {} on {}#{}", outcome.created ? "created" : "edited",
@@ -130,7 +168,11 @@ int run_summary(const GitHubFlags& flags) {
     const auto context = Context::discover(flags.comparison.common.repo);
     // GitHub shows at most 1 MiB of a step's summary.
     constexpr std::size_t summary_limit = 1024 * 1024;
-    const auto report = markdown_report(flags, context, summary_limit);
+    const auto label = resolve_accept_label(flags.comparison.accept_label, context);
+    const auto report =
+        markdown_report(flags, context, summary_limit, [&](model::Comparison& comparison) {
+            comparison.accepted = acceptance_from_ci(comparison, label);
+        });
     std::ofstream summary(*summary_path, std::ios::binary | std::ios::app);
     summary << report;
     if (!report.ends_with('\n')) summary << '\n';
@@ -159,8 +201,11 @@ int run_status(const GitHubFlags& flags) {
     const auto context = Context::discover(flags.comparison.common.repo);
     const auto pull_request = resolve_github_pull_request(flags);
     auto client = make_client(flags);
-    if (!flags.event.empty() && !artifact_is_current(client, pull_request)) return 0;
-    const auto comparison = status_comparison(flags, context);
+    const auto now = pull_request_now(flags, client, pull_request);
+    if (now && !artifact_is_current(pull_request, *now)) return 0;
+    auto comparison = status_comparison(flags, context);
+    set_acceptance(comparison, client, pull_request,
+                   resolve_accept_label(flags.comparison.accept_label, context), now);
     const auto sha = !flags.head.empty()              ? flags.head
                      : !pull_request.head_sha.empty() ? pull_request.head_sha
                                                       : comparison.head_commit;

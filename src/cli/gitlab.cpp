@@ -20,6 +20,7 @@ struct GitLabFlags {
     std::string project;
     std::optional<std::int64_t> merge_request;
     std::string token_env = "GITLAB_TOKEN";
+    bool fail_on_regression = false;
 };
 
 // --head, else CI_COMMIT_SHA (the merge request's head in a merge request pipeline), else
@@ -55,8 +56,24 @@ int run_comment(const GitLabFlags& flags) {
     const auto project = resolve_report_project(flags.comparison.common, flags.report, context);
     auto client = make_client(flags);
     const auto head = flags.report.empty() ? resolve_gitlab_head(flags, context) : flags.head;
-    const auto report = forge_report_markdown(flags.comparison, flags.report, head, context,
-                                              gitlab::report_allowance(project));
+    const auto label = resolve_accept_label(flags.comparison.accept_label, context);
+    bool failing = false;
+    const auto report = forge_report_markdown(
+        flags.comparison, flags.report, head, context, gitlab::report_allowance(project),
+        [&](model::Comparison& comparison) {
+            // GitLab's labels as they are now, never a report's word: asked only when a
+            // benchmark is slower, the one case acceptance changes.
+            comparison.accepted.reset();
+            if (!label.empty() && anything_slower(comparison)) {
+                try {
+                    comparison.accepted = gitlab::acceptance_by_label(client, merge_request, label);
+                } catch (const gitlab::GitLabError& error) {
+                    std::cerr << fmt::format("warning: the label {} was not looked for: {}\n",
+                                             label, error.what());
+                }
+            }
+            failing = anything_slower(comparison) && !comparison.accepted;
+        });
     const auto outcome = gitlab::post_sticky_note(client, merge_request, project,
                                                   gitlab::sticky_note_body(project, report));
     std::cout << fmt::format("{} note {} on {}!{}", outcome.created ? "created" : "edited",
@@ -65,7 +82,7 @@ int run_comment(const GitLabFlags& flags) {
         std::cout << fmt::format(" and deleted {} older {}", outcome.deleted,
                                  outcome.deleted == 1 ? "copy" : "copies");
     std::cout << '\n';
-    return 0;
+    return flags.fail_on_regression && failing ? 1 : 0;
 }
 
 }  // namespace
@@ -87,6 +104,9 @@ Command add_gitlab_command(CLI::App& parent) {
                         "Project ID or path GROUP/NAME (default: CI_PROJECT_ID)");
     comment->add_option("--merge-request", flags->merge_request,
                         "Merge request IID (default: CI_MERGE_REQUEST_IID)");
+    comment->add_flag("--fail-on-regression", flags->fail_on_regression,
+                      "Exit 1 after posting when a benchmark is unusually slower and the merge "
+                      "request lacks the accept label (a Markdown --report is never judged)");
     comment->add_option("--token-env", flags->token_env,
                         "Environment variable holding the token (default: GITLAB_TOKEN)");
 

@@ -21,7 +21,7 @@ struct RunFlags {
     std::optional<std::int64_t> pull_request;
     std::vector<std::string> environment;  // KEY=VALUE
     std::string format = "auto";
-    bool allow_dirty = false;  // record a dirty work tree on the default branch
+    bool allow_dirty = false;    // record a dirty work tree on the default branch
     std::string default_branch;  // the branch whose runs must be clean
 };
 

@@ -115,7 +115,8 @@ std::optional<model::Calibration> parse_calibration(std::string_view text) {
 }
 
 std::string calibration_settings_fingerprint(const model::MethodChoice& choice,
-                                             const std::vector<model::Category>& categories) {
+                                             const std::vector<model::Category>& categories,
+                                             const model::BenchmarkRules& rules) {
     // Only the level method calibrates.
     Json settings{{"rules", kRulesVersion}, {"method", choice.name()}};
     settings.update(level_settings_fingerprint(choice.settings<LevelSettings>()));
@@ -125,6 +126,20 @@ std::string calibration_settings_fingerprint(const model::MethodChoice& choice,
                         {"minimum_change", category.minimum_change},
                         {"counted_minimum_change", category.counted_minimum_change}});
     settings["categories"] = std::move(list);
+    // Without rules the fingerprint stays what it was, so that caches written before rules
+    // existed still serve.
+    if (!rules.empty()) {
+        Json rule_list = Json::array();
+        for (const auto& rule : rules) {
+            Json one{{"patterns", rule.patterns}, {"ignore", rule.ignore}};
+            if (rule.minimum_change) one["minimum_change"] = *rule.minimum_change;
+            if (rule.counted_minimum_change)
+                one["counted_minimum_change"] = *rule.counted_minimum_change;
+            if (rule.budget_weight) one["budget_weight"] = *rule.budget_weight;
+            rule_list.push_back(std::move(one));
+        }
+        settings["benchmark_rules"] = std::move(rule_list);
+    }
     return "level-" + hex(model::fnv1a(settings.dump()));
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compare/runs.hpp"
+#include "model/benchmark_rules.hpp"
 #include "model/category.hpp"
 #include "model/comparison.hpp"
 #include "store/store.hpp"
@@ -29,10 +30,11 @@ std::string calibration_text(const model::Calibration& calibration);
 std::optional<model::Calibration> parse_calibration(std::string_view text);
 
 // The fingerprint of what a calibration depends on besides the runs: the method's settings, the
-// categories' prefixes and minimum changes (not their names), and the version of the cache's
-// rules, "level-" and 16 hex digits of a hash.
+// categories' prefixes and minimum changes (not their names), the per-benchmark rules (when there
+// are any), and the version of the cache's rules, "level-" and 16 hex digits of a hash.
 std::string calibration_settings_fingerprint(const model::MethodChoice& choice,
-                                             const std::vector<model::Category>& categories);
+                                             const std::vector<model::Category>& categories,
+                                             const model::BenchmarkRules& rules = {});
 
 // The fingerprint of the runs a calibration reads: the newest of `commits` (newest first), how
 // many there are, the largest id among their runs in `index` (a new attempt of any of them

@@ -106,11 +106,13 @@ std::optional<long> repetitions_of(const std::vector<const model::Run*>& runs) {
     return total;
 }
 
-Side load_side(store::Store& store, const RunIndex& index, const std::string& commit) {
+Side load_side(store::Store& store, const RunIndex& index, const std::string& commit,
+               std::set<std::string>* ignored = nullptr) {
     const auto runs = index.runs_of(commit);
     assert(!runs.empty());
     const model::Run& latest = *runs.back();
-    Side side{commit, detail::load_combined(store, index, commit), {}, {}, latest.warnings, {}};
+    Side side{commit, detail::load_combined(store, index, commit, ignored), {}, {}, latest.warnings,
+              {}};
     side.repetitions = repetitions_of(runs);
     split_environment(latest.environment, side);
     return side;
@@ -333,7 +335,7 @@ BacktestMatrix history_matrix(store::Store& store, const RunIndex& index,
                                       one.smaller_is_better =
                                           result.direction == model::Direction::SmallerIsBetter;
                                       one.minimum_change = model::minimum_change_of(
-                                          key.benchmark, key.metric, categories);
+                                          key.benchmark, key.metric, categories, index.rules());
                                   }
                                   one.values[count - 1 - position] = result.value;
                               }
@@ -359,7 +361,7 @@ model::Calibration calibration_of(store::Store& store, const RunIndex& index,
     if (runs == 0) return calibrate();
     const store::CalibrationKey key{
         options.source.project, options.source.machine,
-        detail::calibration_settings_fingerprint(options.method, categories),
+        detail::calibration_settings_fingerprint(options.method, categories, options.rules),
         detail::calibration_history_fingerprint(history.first(std::min(runs, history.size())),
                                                 index)};
     return detail::cached_calibration(store, key, calibrate, [&](const model::Calibration& cached) {
@@ -426,8 +428,8 @@ std::vector<model::Result> values_of(const CombinedResults& results) {
 // Every benchmark in both runs, judged together by `method`, plus new
 // and removed ones.
 void judge_benchmarks(model::Comparison& comparison, const Side& head, const Side& base,
-                      const std::map<ResultKey, std::vector<double>>& series,
-                      const Method& method) {
+                      const std::map<ResultKey, std::vector<double>>& series, const Method& method,
+                      const model::BenchmarkRules& rules) {
     std::vector<BenchmarkEvidence> suite;
     for (const auto& [key, head_result] : head.results) {
         const auto base_found = base.results.find(key);
@@ -457,8 +459,8 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
         evidence.base = benchmark.base;
         evidence.head = benchmark.head;
         evidence.smaller_is_better = benchmark.direction == model::Direction::SmallerIsBetter;
-        evidence.minimum_change =
-            model::minimum_change_of(benchmark.name, benchmark.metric, comparison.categories);
+        evidence.minimum_change = model::minimum_change_of(benchmark.name, benchmark.metric,
+                                                           comparison.categories, rules);
         evidence.base_samples = base_result.samples;
         evidence.head_samples = head_result.samples;
         suite.push_back(evidence);
@@ -511,11 +513,17 @@ std::vector<model::CategorySummary> summarize(const model::Comparison& compariso
     return summaries;
 }
 
-Side side_of(const ResultsFile& file) {
+Side side_of(const ResultsFile& file, const model::BenchmarkRules& rules,
+             std::set<std::string>& ignored) {
     Side side;
     side.commit = file.name;
-    for (const auto& result : file.results)
+    for (const auto& result : file.results) {
+        if (model::is_ignored(result.benchmark, rules)) {
+            ignored.insert(result.benchmark);
+            continue;
+        }
         side.results.emplace(ResultKey{result.benchmark, result.metric}, result);
+    }
     split_environment(file.environment, side);
     return side;
 }
@@ -580,7 +588,8 @@ void add_totals_and_differences(model::Comparison& comparison, const Side& base,
 }  // namespace
 
 model::Comparison paired_comparison(model::Confirmation rounds, const PairedCommits& commits,
-                                    const std::vector<model::Category>& categories) {
+                                    const std::vector<model::Category>& categories,
+                                    const model::BenchmarkRules& rules) {
     model::Comparison comparison;
     comparison.project = commits.project;
     comparison.machine = commits.machine;
@@ -607,7 +616,7 @@ model::Comparison paired_comparison(model::Confirmation rounds, const PairedComm
         const bool decided = measured.verdict != model::ConfirmationVerdict::Undecided;
         benchmark.history_pairs = decided ? measured.rounds : 0;
         const double minimum =
-            model::minimum_change_of(measured.name, measured.metric, comparison.categories);
+            model::minimum_change_of(measured.name, measured.metric, comparison.categories, rules);
         benchmark.threshold = std::log1p(minimum);
         benchmark.detectable_change = minimum;
         if (measured.change_low && measured.change_high)
@@ -663,9 +672,11 @@ void distrust_slowdowns_under_load(model::Comparison& comparison, const RunIndex
 
 model::Comparison compare_files(const ResultsFile& base, const ResultsFile& head,
                                 const model::MethodChoice& method,
-                                const std::vector<model::Category>& categories) {
-    const auto base_side = side_of(base);
-    const auto head_side = side_of(head);
+                                const std::vector<model::Category>& categories,
+                                const model::BenchmarkRules& rules) {
+    std::set<std::string> ignored;
+    const auto base_side = side_of(base, rules, ignored);
+    const auto head_side = side_of(head, rules, ignored);
     model::Comparison comparison;
     comparison.head_commit = head.name;
     comparison.baseline.kind = model::BaselineKind::Files;
@@ -675,7 +686,8 @@ model::Comparison compare_files(const ResultsFile& base, const ResultsFile& head
     comparison.categories = categories;
     comparison.history_order = model::HistoryOrder::None;
     comparison.machine_environment = head_side.machine;
-    judge_benchmarks(comparison, head_side, base_side, {}, *make_method(method));
+    comparison.ignored.assign(ignored.begin(), ignored.end());
+    judge_benchmarks(comparison, head_side, base_side, {}, *make_method(method), rules);
     if (comparison.benchmarks.empty())
         throw CompareError(fmt::format(
             "no benchmark is in both {} ({} result{}) and {} ({} result{}); compare two runs of "
@@ -689,12 +701,13 @@ model::Comparison compare_files(const ResultsFile& base, const ResultsFile& head
 model::Comparison compare(store::Store& store, const vcs::Repository* repository,
                           const CompareOptions& options) {
     const auto& source = options.source;
-    const auto index = detail::index_runs(store, source.project, source.machine);
+    const auto index = detail::index_runs(store, source.project, source.machine, options.rules);
 
     const auto head_commit = locate(options.head, repository, index, source);
     if (!index.has(head_commit.commit))
         throw CompareError(no_run_message(head_commit.commit, source));
-    const auto head = load_side(store, index, head_commit.commit);
+    std::set<std::string> ignored;
+    const auto head = load_side(store, index, head_commit.commit, &ignored);
 
     model::Comparison comparison;
     comparison.project = source.project;
@@ -705,6 +718,7 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
     comparison.history_url = options.history_url;
     comparison.machine_environment = head.machine;
     comparison.head_warnings = head.warnings;
+    const auto list_ignored = [&] { comparison.ignored.assign(ignored.begin(), ignored.end()); };
 
     auto choice = choose_baseline(repository, index, options, head_commit);
     comparison.baseline = choice.baseline;
@@ -712,10 +726,12 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
     if (choice.baseline.kind == model::BaselineKind::None) {
         comparison.head_only_results = values_of(head.results);
         comparison.summaries.resize(comparison.categories.size());
+        list_ignored();
         return comparison;
     }
 
-    const auto base = load_side(store, index, choice.baseline.commit);
+    const auto base = load_side(store, index, choice.baseline.commit, &ignored);
+    list_ignored();
     std::set<ResultKey> compared_keys;
     for (const auto& [key, result] : head.results)
         if (base.results.contains(key)) compared_keys.insert(key);
@@ -728,7 +744,7 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
         history_series(store, index, choice.history, base.commit, base.results, compared_keys,
                        wanted, smallest_spell_move(comparison.categories), comparison);
 
-    judge_benchmarks(comparison, head, base, series, *method);
+    judge_benchmarks(comparison, head, base, series, *method, options.rules);
     distrust_slowdowns_under_load(comparison, index, choice.history);
     add_totals_and_differences(comparison, base, head);
     if (auto warning = measured_differently(base, head))

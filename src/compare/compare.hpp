@@ -8,6 +8,7 @@
 
 #include "compare/method.hpp"
 #include "compare/seed_method.hpp"
+#include "model/benchmark_rules.hpp"
 #include "model/category.hpp"
 #include "model/comparison.hpp"
 #include "model/error.hpp"
@@ -42,6 +43,9 @@ struct CompareOptions {
     // calibrated on the default branch's history up to the baseline.
     model::MethodChoice method = default_choice(default_method_name());
     std::vector<model::Category> categories = model::default_categories();
+    // Per-benchmark settings: ignored benchmarks are left out of the head, the baseline and the
+    // history (listed in Comparison::ignored); minimums replace the categories'.
+    model::BenchmarkRules rules;
     std::string history_url;
 };
 
@@ -66,10 +70,12 @@ struct ResultsFile {
 // Compares two result files without a store or history: every benchmark and metric in both,
 // judged by `method` (the samples method reads the samples each file carries; a method that
 // needs history finds none), with BaselineKind::Files. Throws CompareError when no benchmark
-// is in both files. Example: compare_files({"a.json", …}, {"b.json", …}, samples, categories).
+// is in both files. Benchmarks `rules` ignore are left out and listed in Comparison::ignored.
+// Example: compare_files({"a.json", …}, {"b.json", …}, samples, categories).
 model::Comparison compare_files(const ResultsFile& base, const ResultsFile& head,
                                 const model::MethodChoice& method,
-                                const std::vector<model::Category>& categories);
+                                const std::vector<model::Category>& categories,
+                                const model::BenchmarkRules& rules = {});
 
 // The commits a pull request's base and head were measured side by side at.
 struct PairedCommits {
@@ -82,14 +88,15 @@ struct PairedCommits {
 // The pull request's comparison from its base and head measured side by side in interleaved
 // rounds (`compare --paired`), without any history: every benchmark of `rounds` in its category,
 // its baseline value the base's median over its rounds and its head value that median times the
-// paired change (the median of its per-round head/base ratios), its threshold its category's
-// minimum, its noise half the width of its interval (log scale), its history pairs the rounds
-// that decided it (0 when undecided), and its verdict from the rounds:
-// confirmed as Slower or Faster, dismissed (within the minimum) as Unchanged, undecided as
-// Inconclusive. `rounds` is kept as the comparison's confirmation and `paired` is set.
-// Example: a benchmark whose rounds gave +12% with an interval of +8% to +15% is Slower.
+// paired change (the median of its per-round head/base ratios), its threshold its minimum (a
+// rule's, else its category's), its noise half the width of its interval (log scale), its history
+// pairs the rounds that decided it (0 when undecided), and its verdict from the rounds: confirmed
+// as Slower or Faster, dismissed (within the minimum) as Unchanged, undecided as Inconclusive.
+// `rounds` is kept as the comparison's confirmation and `paired` is set. Example: a benchmark whose
+// rounds gave +12% with an interval of +8% to +15% is Slower.
 model::Comparison paired_comparison(model::Confirmation rounds, const PairedCommits& commits,
-                                    const std::vector<model::Category>& categories);
+                                    const std::vector<model::Category>& categories,
+                                    const model::BenchmarkRules& rules = {});
 
 // Lets what re-measuring decided settle the verdicts of `comparison`, so that its counts, markers,
 // status and exit code follow the confirmed verdicts: a flagged benchmark whose flag was

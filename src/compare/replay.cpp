@@ -408,18 +408,20 @@ model::Calibration calibrate_choice(const BacktestMatrix& history,
 }
 
 BacktestMatrix matrix_of(const model::History& history,
-                         const std::vector<model::Category>& categories) {
+                         const std::vector<model::Category>& categories,
+                         const model::BenchmarkRules& rules) {
     std::map<std::string, std::size_t> column_of;
     for (std::size_t column = 0; column < history.commits.size(); ++column)
         column_of.emplace(history.commits[column], column);
     BacktestMatrix matrix;
     matrix.runs = history.commits.size();
     for (const auto& benchmark : history.benchmarks) {
+        if (model::is_ignored(benchmark.name, rules)) continue;
         BacktestSeries series;
         series.name = model::with_metric(benchmark.name, benchmark.metric);
         series.smaller_is_better = benchmark.direction == model::Direction::SmallerIsBetter;
         series.minimum_change =
-            model::minimum_change_of(benchmark.name, benchmark.metric, categories);
+            model::minimum_change_of(benchmark.name, benchmark.metric, categories, rules);
         series.values.resize(matrix.runs);
         if (!benchmark.samples.empty()) series.samples.resize(matrix.runs);
         for (std::size_t i = 0; i < benchmark.commits.size(); ++i) {

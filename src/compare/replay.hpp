@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "compare/method.hpp"
+#include "model/benchmark_rules.hpp"
 #include "model/comparison.hpp"
 #include "model/history.hpp"
 
@@ -156,9 +157,11 @@ std::optional<std::string> calibration_out_of_range(const model::Calibration& ca
 std::size_t calibration_runs(const model::MethodChoice& choice);
 
 // The default branch's history as a matrix: one row per benchmark and metric (named
-// model::with_metric), one column per run in History::commits order.
+// model::with_metric), one column per run in History::commits order, without the benchmarks
+// `rules` ignore and with the minimums they set.
 BacktestMatrix matrix_of(const model::History& history,
-                         const std::vector<model::Category>& categories);
+                         const std::vector<model::Category>& categories,
+                         const model::BenchmarkRules& rules = {});
 
 // `choice` as a report would judge the next pull request with it on `history` (the default
 // branch, all of it): a level method with a budget calibrated on history's latest runs. With

@@ -31,7 +31,8 @@ bool better(const model::Result& candidate, const model::Result& current) {
     return model::worse(candidate.direction, current.value / candidate.value);
 }
 
-RunIndex::RunIndex(std::vector<model::Run> runs) : runs_(std::move(runs)) {
+RunIndex::RunIndex(std::vector<model::Run> runs, model::BenchmarkRules rules)
+    : runs_(std::move(runs)), rules_(std::move(rules)) {
     for (std::size_t i = 0; i < runs_.size(); ++i) {
         by_commit_[runs_[i].commit].push_back(i);
         if (!model::is_dirty(runs_[i])) clean_.insert(runs_[i].commit);
@@ -56,26 +57,30 @@ std::vector<std::string> RunIndex::commits_starting_with(std::string_view prefix
     return found;
 }
 
-RunIndex index_runs(store::Store& store, const std::string& project, const std::string& machine) {
+RunIndex index_runs(store::Store& store, const std::string& project, const std::string& machine,
+                    model::BenchmarkRules rules) {
     store::RunFilter filter;
     filter.project = project;
     filter.machine = machine;
-    return RunIndex(store.list_runs(filter));
+    return RunIndex(store.list_runs(filter), std::move(rules));
 }
 
-CombinedResults load_combined(store::Store& store, const RunIndex& index,
-                              const std::string& commit) {
+CombinedResults load_combined(store::Store& store, const RunIndex& index, const std::string& commit,
+                              std::set<std::string>* ignored) {
     CombinedResults combined;
-    visit_history(store, index, std::span(&commit, 1),
-                  [&](std::size_t, const CombinedResults& results) {
-                      combined = results;
-                      return false;
-                  });
+    visit_history(
+        store, index, std::span(&commit, 1),
+        [&](std::size_t, const CombinedResults& results) {
+            combined = results;
+            return false;
+        },
+        ignored);
     return combined;
 }
 
 void visit_history(store::Store& store, const RunIndex& index, std::span<const std::string> commits,
-                   const std::function<bool(std::size_t, const CombinedResults&)>& visit) {
+                   const std::function<bool(std::size_t, const CombinedResults&)>& visit,
+                   std::set<std::string>* ignored) {
     for (std::size_t start = 0; start < commits.size(); start += commits_per_batch) {
         const auto batch =
             commits.subspan(start, std::min(commits_per_batch, commits.size() - start));
@@ -87,7 +92,12 @@ void visit_history(store::Store& store, const RunIndex& index, std::span<const s
         for (std::size_t offset = 0; offset < batch.size(); ++offset) {
             CombinedResults combined;
             for (const auto* run : index.runs_of(batch[offset]))
-                for (auto& result : results_by_run[run->id]) keep_best(combined, std::move(result));
+                for (auto& result : results_by_run[run->id]) {
+                    if (!index.ignores(result.benchmark))
+                        keep_best(combined, std::move(result));
+                    else if (ignored)
+                        ignored->insert(result.benchmark);
+                }
             if (!visit(start + offset, combined)) return;
         }
     }

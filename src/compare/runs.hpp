@@ -8,12 +8,14 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "model/benchmark_rules.hpp"
 #include "model/result.hpp"
 #include "model/run.hpp"
 #include "store/store.hpp"
@@ -39,11 +41,12 @@ using CombinedResults = std::map<ResultKey, model::Result>;
 // True when `candidate` is better than `current` in the metric's own direction.
 bool better(const model::Result& candidate, const model::Result& current);
 
-// All runs of one project on one machine (without results), grouped by commit.
+// All runs of one project on one machine (without results), grouped by commit, and the rules
+// that say which of their benchmarks are ignored.
 class RunIndex {
   public:
     // `runs` in recording order, as Store::list_runs returns them.
-    explicit RunIndex(std::vector<model::Run> runs);
+    explicit RunIndex(std::vector<model::Run> runs, model::BenchmarkRules rules = {});
 
     const std::vector<model::Run>& runs() const { return runs_; }
 
@@ -61,24 +64,34 @@ class RunIndex {
     // Recorded commits that start with `prefix`.
     std::vector<std::string> commits_starting_with(std::string_view prefix) const;
 
+    // True when a rule says to leave `benchmark` out of every judgement.
+    bool ignores(std::string_view benchmark) const { return model::is_ignored(benchmark, rules_); }
+
+    const model::BenchmarkRules& rules() const { return rules_; }
+
   private:
     std::vector<model::Run> runs_;
+    model::BenchmarkRules rules_;
     std::unordered_map<std::string, std::vector<std::size_t>> by_commit_;
     std::unordered_set<std::string> clean_;
 };
 
-// Every run of `project` on `machine`, indexed.
-RunIndex index_runs(store::Store& store, const std::string& project, const std::string& machine);
+// Every run of `project` on `machine`, indexed, with the rules that ignore benchmarks.
+RunIndex index_runs(store::Store& store, const std::string& project, const std::string& machine,
+                    model::BenchmarkRules rules = {});
 
 // The results of all runs of `commit`, reruns combined by their best value (the result of the
-// best attempt is kept whole, allocations included).
-CombinedResults load_combined(store::Store& store, const RunIndex& index,
-                              const std::string& commit);
+// best attempt is kept whole, allocations included), without the benchmarks the index ignores;
+// their names are added to `ignored` when it is given.
+CombinedResults load_combined(store::Store& store, const RunIndex& index, const std::string& commit,
+                              std::set<std::string>* ignored = nullptr);
 
 // Reads the combined results of `commits` (newest first) a batch of commits at a time, calling
-// `visit(position, results)` for each in order until it returns false.
+// `visit(position, results)` for each in order until it returns false. Benchmarks the index
+// ignores are left out, their names added to `ignored` when it is given.
 void visit_history(store::Store& store, const RunIndex& index, std::span<const std::string> commits,
-                   const std::function<bool(std::size_t, const CombinedResults&)>& visit);
+                   const std::function<bool(std::size_t, const CombinedResults&)>& visit,
+                   std::set<std::string>* ignored = nullptr);
 
 // The commits of `chain` (a first-parent chain, newest first) that have clean runs, except
 // `excluded`.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -141,7 +142,7 @@ void check_artifact_event(const EventFacts& artifact, const std::optional<EventF
             artifact_path, *artifact.head_sha, trusted->head_sha.value_or("no commit")));
 }
 
-std::string current_head(Client& client, const PullRequest& pull_request) {
+PullRequestNow fetch_pull_request(Client& client, const PullRequest& pull_request) {
     const auto subject =
         fmt::format("pull request #{} of {}", pull_request.number, pull_request.repository);
     const auto answer = client.send(
@@ -150,7 +151,44 @@ std::string current_head(Client& client, const PullRequest& pull_request) {
     const nlohmann::json::json_pointer head_sha("/head/sha");
     if (!answer.contains(head_sha) || !answer[head_sha].is_string())
         throw GitHubError(fmt::format("GitHub's answer about {} has no head.sha", subject));
-    return answer[head_sha].get<std::string>();
+    PullRequestNow now;
+    now.head_sha = answer[head_sha].get<std::string>();
+    if (const auto labels = answer.find("labels"); labels != answer.end() && labels->is_array())
+        for (const auto& label : *labels)
+            if (label.is_object() && label.contains("name") && label["name"].is_string())
+                now.labels.push_back(label["name"].get<std::string>());
+    return now;
+}
+
+std::string current_head(Client& client, const PullRequest& pull_request) {
+    return fetch_pull_request(client, pull_request).head_sha;
+}
+
+std::optional<model::Acceptance> acceptance_by_label(Client& client,
+                                                     const PullRequest& pull_request,
+                                                     const std::vector<std::string>& labels,
+                                                     const std::string& label) {
+    if (label.empty() || std::find(labels.begin(), labels.end(), label) == labels.end())
+        return std::nullopt;
+    model::Acceptance acceptance{label, ""};
+    const auto events =
+        client.get_all_pages({"GET",
+                              fmt::format("/repos/{}/issues/{}/events?per_page=100",
+                                          pull_request.repository, pull_request.number),
+                              std::nullopt,
+                              fmt::format("the events of pull request #{} of {}",
+                                          pull_request.number, pull_request.repository),
+                              "issues: read"});
+    // Oldest first: the last "labeled" event of the label is the one that holds now.
+    for (const auto& event : events) {
+        if (!event.is_object() || event.value("event", "") != "labeled") continue;
+        const nlohmann::json::json_pointer name("/label/name");
+        const nlohmann::json::json_pointer login("/actor/login");
+        if (!event.contains(name) || event[name] != label) continue;
+        if (event.contains(login) && event[login].is_string())
+            acceptance.by = event[login].get<std::string>();
+    }
+    return acceptance;
 }
 
 }  // namespace benchwatch::github

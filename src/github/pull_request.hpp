@@ -5,6 +5,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "model/comparison.hpp"
 
 namespace benchwatch::github {
 
@@ -59,8 +62,25 @@ class Client;
 void check_artifact_event(const EventFacts& artifact, const std::optional<EventFacts>& trusted,
                           std::string_view artifact_path);
 
-// The pull request's current head commit (GET /repos/OWNER/NAME/pulls/N). Throws GitHubError
-// when GitHub refuses.
+// The pull request as GitHub has it now.
+struct PullRequestNow {
+    std::string head_sha;
+    std::vector<std::string> labels;  // names
+};
+
+// The pull request's current head commit and labels (GET /repos/OWNER/NAME/pulls/N). Throws
+// GitHubError when GitHub refuses or the answer has no head.sha.
+PullRequestNow fetch_pull_request(Client& client, const PullRequest& pull_request);
+
+// The pull request's current head commit: fetch_pull_request()'s.
 std::string current_head(Client& client, const PullRequest& pull_request);
+
+// The acceptance that `label` on the pull request gives, with the login that last added it
+// (its issue events; empty when they do not say), or nullopt when `label` is empty or not in
+// `labels`.
+std::optional<model::Acceptance> acceptance_by_label(Client& client,
+                                                     const PullRequest& pull_request,
+                                                     const std::vector<std::string>& labels,
+                                                     const std::string& label);
 
 }  // namespace benchwatch::github

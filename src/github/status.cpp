@@ -22,7 +22,7 @@ CommitStatus comparison_status(const model::Comparison& comparison, bool fail_on
     const auto slower = count(model::Verdict::Slower);
     CommitStatus status;
     // After re-measuring, the verdicts are the settled ones: only a confirmed slowdown is Slower.
-    status.state = fail_on_regression && slower > 0 ? "failure" : "success";
+    status.state = fail_on_regression && slower > 0 && !comparison.accepted ? "failure" : "success";
     if (comparison.baseline.kind == model::BaselineKind::None)
         status.description = fmt::format("no baseline run to compare {} benchmarks with",
                                          comparison.head_only_results.size());
@@ -50,7 +50,17 @@ CommitStatus comparison_status(const model::Comparison& comparison, bool fail_on
                             settled(model::ConfirmationVerdict::Undecided));
         }
     }
-    status.description.resize(std::min(status.description.size(), description_limit));
+    if (comparison.accepted)
+        status.description =
+            "accepted by label " + comparison.accepted->label +
+            (comparison.accepted->by.empty() ? "" : " (by " + comparison.accepted->by + ")") +
+            ": " + status.description;
+    // Cut at a character's start, so that a label of many-byte characters leaves valid UTF-8.
+    auto cut = std::min(status.description.size(), description_limit);
+    while (cut < status.description.size() &&
+           (static_cast<unsigned char>(status.description[cut]) & 0xC0) == 0x80)
+        --cut;
+    status.description.resize(cut);
     status.context = "benchwatch/" + comparison.project;
     return status;
 }

@@ -20,7 +20,8 @@ struct CommitStatus {
 // and inconclusive ones counted when there are any ("0 slower, 0 faster, 9 too noisy,
 // 3 inconclusive of 12 benchmarks") and, when its flags were re-measured, "; re-measured: 1
 // confirmed, 2 dismissed, 0 undecided" (the verdicts are then the settled ones, so a dismissed
-// slowdown does not fail), or "no baseline run to compare 79 benchmarks with";
+// slowdown does not fail), or "no baseline run to compare 79 benchmarks with"; an accepted
+// comparison succeeds and its description starts "accepted by label NAME (by login): ";
 // context "benchwatch/" + project.
 CommitStatus comparison_status(const model::Comparison& comparison, bool fail_on_regression);
 

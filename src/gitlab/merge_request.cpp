@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <nlohmann/json.hpp>
 
 #include "forge/http.hpp"
 #include "gitlab/client.hpp"
@@ -67,6 +69,32 @@ MergeRequest resolve_merge_request(const MergeRequestSources& sources) {
     }
     merge_request.iid = merge_request_iid(sources);
     return merge_request;
+}
+
+std::optional<model::Acceptance> acceptance_by_label(Client& client,
+                                                     const MergeRequest& merge_request,
+                                                     const std::string& label) {
+    if (label.empty()) return std::nullopt;
+    const auto subject =
+        fmt::format("merge request !{} of {}", merge_request.iid, merge_request.project);
+    const auto path =
+        fmt::format("/projects/{}/merge_requests/{}", merge_request.project_id, merge_request.iid);
+    const auto answer = client.send({"GET", path, std::nullopt, subject});
+    const auto labels = answer.is_object() ? answer.find("labels") : answer.end();
+    if (labels == answer.end() || !labels->is_array() ||
+        std::find(labels->begin(), labels->end(), nlohmann::json(label)) == labels->end())
+        return std::nullopt;
+    model::Acceptance acceptance{label, ""};
+    const auto events = client.get_all_pages({"GET", path + "/resource_label_events?per_page=100",
+                                              std::nullopt, "the label events of " + subject});
+    // Oldest first: the last "add" of the label is the one that holds now.
+    const nlohmann::json::json_pointer name("/label/name");
+    const nlohmann::json::json_pointer username("/user/username");
+    for (const auto& event : events)
+        if (event.is_object() && event.value("action", "") == "add" && event.contains(name) &&
+            event[name] == label && event.contains(username) && event[username].is_string())
+            acceptance.by = event[username].get<std::string>();
+    return acceptance;
 }
 
 }  // namespace benchwatch::gitlab

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "model/comparison.hpp"
+
 namespace benchwatch::gitlab {
 
 // The merge request a command acts on.
@@ -30,5 +32,15 @@ std::string project_api_id(std::string_view project);
 // GitLabError saying which of project and IID is missing, why, and the flag that gives it; and
 // when an IID is not a positive whole number.
 MergeRequest resolve_merge_request(const MergeRequestSources& sources);
+
+class Client;
+
+// The acceptance that `label` on the merge request gives as GitLab has its labels now (GET
+// .../merge_requests/:iid), with the username that last added it (its resource label events;
+// empty when they do not say), or nullopt when `label` is empty or not on the merge request.
+// Throws GitLabError when GitLab refuses.
+std::optional<model::Acceptance> acceptance_by_label(Client& client,
+                                                     const MergeRequest& merge_request,
+                                                     const std::string& label);
 
 }  // namespace benchwatch::gitlab

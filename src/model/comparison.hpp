@@ -125,6 +125,12 @@ struct Calibration {
     std::string cache_refusal;
 };
 
+// A maintainer's acceptance of a pull request's changes: a label on it that the forge reports.
+struct Acceptance {
+    std::string label;  // e.g. "performance-accepted"
+    std::string by;     // the login that added it; empty when the forge does not say
+};
+
 // Everything a renderer needs to write the pull-request report.
 struct Comparison {
     std::string project;
@@ -147,11 +153,18 @@ struct Comparison {
     HistoryOrder history_order = HistoryOrder::None;  // of the history behind typical_change
     int history_runs = 0;              // default-branch runs the typical changes were learned from
     std::vector<Category> categories;  // configured order
-    std::vector<CategorySummary> summaries;              // parallel to categories
-    std::vector<BenchmarkComparison> benchmarks;         // sorted by category, then display name
-    std::vector<Result> added;                           // in head only
-    std::vector<Result> removed;                         // in baseline only
-    std::vector<Result> head_only_results;               // BaselineKind::None: the head's results
+    std::vector<CategorySummary> summaries;       // parallel to categories
+    std::vector<BenchmarkComparison> benchmarks;  // sorted by category, then display name
+    std::vector<Result> added;                    // in head only
+    std::vector<Result> removed;                  // in baseline only
+    std::vector<Result> head_only_results;        // BaselineKind::None: the head's results
+    // Benchmarks of head or baseline that benchwatch.toml's [[benchmark]] rules ignore, sorted:
+    // in no verdict and no count, only listed.
+    std::vector<std::string> ignored;
+    // Set when the pull request carries the accept label: its slowdowns are still reported but
+    // fail neither the status nor --fail-on-regression. Only read from the forge or the CI's own
+    // event, never from a report file, which the pull request's code may have written.
+    std::optional<Acceptance> accepted;
     std::vector<EnvironmentChange> environment_changes;  // sorted by key; no machine keys
     Environment machine_environment;  // the head's machine keys (model/environment_keys.hpp)
     // Machine keys that differ from the baseline's, sorted by key; empty when either side

@@ -188,6 +188,7 @@ void render_json(const model::Comparison& comparison, std::ostream& out) {
     });
     // Written only when it happened, so that the reports of a quiet machine stay as they were.
     if (comparison.head_under_load) document["head_under_load"] = true;
+    if (!comparison.ignored.empty()) document["ignored"] = comparison.ignored;
     if (says_detectable && has_baseline) document["detectable"] = detectable_json(comparison);
     if (comparison.confirmation)
         document["confirmation"] = detail::confirmation_json(*comparison.confirmation);

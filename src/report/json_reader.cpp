@@ -279,6 +279,7 @@ model::Comparison comparison_of(std::string_view text, std::string_view source) 
     comparison.head_warnings = read_warnings(root["head_warnings"]);
     comparison.baseline_warnings = read_warnings(root["baseline_warnings"]);
     comparison.history_url = root["history_url"].optional_text().value_or("");
+    if (root.has("ignored")) comparison.ignored = root["ignored"].texts();
     if (root.has("confirmation")) comparison.confirmation = read_confirmation(root["confirmation"]);
     return comparison;
 }

@@ -196,6 +196,10 @@ void render(const model::Comparison& comparison, const Shortening* shortening, s
         }
         write_added_and_removed(comparison, out);
     }
+    if (const auto line = detail::ignored_line(
+            comparison.ignored, [](const std::string& name) { return escape_markdown(name); });
+        !line.empty())
+        out << "\n" << line;
 
     if (const auto url = detail::web_url(comparison.history_url); !url.empty())
         out << "\nHistory: " << url << "\n";

@@ -97,4 +97,16 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
     return joined;
 }
 
+std::string ignored_line(const std::vector<std::string>& ignored,
+                         const std::function<std::string(const std::string&)>& shown) {
+    if (ignored.empty()) return {};
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < ignored.size() && i < kIgnoredNamesShown; ++i)
+        names.push_back(shown(ignored[i]));
+    auto line = "Ignored by benchwatch.toml, not judged: " + join(names, ", ");
+    if (ignored.size() > names.size())
+        line += fmt::format(" and {} more", ignored.size() - names.size());
+    return line + ".\n";
+}
+
 }  // namespace benchwatch::report::detail

@@ -2,6 +2,7 @@
 
 // Private to the report layer: the rows of a report in the order every renderer shows them.
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,5 +48,14 @@ std::vector<std::string> sorted_names(const std::vector<model::Result>& results)
 
 // "a, b" from already escaped names.
 std::string join(const std::vector<std::string>& items, std::string_view separator);
+
+// How many ignored benchmarks a report names before it says how many more there are.
+inline constexpr std::size_t kIgnoredNamesShown = 20;
+
+// "Ignored by benchwatch.toml, not judged: a, b." for Comparison::ignored, each name passed
+// through `shown` (the format's escaping), at most kIgnoredNamesShown of them and then "and N
+// more"; empty when nothing was ignored.
+std::string ignored_line(const std::vector<std::string>& ignored,
+                         const std::function<std::string(const std::string&)>& shown);
 
 }  // namespace benchwatch::report::detail

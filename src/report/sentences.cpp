@@ -178,10 +178,27 @@ std::string head_under_load_sentence(const model::Comparison& comparison) {
            "side (compare --paired).";
 }
 
+// "Accepted by @alice with the label `performance-accepted`: …", or "" when not accepted.
+std::string accepted_sentence(const model::Comparison& comparison, Escape escape) {
+    if (!comparison.accepted) return "";
+    const auto& accepted = *comparison.accepted;
+    const auto slower = std::count_if(comparison.benchmarks.begin(), comparison.benchmarks.end(),
+                                      [](const model::BenchmarkComparison& one) {
+                                          return one.verdict == model::Verdict::Slower;
+                                      });
+    auto sentence = fmt::format("Accepted{} with the label {}",
+                                accepted.by.empty() ? "" : " by " + escape(accepted.by),
+                                escape(accepted.label));
+    if (slower == 0) return sentence + "; no benchmark is slower.";
+    return sentence + fmt::format(": {} slower benchmark{} {} not fail the check.", slower,
+                                  slower == 1 ? "" : "s", slower == 1 ? "does" : "do");
+}
+
 }  // namespace
 
 std::vector<std::string> context_lines(const model::Comparison& comparison, Escape escape) {
     std::vector<std::string> lines = {
+        accepted_sentence(comparison, escape),
         environment_sentence(comparison.environment_changes, escape),
         machine_sentence(comparison.machine_environment, escape),
         machine_change_sentence(comparison.machine_changes, escape),

@@ -226,6 +226,10 @@ void write_text(const model::Comparison& comparison, std::ostream& out, bool col
         if (!comparison.removed.empty())
             out << "Removed benchmarks, not compared: " << plain_names(comparison.removed) << ".\n";
     }
+    if (const auto line = detail::ignored_line(
+            comparison.ignored, [](const std::string& name) { return detail::plain_text(name); });
+        !line.empty())
+        out << "\n" << line;
 
     if (const auto url = detail::web_url(comparison.history_url); !url.empty())
         out << "\nHistory: " << url << "\n";

@@ -76,7 +76,8 @@ std::vector<ConfirmTarget> targets_from_report(const model::Comparison& report) 
 
 std::vector<ConfirmTarget> targets_from_results(std::span<const model::Result> base,
                                                 std::span<const model::Result> head,
-                                                const std::vector<model::Category>& categories) {
+                                                const std::vector<model::Category>& categories,
+                                                const model::BenchmarkRules& rules) {
     const auto head_index = index_results(head);
     std::vector<ConfirmTarget> targets;
     for (const auto& result : base) {
@@ -86,7 +87,7 @@ std::vector<ConfirmTarget> targets_from_results(std::span<const model::Result> b
         target.metric = result.metric;
         target.direction = result.direction;
         target.minimum_change =
-            model::minimum_change_of(result.benchmark, result.metric, categories);
+            model::minimum_change_of(result.benchmark, result.metric, categories, rules);
         target.unit = result.unit;
         targets.push_back(std::move(target));
     }
@@ -208,7 +209,7 @@ model::Confirmation confirm(std::optional<std::vector<ConfirmTarget>> targets,
         const auto& base = first == Build::Base ? first_results : second_results;
         const auto& head = first == Build::Base ? second_results : first_results;
         if (!targets) {
-            targets = targets_from_results(base, head, categories);
+            targets = targets_from_results(base, head, categories, settings.rules);
             if (targets->empty())
                 throw ConfirmError(
                     "the base and head commands' results share no benchmark; make both commands "

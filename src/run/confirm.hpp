@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/benchmark_rules.hpp"
 #include "model/category.hpp"
 #include "model/comparison.hpp"
 #include "model/confirmation.hpp"
@@ -42,6 +43,8 @@ struct ConfirmSettings {
     // When set, which build each pair of rounds measures first is drawn at random from this
     // seed, the pair's second round the other way round; otherwise base first in odd rounds.
     std::optional<std::uint64_t> order_seed;
+    // Per-benchmark minimums that replace the categories' for benchmarks found in the results.
+    model::BenchmarkRules rules;
 };
 
 // The largest alpha a suite's false-alarm budget shares out to one benchmark: beyond it a
@@ -76,10 +79,12 @@ struct ConfirmTarget {
 std::vector<ConfirmTarget> targets_from_report(const model::Comparison& report);
 
 // Every benchmark and metric present in both `base` and `head`, sorted by name and metric, each
-// with the minimum change of its category (the first category's when none matches).
+// with the minimum change a rule of `rules` sets, else its category's (the first category's when
+// none matches).
 std::vector<ConfirmTarget> targets_from_results(std::span<const model::Result> base,
                                                 std::span<const model::Result> head,
-                                                const std::vector<model::Category>& categories);
+                                                const std::vector<model::Category>& categories,
+                                                const model::BenchmarkRules& rules = {});
 
 // The verdict on `target` from the per-round ln(head/base) values, with median_bound(): against
 // half the flagged change when there is one (confirmed beyond it in the flagged direction,

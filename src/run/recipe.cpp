@@ -96,34 +96,11 @@ std::string anchored(std::span<const std::string> alternatives) {
 
 }  // namespace
 
-bool glob_matches(std::string_view pattern, std::string_view name) {
-    // Greedy with backtracking to the last '*': on a mismatch that '*' takes one more character.
-    std::size_t p = 0;
-    std::size_t n = 0;
-    std::optional<std::size_t> star;
-    std::size_t star_name = 0;
-    while (n < name.size()) {
-        if (p < pattern.size() && pattern[p] == '*') {
-            star = p++;
-            star_name = n;
-        } else if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
-            ++p;
-            ++n;
-        } else if (star) {
-            p = *star + 1;
-            n = ++star_name;
-        } else {
-            return false;
-        }
-    }
-    while (p < pattern.size() && pattern[p] == '*') ++p;
-    return p == pattern.size();
-}
-
 bool in_subset(const Recipe& recipe, std::string_view name) {
     if (recipe.subset.empty()) return true;
-    return std::any_of(recipe.subset.begin(), recipe.subset.end(),
-                       [&](const std::string& pattern) { return glob_matches(pattern, name); });
+    return std::any_of(recipe.subset.begin(), recipe.subset.end(), [&](const std::string& pattern) {
+        return model::glob_matches(pattern, name);
+    });
 }
 
 std::size_t drop_outside_subset(const Recipe& recipe, std::vector<model::Result>& results) {

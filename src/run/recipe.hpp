@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ingest/ingest.hpp"
+#include "model/benchmark_rules.hpp"
 #include "model/error.hpp"
 #include "model/result.hpp"
 
@@ -32,11 +33,6 @@ struct Recipe {
     // (count_harness()).
     bool instrumented = false;
 };
-
-// True when `name` matches the glob `pattern` whole: '*' stands for any run of characters ('/'
-// included), '?' for any one, every other character for itself. Example:
-// glob_matches("BM_Checksum*", "BM_Checksum/65536") == true.
-bool glob_matches(std::string_view pattern, std::string_view name);
 
 // True when the benchmark `name` lies in the recipe's subset: it matches one of its patterns,
 // or the subset is empty.

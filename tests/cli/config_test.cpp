@@ -137,7 +137,8 @@ TEST_F(ConfigTest, ErrorsNameTheLineAndWhatWasExpected) {
     EXPECT_EQ(error_of("project = 3\n"), ":1:11: 'project' must be a string");
     EXPECT_EQ(
         error_of("projcet = \"x\"\n"),
-        ":1:1: unknown key 'projcet'; known keys here: category, compare, dashboard_url, "
+        ":1:1: unknown key 'projcet'; known keys here: benchmark, category, compare, "
+        "dashboard_url, "
         "default_branch, history_url, latency, machine, measure, project, repository_url, run, "
         "store");
     EXPECT_EQ(error_of("[compare]\npairs = 0\n"),
@@ -270,6 +271,62 @@ benchmarks = ["BM_Checksum*", "BM_Join/64"]
               ":3:23" + bad_pattern);
     EXPECT_EQ(error_of("[measure]\nrun = \"x\"\nbenchmarks = [\"BM_A\", \"\"]\n"),
               ":3:23" + bad_pattern);
+}
+
+TEST_F(ConfigTest, BenchmarkTablesSetIgnoredBenchmarksMinimumsAndBudgetWeights) {
+    const auto config = load_config(write(R"(
+[[benchmark]]
+match = "BM_Flaky*"
+ignore = true
+
+[[benchmark]]
+match = ["net/*", "BM_Sort?"]
+minimum = 0.1
+counted_minimum = 0.01
+budget_weight = 0.5
+)"));
+    ASSERT_EQ(config.benchmark_rules.size(), 2u);
+    const auto& ignore = config.benchmark_rules[0];
+    EXPECT_EQ(ignore.patterns, std::vector<std::string>{"BM_Flaky*"});
+    EXPECT_TRUE(ignore.ignore);
+    EXPECT_FALSE(ignore.minimum_change);
+    const auto& minimum = config.benchmark_rules[1];
+    EXPECT_EQ(minimum.patterns, (std::vector<std::string>{"net/*", "BM_Sort?"}));
+    EXPECT_FALSE(minimum.ignore);
+    EXPECT_DOUBLE_EQ(*minimum.minimum_change, 0.1);
+    EXPECT_DOUBLE_EQ(*minimum.counted_minimum_change, 0.01);
+    EXPECT_DOUBLE_EQ(*minimum.budget_weight, 0.5);
+}
+
+TEST_F(ConfigTest, BadBenchmarkTablesAreOneLineWithTheirPlace) {
+    EXPECT_EQ(error_of("[[benchmark]]\nmatch = \"BM_[ab]*\"\nignore = true\n"),
+              ":2:9: 'benchmark.match' pattern \"BM_[ab]*\": '[' is no character class here; "
+              "match with '*' and '?' only, e.g. \"BM_Sort*\"");
+    EXPECT_EQ(error_of("[[benchmark]]\nmatch = [\"a\", \"\"]\nignore = true\n"),
+              ":2:15: 'benchmark.match' must hold benchmark names or glob patterns ('*' for any "
+              "characters, '?' for one), e.g. \"BM_Checksum*\"");
+    EXPECT_EQ(error_of("[[benchmark]]\nmatch = []\nignore = true\n"),
+              ":2:9: 'benchmark.match' names no benchmark");
+    EXPECT_EQ(error_of("[[benchmark]]\nignore = true\n"),
+              ":1:1: a [[benchmark]] needs 'match', the benchmark names or glob patterns it "
+              "sets, e.g. match = \"BM_Flaky*\"");
+    EXPECT_EQ(error_of("[[benchmark]]\nmatch = \"a\"\n"),
+              ":1:1: this [[benchmark]] sets nothing; give it ignore = true, 'minimum', "
+              "'counted_minimum' or 'budget_weight'");
+    EXPECT_EQ(error_of("[[benchmark]]\nmatch = \"a\"\nignore = true\nminimum = 0.1\n"),
+              ":1:1: a [[benchmark]] with ignore = true is never judged; its 'minimum', "
+              "'counted_minimum' and 'budget_weight' would do nothing, so leave them out");
+    EXPECT_EQ(error_of("[[benchmark]]\nmatch = \"a\"\nminimum = 5\n"),
+              ":3:11: 'benchmark.minimum' must be a fraction in [0, 1), e.g. 0.05 for 5%");
+    EXPECT_EQ(error_of("[[benchmark]]\nmatch = \"a\"\nbudget_weight = -1\n"),
+              ":3:17: 'benchmark.budget_weight' must be a number from 0 (never flag) to 100; 1 "
+              "is every other benchmark's");
+    EXPECT_EQ(error_of("[[benchmark]]\nmatch = \"a\"\nignore = 1\n"),
+              ":3:10: 'benchmark.ignore' must be true or false");
+    EXPECT_EQ(error_of("[[benchmark]]\nmatch = \"a\"\nignored = true\n").substr(0, 40),
+              ":3:1: unknown key 'benchmark.ignored'; k");
+    EXPECT_EQ(error_of("benchmark = \"a\"\n"),
+              ":1:13: 'benchmark' must be an array of tables ([[benchmark]])");
 }
 
 TEST_F(ConfigTest, FoundUpwardFromTheWorkingDirectory) {

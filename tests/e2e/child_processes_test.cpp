@@ -147,8 +147,8 @@ TEST_F(ChildProcessesTest, AHarnessPrintingPastTheCapFailsWithOneLineAndBoundedM
 // The harness prints 300 MB on standard error before its results: the run is recorded, and only
 // the first and last MiB of standard error were kept.
 TEST_F(ChildProcessesTest, AHarnessFloodingStandardErrorIsRecordedInLittleMemory) {
-    const auto harness = script("noisy", std::string(flood) + " >&2\nprintf '%s' '" +
-                                             std::string(results_json) + "'\n");
+    const auto harness = script(
+        "noisy", std::string(flood) + " >&2\nprintf '%s' '" + std::string(results_json) + "'\n");
     const auto finished = benchwatch(run_arguments({"--", harness.string()}));
     ASSERT_EQ(finished.exit_code, 0) << finished.outcome.err.substr(0, 2000);
     // Before, all 300 MB were held: over 300 MiB at peak.
@@ -188,10 +188,10 @@ TEST_F(ChildProcessesTest, AFailingBuildsLogKeepsTheFirstAndLastMebibyteOfEachSt
 // The suite leaves a process running in the background that holds its output open: benchwatch
 // records the results as soon as the suite has exited, and ends that process.
 TEST_F(ChildProcessesTest, ABackgroundProcessHoldingTheOutputOpenDoesNotHoldUpTheRun) {
-    const auto harness = script("leaves-one", "sleep 60 &\necho $! > background.pid\nprintf '%s' '" +
-                                                  std::string(results_json) + "'\n");
-    const auto finished =
-        benchwatch(run_arguments({"--timeout", "30", "--", harness.string()}));
+    const auto harness =
+        script("leaves-one", "sleep 60 &\necho $! > background.pid\nprintf '%s' '" +
+                                 std::string(results_json) + "'\n");
+    const auto finished = benchwatch(run_arguments({"--timeout", "30", "--", harness.string()}));
     // Reading until the pipes closed would outlast --timeout (the background process sleeps for
     // 60 s), and a run that times out fails: success means the results were taken at the suite's
     // exit.
@@ -204,11 +204,12 @@ TEST_F(ChildProcessesTest, ABackgroundProcessHoldingTheOutputOpenDoesNotHoldUpTh
 // The suite starts a process in a session of its own (setsid), out of its process group: it is
 // ended before benchwatch returns.
 TEST_F(ChildProcessesTest, AProcessStartedWithSetsidIsEndedWithTheRun) {
-    const auto harness = script(
-        "escapes",
-        "setsid sh -c 'echo $$ > escaped.pid; exec sleep 60' </dev/null >/dev/null 2>&1 &\n"
-        "while [ ! -s escaped.pid ]; do sleep 0.01; done\n"
-        "printf '%s' '" + std::string(results_json) + "'\n");
+    const auto harness =
+        script("escapes",
+               "setsid sh -c 'echo $$ > escaped.pid; exec sleep 60' </dev/null >/dev/null 2>&1 &\n"
+               "while [ ! -s escaped.pid ]; do sleep 0.01; done\n"
+               "printf '%s' '" +
+                   std::string(results_json) + "'\n");
     const auto finished = benchwatch(run_arguments({"--timeout", "30", "--", harness.string()}));
     ASSERT_EQ(finished.exit_code, 0) << finished.outcome.err;
     const int escaped = written_pid("escaped.pid");
@@ -221,10 +222,10 @@ TEST_F(ChildProcessesTest, AProcessStartedWithSetsidIsEndedWithTheRun) {
 // benchwatch is stopped with SIGTERM while its harness runs: the harness's group and the process
 // it started with setsid both end with it.
 TEST_F(ChildProcessesTest, AnInterruptedRunEndsTheProcessesThatLeftTheGroupToo) {
-    const auto harness = script(
-        "waits",
-        "setsid sh -c 'echo $$ > escaped.pid; exec sleep 60' </dev/null >/dev/null 2>&1 &\n"
-        "echo $$ > harness.pid\nexec sleep 60\n");
+    const auto harness =
+        script("waits",
+               "setsid sh -c 'echo $$ > escaped.pid; exec sleep 60' </dev/null >/dev/null 2>&1 &\n"
+               "echo $$ > harness.pid\nexec sleep 60\n");
     vcs::SpawnRequest request;
     request.argv = benchwatch_command(run_arguments({"--", harness.string()}));
     request.directory = directory_.path();

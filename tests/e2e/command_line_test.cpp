@@ -53,9 +53,9 @@ class CommandLineTest : public ::testing::Test {
 
     vcs::ProcessOutput record(const std::string& commit, const std::string& branch,
                               std::vector<std::string> extra = {}) {
-        std::vector<std::string> arguments = {"record", "--store",   store_, "--project",
-                                              "p",      "--machine", "m",    "--commit",
-                                              fake_commit(commit), "--branch", branch};
+        std::vector<std::string> arguments = {
+            "record",   "--store",           store_,     "--project", "p", "--machine", "m",
+            "--commit", fake_commit(commit), "--branch", branch};
         arguments.insert(arguments.end(), extra.begin(), extra.end());
         arguments.push_back(write(commit + ".json", google_benchmark_file(5)).string());
         return benchwatch(arguments);
@@ -265,17 +265,24 @@ TEST_F(CommandLineTest, EverySubcommandThatRunsBenchmarksTakesTheSameRunningFlag
         "  --repo TEXT                 Git work tree whose benchwatch.toml and commits to use "
         "(default: working directory)",
     };
-    for (const std::vector<std::string>& chain :
-         {std::vector<std::string>{"run"}, {"backfill"}, {"bisect"}, {"confirm"}, {"compare"},
-          {"github", "comment"}, {"github", "summary"}, {"github", "status"},
-          {"gitlab", "comment"}}) {
+    for (const std::vector<std::string>& chain : {std::vector<std::string>{"run"},
+                                                  {"backfill"},
+                                                  {"bisect"},
+                                                  {"confirm"},
+                                                  {"compare"},
+                                                  {"github", "comment"},
+                                                  {"github", "summary"},
+                                                  {"github", "status"},
+                                                  {"gitlab", "comment"}}) {
         auto arguments = chain;
         arguments.insert(arguments.begin(), "help");
         const auto help = benchwatch(arguments);
         ASSERT_EQ(help.exit_code, 0) << describe(arguments) << "\n" << help.err;
         for (const auto& line : expected)
             EXPECT_NE(help.out.find(line + "\n"), std::string::npos)
-                << describe(arguments) << " lacks:\n" << line << "\n" << help.out;
+                << describe(arguments) << " lacks:\n"
+                << line << "\n"
+                << help.out;
     }
     // Given to a subcommand that has no bar to draw, --no-progress is taken, not refused.
     const auto bisect =
@@ -324,9 +331,9 @@ TEST_F(CommandLineTest, ServeRefusesAProjectTheStoreDoesNotHave) {
 TEST_F(CommandLineTest, CompareWritesTextOnATerminalAndMarkdownElsewhere) {
     ASSERT_EQ(record("c0", "main").exit_code, 0);
     ASSERT_EQ(record("c1", "pr").exit_code, 0);
-    const std::vector<std::string> compare = {"compare", "--store",   store_, "--project",
-                                              "p",       "--machine", "m",    "--head",
-                                              fake_commit("c1"), "--base", fake_commit("c0")};
+    const std::vector<std::string> compare = {
+        "compare", "--store",         store_,   "--project",      "p", "--machine", "m",
+        "--head",  fake_commit("c1"), "--base", fake_commit("c0")};
     const auto piped = benchwatch(compare);
     EXPECT_EQ(piped.exit_code, 0) << piped.err;
     EXPECT_TRUE(piped.out.starts_with("## Benchmark results\n")) << piped.out;

@@ -64,15 +64,15 @@ TEST(DeepGroupsMemoryTest, LongNamesNestedDeeplyAreRefusedAtTheFirstLevelWithLit
     write_text(directory.path() / "deep.json", deep_groups(kDepth, kKeyBytes));
     // The first group's key is already longer than a name may be: refused there, before the
     // reader descends, with the message a long name gets anywhere.
-    const std::string expected = "error: deep.json: benchmark name of 50000 bytes is longer than "
-                                 "the 4096 allowed: \"" +
-                                 std::string(60, 'g') + "…\"\n";
+    const std::string expected =
+        "error: deep.json: benchmark name of 50000 bytes is longer than "
+        "the 4096 allowed: \"" +
+        std::string(60, 'g') + "…\"\n";
 
     const Outcome record =
-        benchwatch(directory.path(),
-                   {"record", "--store", test_store_url(directory.path(), "h"), "--project", "p",
-                    "--machine", "m", "--commit", fake_commit("deep"), "--branch", "main",
-                    "deep.json"});
+        benchwatch(directory.path(), {"record", "--store", test_store_url(directory.path(), "h"),
+                                      "--project", "p", "--machine", "m", "--commit",
+                                      fake_commit("deep"), "--branch", "main", "deep.json"});
     EXPECT_EQ(record.exit_code, 2);
     EXPECT_EQ(record.err, expected);
     EXPECT_EQ(record.out, "");

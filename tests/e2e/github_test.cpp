@@ -418,6 +418,108 @@ TEST_F(GitHubTest, StatusFollowsFailOnRegression) {
     EXPECT_EQ(statuses[1]["target_url"], "https://example.org/perf");
 }
 
+TEST_F(GitHubTest, TheAcceptLabelTurnsAFailingStatusGreenAndItsRemovalRedAgain) {
+    const std::vector<double> history = {1000, 1010, 1000, 1010};
+    for (std::size_t i = 0; i < history.size(); ++i) {
+        const auto commit = std::string(39, 'c') + std::to_string(i);
+        record(i + 1 == history.size() ? base_sha : commit, "main", {{"hot", history[i]}});
+    }
+    record(head_sha, "feature", {{"hot", 2000}});
+    github_.set_pull_request_head("o/r", 5, head_sha);
+    const std::vector<std::string> flags = {"--store",   store(), "--project", "p",
+                                            "--machine", "m",     "--base",    base_sha};
+    const auto status = [&] {
+        auto arguments = std::vector<std::string>{"github", "status", "--fail-on-regression"};
+        arguments.insert(arguments.end(), flags.begin(), flags.end());
+        const auto output = benchwatch(arguments);
+        EXPECT_EQ(output.exit_code, 0) << output.err;
+        return output.out;
+    };
+    const auto comment = [&] {
+        auto arguments = std::vector<std::string>{"github", "comment"};
+        arguments.insert(arguments.end(), flags.begin(), flags.end());
+        const auto output = benchwatch(arguments);
+        EXPECT_EQ(output.exit_code, 0) << output.err;
+        const auto comments = github_.comments("o/r", 5);
+        return comments.empty() ? std::string() : comments.back().body;
+    };
+    const std::string accepted_line =
+        "Accepted by maintainer with the label performance-accepted: 1 slower benchmark does "
+        "not fail the check.";
+
+    EXPECT_EQ(status(), "set benchwatch/p to failure on o/r@" + head_sha +
+                            ": 1 slower, 0 faster of 1 benchmarks\n");
+    EXPECT_EQ(comment().find("Accepted"), std::string::npos);
+
+    github_.add_label("o/r", 5, "needs-review", "someone");
+    github_.add_label("o/r", 5, "performance-accepted", "maintainer");
+    EXPECT_EQ(status(), "set benchwatch/p to success on o/r@" + head_sha +
+                            ": accepted by label performance-accepted (by maintainer): 1 slower, 0 "
+                            "faster of 1 benchmarks\n");
+    EXPECT_NE(comment().find(accepted_line), std::string::npos);
+
+    github_.remove_label("o/r", 5, "performance-accepted", "maintainer");
+    EXPECT_EQ(status(), "set benchwatch/p to failure on o/r@" + head_sha +
+                            ": 1 slower, 0 faster of 1 benchmarks\n");
+    EXPECT_EQ(comment().find("Accepted"), std::string::npos);
+    const auto statuses = github_.statuses("o/r", head_sha);
+    ASSERT_EQ(statuses.size(), 3u);
+    EXPECT_EQ(statuses[1]["state"], "success");
+
+    // Another label name set in benchwatch.toml: the default one no longer accepts.
+    write_text(directory_.path() / "benchwatch.toml", "[compare]\naccept_label = \"perf-ok\"\n");
+    github_.add_label("o/r", 5, "performance-accepted", "maintainer");
+    EXPECT_NE(status().find(" to failure "), std::string::npos);
+    github_.add_label("o/r", 5, "perf-ok", "lead");
+    EXPECT_NE(
+        status().find(" to success on o/r@" + head_sha + ": accepted by label perf-ok (by lead)"),
+        std::string::npos);
+}
+
+TEST_F(GitHubTest, CompareFailOnRegressionHonoursTheLabelOfItsPullRequestEvent) {
+    const std::vector<double> history = {1000, 1010, 1000, 1010};
+    for (std::size_t i = 0; i < history.size(); ++i) {
+        const auto commit = std::string(39, 'c') + std::to_string(i);
+        record(i + 1 == history.size() ? base_sha : commit, "main", {{"hot", history[i]}});
+    }
+    record(head_sha, "feature", {{"hot", 2000}});
+    const std::vector<std::string> compare = {
+        "compare",   "--store", store(),  "--project", "p",
+        "--machine", "m",       "--base", base_sha,    "--fail-on-regression"};
+    EXPECT_EQ(benchwatch(compare).exit_code, 1);
+    // The labeled event GitHub sends when a maintainer adds the label.
+    write_text(event_path(), nlohmann::json{{"action", "labeled"},
+                                            {"label", {{"name", "performance-accepted"}}},
+                                            {"sender", {{"login", "maintainer"}}},
+                                            {"pull_request",
+                                             {{"number", 5},
+                                              {"labels", {{{"name", "performance-accepted"}}}},
+                                              {"head", {{"sha", head_sha}}},
+                                              {"base", {{"sha", base_sha}}}}},
+                                            {"repository", {{"full_name", "o/r"}}}}
+                                 .dump());
+    const auto accepted = benchwatch(compare);
+    EXPECT_EQ(accepted.exit_code, 0) << accepted.err;
+    EXPECT_NE(accepted.out.find("Accepted by maintainer with the label performance-accepted: 1 "
+                                "slower benchmark does not fail the check."),
+              std::string::npos)
+        << accepted.out;
+    // Turned off, the label accepts nothing.
+    auto off = compare;
+    off.insert(off.end(), {"--accept-label", ""});
+    EXPECT_EQ(benchwatch(off).exit_code, 1);
+    // GitLab's merge request pipelines list the labels in CI_MERGE_REQUEST_LABELS.
+    const auto gitlab = benchwatch(
+        compare,
+        {{"GITHUB_EVENT_PATH", ""}, {"CI_MERGE_REQUEST_LABELS", "bug,performance-accepted"}});
+    EXPECT_EQ(gitlab.exit_code, 0) << gitlab.err;
+    EXPECT_NE(gitlab.out.find("Accepted with the label performance-accepted"), std::string::npos);
+    EXPECT_EQ(benchwatch(compare, {{"GITHUB_EVENT_PATH", ""},
+                                   {"CI_MERGE_REQUEST_LABELS", "performance-accepted-later"}})
+                  .exit_code,
+              1);
+}
+
 TEST_F(GitHubTest, StatusNeedsStatusesWrite) {
     record(base_sha, "main", {{"hot", 1000}});
     record(head_sha, "feature", {{"hot", 1000}});
@@ -675,8 +777,9 @@ TEST_F(ForkFlowTest, AHostileReportIsPostedWithEveryStringEscaped) {
         benchmark["unit"] = "ns/op" + kHostileText;
     }
     report["baseline"]["commit"] = "c" + kHostileText;
-    report["environment_changes"] = {
-        {{"key", "k" + kHostileText}, {"before", "b" + kHostileText}, {"after", "a" + kHostileText}}};
+    report["environment_changes"] = {{{"key", "k" + kHostileText},
+                                      {"before", "b" + kHostileText},
+                                      {"after", "a" + kHostileText}}};
     report["machine_environment"]["cpu"] = "cpu" + kHostileText;
     report["head_warnings"] = {{{"kind", "high-load"}, {"message", "load" + kHostileText}}};
     report["history_url"] = "https://history.example/?p=1" + kHostileText;
@@ -689,8 +792,7 @@ TEST_F(ForkFlowTest, AHostileReportIsPostedWithEveryStringEscaped) {
     const auto& body = comments[0].body;
     const std::string marker = "<!-- benchwatch:p -->\n";
     ASSERT_TRUE(body.starts_with(marker)) << body;
-    EXPECT_EQ(markdown_problem(std::string_view(body).substr(marker.size())), std::nullopt)
-        << body;
+    EXPECT_EQ(markdown_problem(std::string_view(body).substr(marker.size())), std::nullopt) << body;
     EXPECT_NE(body.find("\nHistory: https://history.example/?p=1%0A##%20Injected%0A%3Cimg"),
               std::string::npos)
         << body;
@@ -702,9 +804,9 @@ TEST_F(ForkFlowTest, AHostileReportIsPostedWithEveryStringEscaped) {
     // The summary of the same report is the same Markdown.
     auto variables = environment();
     variables["GITHUB_STEP_SUMMARY"] = (directory_.path() / "hostile_summary.md").string();
-    const auto summary = run(
-        benchwatch_command({"github", "summary", "--report", (artifact() / "report.json").string()}),
-        directory_.path(), variables);
+    const auto summary = run(benchwatch_command({"github", "summary", "--report",
+                                                 (artifact() / "report.json").string()}),
+                             directory_.path(), variables);
     ASSERT_EQ(summary.exit_code, 0) << summary.err;
     EXPECT_EQ("<!-- benchwatch:p -->\n" + read_text(directory_.path() / "hostile_summary.md"),
               body);

@@ -109,6 +109,39 @@ class GitLabTest : public ::testing::Test {
     FakeGitLab gitlab_;
 };
 
+TEST_F(GitLabTest, TheAcceptLabelPassesTheJobAndTheNoteSaysWhoAddedIt) {
+    const std::vector<double> history = {1000, 1010, 1000, 1010};
+    for (std::size_t i = 0; i < history.size(); ++i)
+        record(i + 1 == history.size() ? base_sha : std::string(39, 'c') + std::to_string(i),
+               "main", history[i]);
+    record(head_sha, "feature", 2000);
+    const std::vector<std::string> arguments = {
+        "gitlab", "comment", "--store", store(),  "--project",           "p", "--machine", "m",
+        "--base", base_sha,  "--head",  head_sha, "--fail-on-regression"};
+    const auto note = [&] {
+        const auto notes = gitlab_.notes("42", 7);
+        return notes.empty() ? std::string() : notes.back().body;
+    };
+
+    auto output = benchwatch(arguments);
+    EXPECT_EQ(output.exit_code, 1) << output.err;
+    EXPECT_EQ(note().find("Accepted"), std::string::npos);
+
+    gitlab_.add_label("42", 7, "performance-accepted", "maintainer");
+    output = benchwatch(arguments);
+    EXPECT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_NE(note().find("Accepted by maintainer with the label performance-accepted: 1 slower "
+                          "benchmark does not fail the check."),
+              std::string::npos)
+        << note();
+
+    gitlab_.remove_label("42", 7, "performance-accepted", "maintainer");
+    output = benchwatch(arguments);
+    EXPECT_EQ(output.exit_code, 1) << output.err;
+    EXPECT_EQ(note().find("Accepted"), std::string::npos);
+    EXPECT_EQ(gitlab_.notes("42", 7).size(), 1u) << "the one note is edited each time";
+}
+
 TEST_F(GitLabTest, FirstPostCreatesTheNoteAndTheSecondEditsIt) {
     auto output = comment("## Benchmark results\nfirst\n");
     ASSERT_EQ(output.exit_code, 0) << output.err;
@@ -243,10 +276,9 @@ TEST_F(GitLabTest, ComparesCiCommitShaWhenNoReportIsGiven) {
 TEST_F(GitLabTest, AJsonReportIsRenderedForItsOwnProject) {
     record(base_sha, "main", 1000);
     record(head_sha, "feature", 2000);
-    const auto compared =
-        benchwatch({"compare", "--store", store(), "--project", "p", "--machine", "m", "--base",
-                    base_sha, "--head", head_sha, "--method", "seed", "--format", "json",
-                    "--output", "report.json"});
+    const auto compared = benchwatch({"compare", "--store", store(), "--project", "p", "--machine",
+                                      "m", "--base", base_sha, "--head", head_sha, "--method",
+                                      "seed", "--format", "json", "--output", "report.json"});
     ASSERT_EQ(compared.exit_code, 0) << compared.err;
     // No --project and no store: the marker's project and the rows come from the report.
     const auto output = benchwatch({"gitlab", "comment", "--report", "report.json"});

@@ -41,18 +41,18 @@ class InstallActionTest : public ::testing::Test {
                        architecture + "Maintainer: tests <tests@benchwatch.invalid>\n" +
                        "Depends: libc6\nDescription: benchwatch for the installer's test\n");
         const auto deb = directory_.path() / (name + ".deb");
-        run_checked({"dpkg-deb", "--root-owner-group", "-Znone", "--build", root.string(),
-                     deb.string()},
-                    directory_.path());
+        run_checked(
+            {"dpkg-deb", "--root-owner-group", "-Znone", "--build", root.string(), deb.string()},
+            directory_.path());
         return deb;
     }
 
     vcs::ProcessOutput install(const std::vector<std::string>& arguments) {
         std::vector<std::string> argv{(source_dir / "scripts" / "install-action").string()};
         argv.insert(argv.end(), arguments.begin(), arguments.end());
-        return run(argv, directory_.path(),
-                   {{"GITHUB_PATH", github_path_.string()},
-                    {"GITHUB_OUTPUT", github_output_.string()}});
+        return run(
+            argv, directory_.path(),
+            {{"GITHUB_PATH", github_path_.string()}, {"GITHUB_OUTPUT", github_output_.string()}});
     }
 
     // A copy of the action's scripts whose scripts/build copies the test build's binary instead
@@ -73,13 +73,13 @@ class InstallActionTest : public ::testing::Test {
     // Runs the copy's install-action with --source-key `key` into tools_, on the runner image
     // that ImageOS and ImageVersion name.
     vcs::ProcessOutput install_from_source(const std::string& key, const std::string& image_os) {
-        return run({action_with_stand_in_build().string(), "--dir", tools_.string(),
-                    "--source-key", key},
-                   directory_.path(),
-                   {{"GITHUB_PATH", github_path_.string()},
-                    {"GITHUB_OUTPUT", github_output_.string()},
-                    {"ImageOS", image_os},
-                    {"ImageVersion", "20250105.1.0"}});
+        return run(
+            {action_with_stand_in_build().string(), "--dir", tools_.string(), "--source-key", key},
+            directory_.path(),
+            {{"GITHUB_PATH", github_path_.string()},
+             {"GITHUB_OUTPUT", github_output_.string()},
+             {"ImageOS", image_os},
+             {"ImageVersion", "20250105.1.0"}});
     }
 
     // How many times the stand-in build ran.
@@ -104,8 +104,7 @@ TEST_F(InstallActionTest, InstallsALocalPackageAndPutsItsBinaryOnThePath) {
     const auto version_line =
         run_checked({(bin / "benchwatch").string(), "--version"}, directory_.path()).out;
     EXPECT_THAT(version_line, ::testing::StartsWith("benchwatch " + version + " ("));
-    EXPECT_EQ(read_text(github_output_),
-              "version=" + version_line + "from=deb\n");
+    EXPECT_EQ(read_text(github_output_), "version=" + version_line + "from=deb\n");
     EXPECT_THAT(output.out, ::testing::HasSubstr("(from deb) at " + (bin / "benchwatch").string()));
 }
 
@@ -201,9 +200,9 @@ TEST_F(InstallActionTest, TheRunnerImageIsGitHubsImageElseTheSystemsRelease) {
                  {{"ImageOS", "ubuntu22"}, {"ImageVersion", "1 2/3"}});
     EXPECT_EQ(output.out, "ubuntu22-1_2_3\n");
     // Elsewhere (a self-hosted runner, a container): ID and VERSION_ID of /etc/os-release.
-    const auto release = run_checked(
-        {"sh", "-c", ". /etc/os-release && printf '%s-%s\\n' \"$ID\" \"$VERSION_ID\""},
-        directory_.path());
+    const auto release =
+        run_checked({"sh", "-c", ". /etc/os-release && printf '%s-%s\\n' \"$ID\" \"$VERSION_ID\""},
+                    directory_.path());
     output = run({script, "--runner-image"}, directory_.path(), {{"ImageOS", ""}});
     EXPECT_EQ(output.out, release.out);
 }

@@ -286,9 +286,9 @@ TEST_F(InstrumentTest, CountsACatch2BinarysBenchmarkCallsWithoutItsSizingOrClock
     if (std::string_view(BENCHWATCH_CATCH2_INSTRUMENT_FIXTURE).empty())
         GTEST_SKIP() << "Catch2 is not installed (apt-get install catch2; scripts/test installs "
                         "it): the Catch2 instrument test is skipped";
-    const auto output = benchwatch({"run", "--project", "p", "--machine", "m", "--branch", "main",
-                                    "--instrument", "callgrind", "--no-progress", "--",
-                                    BENCHWATCH_CATCH2_INSTRUMENT_FIXTURE});
+    const auto output =
+        benchwatch({"run", "--project", "p", "--machine", "m", "--branch", "main", "--instrument",
+                    "callgrind", "--no-progress", "--", BENCHWATCH_CATCH2_INSTRUMENT_FIXTURE});
     ASSERT_EQ(output.exit_code, 0) << output.err;
     const auto instructions = newest("instructions");
     ASSERT_EQ(instructions.size(), 2u) << output.err;
@@ -298,9 +298,9 @@ TEST_F(InstrumentTest, CountsACatch2BinarysBenchmarkCallsWithoutItsSizingOrClock
     EXPECT_NEAR(small, 2001, 20.01) << small;
     EXPECT_NEAR(large - small, 2000, 20) << large;
     // Counted twice, the same to the instruction.
-    const auto again = benchwatch({"run", "--project", "p", "--machine", "m", "--branch", "main",
-                                   "--instrument", "callgrind", "--no-progress", "--",
-                                   BENCHWATCH_CATCH2_INSTRUMENT_FIXTURE});
+    const auto again =
+        benchwatch({"run", "--project", "p", "--machine", "m", "--branch", "main", "--instrument",
+                    "callgrind", "--no-progress", "--", BENCHWATCH_CATCH2_INSTRUMENT_FIXTURE});
     ASSERT_EQ(again.exit_code, 0) << again.err;
     EXPECT_EQ(newest("instructions"), instructions);
 }

@@ -206,13 +206,13 @@ class SeedReportTest : public ::testing::TestWithParam<Seed> {
 
     // `benchwatch compare` of the pull request's head in `format`; its stdout.
     std::string compare(const std::string& format) {
-        const auto output = run_checked(
-            benchwatch_command(
-                {"compare", "--store", store(), "--project", GetParam().name, "--machine", "seed",
-                 "--repo", repository_.string(), "--head", head_, "--history-url",
-                 "https://juliagpu.org/perf/?pkg=" + GetParam().name, "--method", "seed",
-                 "--format", format}),
-            scratch_.path());
+        const auto output =
+            run_checked(benchwatch_command({"compare", "--store", store(), "--project",
+                                            GetParam().name, "--machine", "seed", "--repo",
+                                            repository_.string(), "--head", head_, "--history-url",
+                                            "https://juliagpu.org/perf/?pkg=" + GetParam().name,
+                                            "--method", "seed", "--format", format}),
+                        scratch_.path());
         EXPECT_EQ(output.err, "");
         return output.out;
     }

@@ -25,7 +25,7 @@ std::string without_final_newline(std::string text) {
 // The line the generated version.cpp of `output` returns.
 std::string generated_line(const fs::path& output) {
     static const std::regex line(R"re(return "([^"]*)";)re");
-        std::smatch match;
+    std::smatch match;
     const std::string text = read_text(output);
     if (!std::regex_search(text, match, line)) return "no version line in:\n" + text;
     return match[1];

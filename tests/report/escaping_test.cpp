@@ -27,7 +27,8 @@ namespace {
 // (a window title, clearing the screen, red text, and the 8-bit CSI U+009B).
 const std::string kHostile =
     "x\n## Injected\n<img src=x></details>@octocat [Click to approve](https://evil.example/a) "
-    "![i](https://evil.example/i.png) a|b \033]0;TITLE\007\033[2J\033[31mred\xc2\x9b" "2J";
+    "![i](https://evil.example/i.png) a|b \033]0;TITLE\007\033[2J\033[31mred\xc2\x9b"
+    "2J";
 
 model::BenchmarkComparison row(std::string name, std::size_t category, std::string unit,
                                model::Verdict verdict) {
@@ -61,8 +62,8 @@ model::Comparison hostile_comparison() {
     comparison.project = "p" + kHostile;
     comparison.machine = "m" + kHostile;
     comparison.head_commit = "c" + kHostile;
-    comparison.baseline = {model::BaselineKind::NearestAncestor, "b" + kHostile,
-                           "mb" + kHostile, 2};
+    comparison.baseline = {model::BaselineKind::NearestAncestor, "b" + kHostile, "mb" + kHostile,
+                           2};
     comparison.history_order = model::HistoryOrder::Git;
     comparison.history_runs = 30;
     comparison.categories = {{"Perf" + kHostile, {"a/"}, 0.03}, {"Other" + kHostile, {}, 0.05}};
@@ -167,7 +168,8 @@ TEST(HostileStrings, ColouredTerminalTextHasOnlyItsOwnEscapes) {
 TEST(HistoryUrl, HttpAndHttpsAreShownAsTheyAre) {
     auto comparison = hostile_comparison();
     comparison.history_url = "https://juliagpu.org/perf/?pkg=cuda&x=1_2~3#top";
-    EXPECT_NE(markdown_of(comparison).find("\nHistory: https://juliagpu.org/perf/?pkg=cuda&x=1_2~3#top\n"),
+    EXPECT_NE(markdown_of(comparison)
+                  .find("\nHistory: https://juliagpu.org/perf/?pkg=cuda&x=1_2~3#top\n"),
               std::string::npos);
     comparison.history_url = "HTTP://localhost:8080/history";
     EXPECT_NE(text_of(comparison).find("\nHistory: HTTP://localhost:8080/history\n"),
@@ -178,10 +180,11 @@ TEST(HistoryUrl, MarkupInAUrlIsPercentEncoded) {
     auto comparison = hostile_comparison();
     comparison.history_url = "https://h.example/a b<img src=x>[x](y)@octocat\n## H";
     const auto markdown = markdown_of(comparison);
-    EXPECT_NE(markdown.find(
-                  "\nHistory: https://h.example/a%20b%3Cimg%20src=x%3E%5Bx%5D%28y%29%40octocat%0A##%"
-                  "20H\n"),
-              std::string::npos)
+    EXPECT_NE(
+        markdown.find(
+            "\nHistory: https://h.example/a%20b%3Cimg%20src=x%3E%5Bx%5D%28y%29%40octocat%0A##%"
+            "20H\n"),
+        std::string::npos)
         << markdown;
     expect_no_injected_markdown(markdown);
 }
@@ -263,19 +266,28 @@ TEST(WorkflowCommands, ALineWithoutOneIsUnchanged) {
 }
 
 TEST(TerminalText, ControlCharactersOfEveryKindBecomeSpaces) {
-    EXPECT_EQ(terminal_text("a\033]0;t\007b\r\n\x7f" "c"), "a ]0;t b   c");
+    EXPECT_EQ(terminal_text("a\033]0;t\007b\r\n\x7f"
+                            "c"),
+              "a ]0;t b   c");
     // U+009B is CSI to a terminal: "\xc2\x9b" + "2J" would clear the screen.
-    EXPECT_EQ(terminal_text("a\xc2\x9b" "2J\xc2\x85z"), "a 2J z");
+    EXPECT_EQ(terminal_text("a\xc2\x9b"
+                            "2J\xc2\x85z"),
+              "a 2J z");
     EXPECT_EQ(terminal_text("µs é → 😀"), "µs é → 😀");
 }
 
 TEST(TerminalText, BytesThatAreNotUtf8BecomeReplacementCharacters) {
-    EXPECT_EQ(terminal_text("a\x9b" "2Jb"), "a\ufffd2Jb");
+    EXPECT_EQ(terminal_text("a\x9b"
+                            "2Jb"),
+              "a\ufffd2Jb");
     EXPECT_EQ(terminal_text("\xff\xc2"), "\ufffd\ufffd");
 }
 
 TEST(EscapeMarkdownC1, C1ControlCharactersBecomeSpaces) {
-    EXPECT_EQ(escape_markdown("a\xc2\x9b" "b\xc2\x85" "c µ"), "a b c µ");
+    EXPECT_EQ(escape_markdown("a\xc2\x9b"
+                              "b\xc2\x85"
+                              "c µ"),
+              "a b c µ");
 }
 
 }  // namespace

@@ -159,7 +159,9 @@ TEST(RenderHistory, EmptyHistorySaysSo) {
 
 TEST(RenderHistory, AUnitCannotSendTerminalEscapes) {
     auto history = small_history();
-    history.benchmarks[1].unit = "B/s\033]0;TITLE\007\033[2J\xc2\x9b" "31m\nx";
+    history.benchmarks[1].unit =
+        "B/s\033]0;TITLE\007\033[2J\xc2\x9b"
+        "31m\nx";
     std::ostringstream out;
     render_history_text(history, out, false);
     EXPECT_EQ(out.str().find('\033'), std::string::npos) << out.str();

@@ -51,6 +51,18 @@ INSTANTIATE_TEST_SUITE_P(
                       "level_nothing_judged", "confirmed_changes", "two_files",
                       "samples_with_history"));
 
+// A report file may come from a pull request's own code: whatever it says, a label's acceptance
+// is the forge's to give, so none is read; the ignored benchmarks are.
+TEST(ReadBack, IgnoredBenchmarksComeBackButNoAcceptance) {
+    auto json = nlohmann::json::parse(read_golden("ignored_and_accepted.json"));
+    EXPECT_FALSE(json.contains("accepted"));
+    json["accepted"] = {{"label", "performance-accepted"}, {"by", "intruder"}};
+    const auto comparison = read_json(json.dump(), "ignored_and_accepted.json");
+    EXPECT_EQ(comparison.ignored,
+              (std::vector<std::string>{"BM_Flaky/1", "net/<b>ping</b>|`x`", "net/pong"}));
+    EXPECT_FALSE(comparison.accepted);
+}
+
 TEST(ReadBack, ShortenedRenderingOfAReadBackReportIsTheApprovedOne) {
     const auto comparison =
         read_json(read_golden("unusual_in_two_categories.json"), "unusual_in_two_categories");

@@ -466,6 +466,16 @@ model::Comparison level_head_under_load() {
     return comparison;
 }
 
+// Benchmarks that benchwatch.toml ignores, listed once at the end whatever their names hold, and
+// a slowdown that a maintainer accepted by label: still shown, said to pass the check. The
+// acceptance is never written to JSON, which a pull request's own code may write.
+model::Comparison ignored_and_accepted() {
+    auto comparison = level_detectable_change();
+    comparison.ignored = {"BM_Flaky/1", "net/<b>ping</b>|`x`", "net/pong"};
+    comparison.accepted = model::Acceptance{"performance-accepted", "main_tainer"};
+    return comparison;
+}
+
 // A suite counted under callgrind: each benchmark's instructions and estimated cycles, judged
 // against the counted minimum of 0.2% with no noise in their history; BM_Parse executes 1% more
 // instructions (and 1.2% more cycles) per iteration and is flagged.
@@ -723,6 +733,7 @@ INSTANTIATE_TEST_SUITE_P(
         Scenario{"level_too_noisy", level_too_noisy},
         Scenario{"level_slow_spell_left_out", level_slow_spell_left_out},
         Scenario{"level_head_under_load", level_head_under_load},
+        Scenario{"ignored_and_accepted", ignored_and_accepted},
         Scenario{"level_slow_spell_unsettled", level_slow_spell_unsettled},
         Scenario{"level_counted_instructions", level_counted_instructions},
         Scenario{"level_nothing_judged", level_nothing_judged},

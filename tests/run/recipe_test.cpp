@@ -58,23 +58,6 @@ TEST(SuiteCommand, NamesTheSubsetWhenNoBenchmarkIsChosen) {
     EXPECT_EQ(suite_command(recipe, names), "bench --benchmark_filter='^(BM_Checksum/8)$'");
 }
 
-TEST(GlobMatches, StarIsAnyRunOfCharactersAndQuestionMarkAnyOne) {
-    EXPECT_TRUE(glob_matches("BM_Checksum*", "BM_Checksum/65536"));
-    EXPECT_TRUE(glob_matches("BM_Checksum*", "BM_Checksum"));
-    EXPECT_FALSE(glob_matches("BM_Checksum*", "BM_Check"));
-    EXPECT_TRUE(glob_matches("BM_Join/64", "BM_Join/64"));
-    EXPECT_FALSE(glob_matches("BM_Join/64", "BM_Join/640"));
-    EXPECT_FALSE(glob_matches("BM_Join/64", "xBM_Join/64"));
-    EXPECT_TRUE(glob_matches("*/64", "BM_Join/64"));
-    EXPECT_TRUE(glob_matches("a*b*c", "a_b_b_c"));
-    EXPECT_FALSE(glob_matches("a*b*c", "a_c_b"));
-    EXPECT_TRUE(glob_matches("BM_?", "BM_x"));
-    EXPECT_FALSE(glob_matches("BM_?", "BM_"));
-    EXPECT_TRUE(glob_matches("*", ""));
-    EXPECT_TRUE(glob_matches("a.b", "a.b"));
-    EXPECT_FALSE(glob_matches("a.b", "axb")) << "'.' is itself, not any character";
-}
-
 TEST(DropOutsideSubset, KeepsTheSubsetsBenchmarksAndCountsTheOthers) {
     auto recipe = suite("bench");
     std::vector<model::Result> results(4);

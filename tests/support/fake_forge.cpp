@@ -58,8 +58,7 @@ FakeForgeServer::~FakeForgeServer() {
     stop();
 }
 
-void FakeForgeServer::route(const std::string& method, const std::string& path,
-                            Handler handler) {
+void FakeForgeServer::route(const std::string& method, const std::string& path, Handler handler) {
     assert(!state_->thread.joinable());
     auto guarded = [state = state_.get(), handler = std::move(handler)](
                        const httplib::Request& request, httplib::Response& response) {

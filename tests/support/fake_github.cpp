@@ -27,11 +27,13 @@ struct FakeGitHub::Server {
 
     mutable std::mutex mutex;
     std::int64_t next_id = 1001;
-    std::map<std::string, std::vector<FakeComment>> comments;     // by pull_request_key()
-    std::map<std::string, std::vector<nlohmann::json>> statuses;  // by repository + "@" + sha
-    std::map<std::string, std::string> pull_request_heads;        // by pull_request_key()
-    std::string token_user;                                       // empty: an Actions token
-    std::map<std::string, std::int64_t> user_ids;                 // by login, in order seen
+    std::map<std::string, std::vector<FakeComment>> comments;         // by pull_request_key()
+    std::map<std::string, std::vector<nlohmann::json>> statuses;      // by repository + "@" + sha
+    std::map<std::string, std::string> pull_request_heads;            // by pull_request_key()
+    std::map<std::string, std::vector<std::string>> labels;           // by pull_request_key()
+    std::map<std::string, std::vector<nlohmann::json>> issue_events;  // by pull_request_key()
+    std::string token_user;                                           // empty: an Actions token
+    std::map<std::string, std::int64_t> user_ids;                     // by login, in order seen
     FakePaging paging = FakePaging::normal;
 
     std::string url() const { return forge.origin(); }
@@ -75,16 +77,33 @@ struct FakeGitHub::Server {
 
     void list_comments(const httplib::Request& request, httplib::Response& response) {
         const std::lock_guard lock(mutex);
-        const auto& all =
-            comments[pull_request_key(request.matches[1].str() + "/" + request.matches[2].str(),
-                                      std::stoll(request.matches[3]))];
+        std::vector<nlohmann::json> all;
+        for (const auto& comment :
+             comments[pull_request_key(request.matches[1].str() + "/" + request.matches[2].str(),
+                                       std::stoll(request.matches[3]))])
+            all.push_back(comment_json(comment));
+        reply_page(request, response, all);
+    }
+
+    void list_issue_events(const httplib::Request& request, httplib::Response& response) {
+        const std::lock_guard lock(mutex);
+        reply_page(
+            request, response,
+            issue_events[pull_request_key(request.matches[1].str() + "/" + request.matches[2].str(),
+                                          std::stoll(request.matches[3]))]);
+    }
+
+    // The page `request` asks for of `all`, page_size items a page, linked to the next as
+    // `paging` says.
+    void reply_page(const httplib::Request& request, httplib::Response& response,
+                    const std::vector<nlohmann::json>& all) {
         const int page = request.has_param("page") ? std::stoi(request.get_param_value("page")) : 1;
         const int pages =
             std::max<int>(1, static_cast<int>((all.size() + page_size - 1) / page_size));
         auto listed = nlohmann::json::array();
         for (std::size_t i = static_cast<std::size_t>((page - 1) * page_size);
              i < all.size() && i < static_cast<std::size_t>(page * page_size); ++i)
-            listed.push_back(comment_json(all[i]));
+            listed.push_back(all[i]);
         const auto page_url = [&](int number) {
             return "<" + url() + request.path + "?per_page=100&page=" + std::to_string(number) +
                    ">";
@@ -143,8 +162,13 @@ struct FakeGitHub::Server {
             pull_request_key(request.matches[1].str() + "/" + request.matches[2].str(), number));
         if (found == pull_request_heads.end())
             return reply_json(response, 404, {{"message", "Not Found"}});
+        auto names = nlohmann::json::array();
+        for (const auto& label : labels[found->first]) names.push_back({{"name", label}});
         reply_json(response, 200,
-                   {{"number", number}, {"state", "open"}, {"head", {{"sha", found->second}}}});
+                   {{"number", number},
+                    {"state", "open"},
+                    {"head", {{"sha", found->second}}},
+                    {"labels", names}});
     }
 
     void create_status(const httplib::Request& request, httplib::Response& response) {
@@ -163,11 +187,11 @@ FakeGitHub::FakeGitHub() : server_(std::make_unique<Server>()) {
     auto& server = *server_;
     using Handler = void (Server::*)(const httplib::Request&, httplib::Response&);
     const auto route = [&server](const char* method, const std::string& path, Handler handler) {
-        server.forge.route(method, path,
-                           [&server, handler](const httplib::Request& request,
-                                              httplib::Response& response) {
-                               (server.*handler)(request, response);
-                           });
+        server.forge.route(
+            method, path,
+            [&server, handler](const httplib::Request& request, httplib::Response& response) {
+                (server.*handler)(request, response);
+            });
     };
     const std::string pull_request = R"(/repos/([^/]+)/([^/]+)/issues/(\d+)/comments)";
     const std::string comment = R"(/repos/([^/]+)/([^/]+)/issues/comments/(\d+))";
@@ -176,6 +200,7 @@ FakeGitHub::FakeGitHub() : server_(std::make_unique<Server>()) {
     route("PATCH", comment, &Server::edit_comment);
     route("DELETE", comment, &Server::delete_comment);
     route("GET", R"(/repos/([^/]+)/([^/]+)/pulls/(\d+))", &Server::get_pull_request);
+    route("GET", R"(/repos/([^/]+)/([^/]+)/issues/(\d+)/events)", &Server::list_issue_events);
     route("GET", "/user", &Server::get_user);
     route("POST", R"(/repos/([^/]+)/([^/]+)/statuses/([0-9a-f]+))", &Server::create_status);
     server.forge.start();
@@ -187,6 +212,25 @@ FakeGitHub::~FakeGitHub() {
 
 std::string FakeGitHub::url() const {
     return server_->url();
+}
+
+void FakeGitHub::add_label(const std::string& repository, std::int64_t number,
+                           const std::string& label, const std::string& actor) {
+    const std::lock_guard lock(server_->mutex);
+    const auto key = pull_request_key(repository, number);
+    server_->labels[key].push_back(label);
+    server_->issue_events[key].push_back(
+        {{"event", "labeled"}, {"label", {{"name", label}}}, {"actor", server_->user_json(actor)}});
+}
+
+void FakeGitHub::remove_label(const std::string& repository, std::int64_t number,
+                              const std::string& label, const std::string& actor) {
+    const std::lock_guard lock(server_->mutex);
+    const auto key = pull_request_key(repository, number);
+    std::erase(server_->labels[key], label);
+    server_->issue_events[key].push_back({{"event", "unlabeled"},
+                                          {"label", {{"name", label}}},
+                                          {"actor", server_->user_json(actor)}});
 }
 
 std::int64_t FakeGitHub::add_comment(const std::string& repository, std::int64_t number,

@@ -10,8 +10,8 @@
 
 // A local stand-in for GitHub's REST API, for the github and end-to-end tests: issue comments
 // (list with pagination, create, edit, delete) with their authors, the token's user (GET /user),
-// commit statuses and pull requests' heads, with configurable failures; it records every
-// request.
+// commit statuses, pull requests' heads and labels with their issue events, with configurable
+// failures; it records every request.
 namespace benchwatch::testing {
 
 // A comment on a pull request of the fake server.
@@ -56,6 +56,15 @@ class FakeGitHub {
     // other pull requests are 404).
     void set_pull_request_head(const std::string& repository, std::int64_t number,
                                const std::string& sha);
+
+    // `actor` adds `label` to pull request `number` of `repository` (which set_pull_request_head
+    // made exist): GET .../pulls/N lists it, and its issue events gain a "labeled" event.
+    void add_label(const std::string& repository, std::int64_t number, const std::string& label,
+                   const std::string& actor);
+
+    // `actor` removes `label`: an "unlabeled" event, and the pull request no longer lists it.
+    void remove_label(const std::string& repository, std::int64_t number, const std::string& label,
+                      const std::string& actor);
 
     // Makes the token a person's (or an app's user's) token: GET /user answers `login`, and
     // comments the token creates are by `login`. Until then the token is GitHub Actions' own:

@@ -47,7 +47,9 @@ struct FakeGitLab::Server {
 
     mutable std::mutex mutex;
     std::int64_t next_id = 501;
-    std::map<std::string, std::vector<FakeNote>> notes;  // by merge_request_key()
+    std::map<std::string, std::vector<FakeNote>> notes;               // by merge_request_key()
+    std::map<std::string, std::vector<std::string>> labels;           // by merge_request_key()
+    std::map<std::string, std::vector<nlohmann::json>> label_events;  // by merge_request_key()
     bool link_headers = true;
     FakePaging paging = FakePaging::normal;
     std::map<std::string, std::int64_t> user_ids;  // by username, in order seen
@@ -83,6 +85,21 @@ struct FakeGitLab::Server {
             return nullptr;
         }
         return &found->second;
+    }
+
+    void get_merge_request(const httplib::Request& request, httplib::Response& response) {
+        const std::lock_guard lock(mutex);
+        const auto key = merge_request_key(request.matches[1], std::stoll(request.matches[2]));
+        if (!notes.contains(key)) return reply_not_found(response);
+        reply_json(response, 200,
+                   {{"iid", std::stoll(request.matches[2])}, {"labels", labels[key]}});
+    }
+
+    void list_label_events(const httplib::Request& request, httplib::Response& response) {
+        const std::lock_guard lock(mutex);
+        const auto key = merge_request_key(request.matches[1], std::stoll(request.matches[2]));
+        if (!notes.contains(key)) return reply_not_found(response);
+        reply_json(response, 200, label_events[key]);
     }
 
     void list_notes(const httplib::Request& request, httplib::Response& response) {
@@ -151,16 +168,19 @@ FakeGitLab::FakeGitLab() : server_(std::make_unique<Server>()) {
     auto& server = *server_;
     using Handler = void (Server::*)(const httplib::Request&, httplib::Response&);
     const auto route = [&server](const char* method, const std::string& path, Handler handler) {
-        server.forge.route(method, path,
-                           [&server, handler](const httplib::Request& request,
-                                              httplib::Response& response) {
-                               (server.*handler)(request, response);
-                           });
+        server.forge.route(
+            method, path,
+            [&server, handler](const httplib::Request& request, httplib::Response& response) {
+                (server.*handler)(request, response);
+            });
     };
     // httplib decodes the path, so "group%2Fapp" arrives as "group/app".
     const std::string notes = R"(/api/v4/projects/(.+)/merge_requests/(\d+)/notes)";
     const std::string note = notes + R"(/(\d+))";
     route("GET", notes, &Server::list_notes);
+    const std::string merge_request = R"(/api/v4/projects/(.+)/merge_requests/(\d+))";
+    route("GET", merge_request, &Server::get_merge_request);
+    route("GET", merge_request + "/resource_label_events", &Server::list_label_events);
     route("GET", "/api/v4/user", &Server::get_user);
     route("POST", notes, &Server::create_note);
     route("PUT", note, &Server::edit_note);
@@ -179,6 +199,25 @@ std::string FakeGitLab::url() const {
 void FakeGitLab::add_merge_request(const std::string& project, std::int64_t iid) {
     const std::lock_guard lock(server_->mutex);
     server_->notes[merge_request_key(project, iid)];
+}
+
+void FakeGitLab::add_label(const std::string& project, std::int64_t iid, const std::string& label,
+                           const std::string& username) {
+    const std::lock_guard lock(server_->mutex);
+    const auto key = merge_request_key(project, iid);
+    server_->labels[key].push_back(label);
+    server_->label_events[key].push_back(
+        {{"action", "add"}, {"label", {{"name", label}}}, {"user", server_->user_json(username)}});
+}
+
+void FakeGitLab::remove_label(const std::string& project, std::int64_t iid,
+                              const std::string& label, const std::string& username) {
+    const std::lock_guard lock(server_->mutex);
+    const auto key = merge_request_key(project, iid);
+    std::erase(server_->labels[key], label);
+    server_->label_events[key].push_back({{"action", "remove"},
+                                          {"label", {{"name", label}}},
+                                          {"user", server_->user_json(username)}});
 }
 
 std::int64_t FakeGitLab::add_note(const std::string& project, std::int64_t iid,

@@ -49,6 +49,14 @@ class FakeGitLab {
     // Makes merge request `iid` of `project` ("42" or "group/app", as the path names it).
     void add_merge_request(const std::string& project, std::int64_t iid);
 
+    // `username` adds or removes `label` on a merge request add_merge_request() made: GET
+    // .../merge_requests/:iid lists the labels it has, and its resource label events (one page)
+    // gain an "add" or "remove".
+    void add_label(const std::string& project, std::int64_t iid, const std::string& label,
+                   const std::string& username);
+    void remove_label(const std::string& project, std::int64_t iid, const std::string& label,
+                      const std::string& username);
+
     // Adds a note by `author` to a merge request made before; returns its id. Ids grow from 501
     // in the order notes are made.
     std::int64_t add_note(const std::string& project, std::int64_t iid, const std::string& author,

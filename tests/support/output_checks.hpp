@@ -20,8 +20,8 @@ namespace benchwatch::testing {
 std::optional<std::string> markdown_problem(std::string_view markdown);
 
 // A byte that drives a terminal: a C0 control character other than the newline, DEL, or a C1
-// control character (U+0080 to U+009F), a bidirectional formatting character. With `own_colours`, the report's own SGR sequences
-// (ESC[0m, ESC[1m, ESC[31m, ESC[32m, ESC[33m) are allowed.
+// control character (U+0080 to U+009F), a bidirectional formatting character. With `own_colours`,
+// the report's own SGR sequences (ESC[0m, ESC[1m, ESC[31m, ESC[32m, ESC[33m) are allowed.
 std::optional<std::string> terminal_problem(std::string_view text, bool own_colours);
 
 // A line that GitHub Actions would run as a workflow command: one that starts with "::" after

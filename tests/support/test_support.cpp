@@ -96,7 +96,8 @@ EnvironmentOverrides without_ci_variables() {
     return {{"GITHUB_SHA", ""},         {"GITHUB_REF", ""},
             {"GITHUB_REF_NAME", ""},    {"GITHUB_HEAD_REF", ""},
             {"BENCHWATCH_STORE", ""},   {"BENCHWATCH_PROJECT", ""},
-            {"BENCHWATCH_MACHINE", ""}, {"CI", ""}};
+            {"BENCHWATCH_MACHINE", ""}, {"CI", ""},
+            {"GITHUB_EVENT_PATH", ""},  {"CI_MERGE_REQUEST_LABELS", ""}};
 }
 
 std::string benchwatch_binary() {
