@@ -139,10 +139,10 @@ model::BenchmarkRule read_benchmark_rule(const std::filesystem::path& path,
     rule.counted_minimum_change = fraction_at(path, *table, "counted_minimum", "benchmark.",
                                               "0.002 for 0.2% of the instructions");
     if (const auto weight = number_at(path, *table, "budget_weight", "benchmark.")) {
-        if (!(*weight >= 0 && *weight <= 100))
+        if (!(*weight >= 0.01 && *weight <= 100))
             fail_at(path, table->get("budget_weight")->source(),
-                    "'benchmark.budget_weight' must be a number from 0 (never flag) to 100; 1 is "
-                    "every other benchmark's");
+                    "'benchmark.budget_weight' must be a number from 0.01 to 100; 1 is every "
+                    "other benchmark's, and ignore = true leaves a benchmark out");
         rule.budget_weight = *weight;
     }
     const bool sets_judgement =

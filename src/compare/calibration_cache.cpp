@@ -60,8 +60,33 @@ std::string calibration_text(const model::Calibration& calibration) {
               {"replay_weight", calibration.replay_weight}};
     if (!calibration.thresholds_by_noise.empty())
         json["thresholds_by_noise"] = calibration.thresholds_by_noise;
+    if (!calibration.thresholds_by_weight.empty()) {
+        Json weighted = Json::array();
+        for (const auto& [weight, thresholds] : calibration.thresholds_by_weight)
+            weighted.push_back({{"weight", weight}, {"thresholds", thresholds}});
+        json["thresholds_by_weight"] = std::move(weighted);
+    }
     return json.dump();
 }
+
+namespace {
+
+// A table of thresholds by noise as calibration_text() wrote it: one positive finite number per
+// point of the noise grid; nullopt for anything else.
+std::optional<std::vector<double>> threshold_table(const Json& thresholds) {
+    if (!thresholds.is_array() || thresholds.size() != stats::share_noise_grid().size())
+        return std::nullopt;
+    std::vector<double> table;
+    for (const auto& threshold : thresholds) {
+        if (!threshold.is_number()) return std::nullopt;
+        const double value = threshold.get<double>();
+        if (!std::isfinite(value) || !(value > 0)) return std::nullopt;
+        table.push_back(value);
+    }
+    return table;
+}
+
+}  // namespace
 
 std::optional<model::Calibration> parse_calibration(std::string_view text) {
     const Json json = Json::parse(text.begin(), text.end(), nullptr, false);
@@ -102,13 +127,18 @@ std::optional<model::Calibration> parse_calibration(std::string_view text) {
     calibration.replay_weight = *replay_weight;
 
     if (const auto thresholds = json.find("thresholds_by_noise"); thresholds != json.end()) {
-        if (!thresholds->is_array() || thresholds->size() != stats::share_noise_grid().size())
-            return std::nullopt;
-        for (const auto& threshold : *thresholds) {
-            if (!threshold.is_number()) return std::nullopt;
-            const double value = threshold.get<double>();
-            if (!std::isfinite(value) || !(value > 0)) return std::nullopt;
-            calibration.thresholds_by_noise.push_back(value);
+        auto table = threshold_table(*thresholds);
+        if (!table) return std::nullopt;
+        calibration.thresholds_by_noise = std::move(*table);
+    }
+    if (const auto weighted = json.find("thresholds_by_weight"); weighted != json.end()) {
+        if (!weighted->is_array()) return std::nullopt;
+        for (const auto& one : *weighted) {
+            if (!one.is_object() || !one.contains("thresholds")) return std::nullopt;
+            const auto weight = number_at(one, "weight", 0);
+            auto table = threshold_table(one["thresholds"]);
+            if (!weight || !table || !(*weight > 0)) return std::nullopt;
+            calibration.thresholds_by_weight.push_back({*weight, std::move(*table)});
         }
     }
     return calibration;

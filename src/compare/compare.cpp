@@ -326,21 +326,22 @@ BacktestMatrix history_matrix(store::Store& store, const RunIndex& index,
                               const std::vector<model::Category>& categories) {
     const auto count = std::min(runs, history.size());
     std::map<ResultKey, BacktestSeries> series;
-    detail::visit_history(store, index, history.first(count),
-                          [&](std::size_t position, const CombinedResults& results) {
-                              for (const auto& [key, result] : results) {
-                                  auto& one = series[key];
-                                  if (one.values.empty()) {
-                                      one.values.resize(count);
-                                      one.smaller_is_better =
-                                          result.direction == model::Direction::SmallerIsBetter;
-                                      one.minimum_change = model::minimum_change_of(
-                                          key.benchmark, key.metric, categories, index.rules());
-                                  }
-                                  one.values[count - 1 - position] = result.value;
-                              }
-                              return true;
-                          });
+    detail::visit_history(
+        store, index, history.first(count),
+        [&](std::size_t position, const CombinedResults& results) {
+            for (const auto& [key, result] : results) {
+                auto& one = series[key];
+                if (one.values.empty()) {
+                    one.values.resize(count);
+                    one.smaller_is_better = result.direction == model::Direction::SmallerIsBetter;
+                    one.minimum_change = model::minimum_change_of(key.benchmark, key.metric,
+                                                                  categories, index.rules());
+                    one.budget_weight = model::budget_weight_of(key.benchmark, index.rules());
+                }
+                one.values[count - 1 - position] = result.value;
+            }
+            return true;
+        });
     BacktestMatrix matrix;
     matrix.runs = count;
     for (auto& [key, one] : series) matrix.benchmarks.push_back(std::move(one));
@@ -461,6 +462,7 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
         evidence.smaller_is_better = benchmark.direction == model::Direction::SmallerIsBetter;
         evidence.minimum_change = model::minimum_change_of(benchmark.name, benchmark.metric,
                                                            comparison.categories, rules);
+        evidence.budget_weight = model::budget_weight_of(benchmark.name, rules);
         evidence.base_samples = base_result.samples;
         evidence.head_samples = head_result.samples;
         suite.push_back(evidence);

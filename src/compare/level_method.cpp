@@ -40,6 +40,7 @@ struct Judged {
     stats::GridPosition noise_position;  // of `noise` among the thresholds by noise
     double floor = 0;                    // ln(1 + its category minimum)
     double minimum_change = 0;           // its category minimum, e.g. 0.03 for 3%
+    double budget_weight = 1;            // its evidence's
     bool smaller_is_better = true;
     Assessment assessment;  // complete unless level_based
 };
@@ -83,10 +84,9 @@ class LevelMethod final : public Method {
         for (auto& one : judged) {
             if (!one.level_based) continue;
             auto& assessment = one.assessment;
+            const auto table = thresholds_of_weight(one.budget_weight);
             const double threshold =
-                settings_.thresholds_by_noise.empty()
-                    ? setting * one.noise
-                    : stats::threshold_for_noise(settings_.thresholds_by_noise, one.noise);
+                table.empty() ? setting * one.noise : stats::threshold_for_noise(table, one.noise);
             assessment.threshold = std::max(threshold, one.floor);
             assessment.detectable_change = std::expm1(assessment.threshold);
             assessment.verdict = verdict_of(one.move, assessment.threshold, one.smaller_is_better);
@@ -121,6 +121,7 @@ class LevelMethod final : public Method {
             NoiseScore score;
             score.floor = one.floor;
             score.position = one.noise_position;
+            score.budget_weight = one.budget_weight;
             score.pooled.noise = one.noise;
             score.pooled.score = oriented(one.move);
             score.pooled.fluke = std::abs(score.pooled.score);
@@ -142,6 +143,7 @@ class LevelMethod final : public Method {
         auto settings = settings_;
         settings.sensitivity = calibration.sensitivity;
         settings.thresholds_by_noise = calibration.thresholds_by_noise;
+        settings.thresholds_by_weight = calibration.thresholds_by_weight;
         return std::make_unique<LevelMethod>(settings);
     }
 
@@ -168,6 +170,14 @@ class LevelMethod final : public Method {
     }
 
   private:
+    // The thresholds by noise for benchmarks of budget weight `weight`; empty when there are
+    // none (the sensitivity × noise is the threshold).
+    std::span<const double> thresholds_of_weight(double weight) const {
+        for (const auto& weighted : settings_.thresholds_by_weight)
+            if (weighted.weight == weight) return weighted.thresholds;
+        return settings_.thresholds_by_noise;
+    }
+
     Judged prepare_alone(const BenchmarkEvidence& evidence) const {
         Judged judged;
         const auto recent =
@@ -198,6 +208,7 @@ class LevelMethod final : public Method {
         judged.noise_position = stats::grid_position(judged.noise);
         judged.floor = floor;
         judged.minimum_change = evidence.minimum_change;
+        judged.budget_weight = evidence.budget_weight;
         judged.smaller_is_better = evidence.smaller_is_better;
         auto& assessment = judged.assessment;
         assessment.typical_change = judged.noise;
@@ -556,9 +567,9 @@ std::optional<BudgetAllocation> budget_allocation_named(std::string_view name) {
 nlohmann::ordered_json level_settings_fingerprint(const LevelSettings& settings) {
     // Every field bound by position: a field added to LevelSettings makes this binding fail to
     // compile until the fingerprint covers it.
-    const auto& [sensitivity, false_alarms_per_pr, allocation, thresholds_by_noise, noise_quantile,
-                 level_runs, noise_runs] = settings;
-    return {
+    const auto& [sensitivity, false_alarms_per_pr, allocation, thresholds_by_noise,
+                 thresholds_by_weight, noise_quantile, level_runs, noise_runs] = settings;
+    nlohmann::ordered_json fingerprint = {
         {"sensitivity", sensitivity},
         {"false_alarms_per_pr", false_alarms_per_pr ? nlohmann::ordered_json(*false_alarms_per_pr)
                                                     : nlohmann::ordered_json(nullptr)},
@@ -567,6 +578,15 @@ nlohmann::ordered_json level_settings_fingerprint(const LevelSettings& settings)
         {"noise_quantile", noise_quantile},
         {"level_runs", level_runs},
         {"noise_runs", noise_runs}};
+    // Only when there are any, so that the fingerprints of settings without them stay as they
+    // were.
+    if (!thresholds_by_weight.empty()) {
+        auto weighted = nlohmann::ordered_json::array();
+        for (const auto& [weight, thresholds] : thresholds_by_weight)
+            weighted.push_back({{"weight", weight}, {"thresholds", thresholds}});
+        fingerprint["thresholds_by_weight"] = std::move(weighted);
+    }
+    return fingerprint;
 }
 
 const MethodUnit& level_unit() {

@@ -43,6 +43,9 @@ struct LevelSettings {
     // Thresholds (log space) per noise of stats::share_noise_grid(), set by a ByNoise
     // calibration: a head must lie beyond the one for its noise. Empty: sensitivity × noise.
     std::vector<double> thresholds_by_noise;
+    // The same for each budget weight other than 1 (BenchmarkEvidence::budget_weight), bought at
+    // the price ÷ weight; a benchmark of a weight not listed uses thresholds_by_noise.
+    std::vector<model::WeightedThresholds> thresholds_by_weight;
     // The noise: this quantile of the sizes of the benchmark's recent one-run deviations that
     // did not last.
     double noise_quantile = 0.9;

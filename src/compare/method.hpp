@@ -29,6 +29,9 @@ struct BenchmarkEvidence {
     double minimum_change = 0.03;  // the benchmark's category minimum, e.g. 0.03 for 3%
     std::optional<model::SampleSummary> base_samples;  // where the format has them
     std::optional<model::SampleSummary> head_samples;
+    // Its weight where a budget is shared out by noise: its thresholds are bought at the price
+    // of a fluke ÷ this (model::BenchmarkRule::budget_weight).
+    double budget_weight = 1;
 };
 
 // What a method concludes about one benchmark.
@@ -80,6 +83,7 @@ struct NoiseScore {
     stats::PooledScore pooled;
     double floor = 0;
     stats::GridPosition position;  // of its noise among the thresholds by noise
+    double budget_weight = 1;      // its evidence's
 };
 
 // The part of judging one pull request's suite that does not depend on the method's setting

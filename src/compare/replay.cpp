@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "compare/level_method.hpp"
 #include "stats/budget_share.hpp"
@@ -61,6 +62,7 @@ std::vector<BenchmarkEvidence> suite_after(const BacktestMatrix& history, std::s
         evidence.base = evidence.head = latest.back();
         evidence.smaller_is_better = series.smaller_is_better;
         evidence.minimum_change = series.minimum_change;
+        evidence.budget_weight = series.budget_weight;
     }
     return suite;
 }
@@ -93,6 +95,7 @@ Replay::Replay(const BacktestMatrix& matrix, std::size_t first_run) {
             evidence.head = *series.values[t];
             evidence.smaller_is_better = series.smaller_is_better;
             evidence.minimum_change = series.minimum_change;
+            evidence.budget_weight = series.budget_weight;
             if (!series.samples.empty()) {
                 evidence.base_samples = series.samples[t - 1];
                 evidence.head_samples = series.samples[t];
@@ -185,12 +188,21 @@ model::Calibration calibrate_on_replay(const Method& method,
     return calibration;
 }
 
-// The expected flukes of `suite` with the thresholds `table` by noise, each at least its floor.
-double expected_flukes(const stats::BudgetShare& share, std::span<const double> table,
+// The thresholds by noise of `calibration` for benchmarks of budget weight `weight`.
+std::span<const double> thresholds_of_weight(const model::Calibration& calibration, double weight) {
+    for (const auto& weighted : calibration.thresholds_by_weight)
+        if (weighted.weight == weight) return weighted.thresholds;
+    return calibration.thresholds_by_noise;
+}
+
+// The expected flukes of `suite` with the thresholds by noise of `calibration` (those of each
+// benchmark's budget weight), each at least its floor.
+double expected_flukes(const stats::BudgetShare& share, const model::Calibration& calibration,
                        std::span<const NoiseScore> suite) {
     double expected = 0;
     for (const auto& one : suite) {
         const double noise = one.pooled.noise;
+        const auto table = thresholds_of_weight(calibration, one.budget_weight);
         const double threshold = std::max(stats::threshold_at(table, one.position), one.floor);
         expected += share.fluke_rate(threshold, noise);
     }
@@ -211,6 +223,12 @@ model::Calibration calibrate_by_noise(const Method& method,
         for (const auto& one : past.back()) pooled.push_back(one.pooled);
     }
     const auto present = method.noise_scores(now, {});
+    // Every budget weight other than 1 gets thresholds of its own, bought at the price ÷ weight.
+    std::set<double> weights;
+    for (const auto& one : present) weights.insert(one.budget_weight);
+    for (const auto& suite : past)
+        for (const auto& one : suite) weights.insert(one.budget_weight);
+    weights.erase(1.0);
     const double pull_requests = static_cast<double>(used);
     const double evidence_weight = pull_requests / (pull_requests + kPriorPullRequests);
     const stats::BudgetShare share(pooled, shared_budget_sizes, evidence_weight);
@@ -224,16 +242,17 @@ model::Calibration calibrate_by_noise(const Method& method,
         auto result = calibration;
         result.sensitivity = price;
         result.thresholds_by_noise = share.thresholds(price);
+        for (const double weight : weights)
+            result.thresholds_by_weight.push_back({weight, share.thresholds(price / weight)});
         const auto judge = method.calibrated_by(result);
         double expected_past = 0;
-        for (const auto& suite : past)
-            expected_past += expected_flukes(share, result.thresholds_by_noise, suite);
+        for (const auto& suite : past) expected_past += expected_flukes(share, result, suite);
         result.flukes_per_pr = replayed_flukes(*judge, requests, prepared);
         const double replayed = result.flukes_per_pr * pull_requests;
         result.replay_weight = expected_past / (expected_past + kReplayEvidenceFlukes);
-        result.expected_flukes_per_pr =
-            expected_flukes(share, result.thresholds_by_noise, present) *
-            (replayed + kReplayEvidenceFlukes) / (expected_past + kReplayEvidenceFlukes);
+        result.expected_flukes_per_pr = expected_flukes(share, result, present) *
+                                        (replayed + kReplayEvidenceFlukes) /
+                                        (expected_past + kReplayEvidenceFlukes);
         return result;
     };
     return priced(smallest_setting_within(
@@ -389,8 +408,10 @@ model::Calibration calibrate_choice(const BacktestMatrix& history,
     if (!method->calibration_budget()) {
         model::Calibration fixed;
         fixed.sensitivity = method->setting();
-        if (const auto* level = choice.settings_if<LevelSettings>())
+        if (const auto* level = choice.settings_if<LevelSettings>()) {
             fixed.thresholds_by_noise = level->thresholds_by_noise;
+            fixed.thresholds_by_weight = level->thresholds_by_weight;
+        }
         return fixed;
     }
     // Only the latest kCalibrationWindow pull requests are replayed: those from this run on.
@@ -422,6 +443,7 @@ BacktestMatrix matrix_of(const model::History& history,
         series.smaller_is_better = benchmark.direction == model::Direction::SmallerIsBetter;
         series.minimum_change =
             model::minimum_change_of(benchmark.name, benchmark.metric, categories, rules);
+        series.budget_weight = model::budget_weight_of(benchmark.name, rules);
         series.values.resize(matrix.runs);
         if (!benchmark.samples.empty()) series.samples.resize(matrix.runs);
         for (std::size_t i = 0; i < benchmark.commits.size(); ++i) {
@@ -451,6 +473,7 @@ model::MethodChoice calibrated(model::MethodChoice choice, const model::Calibrat
     if (auto* level = choice.settings_if<LevelSettings>()) {
         level->sensitivity = calibration.sensitivity;
         level->thresholds_by_noise = calibration.thresholds_by_noise;
+        level->thresholds_by_weight = calibration.thresholds_by_weight;
     }
     return choice;
 }

@@ -29,6 +29,7 @@ struct BacktestSeries {
     std::vector<std::optional<double>> values;
     // Empty, or one entry per run: the samples behind each value, where the run kept them.
     std::vector<std::optional<model::SampleSummary>> samples = {};
+    double budget_weight = 1;  // BenchmarkEvidence::budget_weight
 };
 
 // The default branch's history as benchmarks × runs; every series has `runs` values.

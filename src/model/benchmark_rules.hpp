@@ -22,8 +22,9 @@ struct BenchmarkRule {
     std::optional<double> minimum_change;          // replaces the category's minimum
     std::optional<double> counted_minimum_change;  // the same for counted metrics
     // The weight of the benchmarks' catches against their false alarms where the budget is
-    // shared out (1 for every other benchmark): 2 buys a lower threshold with more of the
-    // budget, 0.5 gives part of their share up, 0 never flags them.
+    // shared out by noise (1 for every other benchmark; 0.01 to 100): their thresholds are bought
+    // at the price of a fluke ÷ this, so 2 buys lower ones with more of the budget and 0.5 gives
+    // part of their share up.
     std::optional<double> budget_weight;
 
     friend bool operator==(const BenchmarkRule&, const BenchmarkRule&) = default;

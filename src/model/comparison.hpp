@@ -99,6 +99,14 @@ enum class CalibrationSource {
 // "fixed", "calibrated", "conservative".
 const char* to_string(CalibrationSource source);
 
+// The thresholds by noise of a calibration by noise for the benchmarks of one budget weight.
+struct WeightedThresholds {
+    double weight = 1;
+    std::vector<double> thresholds;  // as Calibration::thresholds_by_noise
+
+    friend bool operator==(const WeightedThresholds&, const WeightedThresholds&) = default;
+};
+
 // What the calibration of the level method's sensitivity found on the history up to a baseline.
 struct Calibration {
     CalibrationSource source = CalibrationSource::Fixed;
@@ -117,6 +125,9 @@ struct Calibration {
     double replay_weight = 0;
     // A calibration by noise's thresholds (the level settings' thresholds_by_noise); else empty.
     std::vector<double> thresholds_by_noise;
+    // The same bought at the price ÷ weight, for each budget weight other than 1 that a
+    // benchmark of the suite has (BenchmarkRule::budget_weight), by weight; else empty.
+    std::vector<WeightedThresholds> thresholds_by_weight;
     // Whether it was read from the store's cache, computed earlier for the same runs and settings.
     bool from_cache = false;
     // Why the calibration the store's cache held for these runs and settings was ignored and this

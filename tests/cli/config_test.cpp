@@ -319,8 +319,8 @@ TEST_F(ConfigTest, BadBenchmarkTablesAreOneLineWithTheirPlace) {
     EXPECT_EQ(error_of("[[benchmark]]\nmatch = \"a\"\nminimum = 5\n"),
               ":3:11: 'benchmark.minimum' must be a fraction in [0, 1), e.g. 0.05 for 5%");
     EXPECT_EQ(error_of("[[benchmark]]\nmatch = \"a\"\nbudget_weight = -1\n"),
-              ":3:17: 'benchmark.budget_weight' must be a number from 0 (never flag) to 100; 1 "
-              "is every other benchmark's");
+              ":3:17: 'benchmark.budget_weight' must be a number from 0.01 to 100; 1 is every "
+              "other benchmark's, and ignore = true leaves a benchmark out");
     EXPECT_EQ(error_of("[[benchmark]]\nmatch = \"a\"\nignore = 1\n"),
               ":3:10: 'benchmark.ignore' must be true or false");
     EXPECT_EQ(error_of("[[benchmark]]\nmatch = \"a\"\nignored = true\n").substr(0, 40),

@@ -144,10 +144,19 @@ TEST(CalibrationCache, OtherBudgetOrCategoriesMissAndEachKeepsItsEntry) {
     compare(recorder.store, nullptr, options);
     EXPECT_EQ(recorder.store.cache_writes(), 3);
 
+    // Per-benchmark rules decide the calibration too.
+    options = level_options(recorder);
+    model::BenchmarkRule weighted;
+    weighted.patterns = {"*"};
+    weighted.budget_weight = 2;
+    options.rules = {weighted};
+    compare(recorder.store, nullptr, options);
+    EXPECT_EQ(recorder.store.cache_writes(), 4);
+
     // Back to the first settings: still cached.
     options = level_options(recorder);
     const auto one_again = compare(recorder.store, nullptr, options);
-    EXPECT_EQ(recorder.store.cache_writes(), 3);
+    EXPECT_EQ(recorder.store.cache_writes(), 4);
     expect_same_judgement(one, one_again);
 }
 
@@ -243,6 +252,21 @@ TEST(CalibrationText, ReadsThresholdsByNoiseBackExactly) {
     auto zero = calibration;
     zero.thresholds_by_noise[5] = 0;
     EXPECT_FALSE(parse_calibration(calibration_text(zero)));
+
+    // The tables of budget weights other than 1 come back too, and are checked as strictly.
+    auto weighted = calibration;
+    weighted.thresholds_by_weight = {{0.5, calibration.thresholds_by_noise},
+                                     {2, calibration.thresholds_by_noise}};
+    weighted.thresholds_by_weight[1].thresholds[0] /= 2;
+    const auto weighted_parsed = parse_calibration(calibration_text(weighted));
+    ASSERT_TRUE(weighted_parsed);
+    EXPECT_EQ(weighted_parsed->thresholds_by_weight, weighted.thresholds_by_weight);
+    auto short_weighted = weighted;
+    short_weighted.thresholds_by_weight[0].thresholds.pop_back();
+    EXPECT_FALSE(parse_calibration(calibration_text(short_weighted)));
+    auto no_weight = weighted;
+    no_weight.thresholds_by_weight[1].weight = 0;
+    EXPECT_FALSE(parse_calibration(calibration_text(no_weight)));
 }
 
 TEST(CalibrationText, AnythingElseIsRefused) {

@@ -212,6 +212,69 @@ std::vector<double> thresholds_of(const BacktestMatrix& matrix, const model::Met
     return thresholds;
 }
 
+// A benchmark's budget weight buys its thresholds at the price of a fluke ÷ its weight: the
+// tables are the budget share's at those prices, and a benchmark of weight 0.25 gets a higher
+// threshold, one of weight 4 a lower one, than each would with a weight of 1.
+TEST(Calibration, BudgetWeightsBuyThresholdsAtThePriceOverTheWeight) {
+    // Quiet benchmarks without spikes and with a minimum of 0.1%, whose thresholds lie above both
+    // floors: half their noise and the minimum.
+    BacktestMatrix matrix;
+    matrix.runs = 120;
+    for (int b = 0; b < 8; ++b) {
+        BacktestSeries series;
+        series.name = "b" + std::to_string(b);
+        for (int t = 0; t < 120; ++t) {
+            // noisy_value() without its spikes, a third as wide: about ±1%.
+            const double value = noisy_value(b, t) / ((t + b) % 13 == 0 ? 1.4 : 1.0);
+            series.values.push_back(1000 + (value - 1000) / 3);
+        }
+        series.minimum_change = 0.001;
+        matrix.benchmarks.push_back(std::move(series));
+    }
+    matrix.benchmarks[0].budget_weight = 0.25;
+    matrix.benchmarks[1].budget_weight = 4;
+    const auto choice = level_with_budget(1);
+    const auto calibration = calibrate_choice(matrix, choice);
+    ASSERT_EQ(calibration.thresholds_by_weight.size(), 2u);
+    EXPECT_EQ(calibration.thresholds_by_weight[0].weight, 0.25);
+    EXPECT_EQ(calibration.thresholds_by_weight[1].weight, 4);
+
+    const Replay replay(matrix);
+    const auto requests = replay.pull_requests().last(75);
+    const auto by_noise = make_method(choice);
+    std::vector<stats::PooledScore> pooled;
+    for (const auto& request : requests)
+        for (const auto& one :
+             by_noise->noise_scores(*by_noise->prepare(request.suite), request.later_shift))
+            pooled.push_back(one.pooled);
+    const stats::BudgetShare share(pooled, shared_budget_sizes, 75.0 / 85.0);
+    EXPECT_EQ(calibration.thresholds_by_weight[0].thresholds,
+              share.thresholds(calibration.sensitivity / 0.25));
+    EXPECT_EQ(calibration.thresholds_by_weight[1].thresholds,
+              share.thresholds(calibration.sensitivity / 4));
+
+    // Each weighted benchmark against itself judged with a weight of 1, by the same method.
+    const auto method = make_method(calibrated(choice, calibration));
+    std::vector<std::vector<double>> latest;
+    for (const auto& series : matrix.benchmarks) {
+        latest.emplace_back();
+        for (const auto& value : series.values) latest.back().push_back(*value);
+    }
+    std::vector<BenchmarkEvidence> suite(latest.size());
+    for (std::size_t b = 0; b < latest.size(); ++b) {
+        suite[b].history = latest[b];
+        suite[b].base = suite[b].head = latest[b].back();
+        suite[b].budget_weight = matrix.benchmarks[b].budget_weight;
+        suite[b].minimum_change = 0.001;
+    }
+    const auto weighted = method->judge(suite).benchmarks;
+    suite[0].budget_weight = suite[1].budget_weight = 1;
+    const auto plain = method->judge(suite).benchmarks;
+    EXPECT_GT(weighted[0].threshold, plain[0].threshold);
+    EXPECT_LT(weighted[1].threshold, plain[1].threshold);
+    for (std::size_t b = 2; b < 8; ++b) EXPECT_EQ(weighted[b].threshold, plain[b].threshold);
+}
+
 TEST(Calibration, AHistoryOfTwelveRunsGetsThresholdsFromItsOwnNoise) {
     // 12 runs replay no pull request (the first needs 10 runs before it and 5 after): the prior
     // tail alone, applied to each benchmark's own noise, with no fixed fallback.

@@ -29,10 +29,8 @@ TEST(MachineKeys, AreShownOnceAndKeptOutOfTheEnvironmentChanges) {
     recorder.record("pr", "feature", {timed("a", 1)}, head_environment);
     const auto comparison = compare(recorder.store, nullptr, recorder.options("pr"));
 
-    EXPECT_EQ(
-        comparison.environment_changes,
-        (std::vector<model::EnvironmentChange>{
-            {"compiler.gcc", "12.2.0", "13.1.0"}}));
+    EXPECT_EQ(comparison.environment_changes,
+              (std::vector<model::EnvironmentChange>{{"compiler.gcc", "12.2.0", "13.1.0"}}));
     EXPECT_EQ(comparison.machine_environment, (model::Environment{
                                                   {"os", "Debian GNU/Linux 12 (bookworm)"},
                                                   {"cpu", "AMD EPYC 7402"},
