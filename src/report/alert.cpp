@@ -25,12 +25,20 @@ std::string worse_or_better(model::Direction direction, double ratio) {
     return model::worse(direction, ratio) ? "worse" : "better";
 }
 
-// A commit as a Markdown link to its page when the repository's page is known.
-std::string commit_link(const std::string& commit, const AlertLinks& links) {
-    const auto shown = escape_markdown(detail::short_commit(commit));
-    if (links.repository_url.empty()) return shown;
-    const auto url = detail::web_url(links.repository_url + "/commit/" + commit);
-    return url.empty() ? shown : fmt::format("[{}]({})", shown, url);
+// The pages of `commits` under the repository's page, as bare URLs (both forges link them), or
+// "" when the repository's page is unknown.
+std::string commit_pages(const std::vector<std::string>& commits, const AlertLinks& links) {
+    if (links.repository_url.empty()) return "";
+    std::vector<std::string> pages;
+    for (const auto& commit : commits)
+        if (const auto url = detail::web_url(links.repository_url + "/commit/" + commit);
+            !url.empty())
+            pages.push_back(url);
+    return fmt::format("{}", fmt::join(pages, " "));
+}
+
+std::string short_commit_text(const std::string& commit) {
+    return escape_markdown(detail::short_commit(commit));
 }
 
 std::string machine_list(const std::vector<std::string>& machines) {
@@ -82,7 +90,7 @@ std::string render_alert_markdown(const model::Alert& alert,
     std::string out;
     if (key.kind == model::AlertKind::Suite)
         out += fmt::format(
-            "### Suite-wide step in {}\n\n{} of the {} benchmarks measured on both sides stepped "
+            "**Suite-wide step in {}**\n\n{} of the {} benchmarks measured on both sides stepped "
             "at "
             "the same commit, median {}: a change of machine, driver or toolchain is likelier "
             "than a commit that moved everything.\n\n",
@@ -90,7 +98,7 @@ std::string render_alert_markdown(const model::Alert& alert,
             signed_percent(alert.ratio));
     else
         out += fmt::format(
-            "### {} stepped {} {} in {}\n\nA lasting step on the default branch: the new level "
+            "**{} stepped {} {} in {}**\n\nA lasting step on the default branch: the new level "
             "has held for {} run{} on {} (new level / old level = {:.3f}).\n\n",
             escape_markdown(model::with_metric(key.benchmark, key.metric)),
             signed_percent(alert.ratio), worse_or_better(alert.direction, alert.ratio),
@@ -98,21 +106,24 @@ std::string render_alert_markdown(const model::Alert& alert,
             escape_markdown(alert.machine), alert.ratio);
 
     out += "| | |\n|---|---|\n";
-    auto range = fmt::format("{}..{}", commit_link(key.before_commit, links),
-                             commit_link(key.after_commit, links));
+    auto range = fmt::format("{}..{}", short_commit_text(key.before_commit),
+                             short_commit_text(key.after_commit));
     if (!alert.range_commits.empty())
         range += fmt::format(" ({} commit{})", alert.range_commits.size(),
                              alert.range_commits.size() == 1 ? "" : "s");
     out += fmt::format("| Commits | {} |\n", range);
     if (alert.range_commits.size() == 1)
-        out += fmt::format("| Made by | {} {} |\n", commit_link(alert.range_commits.front(), links),
+        out += fmt::format("| Made by | {} {} |\n", short_commit_text(alert.range_commits.front()),
                            escape_markdown(alert.culprit_subject));
+    if (const auto pages = commit_pages({key.before_commit, key.after_commit}, links);
+        !pages.empty())
+        out += fmt::format("| Commit pages | {} |\n", pages);
     const auto environment = detail::change_list(alert.environment_changes, escape_markdown);
     out += fmt::format("| Environment changes | {} |\n",
                        environment.empty() ? "none recorded" : environment);
     out += fmt::format("| Machines | {} |\n", machine_list(machines));
     if (const auto history = detail::web_url(links.history_url); !history.empty())
-        out += fmt::format("| History | [dashboard]({}) |\n", history);
+        out += fmt::format("| History | {} |\n", history);
 
     if (key.kind == model::AlertKind::Suite && !alert.steps.empty()) {
         auto steps = alert.steps;

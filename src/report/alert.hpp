@@ -19,9 +19,12 @@ struct AlertLinks {
 std::string alert_title(const model::Alert& alert);
 
 // The body in Markdown, under its marker line: the benchmark, the change and its
-// direction, the commit range with links, the first commit at the new level when the range holds
-// only it, the environment changes between the runs either side, the machines that show it and
-// the dashboard. Every string from outside is escaped (escape_markdown, web_url).
+// direction, the commit range (short SHAs, which both forges link, and the two commits' pages as
+// bare URLs when the repository's page is known), the commit that made the step when the range
+// holds only it, the environment changes between the runs either side, the machines that show it
+// and the dashboard's URL. It writes no heading, HTML or link markup of its own, and every string
+// from outside is escaped (escape_markdown, web_url), so the body passes the report's output
+// checks.
 std::string render_alert_markdown(const model::Alert& alert,
                                   const std::vector<std::string>& machines,
                                   const AlertLinks& links);

@@ -12,6 +12,7 @@
 
 #include "support/fake_github.hpp"
 #include "support/fake_gitlab.hpp"
+#include "support/output_checks.hpp"
 #include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
@@ -136,14 +137,18 @@ TEST_F(GitHubAlertTest, OneIssueOpenedUpdatedSharedByMachinesAndClosedWhenTheLev
     EXPECT_EQ(issues[0].author, "github-actions[bot]");
     EXPECT_EQ(first_line(issues[0].body), marker("m1"));
     EXPECT_NE(issues[0].body.find("held for 4 runs on m1"), std::string::npos) << issues[0].body;
-    EXPECT_NE(issues[0].body.find("| Commits | [633130000](https://github.com/o/r/commit/" +
-                                  fake_commit("c10") + ")..[633131000](https://github.com/o/r/" +
-                                  "commit/" + fake_commit("c11") + ") |"),
-              std::string::npos)
+    EXPECT_NE(issues[0].body.find("| Commits | 633130000..633131000 |"), std::string::npos)
+        << issues[0].body;
+    EXPECT_NE(
+        issues[0].body.find("| Commit pages | https://github.com/o/r/commit/" + fake_commit("c10") +
+                            " https://github.com/o/r/commit/" + fake_commit("c11") + " |"),
+        std::string::npos)
         << issues[0].body;
     EXPECT_NE(issues[0].body.find("| Environment changes | toolchain 1.0 → 1.1 |"),
               std::string::npos)
         << issues[0].body;
+    EXPECT_EQ(markdown_problem(issues[0].body.substr(issues[0].body.find('\n') + 1)),
+              std::nullopt);
 
     // The next run on the default branch: the same issue, updated.
     record_planted("m1", 15, 15);
