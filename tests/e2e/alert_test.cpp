@@ -147,8 +147,7 @@ TEST_F(GitHubAlertTest, OneIssueOpenedUpdatedSharedByMachinesAndClosedWhenTheLev
     EXPECT_NE(issues[0].body.find("| Environment changes | toolchain 1.0 → 1.1 |"),
               std::string::npos)
         << issues[0].body;
-    EXPECT_EQ(markdown_problem(issues[0].body.substr(issues[0].body.find('\n') + 1)),
-              std::nullopt);
+    EXPECT_EQ(markdown_problem(issues[0].body.substr(issues[0].body.find('\n') + 1)), std::nullopt);
 
     // The next run on the default branch: the same issue, updated.
     record_planted("m1", 15, 15);
@@ -266,6 +265,65 @@ TEST_F(GitHubAlertTest, RefusalIsOneLineNamingThePermissionAndExitsWith2) {
               "error: no repository to open alert issues in: GITHUB_REPOSITORY is unset (not a "
               "GitHub Actions job); pass --repository OWNER/NAME\n");
     EXPECT_TRUE(github_.issues("o/r").empty());
+}
+
+// Runs recorded in a git repository of commits 1 … 15 ("change N"), a stepping to 120 at 11.
+class GitHubAlertInGitTest : public GitHubAlertTest {
+  protected:
+    GitHubAlertInGitTest() {
+        for (int i = 1; i <= 15; ++i) {
+            repository_.write_file("file", std::to_string(i));
+            commits_.push_back(repository_.commit("change " + std::to_string(i)));
+        }
+    }
+
+    void record_commit(int number) {
+        write_text(directory_.path() / "results.json",
+                   benchmark_file({{"a", planted(number)}, {"b", 50}}));
+        const auto output =
+            benchwatch({"record", "--store", store_, "--project", "p", "--machine", "m1", "--repo",
+                        repository_.directory().string(), "--commit", commits_[number - 1],
+                        "--branch", "main", (directory_.path() / "results.json").string()});
+        ASSERT_EQ(output.exit_code, 0) << output.err;
+    }
+
+    ScratchRepository repository_;
+    std::vector<std::string> commits_;
+};
+
+TEST_F(GitHubAlertInGitTest, NamesTheCommitThatMadeTheStepOnceBisectsRunsNarrowTheRange) {
+    // Commit 11 unmeasured: the step lies in 10..12, two commits.
+    for (int i = 1; i <= 15; ++i)
+        if (i != 11) record_commit(i);
+    const std::vector<std::string> repo{"--repo", repository_.directory().string()};
+    auto output = alert("github", "m1", repo);
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    auto issues = github_.issues("o/r");
+    ASSERT_EQ(issues.size(), 1u);
+    const auto short_sha = [](const std::string& sha) { return sha.substr(0, 9); };
+    EXPECT_NE(issues[0].body.find("| Commits | " + short_sha(commits_[9]) + ".." +
+                                  short_sha(commits_[11]) + " (2 commits) |"),
+              std::string::npos)
+        << issues[0].body;
+    EXPECT_NE(issues[0].body.find("`benchwatch bisect` measures the commits between"),
+              std::string::npos);
+
+    // Bisect records commit 11: the range is that commit alone, the same issue names it.
+    record_commit(11);
+    output = alert("github", "m1", repo);
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(output.out.substr(0, 17), "updated issue #1:") << output.out;
+    issues = github_.issues("o/r");
+    ASSERT_EQ(issues.size(), 1u);
+    EXPECT_EQ(first_line(issues[0].body),
+              "<!-- benchwatch-alert project=p kind=step benchmark=a metric=time before=" +
+                  commits_[9] + " after=" + commits_[10] + " machines=m1 -->");
+    EXPECT_NE(issues[0].body.find("| Commits | " + short_sha(commits_[9]) + ".." +
+                                  short_sha(commits_[10]) + " (1 commit) |\n| Made by | " +
+                                  short_sha(commits_[10]) + " change 11 |"),
+              std::string::npos)
+        << issues[0].body;
+    EXPECT_EQ(issues[0].body.find("benchwatch bisect"), std::string::npos);
 }
 
 class GitLabAlertTest : public AlertTest {
