@@ -127,10 +127,10 @@ Command add_serve_command(CLI::App& parent);
 // `benchwatch site`: the history dashboard as static files.
 Command add_site_command(CLI::App& parent);
 
-// `benchwatch github comment|summary|status`: the report on a pull request.
+// `benchwatch github comment|summary|status|alert`: the report on a pull request, alert issues.
 Command add_github_command(CLI::App& parent);
 
-// `benchwatch gitlab comment`: the report as the merge request's note.
+// `benchwatch gitlab comment|alert`: the report as the merge request's note, alert issues.
 Command add_gitlab_command(CLI::App& parent);
 
 // `benchwatch history-branch pull|push`: the run history kept in a git branch.

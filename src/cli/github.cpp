@@ -6,7 +6,9 @@
 #include <memory>
 #include <sstream>
 
+#include "cli/alert.hpp"
 #include "cli/commands.hpp"
+#include "github/alert.hpp"
 #include "github/client.hpp"
 #include "github/comment.hpp"
 #include "github/pull_request.hpp"
@@ -217,6 +219,46 @@ int run_status(const GitHubFlags& flags) {
     return 0;
 }
 
+// The flags of `github alert`: the alert run's, and where the issues are.
+struct GitHubAlertFlags {
+    AlertFlags alert;
+    std::string repository;
+    std::string token_env = "GITHUB_TOKEN";
+};
+
+// Opens, updates and closes the repository's alert issues for the default branch's steps.
+int run_github_alert(const GitHubAlertFlags& flags) {
+    const auto repository =
+        flags.repository.empty() ? environment_variable("GITHUB_REPOSITORY") : flags.repository;
+    if (!repository)
+        throw UsageError(
+            "no repository to open alert issues in: GITHUB_REPOSITORY is unset (not a GitHub "
+            "Actions job); pass --repository OWNER/NAME");
+    GitHubFlags token;
+    token.token_env = flags.token_env;
+    auto client = make_client(token);
+    const auto& label = flags.alert.label;
+    return run_alert(flags.alert,
+                     {[&](const std::string& project) {
+                          return github::list_alert_issues(client, *repository, label, project);
+                      },
+                      [&] { return github::alert_calls(client, *repository, label); }});
+}
+
+// Adds `alert` to `github`, the issues of the default branch's lasting steps.
+CLI::App* add_github_alert(CLI::App& github, GitHubAlertFlags& flags) {
+    auto* alert = github.add_subcommand(
+        "alert",
+        "Open an issue for each new lasting step on the default branch; update it, close it when "
+        "the level returns");
+    add_alert_flags(*alert, flags.alert);
+    alert->add_option("--repository", flags.repository,
+                      "OWNER/NAME to open issues in (default: GITHUB_REPOSITORY)");
+    alert->add_option("--token-env", flags.token_env,
+                      "Environment variable holding the token (default: GITHUB_TOKEN)");
+    return alert;
+}
+
 // Adds --repository, --pull-request, --event and --token-env, which name where to post.
 void add_pull_request_flags(CLI::App& command, GitHubFlags& flags) {
     auto* repository =
@@ -259,7 +301,8 @@ void require_report_with_event(CLI::App& command, GitHubFlags& flags) {
 Command add_github_command(CLI::App& parent) {
     auto* command = parent.add_subcommand(
         "github",
-        "Deliver the report on GitHub: pull-request comment, step summary, commit status");
+        "Deliver the report on GitHub: pull-request comment, step summary, commit status, "
+        "alert issues");
     command->require_subcommand(1);
 
     auto comment_flags = std::make_shared<GitHubFlags>();
@@ -292,9 +335,13 @@ Command add_github_command(CLI::App& parent) {
     status->add_option("--target-url", status_flags->target_url,
                        "The status's link (default: the workflow run's page)");
 
+    auto alert_flags = std::make_shared<GitHubAlertFlags>();
+    auto* alert = add_github_alert(*command, *alert_flags);
+
     return {command, [=] {
                 if (comment->parsed()) return run_comment(*comment_flags);
                 if (summary->parsed()) return run_summary(*summary_flags);
+                if (alert->parsed()) return run_github_alert(*alert_flags);
                 return run_status(*status_flags);
             }};
 }

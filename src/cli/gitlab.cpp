@@ -3,7 +3,9 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/alert.hpp"
 #include "cli/commands.hpp"
+#include "gitlab/alert.hpp"
 #include "gitlab/client.hpp"
 #include "gitlab/merge_request.hpp"
 #include "gitlab/note.hpp"
@@ -85,11 +87,49 @@ int run_comment(const GitLabFlags& flags) {
     return flags.fail_on_regression && failing ? 1 : 0;
 }
 
+// The flags of `gitlab alert`: the alert run's, and where the issues are.
+struct GitLabAlertFlags {
+    AlertFlags alert;
+    std::string project;
+    std::string token_env = "GITLAB_TOKEN";
+};
+
+// Opens, updates and closes the project's alert issues for the default branch's steps.
+int run_gitlab_alert(const GitLabAlertFlags& flags) {
+    const auto where = gitlab::resolve_project(
+        {non_empty(flags.project), std::nullopt, environment_variable("CI_PROJECT_ID"),
+         environment_variable("CI_PROJECT_PATH"), std::nullopt});
+    GitLabFlags token;
+    token.token_env = flags.token_env;
+    auto client = make_client(token);
+    const auto& label = flags.alert.label;
+    return run_alert(flags.alert, {[&](const std::string& project) {
+                                       return gitlab::list_alert_issues(client, where, label,
+                                                                        project);
+                                   },
+                                   [&] { return gitlab::alert_calls(client, where, label); }});
+}
+
+// Adds `alert` to `gitlab`, the issues of the default branch's lasting steps.
+CLI::App* add_gitlab_alert(CLI::App& gitlab, GitLabAlertFlags& flags) {
+    auto* alert = gitlab.add_subcommand(
+        "alert",
+        "Open an issue for each new lasting step on the default branch; update it, close it when "
+        "the level returns");
+    add_alert_flags(*alert, flags.alert);
+    alert->add_option("--gitlab-project", flags.project,
+                      "Project ID or path GROUP/NAME to open issues in (default: CI_PROJECT_ID)");
+    alert->add_option("--token-env", flags.token_env,
+                      "Environment variable holding the token (default: GITLAB_TOKEN)");
+    return alert;
+}
+
 }  // namespace
 
 Command add_gitlab_command(CLI::App& parent) {
-    auto* command =
-        parent.add_subcommand("gitlab", "Deliver the report on GitLab: the merge request's note");
+    auto* command = parent.add_subcommand("gitlab",
+                                          "Deliver the report on GitLab: the merge request's note, "
+                                          "alert issues");
     command->require_subcommand(1);
 
     auto flags = std::make_shared<GitLabFlags>();
@@ -110,7 +150,13 @@ Command add_gitlab_command(CLI::App& parent) {
     comment->add_option("--token-env", flags->token_env,
                         "Environment variable holding the token (default: GITLAB_TOKEN)");
 
-    return {command, [=] { return run_comment(*flags); }};
+    auto alert_flags = std::make_shared<GitLabAlertFlags>();
+    auto* alert = add_gitlab_alert(*command, *alert_flags);
+
+    return {command, [=] {
+                if (alert->parsed()) return run_gitlab_alert(*alert_flags);
+                return run_comment(*flags);
+            }};
 }
 
 }  // namespace benchwatch::cli

@@ -52,7 +52,7 @@ std::string project_api_id(std::string_view project) {
     return encoded;
 }
 
-MergeRequest resolve_merge_request(const MergeRequestSources& sources) {
+MergeRequest resolve_project(const MergeRequestSources& sources) {
     MergeRequest merge_request;
     if (sources.project_flag) {
         merge_request.project = *sources.project_flag;
@@ -67,6 +67,11 @@ MergeRequest resolve_merge_request(const MergeRequestSources& sources) {
             "no GitLab project: CI_PROJECT_ID and CI_PROJECT_PATH are unset (not a GitLab CI "
             "job); pass --gitlab-project ID_OR_PATH");
     }
+    return merge_request;
+}
+
+MergeRequest resolve_merge_request(const MergeRequestSources& sources) {
+    auto merge_request = resolve_project(sources);
     merge_request.iid = merge_request_iid(sources);
     return merge_request;
 }

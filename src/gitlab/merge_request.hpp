@@ -28,6 +28,10 @@ struct MergeRequestSources {
 // `project` as the API's :id: a number stays as it is, a path is percent-encoded.
 std::string project_api_id(std::string_view project);
 
+// The project alone (iid 0), from --gitlab-project, else CI_PROJECT_ID (else CI_PROJECT_PATH).
+// Throws GitLabError naming the flag when none gives one.
+MergeRequest resolve_project(const MergeRequestSources& sources);
+
 // Flags first, then CI_PROJECT_ID (else CI_PROJECT_PATH) and CI_MERGE_REQUEST_IID. Throws
 // GitLabError saying which of project and IID is missing, why, and the flag that gives it; and
 // when an IID is not a positive whole number.

@@ -131,8 +131,8 @@ TEST_F(CommandLineTest, MistypedSubcommandIsNamedWithTheNearest) {
     output = benchwatch({"github"});
     EXPECT_EQ(output.exit_code, 2);
     EXPECT_EQ(output.err,
-              "error: benchwatch github needs a subcommand: comment, summary, status; benchwatch "
-              "github --help says what each does\n");
+              "error: benchwatch github needs a subcommand: comment, summary, status, alert; "
+              "benchwatch github --help says what each does\n");
 }
 
 TEST_F(CommandLineTest, MistypedFlagIsBlamedAndNotItsValue) {

@@ -41,10 +41,10 @@ TEST(CompletionTest, OffersSubcommandsAndTheirOwn) {
     EXPECT_THAT(complete({""}), Contains("history-branch"));
     EXPECT_THAT(complete({""}), Contains("backtest"));
     EXPECT_THAT(complete({"co"}), ElementsAre("compare", "copy", "confirm"));
-    EXPECT_THAT(complete({"github", ""}), ElementsAre("comment", "summary", "status"));
+    EXPECT_THAT(complete({"github", ""}), ElementsAre("comment", "summary", "status", "alert"));
     EXPECT_THAT(complete({"history-branch", "p"}), ElementsAre("pull", "push"));
     EXPECT_THAT(complete({"help", "gi"}), ElementsAre("github", "gitlab"));
-    EXPECT_THAT(complete({"help", "gitlab", ""}), ElementsAre("comment"));
+    EXPECT_THAT(complete({"help", "gitlab", ""}), ElementsAre("comment", "alert"));
 }
 
 TEST(CompletionTest, OffersTheFlagsOfTheSubcommandTyped) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -28,6 +29,17 @@ struct FakeFailure {
     int status = 500;
     std::multimap<std::string, std::string> headers;
     std::string body = R"({"message": "Server Error"})";
+};
+
+// An issue of a fake forge, with the comments (GitLab's notes) on it, oldest first.
+struct FakeIssue {
+    std::int64_t number = 0;  // GitHub's number, GitLab's iid
+    std::string author;
+    std::string title;
+    std::string body;  // GitLab's description
+    std::vector<std::string> labels;
+    bool open = true;
+    std::vector<std::string> comments;
 };
 
 // How a fake forge's listings point at their next page: as the forges do (none after the last

@@ -10,8 +10,9 @@
 
 // A local stand-in for GitHub's REST API, for the github and end-to-end tests: issue comments
 // (list with pagination, create, edit, delete) with their authors, the token's user (GET /user),
-// commit statuses, pull requests' heads and labels with their issue events, with configurable
-// failures; it records every request.
+// commit statuses, pull requests' heads and labels with their issue events, issues (list by
+// state and label with pagination, create, edit, close, comment), with configurable failures; it
+// records every request.
 namespace benchwatch::testing {
 
 // A comment on a pull request of the fake server.
@@ -74,6 +75,15 @@ class FakeGitHub {
 
     // How listings point at their next page.
     void set_paging(FakePaging paging);
+
+    // Adds an issue by `author` to `repository`; returns its number. Numbers grow from 1 in the
+    // order issues are made, apart from pull requests' numbers.
+    std::int64_t add_issue(const std::string& repository, const std::string& author,
+                           const std::string& title, const std::string& body,
+                           const std::vector<std::string>& labels, bool open = true);
+
+    // The repository's issues, oldest first, each with its comments.
+    std::vector<FakeIssue> issues(const std::string& repository) const;
 
     // The next `times` requests get `failure`.
     void fail_next(int times, const FakeFailure& failure);

@@ -54,6 +54,9 @@ struct FakeGitLab::Server {
     FakePaging paging = FakePaging::normal;
     std::map<std::string, std::int64_t> user_ids;  // by username, in order seen
 
+    std::map<std::string, std::vector<FakeIssue>> issues;  // by project
+    std::int64_t next_iid = 1;
+
     std::string origin() const { return forge.origin(); }
 
     nlohmann::json user_json(const std::string& username) {
@@ -153,6 +156,106 @@ struct FakeGitLab::Server {
         reply_json(response, 200, note_json(*note));
     }
 
+    // Issues, as GitLab's API v4 has them: a listing filtered by state ("opened", "closed", else
+    // all) and labels (a comma-separated list, every one named), paged with X-Next-Page; creation
+    // with title, description and labels; an edit of the description or title, or state_event
+    // "close"; notes.
+    nlohmann::json issue_json(const std::string& project, const FakeIssue& issue) {
+        return {
+            {"iid", issue.number},
+            {"id", 9000 + issue.number},
+            {"title", issue.title},
+            {"description", issue.body},
+            {"state", issue.open ? "opened" : "closed"},
+            {"labels", issue.labels},
+            {"author", user_json(issue.author)},
+            {"web_url", origin() + "/" + project + "/-/issues/" + std::to_string(issue.number)}};
+    }
+
+    static std::vector<std::string> label_list(const std::string& text) {
+        std::vector<std::string> labels;
+        std::size_t start = 0;
+        while (start <= text.size()) {
+            const auto end = std::min(text.find(',', start), text.size());
+            if (end > start) labels.push_back(text.substr(start, end - start));
+            start = end + 1;
+        }
+        return labels;
+    }
+
+    FakeIssue* issue_of(const httplib::Request& request) {
+        auto& list = issues[request.matches[1].str()];
+        const auto iid = std::stoll(request.matches[2]);
+        const auto found = std::find_if(
+            list.begin(), list.end(), [iid](const FakeIssue& each) { return each.number == iid; });
+        return found == list.end() ? nullptr : &*found;
+    }
+
+    void list_issues(const httplib::Request& request, httplib::Response& response) {
+        const std::lock_guard lock(mutex);
+        const auto project = request.matches[1].str();
+        const auto state = request.has_param("state") ? request.get_param_value("state") : "all";
+        const auto wanted = label_list(
+            request.has_param("labels") ? request.get_param_value("labels") : std::string());
+        std::vector<const FakeIssue*> selected;
+        for (const auto& issue : issues[project]) {
+            if ((state == "opened" && !issue.open) || (state == "closed" && issue.open)) continue;
+            if (std::all_of(wanted.begin(), wanted.end(), [&](const std::string& label) {
+                    return std::find(issue.labels.begin(), issue.labels.end(), label) !=
+                           issue.labels.end();
+                }))
+                selected.push_back(&issue);
+        }
+        const int page = request.has_param("page") ? std::stoi(request.get_param_value("page")) : 1;
+        const int pages =
+            std::max<int>(1, static_cast<int>((selected.size() + page_size - 1) / page_size));
+        auto listed = nlohmann::json::array();
+        for (std::size_t i = static_cast<std::size_t>((page - 1) * page_size);
+             i < selected.size() && i < static_cast<std::size_t>(page * page_size); ++i)
+            listed.push_back(issue_json(project, *selected[i]));
+        response.set_header("X-Page", std::to_string(page));
+        response.set_header("X-Next-Page", page < pages ? std::to_string(page + 1) : "");
+        reply_json(response, 200, listed);
+    }
+
+    void create_issue(const httplib::Request& request, httplib::Response& response) {
+        const auto body = nlohmann::json::parse(request.body, nullptr, false);
+        if (!body.is_object() || !body.contains("title") || !body["title"].is_string())
+            return reply_json(response, 400, {{"error", "title is missing"}});
+        const std::lock_guard lock(mutex);
+        const auto project = request.matches[1].str();
+        FakeIssue issue;
+        issue.number = next_iid++;
+        issue.author = token_user;
+        issue.title = body["title"].get<std::string>();
+        issue.body = body.value("description", "");
+        issue.labels = label_list(body.value("labels", ""));
+        issues[project].push_back(issue);
+        reply_json(response, 201, issue_json(project, issue));
+    }
+
+    void edit_issue(const httplib::Request& request, httplib::Response& response) {
+        const auto body = nlohmann::json::parse(request.body, nullptr, false);
+        if (!body.is_object()) return reply_json(response, 400, {{"error", "not JSON"}});
+        const std::lock_guard lock(mutex);
+        auto* issue = issue_of(request);
+        if (issue == nullptr) return reply_not_found(response);
+        if (body.contains("description")) issue->body = body["description"].get<std::string>();
+        if (body.contains("title")) issue->title = body["title"].get<std::string>();
+        if (body.contains("state_event")) issue->open = body["state_event"] == "reopen";
+        reply_json(response, 200, issue_json(request.matches[1].str(), *issue));
+    }
+
+    void create_issue_note(const httplib::Request& request, httplib::Response& response) {
+        const auto body = note_body(request, response);
+        if (!body) return;
+        const std::lock_guard lock(mutex);
+        auto* issue = issue_of(request);
+        if (issue == nullptr) return reply_not_found(response);
+        issue->comments.push_back(*body);
+        reply_json(response, 201, {{"id", next_id++}, {"body", *body}, {"noteable_type", "Issue"}});
+    }
+
     void delete_note(const httplib::Request& request, httplib::Response& response) {
         const std::lock_guard lock(mutex);
         auto* list = merge_request_notes(request, response);
@@ -185,6 +288,11 @@ FakeGitLab::FakeGitLab() : server_(std::make_unique<Server>()) {
     route("POST", notes, &Server::create_note);
     route("PUT", note, &Server::edit_note);
     route("DELETE", note, &Server::delete_note);
+    const std::string issues = R"(/api/v4/projects/(.+)/issues)";
+    route("GET", issues, &Server::list_issues);
+    route("POST", issues, &Server::create_issue);
+    route("PUT", issues + R"(/(\d+))", &Server::edit_issue);
+    route("POST", issues + R"(/(\d+)/notes)", &Server::create_issue_note);
     server.forge.start();
 }
 
@@ -244,6 +352,21 @@ void FakeGitLab::send_link_headers(bool send) {
 void FakeGitLab::set_paging(FakePaging paging) {
     const std::lock_guard lock(server_->mutex);
     server_->paging = paging;
+}
+
+std::int64_t FakeGitLab::add_issue(const std::string& project, const std::string& author,
+                                   const std::string& title, const std::string& description,
+                                   const std::vector<std::string>& labels, bool open) {
+    const std::lock_guard lock(server_->mutex);
+    const auto iid = server_->next_iid++;
+    server_->issues[project].push_back({iid, author, title, description, labels, open, {}});
+    return iid;
+}
+
+std::vector<FakeIssue> FakeGitLab::issues(const std::string& project) const {
+    const std::lock_guard lock(server_->mutex);
+    const auto found = server_->issues.find(project);
+    return found == server_->issues.end() ? std::vector<FakeIssue>{} : found->second;
 }
 
 void FakeGitLab::fail_next(int times, const FakeFailure& failure) {

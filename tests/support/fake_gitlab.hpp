@@ -10,7 +10,8 @@
 
 // A local stand-in for GitLab's REST API v4, for the gitlab and end-to-end tests: a merge
 // request's notes (list with pagination, create, edit, delete) with their authors, and the
-// token's user (GET /user), with configurable failures; it records every request.
+// token's user (GET /user), issues (list by state and label with pagination, create, edit, close,
+// notes), with configurable failures; it records every request.
 namespace benchwatch::testing {
 
 // A note on a merge request of the fake server.
@@ -70,6 +71,15 @@ class FakeGitLab {
 
     // How listings point at their next page (X-Next-Page, and Link when sent).
     void set_paging(FakePaging paging);
+
+    // Adds an issue by `author` to `project` ("42" or "group/app"); returns its iid. Iids grow
+    // from 1 in the order issues are made.
+    std::int64_t add_issue(const std::string& project, const std::string& author,
+                           const std::string& title, const std::string& description,
+                           const std::vector<std::string>& labels, bool open = true);
+
+    // The project's issues, oldest first, each with its notes' bodies.
+    std::vector<FakeIssue> issues(const std::string& project) const;
 
     // The next `times` requests get `failure`.
     void fail_next(int times, const FakeFailure& failure);
