@@ -15,20 +15,6 @@ namespace {
 const std::string base_sha(40, 'a');
 const std::string head_sha(40, 'b');
 
-std::string google_benchmark_file(const std::vector<std::pair<std::string, double>>& rows) {
-    nlohmann::json benchmarks = nlohmann::json::array();
-    for (const auto& [name, nanoseconds] : rows)
-        benchmarks.push_back({{"name", name},
-                              {"run_type", "iteration"},
-                              {"iterations", 10},
-                              {"real_time", nanoseconds},
-                              {"cpu_time", nanoseconds},
-                              {"time_unit", "ns"}});
-    return nlohmann::json{{"context", {{"library_build_type", "release"}}},
-                          {"benchmarks", benchmarks}}
-        .dump();
-}
-
 class BenchmarkRulesTest : public ::testing::Test {
   protected:
     vcs::ProcessOutput benchwatch(const std::vector<std::string>& arguments) {
@@ -39,7 +25,7 @@ class BenchmarkRulesTest : public ::testing::Test {
 
     void record(const std::string& commit, const std::string& branch,
                 const std::vector<std::pair<std::string, double>>& rows) {
-        write_text(directory_.path() / "results.json", google_benchmark_file(rows));
+        write_text(directory_.path() / "results.json", google_benchmark_json(rows));
         const auto output =
             benchwatch({"record", "--store", store_, "--project", "p", "--machine", "m", "--commit",
                         commit, "--branch", branch, "results.json"});
@@ -123,9 +109,9 @@ TEST_F(BenchmarkRulesTest, ARulesMinimumReplacesTheCategorys) {
 
 TEST_F(BenchmarkRulesTest, TwoFilesLeaveIgnoredBenchmarksOut) {
     write_text(directory_.path() / "base.json",
-               google_benchmark_file({{"BM_Flaky", 100}, {"BM_Sort", 1000}}));
+               google_benchmark_json({{"BM_Flaky", 100}, {"BM_Sort", 1000}}));
     write_text(directory_.path() / "head.json",
-               google_benchmark_file({{"BM_Flaky", 400}, {"BM_Sort", 1000}}));
+               google_benchmark_json({{"BM_Flaky", 400}, {"BM_Sort", 1000}}));
     write_text(directory_.path() / "benchwatch.toml",
                "[[benchmark]]\nmatch = \"BM_Flaky\"\nignore = true\n");
     const auto output = benchwatch({"compare", "base.json", "head.json", "--format", "json"});

@@ -25,21 +25,6 @@ namespace fs = std::filesystem;
 const std::string base_sha(40, 'a');
 const std::string head_sha(40, 'b');
 
-// A Google Benchmark file with one row per benchmark, times in ns.
-std::string google_benchmark_file(const std::vector<std::pair<std::string, double>>& rows) {
-    nlohmann::json benchmarks = nlohmann::json::array();
-    for (const auto& [name, nanoseconds] : rows)
-        benchmarks.push_back({{"name", name},
-                              {"run_type", "iteration"},
-                              {"iterations", 10},
-                              {"real_time", nanoseconds},
-                              {"cpu_time", nanoseconds},
-                              {"time_unit", "ns"}});
-    return nlohmann::json{{"context", {{"library_build_type", "release"}}},
-                          {"benchmarks", benchmarks}}
-        .dump();
-}
-
 // A report table row of exactly 100 characters, newline included.
 std::string table_row(int index) {
     auto row = "| `benchmark_" + std::to_string(100000 + index) + "` | +1.0% |";
@@ -97,7 +82,7 @@ class GitHubTest : public ::testing::Test {
 
     void record(const std::string& commit, const std::string& branch,
                 const std::vector<std::pair<std::string, double>>& rows) {
-        write_text(directory_.path() / "results.json", google_benchmark_file(rows));
+        write_text(directory_.path() / "results.json", google_benchmark_json(rows));
         const auto output =
             benchwatch({"record", "--store", store(), "--project", "p", "--machine", "m",
                         "--commit", commit, "--branch", branch, "results.json"});
@@ -589,7 +574,7 @@ class ForkFlowTest : public GitHubTest {
 
     void record_in_repository(const std::string& commit, const std::string& branch, double hot) {
         write_text(repository_.directory() / "results.json",
-                   google_benchmark_file({{"hot", hot}, {"steady", 500}}));
+                   google_benchmark_json({{"hot", hot}, {"steady", 500}}));
         const auto output =
             run(benchwatch_command({"record", "--store", store(), "--project", "p", "--machine",
                                     "m", "--commit", commit, "--branch", branch, "results.json"}),
@@ -620,7 +605,7 @@ class ForkFlowTest : public GitHubTest {
             return output;
         };
         write_text(repository_.directory() / "results.json",
-                   google_benchmark_file({{"hot", 2000}, {"steady", 500}}));
+                   google_benchmark_json({{"hot", 2000}, {"steady", 500}}));
         in_repository(
             {"record", "--store", store(), "--project", "p", "--machine", "m", "results.json"});
         fs::create_directories(artifact());

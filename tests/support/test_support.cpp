@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -90,6 +91,20 @@ BoundedOutput run_with_timeout(const std::vector<std::string>& argv, const fs::p
                                  std::to_string(timeout.count()) +
                                  " s, so it and its process group were killed";
     return output;
+}
+
+std::string google_benchmark_json(const std::vector<std::pair<std::string, double>>& rows) {
+    nlohmann::json benchmarks = nlohmann::json::array();
+    for (const auto& [name, nanoseconds] : rows)
+        benchmarks.push_back({{"name", name},
+                              {"run_type", "iteration"},
+                              {"iterations", 10},
+                              {"real_time", nanoseconds},
+                              {"cpu_time", nanoseconds},
+                              {"time_unit", "ns"}});
+    return nlohmann::json{{"context", {{"library_build_type", "release"}}},
+                          {"benchmarks", benchmarks}}
+        .dump();
 }
 
 EnvironmentOverrides without_ci_variables() {
