@@ -184,7 +184,8 @@ model::Comparison compare_paired(const ComparisonFlags& flags, const std::string
         base = commit_of(repository, flags.base, "--base");
     } else {
         const auto name = resolve_default_branch_name(flags.default_branch, context);
-        const auto revision = resolve_default_branch_revision(name, context);
+        const auto revision = resolve_merge_target_revision(
+            flags.default_branch, resolve_default_branch_revision(name, context), context);
         if (revision.empty())
             throw UsageError(fmt::format(
                 "compare --paired: the default branch '{}' is not in {}; fetch it, or pass "
@@ -377,6 +378,8 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
     if (flags.paired || context.config.paired) return compare_paired(flags, head, context);
     compare::CompareOptions options;
     options.source = resolve_history_source(flags.common, flags.default_branch, context);
+    options.source.default_branch_revision = resolve_merge_target_revision(
+        flags.default_branch, options.source.default_branch_revision, context);
     options.head = head;
     if (!flags.base.empty()) options.base = flags.base;
     options.method = resolve_method(flags.method, context, flags.false_alarms_per_pr);

@@ -93,10 +93,20 @@ BoundedOutput run_with_timeout(const std::vector<std::string>& argv, const fs::p
 }
 
 EnvironmentOverrides without_ci_variables() {
-    return {{"GITHUB_SHA", ""},         {"GITHUB_REF", ""},
-            {"GITHUB_REF_NAME", ""},    {"GITHUB_HEAD_REF", ""},
-            {"BENCHWATCH_STORE", ""},   {"BENCHWATCH_PROJECT", ""},
-            {"BENCHWATCH_MACHINE", ""}, {"CI", ""}};
+    return {{"GITHUB_SHA", ""},
+            {"GITHUB_REF", ""},
+            {"GITHUB_REF_NAME", ""},
+            {"GITHUB_HEAD_REF", ""},
+            {"BUILDKITE_COMMIT", ""},
+            {"BUILDKITE_BRANCH", ""},
+            {"BUILDKITE_PULL_REQUEST", ""},
+            {"BUILDKITE_PULL_REQUEST_BASE_BRANCH", ""},
+            {"BUILDKITE_PIPELINE_DEFAULT_BRANCH", ""},
+            {"BUILDKITE_REPO", ""},
+            {"BENCHWATCH_STORE", ""},
+            {"BENCHWATCH_PROJECT", ""},
+            {"BENCHWATCH_MACHINE", ""},
+            {"CI", ""}};
 }
 
 std::string benchwatch_binary() {

@@ -71,7 +71,8 @@ BoundedOutput run_with_timeout(const std::vector<std::string>& argv,
                                std::chrono::seconds timeout);
 
 // Overrides that empty the variables of CI systems and of benchwatch itself (GITHUB_SHA,
-// BENCHWATCH_STORE, CI…), so that a test of the binary sees only what it passes.
+// BUILDKITE_COMMIT, BENCHWATCH_STORE, CI…), so that a test of the binary sees only what it
+// passes.
 EnvironmentOverrides without_ci_variables();
 
 // The benchwatch binary under test: the environment variable BENCHWATCH_TEST_BINARY when it is
