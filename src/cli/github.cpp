@@ -40,9 +40,15 @@ std::string resolve_github_head(const GitHubFlags& flags, const Context& context
 
 // Whether this job runs for a repository_dispatch event (GITHUB_EVENT_PATH), which another CI
 // service sent after benchmarking a pull request: its report comes from that pull request's code.
+// An event file that cannot be read is not one: the commands that need the event say why.
 bool runs_for_dispatch() {
     const auto path = environment_variable("GITHUB_EVENT_PATH");
-    return path && github::read_event(*path).kind == "repository_dispatch";
+    if (!path) return false;
+    try {
+        return github::read_event(*path).kind == "repository_dispatch";
+    } catch (const github::GitHubError&) {
+        return false;
+    }
 }
 
 // Whether the report to post was made elsewhere by a pull request's own code (--event, or a

@@ -852,7 +852,7 @@ class BlockChecker {
                                            number, name.IsScalar() ? name.as<std::string>() : "?"));
             }
             if (!command) continue;
-            JobCommands job{fmt::format("step {}", number), {}, 0, ""};
+            JobCommands job{fmt::format("step {}", number), {}, std::size_t{0}, ""};
             for (const char* key : {"command", "commands"}) {
                 const auto script = step[key];
                 if (!script) continue;

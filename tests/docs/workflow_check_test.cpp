@@ -344,7 +344,7 @@ TEST(CheckDocument, NamesTheFileAndLineOfInvalidYaml) {
                                             "line 2: end of sequence flow not found"));
 }
 
-TEST(CheckDocument, RefusesAFragmentThatIsNeitherWorkflowNorGitLabFile) {
+TEST(CheckDocument, RefusesAFragmentThatIsNoCompleteCiFile) {
     const auto check = check_document(
         "```yaml\n"
         "      - run: benchwatch site public/\n"
@@ -353,8 +353,9 @@ TEST(CheckDocument, RefusesAFragmentThatIsNeitherWorkflowNorGitLabFile) {
         "docs/dashboard.md", fake_help);
     EXPECT_THAT(check.problems,
                 ElementsAre("docs/dashboard.md:1: the ```yaml block is neither a GitHub Actions "
-                            "workflow (top-level \"on\" and \"jobs\") nor a GitLab CI file (jobs "
-                            "with \"script\"); show a complete file that can be copied as it is"));
+                            "workflow (top-level \"on\" and \"jobs\"), a GitLab CI file (jobs "
+                            "with \"script\") nor a Buildkite pipeline (top-level \"steps\" "
+                            "list); show a complete file that can be copied as it is"));
     // Its commands are still checked, and counted.
     EXPECT_EQ(check.benchwatch_commands, 1);
 }

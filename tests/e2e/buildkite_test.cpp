@@ -336,6 +336,7 @@ TEST_F(BuildkiteTest, AMissingOrFailingAgentIsOneLine) {
 }
 
 TEST_F(BuildkiteTest, ABuildkitePullRequestThatIsNotANumberIsRefused) {
+    write_text(repository_.directory() / "results.json", benchmarktools_file({{"hot", 1000}}));
     const auto output =
         run(benchwatch_command({"record", "--input-format", "benchmarktools", "results.json"}),
             repository_.directory(),
