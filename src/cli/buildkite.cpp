@@ -187,8 +187,9 @@ Command add_buildkite_command(CLI::App& parent) {
         "Show the report as the build's annotation (buildkite-agent annotate), styled by "
         "its verdicts");
     add_comparison_flags(*annotate_command, flags->comparison);
-    annotate_command->add_option("--head", flags->head,
-                                 "Head commit (default: BUILDKITE_COMMIT, as record, or HEAD)");
+    annotate_command->add_option(
+        "--head", flags->head,
+        "Head commit (default: BUILDKITE_COMMIT or GITHUB_SHA, as record, else HEAD)");
     annotate_command->add_option("--report", flags->report,
                                  "Show this report (compare --output: JSON is rendered again and "
                                  "styled by its verdicts, Markdown shown as it is with style "

@@ -408,7 +408,9 @@ Command add_compare_command(CLI::App& parent) {
     command->add_option("files", flags->files,
                         "Two result files, base then head, to compare without a store or "
                         "history (docs/two-files.md)");
-    command->add_option("--head", flags->head, "Head commit (default: HEAD, or GITHUB_SHA)");
+    command->add_option(
+        "--head", flags->head,
+        "Head commit (default: GITHUB_SHA or BUILDKITE_COMMIT, as record, else HEAD)");
     add_format_flag(*command, flags->format,
                     {report::Format::Markdown, report::Format::Text, report::Format::Json},
                     "Report format", "text on a terminal, markdown to a file or pipe");

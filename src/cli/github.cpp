@@ -249,8 +249,9 @@ CLI::App* add_github_subcommand(CLI::App& parent, const std::string& name,
                                 const std::string& description, GitHubFlags& flags) {
     auto* command = parent.add_subcommand(name, description);
     add_comparison_flags(*command, flags.comparison);
-    command->add_option("--head", flags.head,
-                        "Head commit (default: GITHUB_SHA, as record, or HEAD)");
+    command->add_option(
+        "--head", flags.head,
+        "Head commit (default: GITHUB_SHA or BUILDKITE_COMMIT, as record, else HEAD)");
     return command;
 }
 
