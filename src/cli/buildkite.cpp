@@ -94,14 +94,15 @@ std::string agent_failure(const vcs::SpawnOutcome& outcome) {
     return "ended abnormally";
 }
 
-// Runs `agent annotate --style STYLE --context CONTEXT` with `body` on its stdin.
+// Runs `agent annotate --style STYLE --context CONTEXT` with `body` on its stdin, its output
+// shown as it comes.
 void annotate(const std::string& agent, const std::string& style, const std::string& context,
               const std::string& body) {
     const BodyFile body_file(body);
     vcs::SpawnRequest request;
     request.argv = {agent, "annotate", "--style", style, "--context", context};
     request.stdin_file = body_file.path();
-    request.stdout_mode = vcs::OutputMode::log;
+    request.stdout_mode = vcs::OutputMode::inherit;  // what the agent says, shown as it says it
     request.own_process_group = true;
     request.timeout = agent_timeout;
     const auto outcome = vcs::spawn_and_collect(request);
@@ -113,8 +114,7 @@ void annotate(const std::string& agent, const std::string& style, const std::str
             outcome.start_error));
     if (outcome.timed_out || !WIFEXITED(outcome.wait_status) ||
         WEXITSTATUS(outcome.wait_status) != 0) {
-        auto reason = last_line_of(outcome.err);
-        if (reason.empty()) reason = last_line_of(outcome.out);
+        const auto reason = last_line_of(outcome.err);
         throw UsageError(fmt::format("'{}' annotate failed ({}){}{}", shown_input(agent),
                                      agent_failure(outcome), reason.empty() ? "" : ": ",
                                      shown_input(reason)));
