@@ -266,6 +266,25 @@ TEST_F(BuildkiteTest, APullRequestIsComparedWithTheMergeBaseOfItsBaseBranch) {
     EXPECT_EQ(report()["baseline"]["kind"], "merge_base");
 }
 
+TEST_F(BuildkiteTest, ABaseBranchTheCheckoutLacksFallsBackToTheDefaultBranch) {
+    default_branch_builds();
+    const auto output = benchmark_step(pull_request_head_, "feature", "7", 2000, "gone");
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    EXPECT_EQ(report()["baseline"]["commit"], main_commits_[2]);
+}
+
+TEST_F(BuildkiteTest, TheDashboardLinksCommitsToThePageOfBuildkiteRepo) {
+    default_branch_builds();
+    const auto site = folder_.path() / "site";
+    const auto output = run(benchwatch_command({"site", site.string()}), repository_.directory(),
+                            buildkite_environment(main_commits_[3], "main", "false", ""));
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    std::string written;
+    for (const auto& entry : fs::recursive_directory_iterator(site))
+        if (entry.is_regular_file()) written += read_text(entry.path());
+    EXPECT_NE(written.find("https://github.com/o/r/commit/" + main_commits_[0]), std::string::npos);
+}
+
 TEST_F(BuildkiteTest, APullRequestThatMovedOnGetsNothingFromOlderResults) {
     pull_request_build();
     const std::string newer(40, 'f');
