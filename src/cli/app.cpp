@@ -62,12 +62,12 @@ int main(int argc, char** argv) {
     app.set_version_flag("-v,--version", std::string(version_line()));
     app.require_subcommand(1);
     const std::vector<Command> commands = {
-        add_record_command(app),         add_run_command(app),      add_compare_command(app),
-        add_history_command(app),        add_import_command(app),   add_serve_command(app),
-        add_site_command(app),           add_github_command(app),   add_gitlab_command(app),
-        add_history_branch_command(app), add_migrate_command(app),  add_copy_command(app),
-        add_confirm_command(app),        add_backfill_command(app), add_bisect_command(app),
-        add_backtest_command(app),
+        add_record_command(app),         add_run_command(app),       add_compare_command(app),
+        add_history_command(app),        add_import_command(app),    add_serve_command(app),
+        add_site_command(app),           add_github_command(app),    add_gitlab_command(app),
+        add_history_branch_command(app), add_migrate_command(app),   add_copy_command(app),
+        add_confirm_command(app),        add_backfill_command(app),  add_bisect_command(app),
+        add_backtest_command(app),       add_buildkite_command(app),
     };
     const auto help_command = add_help_command(app);
     try {

@@ -101,6 +101,10 @@ std::optional<model::Acceptance> acceptance_from_ci(const model::Comparison& com
 // be read or is not such a report.
 model::Comparison read_comparison_file(const std::string& report_path);
 
+// Whether the report file at `report_path` is JSON (starts with "{"), not Markdown. Throws
+// UsageError when it cannot be read.
+bool is_json_report_file(const std::string& report_path);
+
 // The project a forge command posts for: --project, else the project a JSON report at
 // `report_path` names, else resolve_project().
 std::string resolve_report_project(const CommonFlags& flags, const std::string& report_path,
@@ -132,6 +136,9 @@ Command add_github_command(CLI::App& parent);
 
 // `benchwatch gitlab comment|alert`: the report as the merge request's note, alert issues.
 Command add_gitlab_command(CLI::App& parent);
+
+// `benchwatch buildkite annotate`: the report as the Buildkite build's annotation.
+Command add_buildkite_command(CLI::App& parent);
 
 // `benchwatch history-branch pull|push`: the run history kept in a git branch.
 Command add_history_branch_command(CLI::App& parent);

@@ -186,7 +186,8 @@ model::Comparison compare_paired(const ComparisonFlags& flags, const std::string
         base = commit_of(repository, flags.base, "--base");
     } else {
         const auto name = resolve_default_branch_name(flags.default_branch, context);
-        const auto revision = resolve_default_branch_revision(name, context);
+        const auto revision = resolve_merge_target_revision(
+            flags.default_branch, resolve_default_branch_revision(name, context), context);
         if (revision.empty())
             throw UsageError(fmt::format(
                 "compare --paired: the default branch '{}' is not in {}; fetch it, or pass "
@@ -395,6 +396,8 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
     if (flags.paired || context.config.paired) return compare_paired(flags, head, context);
     compare::CompareOptions options;
     options.source = resolve_history_source(flags.common, flags.default_branch, context);
+    options.source.default_branch_revision = resolve_merge_target_revision(
+        flags.default_branch, options.source.default_branch_revision, context);
     options.head = head;
     if (!flags.base.empty()) options.base = flags.base;
     options.method = resolve_method(flags.method, context, flags.false_alarms_per_pr);
@@ -424,7 +427,9 @@ Command add_compare_command(CLI::App& parent) {
     command->add_option("files", flags->files,
                         "Two result files, base then head, to compare without a store or "
                         "history (docs/two-files.md)");
-    command->add_option("--head", flags->head, "Head commit (default: HEAD, or GITHUB_SHA)");
+    command->add_option(
+        "--head", flags->head,
+        "Head commit (default: GITHUB_SHA or BUILDKITE_COMMIT, as record, else HEAD)");
     add_format_flag(*command, flags->format,
                     {report::Format::Markdown, report::Format::Text, report::Format::Json},
                     "Report format", "text on a terminal, markdown to a file or pipe");

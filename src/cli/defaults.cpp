@@ -128,8 +128,22 @@ std::string resolve_machine(const CommonFlags& flags, const Context& context) {
     return host_name();
 }
 
+namespace {
+
+// The commit a CI service names for the build, with the variable it came from: GITHUB_SHA, else
+// BUILDKITE_COMMIT unless it is "HEAD" (a build started without a commit, which is the checkout's
+// HEAD); nullopt when neither names one.
+std::optional<std::pair<std::string, const char*>> ci_commit() {
+    if (auto sha = environment_variable("GITHUB_SHA")) return std::pair(*sha, "GITHUB_SHA");
+    if (auto sha = environment_variable("BUILDKITE_COMMIT"); sha && *sha != "HEAD")
+        return std::pair(*sha, "BUILDKITE_COMMIT");
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string> default_commit(const Context& context) {
-    if (auto sha = environment_variable("GITHUB_SHA")) return sha;
+    if (auto commit = ci_commit()) return commit->first;
     if (context.repository) return context.repository->resolve("HEAD");
     return std::nullopt;
 }
@@ -181,8 +195,7 @@ std::string checked_commit(const std::string& given, std::string_view origin,
 
 std::string resolve_commit(const std::string& flag, const Context& context) {
     if (!flag.empty()) return checked_commit(flag, "--commit", context);
-    if (auto sha = environment_variable("GITHUB_SHA"))
-        return checked_commit(*sha, "GITHUB_SHA", context);
+    if (auto commit = ci_commit()) return checked_commit(commit->first, commit->second, context);
     if (auto sha = default_commit(context)) return *sha;
     throw UsageError(
         "no commit given and " + context.working_directory.string() +
@@ -193,6 +206,7 @@ std::string resolve_branch(const std::string& flag, const Context& context) {
     if (!flag.empty()) return flag;
     if (auto branch = environment_variable("GITHUB_HEAD_REF")) return *branch;
     if (auto branch = environment_variable("GITHUB_REF_NAME")) return *branch;
+    if (auto branch = environment_variable("BUILDKITE_BRANCH")) return *branch;
     if (context.repository)
         if (auto branch = context.repository->current_branch()) return *branch;
     throw UsageError(
@@ -202,20 +216,33 @@ std::string resolve_branch(const std::string& flag, const Context& context) {
 
 std::optional<std::int64_t> resolve_pull_request(std::optional<std::int64_t> flag) {
     if (flag) return flag;
-    const auto ref = environment_variable("GITHUB_REF");
-    constexpr std::string_view prefix = "refs/pull/";
-    if (!ref || !ref->starts_with(prefix)) return std::nullopt;
+    if (const auto ref = environment_variable("GITHUB_REF")) {
+        constexpr std::string_view prefix = "refs/pull/";
+        if (!ref->starts_with(prefix)) return std::nullopt;
+        std::int64_t number = 0;
+        const char* begin = ref->data() + prefix.size();
+        const char* end = ref->data() + ref->size();
+        const auto [next, error] = std::from_chars(begin, end, number);
+        if (error != std::errc{} || next == begin) return std::nullopt;
+        return number;
+    }
+    const auto buildkite = environment_variable("BUILDKITE_PULL_REQUEST");
+    if (!buildkite || *buildkite == "false") return std::nullopt;
     std::int64_t number = 0;
-    const char* begin = ref->data() + prefix.size();
-    const char* end = ref->data() + ref->size();
-    const auto [next, error] = std::from_chars(begin, end, number);
-    if (error != std::errc{} || next == begin) return std::nullopt;
+    const char* end = buildkite->data() + buildkite->size();
+    const auto [next, error] = std::from_chars(buildkite->data(), end, number);
+    if (error != std::errc{} || next != end || number <= 0)
+        throw UsageError(fmt::format(
+            "BUILDKITE_PULL_REQUEST is '{}', neither a pull request number nor \"false\"; "
+            "pass --pull-request N, or unset the variable outside a Buildkite build",
+            shown_input(*buildkite)));
     return number;
 }
 
 std::string resolve_default_branch_name(const std::string& flag, const Context& context) {
     if (!flag.empty()) return flag;
     if (context.config.default_branch) return *context.config.default_branch;
+    if (auto name = environment_variable("BUILDKITE_PIPELINE_DEFAULT_BRANCH")) return *name;
     if (context.repository)
         if (auto revision = context.repository->default_branch()) return strip_remote(*revision);
     return "main";
@@ -244,6 +271,17 @@ model::MethodChoice resolve_method(const std::string& flag, const Context& conte
     if (auto* samples = choice.settings_if<compare::SamplesSettings>())
         if (budget) samples->false_alarms_per_pr = *budget;
     return choice;
+}
+
+std::string resolve_merge_target_revision(const std::string& default_branch_flag,
+                                          const std::string& default_branch_revision,
+                                          const Context& context) {
+    if (!default_branch_flag.empty()) return default_branch_revision;
+    const auto base = environment_variable("BUILDKITE_PULL_REQUEST_BASE_BRANCH");
+    if (!base) return default_branch_revision;
+    if (auto revision = resolve_default_branch_revision(*base, context); !revision.empty())
+        return revision;
+    return default_branch_revision;
 }
 
 compare::HistorySource resolve_history_source(const CommonFlags& flags,
@@ -292,6 +330,68 @@ std::string resolve_history_url(const std::string& flag, const std::string& proj
     return url;
 }
 
+namespace {
+
+// Whether `text` is a host name, with a ":port" when `port_allowed`.
+bool valid_host(std::string_view text, bool port_allowed) {
+    if (text.empty()) return false;
+    return std::all_of(text.begin(), text.end(), [port_allowed](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ||
+               (port_allowed && c == ':');
+    });
+}
+
+// Whether `path` ("org/repo", "group/sub/repo") is made of at least two plain segments.
+bool valid_repository_path(std::string_view path) {
+    if (path.find('/') == std::string_view::npos || path.starts_with('/') || path.ends_with('/') ||
+        path.find("//") != std::string_view::npos)
+        return false;
+    return std::all_of(path.begin(), path.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ||
+               c == '/';
+    });
+}
+
+}  // namespace
+
+std::optional<std::string> repository_page_of_clone_url(std::string_view url) {
+    while (!url.empty() && std::isspace(static_cast<unsigned char>(url.back())))
+        url.remove_suffix(1);
+    std::string_view host;
+    std::string_view path;
+    bool port_allowed = false;
+    if (const auto scheme = url.find("://"); scheme != std::string_view::npos) {
+        const auto name = url.substr(0, scheme);
+        if (name != "https" && name != "http" && name != "ssh" && name != "git")
+            return std::nullopt;
+        auto rest = url.substr(scheme + 3);
+        const auto slash = rest.find('/');
+        if (slash == std::string_view::npos) return std::nullopt;
+        host = rest.substr(0, slash);
+        path = rest.substr(slash + 1);
+        if (const auto at = host.rfind('@'); at != std::string_view::npos)
+            host.remove_prefix(at + 1);
+        // An ssh or git port is not the web page's.
+        if (name != "https" && name != "http") {
+            host = host.substr(0, host.find(':'));
+        } else {
+            port_allowed = true;
+        }
+    } else if (const auto colon = url.find(':');
+               colon != std::string_view::npos && url.find('/') > colon) {
+        host = url.substr(0, colon);  // scp-like "git@github.com:org/repo.git"
+        path = url.substr(colon + 1);
+        if (const auto at = host.rfind('@'); at != std::string_view::npos)
+            host.remove_prefix(at + 1);
+    } else {
+        return std::nullopt;
+    }
+    while (path.ends_with('/')) path.remove_suffix(1);
+    if (path.ends_with(".git")) path.remove_suffix(4);
+    if (!valid_host(host, port_allowed) || !valid_repository_path(path)) return std::nullopt;
+    return fmt::format("https://{}/{}", host, path);
+}
+
 std::string resolve_repository_url(const Context& context) {
     std::string url;
     if (context.config.repository_url) {
@@ -299,7 +399,10 @@ std::string resolve_repository_url(const Context& context) {
     } else {
         const auto server = environment_variable("GITHUB_SERVER_URL");
         const auto repository = environment_variable("GITHUB_REPOSITORY");
-        if (server && repository) url = *server + "/" + *repository;
+        if (server && repository)
+            url = *server + "/" + *repository;
+        else if (const auto clone_url = environment_variable("BUILDKITE_REPO"))
+            url = repository_page_of_clone_url(*clone_url).value_or("");
     }
     while (url.ends_with('/')) url.pop_back();
     return url;

@@ -39,6 +39,10 @@ model::Comparison parse_comparison(std::string_view text, const std::string& pat
 
 }  // namespace
 
+bool is_json_report_file(const std::string& report_path) {
+    return looks_like_json(read_whole_file(report_path));
+}
+
 model::Comparison read_comparison_file(const std::string& report_path) {
     return parse_comparison(read_whole_file(report_path), report_path);
 }

@@ -41,15 +41,59 @@ std::string resolve_github_head(const GitHubFlags& flags, const Context& context
         "no head commit: neither GITHUB_SHA nor a git repository gives one; pass --head SHA");
 }
 
+// Whether this job runs for a repository_dispatch event (GITHUB_EVENT_PATH), which another CI
+// service sent after benchmarking a pull request: its report comes from that pull request's code.
+// An event file that cannot be read is not one: the commands that need the event say why.
+bool runs_for_dispatch() {
+    const auto path = environment_variable("GITHUB_EVENT_PATH");
+    if (!path) return false;
+    try {
+        return github::read_event(*path).kind == "repository_dispatch";
+    } catch (const github::GitHubError&) {
+        return false;
+    }
+}
+
+// Whether the report to post was made elsewhere by a pull request's own code (--event, or a
+// repository_dispatch event), so that only a JSON report rendered here may be posted.
+bool report_is_untrusted(const GitHubFlags& flags) {
+    return !flags.event.empty() || runs_for_dispatch();
+}
+
+// Refuses, before anything is sent, a report made by a pull request's own code that is missing
+// (a dispatch brings no comparison of its own) or is not JSON.
+void check_untrusted_report(const GitHubFlags& flags) {
+    if (!report_is_untrusted(flags)) return;
+    if (flags.report.empty())
+        throw UsageError(
+            "this job runs for a repository_dispatch event, whose build compared elsewhere: "
+            "pass --report with the JSON report it saved (compare --format json --output FILE), "
+            "e.g. downloaded from the build's artifacts");
+    if (!is_json_report_file(flags.report))
+        throw UsageError(fmt::format(
+            "{} is not a JSON report; a report made by the pull request's own build (--event or "
+            "a repository_dispatch event) is posted only as benchwatch renders it: write it with "
+            "`benchwatch compare --format json --output FILE`",
+            flags.report));
+}
+
 // The pull request to post on. With --event, it comes from that file, an artifact of the pull
 // request's own workflow, which must first pass github::check_artifact_event() against the
-// workflow_run event this job runs for.
+// workflow_run event this job runs for. With a repository_dispatch event, it is the payload's
+// pull request and commit, which must name the head.
 github::PullRequest resolve_github_pull_request(const GitHubFlags& flags) {
     const auto trusted_event_path = environment_variable("GITHUB_EVENT_PATH");
-    if (flags.event.empty())
-        return github::resolve_pull_request({non_empty(flags.repository), flags.pull_request,
-                                             std::nullopt, trusted_event_path,
-                                             environment_variable("GITHUB_REPOSITORY")});
+    if (flags.event.empty()) {
+        auto pull_request = github::resolve_pull_request(
+            {non_empty(flags.repository), flags.pull_request, std::nullopt, trusted_event_path,
+             environment_variable("GITHUB_REPOSITORY")});
+        if (pull_request.head_sha.empty() && runs_for_dispatch())
+            throw UsageError(fmt::format(
+                "the repository_dispatch event in {} has no client_payload.commit for pull "
+                "request #{}; send the commit the build benchmarked in the dispatch's payload",
+                *trusted_event_path, pull_request.number));
+        return pull_request;
+    }
     const auto artifact = github::read_event(flags.event, "--event");
     std::optional<github::EventFacts> trusted;
     if (trusted_event_path) {
@@ -74,8 +118,16 @@ bool artifact_is_current(const github::PullRequest& pull_request,
     return false;
 }
 
+// --report's comparison when a pull request's own build made it (report_is_untrusted): a JSON
+// report only, never a Markdown one to be posted as it is.
+model::Comparison untrusted_comparison(const GitHubFlags& flags) {
+    check_untrusted_report(flags);
+    return read_comparison_file(flags.report);
+}
+
 // The comparison of `status`: --report's JSON report, else the head compared now.
 model::Comparison status_comparison(const GitHubFlags& flags, const Context& context) {
+    if (!flags.report.empty() && report_is_untrusted(flags)) return untrusted_comparison(flags);
     if (!flags.report.empty()) return read_comparison_file(flags.report);
     return compare_head(flags.comparison, resolve_github_head(flags, context), context);
 }
@@ -99,21 +151,23 @@ void set_acceptance(model::Comparison& comparison, github::Client& client,
     }
 }
 
-// With --event, the pull request as GitHub has it now, else nullopt (asked only when needed).
+// For a report made by the pull request's own code (report_is_untrusted), the pull request as
+// GitHub has it now, else nullopt (asked only when needed).
 std::optional<github::PullRequestNow> pull_request_now(const GitHubFlags& flags,
                                                        github::Client& client,
                                                        const github::PullRequest& pull_request) {
-    if (flags.event.empty()) return std::nullopt;
+    if (!report_is_untrusted(flags)) return std::nullopt;
     return github::fetch_pull_request(client, pull_request);
 }
 
 // The Markdown report in at most `max_bytes`, `amend` applied to its comparison before it is
-// rendered. With --event the report must be JSON: benchwatch renders it, so the artifact cannot
-// put text of its own choosing in the comment.
+// rendered. A report made by a pull request's own code (report_is_untrusted) must be JSON:
+// benchwatch renders it, so that the pull request cannot put text of its own choosing in the
+// comment.
 std::string markdown_report(const GitHubFlags& flags, const Context& context, std::size_t max_bytes,
                             const std::function<void(model::Comparison&)>& amend) {
-    if (!flags.event.empty()) {
-        auto comparison = read_comparison_file(flags.report);
+    if (report_is_untrusted(flags)) {
+        auto comparison = untrusted_comparison(flags);
         amend(comparison);
         std::ostringstream out;
         report::render_markdown_limited(comparison, out, max_bytes);
@@ -138,6 +192,7 @@ github::Client make_client(const GitHubFlags& flags) {
 }
 
 int run_comment(const GitHubFlags& flags) {
+    check_untrusted_report(flags);
     const auto context = Context::discover(flags.comparison.common.repo);
     const auto pull_request = resolve_github_pull_request(flags);
     const auto project = resolve_report_project(flags.comparison.common, flags.report, context);
@@ -198,8 +253,10 @@ std::string resolve_target_url(const std::string& flag) {
 }
 
 // The status goes on the pull request's own head, where GitHub shows it, even when the
-// comparison's head is the merge commit; without an event, on the comparison's head.
+// comparison's head is the merge commit (for a repository_dispatch event, the payload's commit);
+// without an event, on the comparison's head.
 int run_status(const GitHubFlags& flags) {
+    check_untrusted_report(flags);
     const auto context = Context::discover(flags.comparison.common.repo);
     const auto pull_request = resolve_github_pull_request(flags);
     auto client = make_client(flags);
@@ -280,8 +337,9 @@ CLI::App* add_github_subcommand(CLI::App& parent, const std::string& name,
                                 const std::string& description, GitHubFlags& flags) {
     auto* command = parent.add_subcommand(name, description);
     add_comparison_flags(*command, flags.comparison);
-    command->add_option("--head", flags.head,
-                        "Head commit (default: GITHUB_SHA, as record, or HEAD)");
+    command->add_option(
+        "--head", flags.head,
+        "Head commit (default: GITHUB_SHA or BUILDKITE_COMMIT, as record, else HEAD)");
     return command;
 }
 

@@ -26,6 +26,17 @@ std::optional<std::int64_t> integer_at(const nlohmann::json& json, const char* p
     return json[where].get<std::int64_t>();
 }
 
+// The pull request number at `pointer`: a JSON integer or a string of decimal digits (a
+// repository_dispatch payload is whatever its sender wrote); nullopt otherwise.
+std::optional<std::int64_t> number_at(const nlohmann::json& json, const char* pointer) {
+    if (auto number = integer_at(json, pointer)) return number;
+    const auto text = string_at(json, pointer);
+    if (!text || text->empty() || text->size() > 18 ||
+        text->find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    return std::stoll(*text);
+}
+
 bool valid_repository(const std::string& repository) {
     const auto slash = repository.find('/');
     return slash != std::string::npos && slash > 0 && slash + 1 < repository.size() &&
@@ -55,6 +66,10 @@ EventFacts read_event(const std::filesystem::path& path, std::string_view origin
         facts.number = integer_at(event, "/pull_request/number");
         facts.head_sha = string_at(event, "/pull_request/head/sha");
         facts.base_sha = string_at(event, "/pull_request/base/sha");
+    } else if (event.contains("client_payload")) {
+        facts.kind = "repository_dispatch";
+        facts.number = number_at(event, "/client_payload/pull_request");
+        facts.head_sha = string_at(event, "/client_payload/commit");
     } else if (event.contains("workflow_run")) {
         facts.kind = "workflow_run";
         facts.number = integer_at(event, "/workflow_run/pull_requests/0/number");
@@ -93,6 +108,12 @@ PullRequest resolve_pull_request(const PullRequestSources& sources) {
         throw GitHubError(
             "no pull request: there is no event file (GITHUB_EVENT_PATH); pass "
             "--pull-request N");
+    } else if (facts.kind == "repository_dispatch") {
+        throw GitHubError(fmt::format(
+            "no pull request: the repository_dispatch event in {} has no client_payload."
+            "pull_request number; send the pull request's number in the dispatch's "
+            "client_payload (docs/buildkite.md), or pass --pull-request N",
+            *sources.event_path));
     } else if (facts.kind == "workflow_run") {
         throw GitHubError(fmt::format(
             "no pull request: the workflow_run event in {} lists none (GitHub leaves the list "

@@ -18,11 +18,13 @@ struct EventFacts {
     std::optional<std::int64_t> number;
     std::optional<std::string> head_sha;
     std::optional<std::string> base_sha;
-    std::string kind;  // "pull_request", "workflow_run" or "other", for messages
+    std::string kind;  // "pull_request", "workflow_run", "repository_dispatch" or "other"
 };
 
-// Reads `pull_request` events (pull_request.number, .head.sha, .base.sha, repository.full_name)
-// and `workflow_run` events (workflow_run.pull_requests[0], else only workflow_run.head_sha).
+// Reads `pull_request` events (pull_request.number, .head.sha, .base.sha, repository.full_name),
+// `workflow_run` events (workflow_run.pull_requests[0], else only workflow_run.head_sha) and
+// `repository_dispatch` events (client_payload.pull_request, a number or a string of digits, and
+// client_payload.commit as the head).
 // Throws GitHubError naming the file and `origin` (where its path came from) when it cannot be
 // read or is not JSON.
 EventFacts read_event(const std::filesystem::path& path,

@@ -429,7 +429,9 @@ SpawnOutcome spawn_and_collect(const SpawnRequest& request) {
     }
 
     FileActions actions;
-    ::posix_spawn_file_actions_addopen(actions.get(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    ::posix_spawn_file_actions_addopen(
+        actions.get(), STDIN_FILENO,
+        request.stdin_file.empty() ? "/dev/null" : request.stdin_file.c_str(), O_RDONLY, 0);
     if (capture_out) {
         ::posix_spawn_file_actions_adddup2(actions.get(), out_pipe.write_end.get(), STDOUT_FILENO);
     } else if (request.stdout_mode == OutputMode::discard) {

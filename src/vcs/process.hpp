@@ -32,10 +32,12 @@ inline constexpr std::size_t kept_log_tail_bytes = std::size_t{1} << 20;
 // processes are ended).
 inline constexpr std::chrono::milliseconds output_grace_after_exit{500};
 
-// One program to start without a shell, with stdin from /dev/null and stderr captured.
+// One program to start without a shell, with stdin from /dev/null (or a file) and stderr
+// captured.
 struct SpawnRequest {
     std::vector<std::string> argv{};                   // argv[0] is looked up on PATH
     std::filesystem::path directory{};                 // empty: this process's directory
+    std::filesystem::path stdin_file{};                // read as stdin; empty: /dev/null
     std::map<std::string, std::string> environment{};  // set on top of the inherited variables
     OutputMode stdout_mode = OutputMode::capture;
     // The child leads a new process group, ended with it: when it exits (or times out) every

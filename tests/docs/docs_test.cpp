@@ -103,6 +103,8 @@ TEST(DocsWorkflows, KeepEveryRecipe) {
         {"docs/github-actions.md", {6, 23}},
         {"docs/dashboard.md", {1, 2}},
         {"docs/gitlab.md", {1, 5}},
+        // The Buildkite pipeline and the GitHub workflow its dispatch triggers.
+        {"docs/buildkite.md", {2, 5}},
     };
     int total_blocks = 0;
     int total_commands = 0;
@@ -115,9 +117,15 @@ TEST(DocsWorkflows, KeepEveryRecipe) {
             EXPECT_GE(check.benchwatch_commands, found->second.benchwatch_commands) << document;
         }
     }
-    // 6 + 1 + 1 blocks and 23 + 2 + 5 commands, from the table above.
-    EXPECT_GE(total_blocks, 8);
-    EXPECT_GE(total_commands, 30);
+    // 6 + 1 + 1 + 2 blocks and 23 + 2 + 5 + 5 commands, from the table above.
+    EXPECT_GE(total_blocks, 10);
+    EXPECT_GE(total_commands, 35);
+}
+
+TEST(DocsWorkflows, TheBuildkiteRecipeIsAPipelineAndADispatchedWorkflow) {
+    const auto check = check_file("docs/buildkite.md");
+    EXPECT_EQ(check.buildkite_pipelines, 1);
+    EXPECT_EQ(check.github_workflows, 1);
 }
 
 // The ```toml [measure] recipes whose `build` must be optimised, as when this test was written:

@@ -750,14 +750,17 @@ class BlockChecker {
         if (is_github_workflow(root)) {
             ++result_.github_workflows;
             check_github_workflow(root);
+        } else if (is_buildkite_pipeline(root)) {
+            ++result_.buildkite_pipelines;
+            check_buildkite_pipeline(root);
         } else if (is_gitlab_file(root)) {
             ++result_.gitlab_files;
             check_gitlab_file(root);
         } else {
             report(block_.fence_line,
                    "the ```yaml block is neither a GitHub Actions workflow (top-level \"on\" and "
-                   "\"jobs\") nor a GitLab CI file (jobs with \"script\"); show a complete file "
-                   "that can be copied as it is");
+                   "\"jobs\"), a GitLab CI file (jobs with \"script\") nor a Buildkite pipeline "
+                   "(top-level \"steps\" list); show a complete file that can be copied as it is");
             check_scripts_anywhere(root);
         }
     }
@@ -765,6 +768,140 @@ class BlockChecker {
   private:
     static bool is_github_workflow(const YAML::Node& root) {
         return root.IsMap() && root["on"] && root["jobs"];
+    }
+
+    static bool is_buildkite_pipeline(const YAML::Node& root) {
+        return root.IsMap() && root["steps"] && root["steps"].IsSequence() && !root["jobs"];
+    }
+
+    // The "key" of every step of a Buildkite pipeline, groups' steps included.
+    static void buildkite_keys(const YAML::Node& steps, std::set<std::string>& keys) {
+        for (const auto& step : steps) {
+            if (!step.IsMap()) continue;
+            if (step["key"] && step["key"].IsScalar()) keys.insert(step["key"].as<std::string>());
+            if (step["group"] && step["steps"] && step["steps"].IsSequence())
+                buildkite_keys(step["steps"], keys);
+        }
+    }
+
+    void check_buildkite_pipeline(const YAML::Node& root) {
+        std::set<std::string> keys;
+        buildkite_keys(root["steps"], keys);
+        check_buildkite_steps(root["steps"], keys);
+    }
+
+    void check_buildkite_steps(const YAML::Node& steps, const std::set<std::string>& keys) {
+        static constexpr std::array other_kinds{"wait", "block", "input", "trigger"};
+        int number = 0;
+        for (const auto& step : steps) {
+            ++number;
+            if (step.IsScalar()) {
+                const auto word = step.as<std::string>();
+                if (word != "wait" && word != "block")
+                    report(line_of(step), fmt::format("step {} \"{}\" is neither \"wait\" nor a "
+                                                      "step mapping",
+                                                      number, word));
+                continue;
+            }
+            if (!step.IsMap()) {
+                report(line_of(step), fmt::format("step {} is not a mapping", number));
+                continue;
+            }
+            const bool command = step["command"] || step["commands"];
+            const bool other = std::any_of(other_kinds.begin(), other_kinds.end(),
+                                           [&step](const char* kind) { return bool(step[kind]); });
+            if (step["group"]) {
+                if (!step["steps"] || !step["steps"].IsSequence())
+                    report(line_of(step),
+                           fmt::format("group step {} has no \"steps\" list", number));
+                else
+                    check_buildkite_steps(step["steps"], keys);
+            } else if (command == other) {
+                report(line_of(step),
+                       fmt::format("step {} must be exactly one of a command step (\"command\" or "
+                                   "\"commands\"), wait, block, input, trigger or group",
+                                   number));
+            }
+            if (step["if"] && !step["if"].IsScalar())
+                report(line_of(step["if"]),
+                       fmt::format("\"if\" of step {} must be a conditional expression string",
+                                   number));
+            if (const auto agents = step["agents"]; agents) {
+                const bool tags = agents.IsMap() &&
+                                  std::all_of(agents.begin(), agents.end(), [](const auto& entry) {
+                                      return entry.second.IsScalar();
+                                  });
+                if (!tags)
+                    report(line_of(agents),
+                           fmt::format("\"agents\" of step {} must map agent tags to values "
+                                       "(queue: NAME)",
+                                       number));
+            }
+            if (const auto depends = step["depends_on"]; depends) {
+                std::vector<YAML::Node> named;
+                if (depends.IsSequence())
+                    for (const auto& item : depends)
+                        named.push_back(item.IsMap() && item["step"] ? item["step"] : item);
+                else
+                    named.push_back(depends);
+                for (const auto& name : named)
+                    if (!name.IsScalar() || !keys.contains(name.as<std::string>()))
+                        report(line_of(name),
+                               fmt::format("step {} depends on \"{}\", which no step has as its "
+                                           "\"key\"",
+                                           number, name.IsScalar() ? name.as<std::string>() : "?"));
+            }
+            if (!command) continue;
+            JobCommands job{fmt::format("step {}", number), {}, std::size_t{0}, ""};
+            for (const char* key : {"command", "commands"}) {
+                const auto script = step[key];
+                if (!script) continue;
+                std::vector<YAML::Node> lines;
+                if (script.IsSequence())
+                    for (const auto& item : script) lines.push_back(item);
+                else
+                    lines.push_back(script);
+                for (const auto& line : lines) {
+                    if (!line.IsScalar()) {
+                        report(line_of(line),
+                               fmt::format("\"{}\" of step {} must be a string or a list of "
+                                           "strings",
+                                           key, number));
+                        continue;
+                    }
+                    const auto text = line.as<std::string>();
+                    check_shell(text, first_text_line(line));
+                    check_upload_interpolation(text, first_text_line(line));
+                    for (auto& found : shell_commands(text, first_text_line(line)))
+                        job.commands.push_back(std::move(found));
+                }
+            }
+            check_builds(job);
+        }
+    }
+
+    // A BUILDKITE_ variable written with one "$" in a pipeline's command, which Buildkite
+    // replaces with its value when the pipeline is uploaded, before the shell quotes anything.
+    void check_upload_interpolation(std::string_view script, int first_line) {
+        for (std::size_t at = script.find('$'); at != std::string_view::npos;
+             at = script.find('$', at)) {
+            std::size_t dollars = 0;
+            while (at + dollars < script.size() && script[at + dollars] == '$') ++dollars;
+            auto name = script.substr(at + dollars);
+            if (name.starts_with('{')) name.remove_prefix(1);
+            if (dollars % 2 == 1 && name.starts_with("BUILDKITE_")) {
+                const auto end = name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+                const auto line =
+                    first_line +
+                    static_cast<int>(std::count(
+                        script.begin(), script.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+                report(line, fmt::format("${} is pasted into the command when the pipeline is "
+                                         "uploaded, before the shell quotes it (script injection); "
+                                         "write $${} so that the shell reads it when the step runs",
+                                         name.substr(0, end), name.substr(0, end)));
+            }
+            at += dollars;
+        }
     }
 
     static bool is_gitlab_job(const YAML::Node& value) { return value.IsMap() && value["script"]; }
@@ -806,7 +943,7 @@ class BlockChecker {
     void check_github_workflow(const YAML::Node& root) {
         const auto names = triggers(root["on"]);
         std::string untrusted_trigger;
-        for (const char* trigger : {"pull_request_target", "workflow_run"})
+        for (const char* trigger : {"pull_request_target", "workflow_run", "repository_dispatch"})
             if (names.contains(trigger)) untrusted_trigger = trigger;
         const auto jobs = root["jobs"];
         if (!jobs.IsMap() || jobs.size() == 0) {

@@ -9,10 +9,19 @@
 #include <vector>
 
 // Checks the CI files shown in the documentation: each ```yaml block must be a complete GitHub
-// Actions workflow or GitLab CI file, every benchwatch command its shell steps call must exist
-// with the flags they pass, workflows that run with secrets on code from forks must not paste
+// Actions workflow, GitLab CI file or Buildkite pipeline, every benchwatch command its shell
+// steps call must exist with the flags they pass, workflows that run with secrets on code from
+// forks (or on a repository_dispatch, whose payload a pull request's build wrote) must not paste
 // event fields into their scripts, and benchmarks must be built optimised, with their
 // submodules, before they run.
+//
+// A Buildkite pipeline (top-level "steps", a list) must be well formed as Buildkite reads it:
+// each step is "wait", or a mapping that is a command step ("command" or "commands": a string or
+// a list of strings), a wait, block, input, trigger or group step; a command step's "agents" is a
+// mapping of tags to strings, its "if" a string, and every "depends_on" names the "key" of a step
+// of the pipeline. Its commands must not reference a BUILDKITE_ variable with a single "$",
+// which Buildkite pastes in when the pipeline is uploaded (script injection from a branch name
+// or commit message); "$$" defers it to the shell.
 //
 // The build rules, over the commands of each GitHub job (its `run:` steps, and the `run` input
 // of benchwatch's action, in step order) and of each GitLab job (before_script, script and
@@ -34,7 +43,7 @@
 // - Submodules: a job with a cmake configure or build checks out its submodules before the
 //   first one: on GitHub an actions/checkout step before it `with: submodules: recursive`, on
 //   GitLab GIT_SUBMODULE_STRATEGY "recursive" in the job's variables (its own, its templates')
-//   or the file's.
+//   or the file's; Buildkite checks them out by default.
 namespace benchwatch::testing::docs {
 
 // A fenced code block of a Markdown document.
@@ -106,8 +115,9 @@ struct DocumentCheck {
     int yaml_blocks = 0;
     int github_workflows = 0;
     int gitlab_files = 0;
+    int buildkite_pipelines = 0;
     int benchwatch_commands = 0;
-    int action_steps = 0;  // steps that use benchwatch's action (with action_inputs given)
+    int action_steps = 0;    // steps that use benchwatch's action (with action_inputs given)
     int measure_builds = 0;  // `build` strings of ```toml [measure] tables
     std::vector<std::string> problems;  // each "FILE:LINE: what is wrong"
 };

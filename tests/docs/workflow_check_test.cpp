@@ -344,7 +344,7 @@ TEST(CheckDocument, NamesTheFileAndLineOfInvalidYaml) {
                                             "line 2: end of sequence flow not found"));
 }
 
-TEST(CheckDocument, RefusesAFragmentThatIsNeitherWorkflowNorGitLabFile) {
+TEST(CheckDocument, RefusesAFragmentThatIsNoCompleteCiFile) {
     const auto check = check_document(
         "```yaml\n"
         "      - run: benchwatch site public/\n"
@@ -353,8 +353,9 @@ TEST(CheckDocument, RefusesAFragmentThatIsNeitherWorkflowNorGitLabFile) {
         "docs/dashboard.md", fake_help);
     EXPECT_THAT(check.problems,
                 ElementsAre("docs/dashboard.md:1: the ```yaml block is neither a GitHub Actions "
-                            "workflow (top-level \"on\" and \"jobs\") nor a GitLab CI file (jobs "
-                            "with \"script\"); show a complete file that can be copied as it is"));
+                            "workflow (top-level \"on\" and \"jobs\"), a GitLab CI file (jobs "
+                            "with \"script\") nor a Buildkite pipeline (top-level \"steps\" "
+                            "list); show a complete file that can be copied as it is"));
     // Its commands are still checked, and counted.
     EXPECT_EQ(check.benchwatch_commands, 1);
 }
@@ -455,6 +456,74 @@ TEST(CheckDocument, ChecksEveryScriptOfAGitLabFile) {
                     "subcommand \"coment\" of `benchwatch github` (its help lists: comment)",
                     "docs/gitlab.md:13: `benchwatch compare --projet p`: unknown option "
                     "--projet of `benchwatch compare`"));
+}
+
+TEST(CheckDocument, RefusesDispatchPayloadsPastedIntoScripts) {
+    // A repository_dispatch payload is written by the build of a pull request.
+    EXPECT_THAT(
+        check_document(workflow_pasting_head_branch("repository_dispatch"), "docs/x.md", fake_help)
+            .problems,
+        ElementsAre(::testing::HasSubstr("triggered by repository_dispatch"),
+                    ::testing::HasSubstr("triggered by repository_dispatch")));
+}
+
+TEST(CheckDocument, ChecksABuildkitePipeline) {
+    const auto check = check_document(
+        "```yaml\n"                                            // 1
+        "steps:\n"                                             // 2
+        "  - label: bench\n"                                   // 3
+        "    key: bench\n"                                     // 4
+        "    if: build.message !~ /\\[skip benchmarks\\]/\n"   // 5
+        "    agents:\n"                                        // 6
+        "      queue: cuda\n"                                  // 7
+        "    commands:\n"                                      // 8
+        "      - benchwatch compare --project p\n"             // 9
+        "      - benchwatch github comment --report r.json\n"  // 10
+        "  - wait\n"                                           // 11
+        "  - depends_on: bench\n"                              // 12
+        "    command: echo \"$$BUILDKITE_BRANCH\"\n"           // 13
+        "```\n",
+        "docs/buildkite.md", fake_help);
+    EXPECT_EQ(check.buildkite_pipelines, 1);
+    EXPECT_EQ(check.benchwatch_commands, 2);
+    EXPECT_THAT(check.problems, IsEmpty());
+}
+
+TEST(CheckDocument, RefusesAMalformedBuildkitePipeline) {
+    const auto check = check_document(
+        "```yaml\n"                                                                 // 1
+        "steps:\n"                                                                  // 2
+        "  - label: bench\n"                                                        // 3
+        "    agents: [cuda]\n"                                                      // 4
+        "    command: benchwatch compare --projet p\n"                              // 5
+        "  - waitt\n"                                                               // 6
+        "  - label: nothing to do\n"                                                // 7
+        "  - depends_on: benchmarks\n"                                              // 8
+        "    commands:\n"                                                           // 9
+        "      - echo $BUILDKITE_BRANCH ${BUILDKITE_MESSAGE} $$BUILDKITE_COMMIT\n"  // 10
+        "      - [nested]\n"                                                        // 11
+        "```\n",
+        "docs/buildkite.md", fake_help);
+    EXPECT_EQ(check.buildkite_pipelines, 1);
+    EXPECT_THAT(
+        check.problems,
+        ElementsAre(
+            "docs/buildkite.md:4: \"agents\" of step 1 must map agent tags to values (queue: NAME)",
+            "docs/buildkite.md:5: `benchwatch compare --projet p`: unknown option --projet of "
+            "`benchwatch compare`",
+            "docs/buildkite.md:6: step 2 \"waitt\" is neither \"wait\" nor a step mapping",
+            "docs/buildkite.md:7: step 3 must be exactly one of a command step (\"command\" or "
+            "\"commands\"), wait, block, input, trigger or group",
+            "docs/buildkite.md:8: step 4 depends on \"benchmarks\", which no step has as its "
+            "\"key\"",
+            "docs/buildkite.md:10: $BUILDKITE_BRANCH is pasted into the command when the pipeline "
+            "is uploaded, before the shell quotes it (script injection); write $$BUILDKITE_BRANCH "
+            "so that the shell reads it when the step runs",
+            "docs/buildkite.md:10: $BUILDKITE_MESSAGE is pasted into the command when the "
+            "pipeline is uploaded, before the shell quotes it (script injection); write "
+            "$$BUILDKITE_MESSAGE so that the shell reads it when the step runs",
+            "docs/buildkite.md:11: \"commands\" of step 4 must be a string or a list of "
+            "strings"));
 }
 
 // The build rules' messages, for the expected problems below.

@@ -108,11 +108,22 @@ std::string google_benchmark_json(const std::vector<std::pair<std::string, doubl
 }
 
 EnvironmentOverrides without_ci_variables() {
-    return {{"GITHUB_SHA", ""},         {"GITHUB_REF", ""},
-            {"GITHUB_REF_NAME", ""},    {"GITHUB_HEAD_REF", ""},
-            {"BENCHWATCH_STORE", ""},   {"BENCHWATCH_PROJECT", ""},
-            {"BENCHWATCH_MACHINE", ""}, {"CI", ""},
-            {"GITHUB_EVENT_PATH", ""},  {"CI_MERGE_REQUEST_LABELS", ""}};
+    return {{"GITHUB_SHA", ""},
+            {"GITHUB_REF", ""},
+            {"GITHUB_REF_NAME", ""},
+            {"GITHUB_HEAD_REF", ""},
+            {"BUILDKITE_COMMIT", ""},
+            {"BUILDKITE_BRANCH", ""},
+            {"BUILDKITE_PULL_REQUEST", ""},
+            {"BUILDKITE_PULL_REQUEST_BASE_BRANCH", ""},
+            {"BUILDKITE_PIPELINE_DEFAULT_BRANCH", ""},
+            {"BUILDKITE_REPO", ""},
+            {"BENCHWATCH_STORE", ""},
+            {"BENCHWATCH_PROJECT", ""},
+            {"BENCHWATCH_MACHINE", ""},
+            {"CI", ""},
+            {"GITHUB_EVENT_PATH", ""},
+            {"CI_MERGE_REQUEST_LABELS", ""}};
 }
 
 std::string benchwatch_binary() {

@@ -70,12 +70,13 @@ BoundedOutput run_with_timeout(const std::vector<std::string>& argv,
                                const EnvironmentOverrides& environment,
                                std::chrono::seconds timeout);
 
-// Overrides that empty the variables of CI systems and of benchwatch itself (GITHUB_SHA,
-// BENCHWATCH_STORE, CI…), so that a test of the binary sees only what it passes.
 // A Google Benchmark JSON file (a release build) with one row per (name, nanoseconds): 10
 // iterations, real and CPU time both the value.
 std::string google_benchmark_json(const std::vector<std::pair<std::string, double>>& rows);
 
+// Overrides that empty the variables of CI systems and of benchwatch itself (GITHUB_SHA,
+// BUILDKITE_COMMIT, BENCHWATCH_STORE, CI…), so that a test of the binary sees only what it
+// passes.
 EnvironmentOverrides without_ci_variables();
 
 // The benchwatch binary under test: the environment variable BENCHWATCH_TEST_BINARY when it is
