@@ -8,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <iostream>
 
 #include "compare/level_method.hpp"
 #include "compare/samples_method.hpp"
@@ -281,6 +282,14 @@ std::string resolve_merge_target_revision(const std::string& default_branch_flag
     if (!base) return default_branch_revision;
     if (auto revision = resolve_default_branch_revision(*base, context); !revision.empty())
         return revision;
+    if (context.repository)
+        std::cerr << fmt::format(
+            "warning: the pull request's base branch '{}' (BUILDKITE_PULL_REQUEST_BASE_BRANCH) is "
+            "not in this checkout, so its merge base is taken with {} instead; fetch the branch "
+            "before benchwatch compare to compare with what the pull request merges into\n",
+            shown_input(*base),
+            default_branch_revision.empty() ? "the default branch"
+                                            : "'" + shown_input(default_branch_revision) + "'");
     return default_branch_revision;
 }
 

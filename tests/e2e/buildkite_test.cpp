@@ -271,6 +271,16 @@ TEST_F(BuildkiteTest, ABaseBranchTheCheckoutLacksFallsBackToTheDefaultBranch) {
     const auto output = benchmark_step(pull_request_head_, "feature", "7", 2000, "gone");
     ASSERT_EQ(output.exit_code, 0) << output.err;
     EXPECT_EQ(report()["baseline"]["commit"], main_commits_[2]);
+    // And says so, since the comparison is not the one the pull request asked for.
+    const auto compared = run(
+        benchwatch_command({"compare", "--format", "json", "--output", "again.json"}),
+        repository_.directory(), buildkite_environment(pull_request_head_, "feature", "7", "gone"));
+    ASSERT_EQ(compared.exit_code, 0) << compared.err;
+    EXPECT_EQ(compared.err,
+              "warning: the pull request's base branch 'gone' (BUILDKITE_PULL_REQUEST_BASE_BRANCH) "
+              "is not in this checkout, so its merge base is taken with 'main' instead; fetch "
+              "the branch before benchwatch compare to compare with what the pull request merges "
+              "into\n");
 }
 
 TEST_F(BuildkiteTest, TheDashboardLinksCommitsToThePageOfBuildkiteRepo) {
