@@ -76,45 +76,102 @@ class SegmentCost {
         return std::max(0.0, squares - sum * sum / count) * scale_;
     }
 
+    // More than the rounding error of any cost, or of any sum of costs along a partition, can be.
+    double rounding_bound() const { return 1e-9 * (1 + squares_.back() * scale_); }
+
   private:
     double scale_;
     std::vector<double> sums_;
     std::vector<double> squares_;
 };
 
+// How many of the older starts are sorted by their bound when the anchor moves.
+constexpr std::size_t kSortedFirst = 64;
+
 // PELT (Killick, Fearnhead & Eckley 2012) with a minimum segment length: best[t] is the least
-// penalised cost of values [0, t). A candidate start s dominated at time t (its cost to t already
-// exceeds best[t]) loses to t for every end from t + minimum on, and is dropped from then.
+// penalised cost of values [0, t), the earliest start of equally cheap last segments. A candidate
+// start s dominated at time t (its cost to t already exceeds best[t]) loses to t for every end from
+// t + minimum on, and is dropped from then.
+//
+// Where the level does not move, nothing is dominated, so PELT alone weighs every earlier start at
+// every end. Each start older than an anchor u is therefore weighed only when a lower bound lets it
+// win: the cost of a segment is at least the costs of its two parts, so best[s] + cost(s, t) ≥
+// best[s] + cost(s, u) + cost(u, t), and the older starts, sorted by best[s] + cost(s, u), are
+// weighed in that order until the bound exceeds the best total found. The anchor moves to the
+// current end, weighing every start there, once enough newer starts have gathered.
 std::vector<std::size_t> optimal_partition(const SegmentCost& cost, std::size_t count,
                                            std::size_t minimum, double penalty) {
     constexpr double unreachable = std::numeric_limits<double>::infinity();
     std::vector<double> best(count + 1, unreachable);
     std::vector<std::size_t> previous(count + 1, 0);
     best[0] = -penalty;
+    const double rounding = cost.rounding_bound() + 1e-9 * penalty;
 
     struct Candidate {
         std::size_t start;
         std::size_t dropped_from;
-        double cost = 0;  // of values [start, end) at the current end
+        double bound = 0;  // best[start] + cost(start, anchor), for starts older than the anchor
+        double cost = 0;   // of values [start, end) at the current end, where weighed
     };
-    std::vector<Candidate> candidates{{0, count + 1}};
+    std::vector<Candidate> older;                  // of the anchor, by bound
+    std::vector<Candidate> newer{{0, count + 1}};  // ascending start
+    std::size_t anchor = 0;
+    std::size_t sorted = 0;  // older[0, sorted) are in order, and before the rest
+    const auto by_bound = [](const Candidate& a, const Candidate& b) { return a.bound < b.bound; };
+    std::vector<Candidate*> weighed;
     for (std::size_t end = minimum; end <= count; ++end) {
         // Starts reachable by a full first segment become candidates once they are.
-        if (end >= 2 * minimum) candidates.push_back({end - minimum, count + 1});
-        std::erase_if(candidates, [end](const Candidate& c) { return c.dropped_from <= end; });
-        for (auto& candidate : candidates) {
-            if (end - candidate.start < minimum) continue;
-            candidate.cost = cost(candidate.start, end);
-            const double total = best[candidate.start] + candidate.cost + penalty;
-            if (total < best[end]) {
-                best[end] = total;
-                previous[end] = candidate.start;
-            }
+        if (end >= 2 * minimum) newer.push_back({end - minimum, count + 1});
+        std::erase_if(newer, [end](const Candidate& c) { return c.dropped_from <= end; });
+        // Weighing the newer starts at every end costs about as much as moving the anchor, which
+        // weighs every start once, at this many.
+        const auto limit =
+            static_cast<std::size_t>(16 + 2 * std::sqrt(static_cast<double>(older.size())));
+        if (newer.size() > limit) {
+            std::erase_if(older, [end](const Candidate& c) { return c.dropped_from <= end; });
+            for (auto& candidate : newer) older.push_back(candidate);
+            newer.clear();
+            anchor = end;
         }
-        for (auto& candidate : candidates)
-            if (end - candidate.start >= minimum &&
-                best[candidate.start] + candidate.cost >= best[end])
-                candidate.dropped_from = std::min(candidate.dropped_from, end + minimum);
+
+        weighed.clear();
+        double least = unreachable;
+        std::size_t least_start = 0;
+        const auto weigh = [&](Candidate& candidate) {
+            const double segment = cost(candidate.start, end);
+            const double total = best[candidate.start] + segment + penalty;
+            if (total < least || (total == least && candidate.start < least_start)) {
+                least = total;
+                least_start = candidate.start;
+            }
+            weighed.push_back(&candidate);
+            candidate.cost = segment;
+        };
+        for (auto& candidate : newer) weigh(candidate);
+        const double since_anchor = end > anchor ? cost(anchor, end) : 0;
+        for (std::size_t i = 0; i < older.size(); ++i) {
+            if (i == sorted && end > anchor) {
+                std::sort(older.begin() + static_cast<std::ptrdiff_t>(i), older.end(), by_bound);
+                sorted = older.size();
+            }
+            auto& candidate = older[i];
+            if (candidate.dropped_from <= end) continue;
+            if (end > anchor && candidate.bound + since_anchor + penalty > least + rounding) break;
+            weigh(candidate);
+        }
+        if (end == anchor) {
+            for (auto& candidate : older) candidate.bound = best[candidate.start] + candidate.cost;
+            // Only the first few are usually weighed later: sort those, the rest when reached.
+            sorted = std::min(older.size(), kSortedFirst);
+            std::nth_element(older.begin(), older.begin() + static_cast<std::ptrdiff_t>(sorted),
+                             older.end(), by_bound);
+            std::sort(older.begin(), older.begin() + static_cast<std::ptrdiff_t>(sorted), by_bound);
+        }
+        best[end] = least;
+        previous[end] = least_start;
+        for (Candidate* candidate : weighed)
+            if (best[candidate->start] + candidate->cost >= best[end])
+                candidate->dropped_from = std::min(candidate->dropped_from, end + minimum);
     }
 
     std::vector<std::size_t> starts;
