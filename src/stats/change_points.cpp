@@ -191,22 +191,30 @@ double step_ratio(std::span<const double> values, const std::vector<std::size_t>
 }
 
 // Removes the change point whose step is smallest, again and again, until every step moves the
-// median by at least `minimum_step` (relative) either way.
+// median by at least `minimum_step` (relative) either way. A step's size depends only on its
+// neighbours, so after a removal only the two beside it are measured again.
 void merge_small_steps(std::span<const double> values, std::vector<std::size_t>& starts,
                        double minimum_step) {
     const double smallest_allowed = std::log1p(minimum_step);
+    std::vector<double> sizes(starts.size());
+    const auto measure = [&](std::size_t i) {
+        sizes[i] = std::abs(std::log(step_ratio(values, starts, i)));
+    };
+    for (std::size_t i = 0; i < starts.size(); ++i) measure(i);
     while (!starts.empty()) {
         std::size_t smallest = 0;
         double smallest_size = std::numeric_limits<double>::infinity();
         for (std::size_t i = 0; i < starts.size(); ++i) {
-            const double size = std::abs(std::log(step_ratio(values, starts, i)));
-            if (size < smallest_size) {
+            if (sizes[i] < smallest_size) {
                 smallest = i;
-                smallest_size = size;
+                smallest_size = sizes[i];
             }
         }
         if (smallest_size >= smallest_allowed) return;
         starts.erase(starts.begin() + static_cast<std::ptrdiff_t>(smallest));
+        sizes.erase(sizes.begin() + static_cast<std::ptrdiff_t>(smallest));
+        if (smallest > 0) measure(smallest - 1);
+        if (smallest < starts.size()) measure(smallest);
     }
 }
 
