@@ -220,6 +220,13 @@ void merge_small_steps(std::span<const double> values, std::vector<std::size_t>&
 
 }  // namespace
 
+std::vector<std::size_t> least_cost_partition(std::span<const double> values, double noise,
+                                              std::size_t minimum, double penalty) {
+    assert(minimum >= 1 && noise > 0);
+    if (values.empty()) return {};
+    return optimal_partition(SegmentCost(values, noise), values.size(), minimum, penalty);
+}
+
 std::vector<std::size_t> change_points(std::span<const double> values,
                                        const ChangePointSettings& settings) {
     assert(settings.minimum_segment >= 1);
@@ -231,10 +238,10 @@ std::vector<std::size_t> change_points(std::span<const double> values,
         logs.push_back(std::log(value));
     }
     const double noise = noise_level(logs, settings.noise_floor);
-    const SegmentCost cost(clipped(logs, noise, settings.clip), noise);
     const double penalty =
         settings.penalty_per_log_n * std::log(static_cast<double>(values.size()));
-    auto starts = optimal_partition(cost, values.size(), settings.minimum_segment, penalty);
+    auto starts = least_cost_partition(clipped(logs, noise, settings.clip), noise,
+                                       settings.minimum_segment, penalty);
     merge_small_steps(values, starts, settings.minimum_step);
     return starts;
 }
