@@ -244,13 +244,20 @@ model::HistoryChanges history_changes(store::Store& store, const vcs::Repository
                                       std::size_t limit, const SeedSettings& settings,
                                       const Method& method,
                                       const std::vector<model::Category>& categories) {
-    const auto history_read = history(store, repository, source, "", limit, settings);
+    return history_changes(store, source, history(store, repository, source, "", limit, settings),
+                           benchmark, method, categories);
+}
+
+model::HistoryChanges history_changes(store::Store& store, const HistorySource& source,
+                                      const model::History& read, const std::string& benchmark,
+                                      const Method& method,
+                                      const std::vector<model::Category>& categories) {
     const auto index = detail::index_runs(store, source.project, source.machine);
     const auto environment_of = [&index](const std::string& commit) -> model::Environment {
         const auto runs = index.runs_of(commit);
         return runs.empty() ? model::Environment{} : runs.front()->environment;
     };
-    return find_changes(history_read, environment_of, method, categories, benchmark);
+    return find_changes(read, environment_of, method, categories, benchmark);
 }
 
 }  // namespace benchwatch::compare
