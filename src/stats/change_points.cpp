@@ -85,8 +85,10 @@ class SegmentCost {
     std::vector<double> squares_;
 };
 
-// How many of the older starts are sorted by their bound when the anchor moves.
+// How many of a tier's starts are sorted by their bound when it is made.
 constexpr std::size_t kSortedFirst = 64;
+// How many new starts are weighed at every end before they become a tier of their own.
+constexpr std::size_t kNewest = 32;
 
 // PELT (Killick, Fearnhead & Eckley 2012) with a minimum segment length: best[t] is the least
 // penalised cost of values [0, t), the earliest start of equally cheap last segments. A candidate
@@ -94,11 +96,14 @@ constexpr std::size_t kSortedFirst = 64;
 // t + minimum on, and is dropped from then.
 //
 // Where the level does not move, nothing is dominated, so PELT alone weighs every earlier start at
-// every end. Each start older than an anchor u is therefore weighed only when a lower bound lets it
-// win: the cost of a segment is at least the costs of its two parts, so best[s] + cost(s, t) ≥
-// best[s] + cost(s, u) + cost(u, t), and the older starts, sorted by best[s] + cost(s, u), are
-// weighed in that order until the bound exceeds the best total found. The anchor moves to the
-// current end, weighing every start there, once enough newer starts have gathered.
+// every end. Here a start is weighed only when a lower bound lets it win: the cost of a segment is
+// at least the costs of its two parts, so for an anchor u between them best[s] + cost(s, t) ≥
+// best[s] + cost(s, u) + cost(u, t). The starts are kept in tiers, each with its anchor (the end
+// it was made at) and its starts sorted by best[s] + cost(s, u), which are weighed in that order
+// until the bound exceeds the best total found. The newest starts are weighed at every end until
+// there are kNewest; they then become a tier, merged with the tiers before it (weighing them all
+// at the new anchor) while those are at most twice as large, so there are about log₂(n / kNewest)
+// tiers and each start is weighed again at a new anchor about as many times.
 std::vector<std::size_t> optimal_partition(const SegmentCost& cost, std::size_t count,
                                            std::size_t minimum, double penalty) {
     constexpr double unreachable = std::numeric_limits<double>::infinity();
@@ -110,28 +115,32 @@ std::vector<std::size_t> optimal_partition(const SegmentCost& cost, std::size_t 
     struct Candidate {
         std::size_t start;
         std::size_t dropped_from;
-        double bound = 0;  // best[start] + cost(start, anchor), for starts older than the anchor
+        double bound = 0;  // best[start] + cost(start, anchor) of its tier
         double cost = 0;   // of values [start, end) at the current end, where weighed
     };
-    std::vector<Candidate> older;                  // of the anchor, by bound
-    std::vector<Candidate> newer{{0, count + 1}};  // ascending start
-    std::size_t anchor = 0;
-    std::size_t sorted = 0;  // older[0, sorted) are in order, and before the rest
+    struct Tier {
+        std::size_t anchor;
+        std::vector<Candidate> candidates;  // by bound
+        std::size_t sorted = 0;             // candidates[0, sorted) are in order, before the rest
+        std::size_t passed_dropped = 0;     // at the latest end
+    };
     const auto by_bound = [](const Candidate& a, const Candidate& b) { return a.bound < b.bound; };
+    std::vector<Tier> tiers;                       // oldest first
+    std::vector<Candidate> newer{{0, count + 1}};  // ascending start
     std::vector<Candidate*> weighed;
     for (std::size_t end = minimum; end <= count; ++end) {
         // Starts reachable by a full first segment become candidates once they are.
         if (end >= 2 * minimum) newer.push_back({end - minimum, count + 1});
         std::erase_if(newer, [end](const Candidate& c) { return c.dropped_from <= end; });
-        // Weighing the newer starts at every end costs about as much as moving the anchor, which
-        // weighs every start once, at this many.
-        const auto limit =
-            static_cast<std::size_t>(16 + 2 * std::sqrt(static_cast<double>(older.size())));
-        if (newer.size() > limit) {
-            std::erase_if(older, [end](const Candidate& c) { return c.dropped_from <= end; });
-            for (auto& candidate : newer) older.push_back(candidate);
+        if (newer.size() >= kNewest) {
+            Tier tier{end, std::move(newer)};
             newer.clear();
-            anchor = end;
+            while (!tiers.empty() && tiers.back().candidates.size() <= 2 * tier.candidates.size()) {
+                for (const auto& candidate : tiers.back().candidates)
+                    if (candidate.dropped_from > end) tier.candidates.push_back(candidate);
+                tiers.pop_back();
+            }
+            tiers.push_back(std::move(tier));
         }
 
         weighed.clear();
@@ -147,31 +156,60 @@ std::vector<std::size_t> optimal_partition(const SegmentCost& cost, std::size_t 
             weighed.push_back(&candidate);
             candidate.cost = segment;
         };
-        for (auto& candidate : newer) weigh(candidate);
-        const double since_anchor = end > anchor ? cost(anchor, end) : 0;
-        for (std::size_t i = 0; i < older.size(); ++i) {
-            if (i == sorted && end > anchor) {
-                std::sort(older.begin() + static_cast<std::ptrdiff_t>(i), older.end(), by_bound);
-                sorted = older.size();
+        for (auto& tier : tiers) {
+            auto& candidates = tier.candidates;
+            if (tier.anchor == end) {
+                for (auto& candidate : candidates) weigh(candidate);
+                continue;
             }
-            auto& candidate = older[i];
-            if (candidate.dropped_from <= end) continue;
-            if (end > anchor && candidate.bound + since_anchor + penalty > least + rounding) break;
-            weigh(candidate);
+            const double since_anchor = cost(tier.anchor, end);
+            tier.passed_dropped = 0;
+            for (std::size_t i = 0; i < candidates.size(); ++i) {
+                if (i == tier.sorted) {
+                    std::sort(candidates.begin() + static_cast<std::ptrdiff_t>(i), candidates.end(),
+                              by_bound);
+                    tier.sorted = candidates.size();
+                }
+                auto& candidate = candidates[i];
+                if (candidate.dropped_from <= end) {
+                    ++tier.passed_dropped;
+                    continue;
+                }
+                if (candidate.bound + since_anchor + penalty > least + rounding) break;
+                weigh(candidate);
+            }
         }
-        if (end == anchor) {
-            for (auto& candidate : older) candidate.bound = best[candidate.start] + candidate.cost;
-            // Only the first few are usually weighed later: sort those, the rest when reached.
-            sorted = std::min(older.size(), kSortedFirst);
-            std::nth_element(older.begin(), older.begin() + static_cast<std::ptrdiff_t>(sorted),
-                             older.end(), by_bound);
-            std::sort(older.begin(), older.begin() + static_cast<std::ptrdiff_t>(sorted), by_bound);
-        }
+        for (auto& candidate : newer) weigh(candidate);
         best[end] = least;
         previous[end] = least_start;
         for (Candidate* candidate : weighed)
             if (best[candidate->start] + candidate->cost >= best[end])
                 candidate->dropped_from = std::min(candidate->dropped_from, end + minimum);
+
+        // Dropped starts stay in their tier until they are passed over often.
+        for (auto& tier : tiers) {
+            if (tier.passed_dropped < kNewest) continue;
+            std::size_t kept = 0;
+            std::size_t kept_sorted = 0;
+            for (std::size_t i = 0; i < tier.candidates.size(); ++i) {
+                if (tier.candidates[i].dropped_from <= end) continue;
+                if (i < tier.sorted) ++kept_sorted;
+                tier.candidates[kept++] = tier.candidates[i];
+            }
+            tier.candidates.resize(kept);
+            tier.sorted = kept_sorted;
+            tier.passed_dropped = 0;
+        }
+        if (!tiers.empty() && tiers.back().anchor == end) {
+            auto& tier = tiers.back();
+            for (auto& candidate : tier.candidates)
+                candidate.bound = best[candidate.start] + candidate.cost;
+            // Only the first few are usually weighed later: sort those, the rest when reached.
+            tier.sorted = std::min(tier.candidates.size(), kSortedFirst);
+            const auto first = tier.candidates.begin() + static_cast<std::ptrdiff_t>(tier.sorted);
+            std::nth_element(tier.candidates.begin(), first, tier.candidates.end(), by_bound);
+            std::sort(tier.candidates.begin(), first, by_bound);
+        }
     }
 
     std::vector<std::size_t> starts;
