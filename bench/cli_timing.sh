@@ -4,6 +4,8 @@
 #     each; the 10-repetition file, about 290 MiB, is read a batch of rows at a time)
 #   - compare on a store of 1,000 default-branch runs × 1,000 benchmarks, its calibration
 #     computed (nothing cached: a fresh copy of the store each run) and taken from the cache
+#   - history --changes on one benchmark's 20,000 default-branch runs and on 332 runs × 56
+#     benchmarks, each benchmark stepping four times (make_bench_data steps)
 # Each is run 5 times; the minimum wall time and the largest peak memory (from GNU time) are shown.
 #   bench/cli_timing.sh [BUILD_DIR]     (default build/release, built when missing)
 set -euo pipefail
@@ -21,6 +23,8 @@ trap 'rm -rf "$work"' EXIT
 "$make_data" gbench "$work/results-3x.json" 100000 3
 "$make_data" gbench "$work/results-10x.json" 100000 10
 "$make_data" history "$work/history.db" 1000 1000 >/dev/null
+"$make_data" steps "$work/long.db" 20000 1 >/dev/null
+"$make_data" steps "$work/suite.db" 332 56 >/dev/null
 head_commit="$(printf '%040x' 1001)"
 
 # Prints "seconds max_rss_kib" of the fastest of 5 runs of COMMAND... (peak memory of all 5),
@@ -56,3 +60,7 @@ read -r seconds kib < <(prepare="cp '$work/pristine.db' '$work/history.db'; rm -
 printf '| compare, 1,000 runs × 1,000 benchmarks, calibration computed | %s s | %d MB |\n' "$seconds" $((kib / 1024))
 read -r seconds kib < <(measure "$benchwatch" compare --store "$work/history.db" --project synthetic --machine bench --head "$head_commit" --repo "$work" --format markdown)
 printf '| compare, 1,000 runs × 1,000 benchmarks, calibration cached | %s s | %d MB |\n' "$seconds" $((kib / 1024))
+read -r seconds kib < <(measure "$benchwatch" history --store "$work/long.db" --project synthetic --machine bench --repo "$work" --changes)
+printf '| history --changes, 1 benchmark × 20,000 runs | %s s | %d MB |\n' "$seconds" $((kib / 1024))
+read -r seconds kib < <(measure "$benchwatch" history --store "$work/suite.db" --project synthetic --machine bench --repo "$work" --changes)
+printf '| history --changes, 56 benchmarks × 332 runs | %s s | %d MB |\n' "$seconds" $((kib / 1024))

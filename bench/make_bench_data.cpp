@@ -2,6 +2,9 @@
 //   make_bench_data gbench FILE BENCHMARKS REPETITIONS [SEED SLOWDOWN]
 //       SLOWDOWN (e.g. 1.1) makes every 20th benchmark that much slower in every repetition
 //   make_bench_data history STORE RUNS BENCHMARKS   (default-branch runs, then one "pr" run)
+//   make_bench_data steps STORE RUNS BENCHMARKS
+//       default-branch runs only, each benchmark stepping four times (bench::stepped_run), for
+//       timing `history --changes`
 //   make_bench_data record STORE FIRST COUNT BENCHMARKS
 //       default-branch runs FIRST … FIRST+COUNT-1, one record() each, timed, for
 //       bench/store_timing.sh (several processes record disjoint ranges at once)
@@ -22,6 +25,7 @@ namespace {
 int usage() {
     std::cerr << "usage: make_bench_data gbench FILE BENCHMARKS REPETITIONS [SEED SLOWDOWN]\n"
                  "       make_bench_data history STORE RUNS BENCHMARKS\n"
+                 "       make_bench_data steps STORE RUNS BENCHMARKS\n"
                  "       make_bench_data record STORE FIRST COUNT BENCHMARKS\n";
     return 2;
 }
@@ -69,6 +73,14 @@ int main(int argc, char** argv) {
     const auto second = std::stoul(argv[4]);
     if (mode == "gbench") {
         std::ofstream(target) << bench::google_benchmark_json(count, static_cast<int>(second), 1);
+        return 0;
+    }
+    if (mode == "steps") {
+        auto store = store::open_store(target);
+        double seconds = 0;
+        for (std::size_t run = 0; run < count; ++run)
+            seconds += timed_record(*store, bench::stepped_run("synthetic", run, count, second, 1));
+        print_throughput(count, count * second, seconds);
         return 0;
     }
     if (mode != "history") return usage();

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <random>
 
@@ -61,6 +62,24 @@ model::Run synthetic_run(std::string project, std::size_t run_index, std::size_t
         result.samples = model::SampleSummary{
             5, result.value * 1.01, result.value * 1.01, result.value * 0.005, {}};
         run.results.push_back(std::move(result));
+    }
+    return run;
+}
+
+model::Run stepped_run(std::string project, std::size_t run_index, std::size_t runs,
+                       std::size_t benchmarks, std::uint64_t seed) {
+    constexpr std::array<double, 4> factors{1.12, 0.9, 1.2, 0.95};
+    auto run = synthetic_run(std::move(project), run_index, benchmarks, seed);
+    for (std::size_t i = 0; i < run.results.size(); ++i) {
+        double level = 1;
+        for (std::size_t k = 0; k < factors.size(); ++k)
+            if (run_index >= (k + 1) * runs / 5 + i % 7) level *= factors[k];
+        if ((run_index * 31 + i * 17) % 50 == 0) level *= 1.3;
+        auto& result = run.results[i];
+        result.value *= level;
+        result.samples->mean *= level;
+        result.samples->median *= level;
+        result.samples->stddev *= level;
     }
     return run;
 }

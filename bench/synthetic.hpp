@@ -19,4 +19,10 @@ std::string google_benchmark_json(std::size_t benchmarks, int repetitions, std::
 model::Run synthetic_run(std::string project, std::size_t run_index, std::size_t benchmarks,
                          std::uint64_t seed);
 
+// synthetic_run() of a history `runs` long whose benchmarks step: benchmark i's level moves at
+// runs/5, 2·runs/5, 3·runs/5 and 4·runs/5 (shifted by i % 7 runs) by ×1.12, ×0.9, ×1.2, ×0.95,
+// and one run in 50 of it is a spike 1.3 times slower; the ±2% noise stays.
+model::Run stepped_run(std::string project, std::size_t run_index, std::size_t runs,
+                       std::size_t benchmarks, std::uint64_t seed);
+
 }  // namespace benchwatch::bench

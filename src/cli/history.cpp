@@ -45,6 +45,10 @@ model::HistoryChanges default_branch_changes(store::Store& store,
     const auto whole = compare::history(store, repository, source, "", 0, context.config.settings);
     const auto method = compare::make_method(
         compare::calibrated_on(whole, resolve_method("", context), context.config.categories));
+    // The whole history, already read for the calibration, is the one searched without a limit.
+    if (limit == 0)
+        return compare::history_changes(store, source, whole, benchmark, *method,
+                                        context.config.categories);
     return compare::history_changes(store, repository, source, benchmark, limit,
                                     context.config.settings, *method, context.config.categories);
 }

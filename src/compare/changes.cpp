@@ -181,10 +181,12 @@ void group_suite_events(model::HistoryChanges& changes,
               });
 }
 
-model::HistoryChanges find_changes(const model::History& history,
-                                   const EnvironmentOf& environment_of, const Method& method,
-                                   const std::vector<model::Category>& categories,
-                                   const std::string& benchmark, const StepRules& rules) {
+namespace {
+
+// find_changes() of every benchmark, without the environment changes.
+model::HistoryChanges changes_of_all(const model::History& history, const Method& method,
+                                     const std::vector<model::Category>& categories,
+                                     const StepRules& rules) {
     model::HistoryChanges changes;
     changes.project = history.project;
     changes.machine = history.machine;
@@ -218,7 +220,13 @@ model::HistoryChanges find_changes(const model::History& history,
     }
     group_suite_events(
         changes, [&measured](std::size_t position) { return measured[position]; }, rules.events);
+    return changes;
+}
 
+// `changes` with only the steps of benchmarks `benchmark` selects, and the environment changes.
+model::HistoryChanges selected_with_environments(model::HistoryChanges changes,
+                                                 const EnvironmentOf& environment_of,
+                                                 const std::string& benchmark) {
     const auto environment_change = [&](const std::string& before, const std::string& after) {
         return environment_differences(environment_of(before), environment_of(after));
     };
@@ -239,18 +247,48 @@ model::HistoryChanges find_changes(const model::History& history,
     return changes;
 }
 
+}  // namespace
+
+model::HistoryChanges find_changes(const model::History& history,
+                                   const EnvironmentOf& environment_of, const Method& method,
+                                   const std::vector<model::Category>& categories,
+                                   const std::string& benchmark, const StepRules& rules) {
+    return selected_with_environments(changes_of_all(history, method, categories, rules),
+                                      environment_of, benchmark);
+}
+
 model::HistoryChanges history_changes(store::Store& store, const vcs::Repository* repository,
                                       const HistorySource& source, const std::string& benchmark,
                                       std::size_t limit, const SeedSettings& settings,
                                       const Method& method,
                                       const std::vector<model::Category>& categories) {
-    const auto history_read = history(store, repository, source, "", limit, settings);
-    const auto index = detail::index_runs(store, source.project, source.machine);
+    return history_changes(store, source, history(store, repository, source, "", limit, settings),
+                           benchmark, method, categories);
+}
+
+model::HistoryChanges history_changes(store::Store& store, const HistorySource& source,
+                                      const model::History& read, const std::string& benchmark,
+                                      const Method& method,
+                                      const std::vector<model::Category>& categories) {
+    auto changes = changes_of_all(read, method, categories, {});
+    // Only the runs of the commits either side of a step are read for their environments.
+    store::RunFilter filter{source.project, source.machine, "", {}};
+    const auto add = [&filter](const auto& step) {
+        filter.commits.push_back(step.before_commit);
+        filter.commits.push_back(step.after_commit);
+    };
+    for (const auto& event : changes.events) {
+        add(event);
+        for (const auto& step : event.steps) add(step);
+    }
+    for (const auto& step : changes.steps) add(step);
+    const detail::RunIndex index(filter.commits.empty() ? std::vector<model::Run>{}
+                                                        : store.list_runs(filter));
     const auto environment_of = [&index](const std::string& commit) -> model::Environment {
         const auto runs = index.runs_of(commit);
         return runs.empty() ? model::Environment{} : runs.front()->environment;
     };
-    return find_changes(history_read, environment_of, method, categories, benchmark);
+    return selected_with_environments(std::move(changes), environment_of, benchmark);
 }
 
 }  // namespace benchwatch::compare

@@ -82,6 +82,12 @@ model::HistoryChanges history_changes(store::Store& store, const vcs::Repository
                                       const Method& method,
                                       const std::vector<model::Category>& categories);
 
+// history_changes() of `read`, the default branch's history as history() read it from `store`.
+model::HistoryChanges history_changes(store::Store& store, const HistorySource& source,
+                                      const model::History& read, const std::string& benchmark,
+                                      const Method& method,
+                                      const std::vector<model::Category>& categories);
+
 // How many default-branch runs beyond those a method wants a comparison reads, so that the runs
 // it leaves out as a slow spell (stats::find_slow_spells over all of them) are made up for.
 inline constexpr std::size_t kSpellReserve = 12;

@@ -13,10 +13,14 @@ bool selected(std::string_view name, std::string_view filter) {
 
 namespace {
 
-// How many commits' results one store query asks for. Large enough that 31 history points
+// How many commits' results the first store query asks for. Large enough that 31 history points
 // usually take one or two queries, small enough that a long history is never read whole when
 // only its newest points matter.
 constexpr std::size_t commits_per_batch = 16;
+// Each further query asks for up to twice as many commits as the one before, as long as their
+// results, at as many per commit as the latest query found, number no more than this: what 16
+// commits of 1,000 benchmarks hold. A long history of few benchmarks then takes few queries.
+constexpr std::size_t results_per_batch = 16'000;
 
 void keep_best(CombinedResults& combined, model::Result result) {
     ResultKey key{result.benchmark, result.metric};
@@ -81,13 +85,18 @@ CombinedResults load_combined(store::Store& store, const RunIndex& index, const 
 void visit_history(store::Store& store, const RunIndex& index, std::span<const std::string> commits,
                    const std::function<bool(std::size_t, const CombinedResults&)>& visit,
                    std::set<std::string>* ignored) {
-    for (std::size_t start = 0; start < commits.size(); start += commits_per_batch) {
-        const auto batch =
-            commits.subspan(start, std::min(commits_per_batch, commits.size() - start));
+    std::size_t batch_size = commits_per_batch;
+    for (std::size_t start = 0; start < commits.size();) {
+        const auto batch = commits.subspan(start, std::min(batch_size, commits.size() - start));
         std::vector<std::int64_t> run_ids;
         for (const auto& commit : batch)
             for (const auto* run : index.runs_of(commit)) run_ids.push_back(run->id);
         auto results_by_run = store.results(run_ids);
+        std::size_t results = 0;
+        for (const auto& [id, of_run] : results_by_run) results += of_run.size();
+        const std::size_t per_commit = std::max<std::size_t>(1, results / batch.size());
+        const std::size_t next_size =
+            std::max(commits_per_batch, std::min(2 * batch.size(), results_per_batch / per_commit));
 
         for (std::size_t offset = 0; offset < batch.size(); ++offset) {
             CombinedResults combined;
@@ -100,6 +109,8 @@ void visit_history(store::Store& store, const RunIndex& index, std::span<const s
                 }
             if (!visit(start + offset, combined)) return;
         }
+        start += batch.size();
+        batch_size = next_size;
     }
 }
 

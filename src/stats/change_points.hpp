@@ -33,6 +33,14 @@ struct Step {
     friend bool operator==(const Step&, const Step&) = default;
 };
 
+// The least costly partition of `values` into segments at least `minimum` long, each costing the
+// squared deviations of its values from their mean in units of noise², plus `penalty`: the
+// segments' starts after the first, ascending; of equally costly last segments, the longest.
+// change_points() gives it the clipped log values. Example: least_cost_partition({0, 0, 0, 1, 1,
+// 1}, 1, 1, 1) == {3} (1 against 6 × 0.5², one level's 1.5), and == {} with penalty 2.
+std::vector<std::size_t> least_cost_partition(std::span<const double> values, double noise,
+                                              std::size_t minimum, double penalty);
+
 // The positions where a new level starts, ascending (never 0). Values are oldest first and must
 // be positive. Example: change_points({10, 10, 10, 10, 12, 12, 12, 12}) == {4}.
 std::vector<std::size_t> change_points(std::span<const double> values,

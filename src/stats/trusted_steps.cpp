@@ -52,28 +52,39 @@ std::vector<TrustedStep> trusted_steps(std::span<const double> values,
         if (inserted) found->second = detectable(before);
         return found->second;
     };
+    // A step's doubt depends only on its neighbouring steps, so after a step is dropped only the
+    // two beside it are judged again.
+    std::vector<TrustedStep> trusted(starts.size());
+    std::vector<StepDoubt> doubts(starts.size());
+    const auto judge = [&](std::size_t i) {
+        trusted[i] = {};
+        doubts[i] = doubt_about(values, starts, i, remembered, settings, trusted[i]);
+    };
+    for (std::size_t i = 0; i < starts.size(); ++i) judge(i);
     while (true) {
-        std::vector<TrustedStep> trusted(starts.size());
         // The doubted step to drop: one next to the shortest level that is too short, else the
         // smallest. A spell of slow runs is merged away before a real step beside it is judged.
         std::size_t weakest = starts.size();
         auto weakest_key = std::pair{std::numeric_limits<std::size_t>::max(),
                                      std::numeric_limits<double>::infinity()};
         for (std::size_t i = 0; i < starts.size(); ++i) {
-            const auto doubt = doubt_about(values, starts, i, remembered, settings, trusted[i]);
-            if (doubt == StepDoubt::None) continue;
-            const auto key = std::pair{
-                doubt == StepDoubt::TooShort
-                    ? std::min(trusted[i].runs_before, trusted[i].runs_after)
-                    : std::numeric_limits<std::size_t>::max(),
-                std::abs(std::log(trusted[i].step.ratio))};
+            if (doubts[i] == StepDoubt::None) continue;
+            const auto key = std::pair{doubts[i] == StepDoubt::TooShort
+                                           ? std::min(trusted[i].runs_before, trusted[i].runs_after)
+                                           : std::numeric_limits<std::size_t>::max(),
+                                       std::abs(std::log(trusted[i].step.ratio))};
             if (key < weakest_key) {
                 weakest = i;
                 weakest_key = key;
             }
         }
         if (weakest == starts.size()) return trusted;
-        starts.erase(starts.begin() + static_cast<std::ptrdiff_t>(weakest));
+        const auto at = static_cast<std::ptrdiff_t>(weakest);
+        starts.erase(starts.begin() + at);
+        trusted.erase(trusted.begin() + at);
+        doubts.erase(doubts.begin() + at);
+        if (weakest > 0) judge(weakest - 1);
+        if (weakest < starts.size()) judge(weakest);
     }
 }
 

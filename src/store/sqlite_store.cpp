@@ -836,10 +836,21 @@ class SqliteStore final : public CoreStore {
         };
 
         std::size_t previous_run_size = 0;
+        const auto sql = [](std::size_t count) {
+            return fmt::format("SELECT {} FROM results WHERE run_id IN ({})", kResultColumns,
+                               parameter_list(1, count));
+        };
+        // Every full batch asks the same question of other ids: it is prepared once.
+        std::optional<Statement> full_batch;
         for_each_batch(ids, [&](std::span<const std::int64_t> batch) {
-            Statement select(*connection_,
-                             fmt::format("SELECT {} FROM results WHERE run_id IN ({})",
-                                         kResultColumns, parameter_list(1, batch.size())));
+            std::optional<Statement> last_batch;
+            if (batch.size() < kMaxValuesPerQuery)
+                last_batch.emplace(*connection_, sql(batch.size()));
+            else if (full_batch)
+                full_batch->reset();
+            else
+                full_batch.emplace(*connection_, sql(batch.size()));
+            Statement& select = last_batch ? *last_batch : *full_batch;
             for (std::size_t i = 0; i < batch.size(); ++i)
                 select.bind_integer(1 + static_cast<int>(i), batch[i]);
             std::vector<model::Result>* run_results = nullptr;

@@ -90,6 +90,70 @@ TEST(ChangePoints, StepsUnderTheMinimumAreMergedAway) {
     EXPECT_EQ(change_points(three_percent), std::vector<std::size_t>{4});
 }
 
+TEST(LeastCostPartition, TwoLevelsByHand) {
+    // One level: mean 0.5, 6 × 0.5² = 1.5 noise units. Two levels cost nothing but one penalty.
+    const std::vector<double> values{0, 0, 0, 1, 1, 1};
+    EXPECT_EQ(least_cost_partition(values, 1, 1, 1), std::vector<std::size_t>{3});
+    EXPECT_TRUE(least_cost_partition(values, 1, 1, 2).empty());
+    // In units of noise 0.5 one level costs 6 and the split still 2.
+    EXPECT_EQ(least_cost_partition(values, 0.5, 1, 2), std::vector<std::size_t>{3});
+    EXPECT_TRUE(least_cost_partition(values, 1, 4, 0.1).empty());
+}
+
+// The least costly partition by weighing every start at every end, each segment's cost summed
+// from its end backwards: what least_cost_partition() must equal however it narrows its search.
+std::vector<std::size_t> every_start_weighed(const std::vector<double>& values, double noise,
+                                             std::size_t minimum, double penalty) {
+    std::vector<double> best(values.size() + 1, INFINITY);
+    std::vector<std::size_t> previous(values.size() + 1, 0);
+    best[0] = -penalty;
+    for (std::size_t end = minimum; end <= values.size(); ++end) {
+        double sum = 0;
+        double squares = 0;
+        for (std::size_t start = end; start-- > 0;) {
+            sum += values[start];
+            squares += values[start] * values[start];
+            const auto count = static_cast<double>(end - start);
+            if (end - start < minimum || (start > 0 && start < minimum)) continue;
+            const double cost = (squares - sum * sum / count) / (noise * noise);
+            const double total = best[start] + cost + penalty;
+            if (total <= best[end]) {
+                best[end] = total;
+                previous[end] = start;
+            }
+        }
+    }
+    std::vector<std::size_t> starts;
+    for (std::size_t end = values.size(); end > 0; end = previous[end])
+        if (previous[end] > 0) starts.insert(starts.begin(), previous[end]);
+    return starts;
+}
+
+TEST(LeastCostPartition, SameAsWeighingEveryStart) {
+    // Long steady stretches, where pruning drops nothing and the search narrows by its bound,
+    // between steps of 2 to 8 noise levels; then a series that steps every 40 values.
+    SeededRandom random(7);
+    std::vector<double> steady;
+    double level = 0;
+    for (std::size_t i = 0; i < 3000; ++i) {
+        if (i % 700 == 699) level += random.uniform(-8, 8);
+        steady.push_back(level + random.normal());
+    }
+    std::vector<double> stepping;
+    for (std::size_t i = 0; i < 600; ++i) {
+        if (i % 40 == 39) level += random.uniform(-6, 6);
+        stepping.push_back(level + random.normal());
+    }
+    for (const auto* values : {&steady, &stepping})
+        for (const std::size_t minimum : {1, 3})
+            for (const double penalty : {3 * std::log(3000.0), 2.0}) {
+                const auto found = least_cost_partition(*values, 1, minimum, penalty);
+                EXPECT_EQ(found, every_start_weighed(*values, 1, minimum, penalty))
+                    << "minimum " << minimum << ", penalty " << penalty;
+                EXPECT_FALSE(found.empty());
+            }
+}
+
 TEST(SeededRandom, FirstUniformIsTheEnginesFirstOutputScaled) {
     // mt19937_64 seeded with 5489 first gives 14514284786278117030; its top 53 bits / 2^53 =
     // 0.7868209548678019.

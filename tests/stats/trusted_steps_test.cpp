@@ -10,8 +10,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <utility>
 #include <vector>
 
+#include "stats/noise_model.hpp"
 #include "stats/rank_test.hpp"
 
 namespace benchwatch::stats {
@@ -170,10 +173,11 @@ TEST(TrustedSteps, TheRankTestMustReject) {
 }
 
 TEST(TrustedSteps, TheLatestLevelNeedsThreeRunsAboveNineBefore) {
-    // Ten different runs around 102 then 130, 131, 132 at the end: the new level has had only three runs
-    // to last, which is enough for the latest; the three lie above the ten before it, p = 2 / 286.
-    std::vector<double> values{100,   104.5, 101, 103.5, 102, 100.5, 104,
-                               101.5, 103,   102.5, 130, 131,   132};
+    // Ten different runs around 102 then 130, 131, 132 at the end: the new level has had only three
+    // runs to last, which is enough for the latest; the three lie above the ten before it, p = 2 /
+    // 286.
+    std::vector<double> values{100,   104.5, 101,   103.5, 102, 100.5, 104,
+                               101.5, 103,   102.5, 130,   131, 132};
     const auto steps = trusted_steps(values, three_percent);
     ASSERT_EQ(steps.size(), 1u);
     EXPECT_EQ(steps[0].step.index, 10u);
@@ -201,6 +205,61 @@ TEST(TrustedSteps, OneRunSpikesAreNoSteps) {
     for (std::size_t i = 0; i < 60; ++i)
         values.push_back((i % 2 == 0 ? 100 : 101) * (i % 5 == 4 ? 1.6 : 1.0));
     EXPECT_TRUE(trusted_steps(values, three_percent).empty());
+}
+
+// trusted_steps() as its rules say it: every step judged again after each drop.
+std::vector<TrustedStep> judging_every_step(std::span<const double> values,
+                                            const DetectableLogChange& detectable) {
+    auto starts = change_points(values);
+    while (true) {
+        std::vector<TrustedStep> trusted(starts.size());
+        std::size_t weakest = starts.size();
+        auto weakest_key = std::pair{std::numeric_limits<std::size_t>::max(),
+                                     std::numeric_limits<double>::infinity()};
+        for (std::size_t i = 0; i < starts.size(); ++i) {
+            const auto doubt = doubt_about(values, starts, i, detectable, {}, trusted[i]);
+            if (doubt == StepDoubt::None) continue;
+            const auto key = std::pair{doubt == StepDoubt::TooShort
+                                           ? std::min(trusted[i].runs_before, trusted[i].runs_after)
+                                           : std::numeric_limits<std::size_t>::max(),
+                                       std::abs(std::log(trusted[i].step.ratio))};
+            if (key < weakest_key) {
+                weakest = i;
+                weakest_key = key;
+            }
+        }
+        if (weakest == starts.size()) return trusted;
+        starts.erase(starts.begin() + static_cast<std::ptrdiff_t>(weakest));
+    }
+}
+
+TEST(TrustedSteps, SameAsJudgingEveryStepAgain) {
+    // Levels of 6 to 14 runs, 1% to 12% apart, ±1.5% noise: the detector finds dozens of steps,
+    // of which many are too short, too small or not significant and are dropped one by one; the
+    // threshold grows as the runs before a step get fewer than 40.
+    SeededRandom random(3);
+    std::vector<double> values;
+    double level = 100;
+    while (values.size() < 600) {
+        level *= 1 + random.uniform(-0.12, 0.12);
+        for (std::size_t run = random.integer(6, 14); run > 0; --run)
+            values.push_back(level * (1 + random.uniform(-0.015, 0.015)));
+    }
+    const DetectableLogChange shrinking = [](std::span<const double> before) {
+        return std::log(1.03) + 0.2 / static_cast<double>(std::min<std::size_t>(before.size(), 40));
+    };
+    const auto trusted = trusted_steps(values, shrinking);
+    const auto expected = judging_every_step(values, shrinking);
+    ASSERT_EQ(trusted.size(), expected.size());
+    EXPECT_GT(trusted.size(), 5U);
+    EXPECT_LT(trusted.size(), change_points(values).size());
+    for (std::size_t i = 0; i < trusted.size(); ++i) {
+        EXPECT_EQ(trusted[i].step, expected[i].step);
+        EXPECT_EQ(trusted[i].runs_before, expected[i].runs_before);
+        EXPECT_EQ(trusted[i].runs_after, expected[i].runs_after);
+        EXPECT_EQ(trusted[i].detectable_change, expected[i].detectable_change);
+        EXPECT_EQ(trusted[i].p_value, expected[i].p_value);
+    }
 }
 
 }  // namespace
