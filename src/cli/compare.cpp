@@ -391,6 +391,26 @@ void add_comparison_flags(CLI::App& command, ComparisonFlags& flags) {
     add_running_flags(command, flags.running);
 }
 
+namespace {
+
+// A budget weight changes only a budget shared out by noise; says so once when the method
+// judging has none, so that a weight set in benchwatch.toml is not believed to act.
+void warn_of_unused_budget_weights(const model::BenchmarkRules& rules,
+                                   const model::MethodChoice& choice) {
+    const bool weighted = std::any_of(rules.begin(), rules.end(), [](const auto& rule) {
+        return rule.budget_weight.has_value();
+    });
+    if (!weighted) return;
+    const auto method = compare::make_method(choice);
+    if (method->calibration_budget() && method->shares_budget_by_noise()) return;
+    std::cerr << fmt::format(
+        "warning: benchwatch.toml's budget_weight acts only where the level method shares a "
+        "false-alarm budget out by noise (its default); the {} method judging here ignores it\n",
+        choice.name());
+}
+
+}  // namespace
+
 model::Comparison compare_head(const ComparisonFlags& flags, const std::string& head,
                                const Context& context) {
     if (flags.paired || context.config.paired) return compare_paired(flags, head, context);
@@ -403,6 +423,7 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
     options.method = resolve_method(flags.method, context, flags.false_alarms_per_pr);
     options.categories = context.config.categories;
     options.rules = context.config.benchmark_rules;
+    warn_of_unused_budget_weights(options.rules, options.method);
     options.history_url = resolve_history_url(flags.history_url, options.source.project, context);
 
     const auto store_url = resolve_store(flags.common, context);

@@ -107,6 +107,19 @@ TEST_F(BenchmarkRulesTest, ARulesMinimumReplacesTheCategorys) {
     EXPECT_EQ(output.exit_code, 0) << "BM_Sort's 10% is within its 20%: " << output.out;
 }
 
+TEST_F(BenchmarkRulesTest, ABudgetWeightThatCannotActIsSaidToBeIgnored) {
+    record_history();
+    write_text(directory_.path() / "benchwatch.toml",
+               "[[benchmark]]\nmatch = \"BM_Sort\"\nbudget_weight = 2\n");
+    const auto level = compare({"--format", "json"});
+    EXPECT_EQ(level.err, "") << "the default method shares its budget by noise";
+    const auto seed = compare({"--format", "json", "--method", "seed"});
+    EXPECT_EQ(seed.err,
+              "warning: benchwatch.toml's budget_weight acts only where the level method shares a "
+              "false-alarm budget out by noise (its default); the seed method judging here "
+              "ignores it\n");
+}
+
 TEST_F(BenchmarkRulesTest, TwoFilesLeaveIgnoredBenchmarksOut) {
     write_text(directory_.path() / "base.json",
                google_benchmark_json({{"BM_Flaky", 100}, {"BM_Sort", 1000}}));
