@@ -89,6 +89,13 @@ std::string forge_report_markdown(const ComparisonFlags& flags, const std::strin
 // benchwatch.toml's compare.accept_label, else "performance-accepted"; empty turns it off.
 std::string resolve_accept_label(const std::optional<std::string>& flag, const Context& context);
 
+// Sets `comparison.accepted` from `ask_forge` (the label as the forge has it now) when `label` is
+// set and a benchmark is slower, the one case acceptance changes; clears it otherwise, so that a
+// report file can never bring one. A forge that refuses is one warning line, and the report goes
+// out without acceptance, as it did before labels could accept.
+void set_acceptance_from_forge(model::Comparison& comparison, const std::string& label,
+                               const std::function<std::optional<model::Acceptance>()>& ask_forge);
+
 // The acceptance the CI's own event gives `comparison`, when it has a slower benchmark and the
 // pull request carries `label`: GitHub Actions' pull_request event (GITHUB_EVENT_PATH; its
 // pull_request.labels, and sender.login when the event is the label's `labeled`) or GitLab's

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -75,6 +76,18 @@ std::string forge_report_markdown(const ComparisonFlags& flags, const std::strin
 std::string resolve_accept_label(const std::optional<std::string>& flag, const Context& context) {
     if (flag) return *flag;
     return context.config.accept_label.value_or("performance-accepted");
+}
+
+void set_acceptance_from_forge(model::Comparison& comparison, const std::string& label,
+                               const std::function<std::optional<model::Acceptance>()>& ask_forge) {
+    comparison.accepted.reset();
+    if (label.empty() || !anything_slower(comparison)) return;
+    try {
+        comparison.accepted = ask_forge();
+    } catch (const model::Error& error) {
+        std::cerr << fmt::format("warning: the label {} was not looked for: {}\n", label,
+                                 error.what());
+    }
 }
 
 std::optional<model::Acceptance> acceptance_from_ci(const model::Comparison& comparison,

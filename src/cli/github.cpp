@@ -133,22 +133,14 @@ model::Comparison status_comparison(const GitHubFlags& flags, const Context& con
 }
 
 // Sets whether the pull request's accept label accepts `comparison`, as GitHub has the labels
-// now (`now` when already asked, else asked here): never from a report, which the pull request's
-// own code may have written. GitHub is asked only when a benchmark is slower, the one case
-// acceptance changes.
+// now (`now` when already asked, else asked here).
 void set_acceptance(model::Comparison& comparison, github::Client& client,
                     const github::PullRequest& pull_request, const std::string& label,
                     std::optional<github::PullRequestNow> now) {
-    comparison.accepted.reset();
-    if (label.empty() || !anything_slower(comparison)) return;
-    try {
+    set_acceptance_from_forge(comparison, label, [&] {
         if (!now) now = github::fetch_pull_request(client, pull_request);
-        comparison.accepted = github::acceptance_by_label(client, pull_request, now->labels, label);
-    } catch (const github::GitHubError& error) {
-        // The report and status still go out, as they did before labels could accept.
-        std::cerr << fmt::format("warning: the label {} was not looked for: {}\n", label,
-                                 error.what());
-    }
+        return github::acceptance_by_label(client, pull_request, now->labels, label);
+    });
 }
 
 // For a report made by the pull request's own code (report_is_untrusted), the pull request as

@@ -63,17 +63,9 @@ int run_comment(const GitLabFlags& flags) {
     const auto report = forge_report_markdown(
         flags.comparison, flags.report, head, context, gitlab::report_allowance(project),
         [&](model::Comparison& comparison) {
-            // GitLab's labels as they are now, never a report's word: asked only when a
-            // benchmark is slower, the one case acceptance changes.
-            comparison.accepted.reset();
-            if (!label.empty() && anything_slower(comparison)) {
-                try {
-                    comparison.accepted = gitlab::acceptance_by_label(client, merge_request, label);
-                } catch (const gitlab::GitLabError& error) {
-                    std::cerr << fmt::format("warning: the label {} was not looked for: {}\n",
-                                             label, error.what());
-                }
-            }
+            set_acceptance_from_forge(comparison, label, [&] {
+                return gitlab::acceptance_by_label(client, merge_request, label);
+            });
             failing = anything_slower(comparison) && !comparison.accepted;
         });
     const auto outcome = gitlab::post_sticky_note(client, merge_request, project,

@@ -84,7 +84,8 @@ class LevelMethod final : public Method {
         for (auto& one : judged) {
             if (!one.level_based) continue;
             auto& assessment = one.assessment;
-            const auto table = thresholds_of_weight(one.budget_weight);
+            const auto table = thresholds_of_weight(
+                settings_.thresholds_by_noise, settings_.thresholds_by_weight, one.budget_weight);
             const double threshold =
                 table.empty() ? setting * one.noise : stats::threshold_for_noise(table, one.noise);
             assessment.threshold = std::max(threshold, one.floor);
@@ -170,14 +171,6 @@ class LevelMethod final : public Method {
     }
 
   private:
-    // The thresholds by noise for benchmarks of budget weight `weight`; empty when there are
-    // none (the sensitivity × noise is the threshold).
-    std::span<const double> thresholds_of_weight(double weight) const {
-        for (const auto& weighted : settings_.thresholds_by_weight)
-            if (weighted.weight == weight) return weighted.thresholds;
-        return settings_.thresholds_by_noise;
-    }
-
     Judged prepare_alone(const BenchmarkEvidence& evidence) const {
         Judged judged;
         const auto recent =
@@ -556,6 +549,14 @@ void read_level_json(const JsonField& document, model::Comparison& comparison) {
 
 const char* to_string(BudgetAllocation allocation) {
     return allocation == BudgetAllocation::ByNoise ? "by-noise" : "one-factor";
+}
+
+std::span<const double> thresholds_of_weight(std::span<const double> by_noise,
+                                             std::span<const model::WeightedThresholds> by_weight,
+                                             double weight) {
+    for (const auto& weighted : by_weight)
+        if (weighted.weight == weight) return weighted.thresholds;
+    return by_noise;
 }
 
 std::optional<BudgetAllocation> budget_allocation_named(std::string_view name) {

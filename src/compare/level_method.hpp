@@ -4,6 +4,7 @@
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -54,6 +55,12 @@ struct LevelSettings {
     // The noise is learned from at most this many of the latest deviations.
     std::size_t noise_runs = 40;
 };
+
+// The thresholds by noise for benchmarks of budget weight `weight`: its table in `by_weight`,
+// else `by_noise` (which may be empty: no thresholds by noise).
+std::span<const double> thresholds_of_weight(std::span<const double> by_noise,
+                                             std::span<const model::WeightedThresholds> by_weight,
+                                             double weight);
 
 // With fewer deviations than this a benchmark's noise is not learned: its head is flagged only
 // beyond kLevelShortHistoryFactor × the largest change between consecutive runs of its history,

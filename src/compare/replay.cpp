@@ -188,13 +188,6 @@ model::Calibration calibrate_on_replay(const Method& method,
     return calibration;
 }
 
-// The thresholds by noise of `calibration` for benchmarks of budget weight `weight`.
-std::span<const double> thresholds_of_weight(const model::Calibration& calibration, double weight) {
-    for (const auto& weighted : calibration.thresholds_by_weight)
-        if (weighted.weight == weight) return weighted.thresholds;
-    return calibration.thresholds_by_noise;
-}
-
 // The expected flukes of `suite` with the thresholds by noise of `calibration` (those of each
 // benchmark's budget weight), each at least its floor.
 double expected_flukes(const stats::BudgetShare& share, const model::Calibration& calibration,
@@ -202,7 +195,8 @@ double expected_flukes(const stats::BudgetShare& share, const model::Calibration
     double expected = 0;
     for (const auto& one : suite) {
         const double noise = one.pooled.noise;
-        const auto table = thresholds_of_weight(calibration, one.budget_weight);
+        const auto table = thresholds_of_weight(
+            calibration.thresholds_by_noise, calibration.thresholds_by_weight, one.budget_weight);
         const double threshold = std::max(stats::threshold_at(table, one.position), one.floor);
         expected += share.fluke_rate(threshold, noise);
     }

@@ -34,20 +34,7 @@ std::vector<forge::AlertIssue> list_alert_issues(Client& client, const std::stri
          fmt::format("{}?state=all&labels={}&per_page=100", issues_path(repository),
                      forge::query_value(label)),
          std::nullopt, fmt::format("the issues of {}", repository), "issues: read"});
-    // As for the sticky comment: a bot wrote it (the Actions token writes as
-    // github-actions[bot]), or the token's own user; GET /user is asked once, only when a person's
-    // issue is marked, and GitHub refuses it to installation tokens (403).
-    std::optional<nlohmann::json> identity;
-    bool identity_asked = false;
-    const auto ours = [&](const nlohmann::json& item) {
-        const auto user = item.contains("user") ? item["user"] : nlohmann::json();
-        if (user.is_object() && user.contains("type") && user["type"] == "Bot") return true;
-        if (!identity_asked) {
-            identity_asked = true;
-            identity = client.get_if_allowed({"GET", "/user", std::nullopt, "", ""});
-        }
-        return identity && forge::same_user(user, *identity, "login");
-    };
+    const auto ours = written_by_us(client);
     std::vector<forge::AlertIssue> issues;
     for (const auto& item : listed) {
         if (!item.is_object() || item.contains("pull_request") || !item.contains("number") ||

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <cassert>
+#include <memory>
+
+#include "forge/sticky.hpp"
 
 namespace benchwatch::github {
 
@@ -144,6 +147,23 @@ std::optional<nlohmann::json> Client::get_if_allowed(const Request& request) {
 std::vector<nlohmann::json> Client::get_all_pages(const Request& request) {
     assert(request.method == "GET");
     return api_.get_all_pages(request.path, refusal_of(request));
+}
+
+std::function<bool(const nlohmann::json& item)> written_by_us(Client& client) {
+    struct Identity {
+        bool asked = false;
+        std::optional<nlohmann::json> user;
+    };
+    auto identity = std::make_shared<Identity>();
+    return [&client, identity](const nlohmann::json& item) {
+        const auto user = item.contains("user") ? item["user"] : nlohmann::json();
+        if (user.is_object() && user.contains("type") && user["type"] == "Bot") return true;
+        if (!identity->asked) {
+            identity->asked = true;
+            identity->user = client.get_if_allowed({"GET", "/user", std::nullopt, "", ""});
+        }
+        return identity->user && forge::same_user(user, *identity->user, "login");
+    };
 }
 
 }  // namespace benchwatch::github

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -90,5 +91,11 @@ class Client {
     std::string token_name_;
     forge::ApiClient api_;
 };
+
+// Whether a listed comment or issue was written by benchwatch: by a bot (the Actions token writes
+// as github-actions[bot], an app's token as its own bot), or by the token's own user. GET /user
+// is asked at most once, the first time a person's item is looked at; GitHub refuses it to
+// installation tokens (403), and then only bots' items count. The predicate keeps `client`.
+std::function<bool(const nlohmann::json& item)> written_by_us(Client& client);
 
 }  // namespace benchwatch::github

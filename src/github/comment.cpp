@@ -38,21 +38,7 @@ StickyCommentOutcome post_sticky_comment(Client& client, const PullRequest& pull
     const auto comment_subject = [&](std::int64_t id) {
         return fmt::format("comment {} of {}", id, subject);
     };
-    // Written by benchwatch: by a bot (the Actions token posts as github-actions[bot], an
-    // app's token as its own bot), or by the token's own user. GET /user is asked once, only when
-    // a marked comment by a person is listed; GitHub refuses it to installation tokens (403),
-    // and then only bots' comments count.
-    std::optional<nlohmann::json> identity;
-    bool identity_asked = false;
-    const auto ours = [&](const nlohmann::json& item) {
-        const auto user = item.contains("user") ? item["user"] : nlohmann::json();
-        if (user.is_object() && user.contains("type") && user["type"] == "Bot") return true;
-        if (!identity_asked) {
-            identity_asked = true;
-            identity = client.get_if_allowed({"GET", "/user", std::nullopt, "", ""});
-        }
-        return identity && forge::same_user(user, *identity, "login");
-    };
+    const auto ours = written_by_us(client);
     const auto posted = forge::post_sticky_comment(
         {[&] {
              return client.get_all_pages({"GET", comments_path(pull_request) + "?per_page=100",
