@@ -231,10 +231,40 @@ describe('the history dashboard on a backfilled history with pull requests', { s
     const over = page.locator(`[data-benchmark-name="${FLAT_NAME}"] .u-over`);
     const box = await over.boundingBox();
     for (const i of SHARED) {
-      await page.mouse.move(box.x + chart.pixels[i], box.y + box.height / 2);
+      await over.hover({ position: { x: chart.pixels[i], y: box.height / 2 } });
       await page.locator('#tooltip').waitFor({ state: 'visible' });
       assert.equal(await page.locator('#tooltip').getAttribute('data-commit'), history.commits[i]);
     }
+    await page.close();
+  });
+
+  it('keeps the hovered chart\'s tooltip while other charts are drawn again', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${served.address}?pkg=${PROJECT}`, { waitUntil: 'load' });
+    const chart = await flatChart(page);
+    const over = page.locator(`[data-benchmark-name="${FLAT_NAME}"] .u-over`);
+    const box = await over.boundingBox();
+    await over.hover({ position: { x: chart.pixels[SHARED[0]], y: box.height / 2 } });
+    await page.locator('#tooltip').waitFor({ state: 'visible' });
+    // Every other chart is drawn anew, as cards scrolled into view are while the pointer rests on
+    // one, and resized; a new chart starts with no point under its cursor.
+    const others = await page.evaluate(async (name) => {
+      const cards = currentView.cards.filter((c) => c.plot && c.benchmark.name !== name);
+      for (const card of cards) {
+        const series = await loadSeries(currentView, card.benchmark, currentView.from, 200);
+        card.plot.destroy();
+        card.plot = drawChart(card.chartBox, currentView, card.benchmark, series, SMALL_CHART_HEIGHT, false);
+        card.plot.setSize({ width: card.plot.width - 10, height: card.plot.height });
+      }
+      await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      return cards.length;
+    }, FLAT_NAME);
+    assert.equal(others, 7);
+    assert.equal(await page.locator('#tooltip').isVisible(), true);
+    assert.equal(await page.locator('#tooltip').getAttribute('data-commit'), history.commits[SHARED[0]]);
+    // Leaving the chart hides it.
+    await page.mouse.move(2, 2);
+    await page.locator('#tooltip').waitFor({ state: 'hidden' });
     await page.close();
   });
 
@@ -259,7 +289,7 @@ describe('the history dashboard on a backfilled history with pull requests', { s
       const card = currentView.cards.find((c) => c.benchmark.name === name);
       return card.plot.valToPos(at, 'x');
     }, { name: FLAT_NAME, at: PULLS[0].base + 0.5 });
-    await page.mouse.move(box.x + x, box.y + box.height / 2);
+    await over.hover({ position: { x, y: box.height / 2 } });
     await page.locator('#tooltip[data-pull="41"]').waitFor();
     const tip = await page.locator('#tooltip').textContent();
     assert.ok(tip.includes(PULLS[0].subject) && tip.includes(PULLS[0].branch), tip);

@@ -487,18 +487,28 @@ function fillRowDetails(target, view, series, row, withLink) {
   else fillPointDetails(target, view, series, row.at, withLink);
 }
 
+// The chart whose point #tooltip shows, or null: every chart redraws its cursor when it is drawn
+// or resized, and only the chart that showed the tooltip may hide it.
+let tooltipOwner = null;
+
 // Shows #tooltip beside the hovered point with its commit, subject, author and value.
 function hoverTooltip(view, series, rows) {
-  const hide = () => { tooltip().hidden = true; };
+  const hide = (plot) => {
+    if (tooltipOwner !== plot) return;
+    tooltipOwner = null;
+    tooltip().hidden = true;
+  };
   return {
     hooks: {
-      init: [(plot) => { plot.over.addEventListener('mouseleave', hide); }],
+      init: [(plot) => { plot.over.addEventListener('mouseleave', () => hide(plot)); }],
+      destroy: [hide],
       setCursor: [(plot) => {
         const index = plot.cursor.idx;
         if (index === null || index === undefined || plot.cursor.left < 0) {
-          hide();
+          hide(plot);
           return;
         }
+        tooltipOwner = plot;
         const tip = tooltip();
         fillRowDetails(tip, view, series, rows[index], false);
         const y = box0(plot, index);
