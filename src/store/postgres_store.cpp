@@ -743,6 +743,35 @@ class PostgresStore final : public CoreStore {
         return results_by_run;
     }
 
+    ResultValues select_result_values(std::span<const std::int64_t> run_ids) override {
+        ResultValues read;
+        if (run_ids.empty()) return read;
+        ArrayLiteral ids;
+        for (const std::int64_t id : run_ids) ids.add(id);
+        const std::string id_array = ids.text();
+        retrying("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", [&] {
+            read = {};
+            const Rows benchmark_rows = connection_->query(
+                fmt::format("SELECT {} FROM benchmarks WHERE id IN (SELECT benchmark_id FROM "
+                            "results WHERE run_id = ANY($1::bigint[]))",
+                            kBenchmarkColumns),
+                {id_array});
+            for (int row = 0; row < benchmark_rows.size(); ++row)
+                read.benchmarks.emplace(benchmark_rows.integer(row, 0),
+                                        read_benchmark(benchmark_rows.row(row)));
+            const Rows rows = connection_->query(
+                "SELECT run_id, benchmark_id, value FROM results WHERE run_id = "
+                "ANY($1::bigint[])",
+                {id_array});
+            read.values.reserve(static_cast<std::size_t>(rows.size()));
+            for (int row = 0; row < rows.size(); ++row)
+                read.values.push_back(
+                    {rows.integer(row, 0), rows.integer(row, 1), rows.real(row, 2)});
+            return 0;
+        });
+        return read;
+    }
+
     // The connection as migrate() uses it. The transaction's advisory lock lets one process
     // migrate at a time; the version lives in table schema_version, made here when missing.
     struct Migration {

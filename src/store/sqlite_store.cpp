@@ -314,6 +314,45 @@ class SqliteStore final : public CoreStore {
         return outcomes;
     }
 
+    ResultValues select_result_values(std::span<const std::int64_t> run_ids) override {
+        const std::vector<std::int64_t> ids =
+            sorted_unique(std::vector<std::int64_t>(run_ids.begin(), run_ids.end()));
+        ResultValues read;
+        Transaction snapshot(*connection_, Transaction::Kind::Read);
+        Statement find_benchmark(
+            *connection_,
+            fmt::format("SELECT {} FROM benchmarks WHERE id = ?1", kBenchmarkColumns));
+        std::optional<Statement> full_batch;
+        for_each_batch(ids, [&](std::span<const std::int64_t> batch) {
+            std::optional<Statement> last_batch;
+            const auto sql =
+                fmt::format("SELECT run_id, benchmark_id, value FROM results WHERE run_id IN ({})",
+                            parameter_list(1, batch.size()));
+            if (batch.size() < kMaxValuesPerQuery)
+                last_batch.emplace(*connection_, sql);
+            else if (full_batch)
+                full_batch->reset();
+            else
+                full_batch.emplace(*connection_, sql);
+            Statement& select = last_batch ? *last_batch : *full_batch;
+            for (std::size_t i = 0; i < batch.size(); ++i)
+                select.bind_integer(1 + static_cast<int>(i), batch[i]);
+            while (select.step()) {
+                const std::int64_t benchmark_id = select.integer(1);
+                read.values.push_back({select.integer(0), benchmark_id, select.real(2)});
+                if (read.benchmarks.contains(benchmark_id)) continue;
+                find_benchmark.reset();
+                find_benchmark.bind_integer(1, benchmark_id);
+                if (!find_benchmark.step())
+                    throw SqliteFailure(SQLITE_CORRUPT,
+                                        fmt::format("benchmark {} is missing", benchmark_id));
+                read.benchmarks.emplace(benchmark_id, read_benchmark(find_benchmark));
+            }
+        });
+        snapshot.commit();
+        return read;
+    }
+
     std::unordered_map<std::int64_t, std::size_t> count_results(
         std::span<const std::int64_t> run_ids) override {
         const std::vector<std::int64_t> ids =
