@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "model/utf8.hpp"
+#include "store/libpq_loader.hpp"
 #include "store/store_core.hpp"
 #include "store/store_url.hpp"
 
@@ -206,8 +207,14 @@ class Rows {
 
 // One connection to the server; closed on destruction.
 class Connection {
+    // libpq's connection to `url`, libpq being opened first (libpq_loader.hpp).
+    static PGconn* connect(const std::string& url) {
+        if (auto problem = libpq_problem()) throw PgFailure(kConnectionFailure, *problem);
+        return PQconnectdb(url.c_str());
+    }
+
   public:
-    explicit Connection(const std::string& url) : connection_(PQconnectdb(url.c_str()), &PQfinish) {
+    explicit Connection(const std::string& url) : connection_(connect(url), &PQfinish) {
         if (!connection_) throw PgFailure(kConnectionFailure, "out of memory");
         if (PQstatus(connection_.get()) != CONNECTION_OK) {
             // The first line says what failed; the next ones are libpq's hints, which the
