@@ -46,6 +46,8 @@ for ((n = 1; n <= runs; n++)); do
     new_commit "$n"
     (cd "$repository" && "$benchwatch" "${record_args[@]}" >/dev/null 2>&1)
 done
+# Packed, as a clone is: git reads loose objects several times slower.
+git -C "$repository" gc --quiet
 echo "history: $runs default-branch runs × $benchmarks benchmarks in a git repository of $runs commits"
 
 # Prints the seconds COMMAND... took, from bash's clock (GNU time rounds to 10 ms); its output is dropped.

@@ -298,7 +298,7 @@ std::map<ResultKey, std::vector<double>> history_series(store::Store& store, con
     if (first == 1) {
         std::vector<detail::KeyedValue> values;
         for (const auto& [key, result] : newest)
-            values.push_back({numbers.number(key), result.value, result.direction});
+            values.push_back({numbers.number(key), result.value, result.direction, result.unit});
         more = take(0, values);
     }
     if (more)

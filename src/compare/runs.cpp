@@ -194,7 +194,8 @@ void visit_history_values(
                 for (; first != placed.end() && first->run_id == run->id; ++first) {
                     const auto& benchmark = *first->benchmark;
                     if (benchmark.ignored) continue;
-                    const KeyedValue candidate{benchmark.key, first->value, benchmark.direction};
+                    const KeyedValue candidate{benchmark.key, first->value, benchmark.direction,
+                                               std::get<2>(benchmark.names->first)};
                     auto& slot = slot_of_key[benchmark.key];
                     if (slot == 0) {
                         combined.push_back(candidate);

@@ -107,11 +107,12 @@ class ValueKeys {
     std::map<ResultKey, std::size_t> numbers_;
 };
 
-// One benchmark and metric of a commit: the value and direction of its best attempt.
+// One benchmark and metric of a commit: the value, direction and unit of its best attempt.
 struct KeyedValue {
     std::size_t key = 0;  // its number in the ValueKeys of the reading
     double value = 0;
     model::Direction direction = model::Direction::SmallerIsBetter;
+    std::string_view unit;  // valid while the reading lasts
 };
 
 // visit_history() for readers of values only, at a fraction of its cost: `visit(position,

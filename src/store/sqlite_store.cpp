@@ -815,26 +815,31 @@ class SqliteStore final : public CoreStore {
         };
 
         std::vector<model::Run> runs;
+        std::unordered_map<std::int64_t, std::size_t> position_of_run;
         Transaction snapshot(*connection_, Transaction::Kind::Read);
-        // One row per run and environment entry, the entry's key and value after the run's.
+        // One row per run and environment entry, the entry's key and value after the run's. No
+        // ORDER BY: the runs come in the order of the index that finds them, and sorting every
+        // row by run id was most of the time of listing a long history; they are put in order
+        // here.
         constexpr int key = kRunColumnCount, value = kRunColumnCount + 1;
         const std::string runs_with_environment = fmt::format(
             "SELECT {}, e.key, e.value FROM {} LEFT JOIN environment AS e ON e.run_id = r.id",
             kRunColumns, kRunsWithCommits);
-        query_matching(runs_with_environment, " ORDER BY r.id, e.key", [&](Statement& select) {
+        query_matching(runs_with_environment, "", [&](Statement& select) {
             while (select.step()) {
                 const std::int64_t id = select.integer(0);
-                if (runs.empty() || runs.back().id != id) runs.push_back(read_run(select));
+                auto [position, added] = position_of_run.try_emplace(id, runs.size());
+                if (added) runs.push_back(read_run(select));
                 if (!select.is_null(key))
-                    runs.back().environment.emplace(select.text(key), select.text(value));
+                    runs[position->second].environment.emplace(select.text(key),
+                                                               select.text(value));
             }
         });
-        if (!commits.empty())
-            std::sort(runs.begin(), runs.end(),
-                      [](const model::Run& a, const model::Run& b) { return a.id < b.id; });
-
-        std::unordered_map<std::int64_t, std::size_t> position_of_run;
-        for (std::size_t i = 0; i < runs.size(); ++i) position_of_run.emplace(runs[i].id, i);
+        const auto by_id = [](const model::Run& a, const model::Run& b) { return a.id < b.id; };
+        if (!std::is_sorted(runs.begin(), runs.end(), by_id)) {
+            std::sort(runs.begin(), runs.end(), by_id);
+            for (std::size_t i = 0; i < runs.size(); ++i) position_of_run[runs[i].id] = i;
+        }
         query_matching(
             "SELECT w.run_id, w.kind, w.message FROM run_warnings AS w "
             "JOIN runs AS r ON r.id = w.run_id",
