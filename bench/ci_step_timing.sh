@@ -18,8 +18,9 @@ ensure_packages "${BENCHWATCH_BUILD_DEPENDENCIES[@]}" git
 if [[ ! -x "$build_dir/src/cli/benchwatch" || ! -x "$build_dir/bench/make_bench_data" ]]; then
     build_benchwatch "$build_dir" Release -DBENCHWATCH_TESTS=OFF -- benchwatch make_bench_data >/dev/null
 fi
-benchwatch="$BENCHWATCH_ROOT/$build_dir/src/cli/benchwatch"
-make_data="$BENCHWATCH_ROOT/$build_dir/bench/make_bench_data"
+[[ "$build_dir" == /* ]] || build_dir="$BENCHWATCH_ROOT/$build_dir"
+benchwatch="$build_dir/src/cli/benchwatch"
+make_data="$build_dir/bench/make_bench_data"
 
 work="$(mktemp -d)"
 # KEEP=1 leaves the repository and store behind for profiling, and says where.

@@ -89,6 +89,9 @@ TEST_F(GitHistory, NamesAreAnsweredAsNowUnlessAskedToKeepTheFirstAnswer) {
 TEST_F(GitHistory, AFullCommitIdFoundOnceIsNotAskedOfGitAgain) {
     ASSERT_EQ(repository->resolve("main"), c5);
     ASSERT_EQ(repository->resolve(c3), c3);
+    // A command's repository learns HEAD as it opens, with its top level.
+    const auto command = Repository::open(scratch.directory(), Names::AsFirstAnswered).value();
+    EXPECT_EQ(command.top_level(), scratch.directory());
     // With git gone from PATH, what only git can answer fails; the commits found do not.
     const std::string path = std::getenv("PATH");
     ::setenv("PATH", (scratch.directory() / "no-git-here").c_str(), 1);
@@ -96,6 +99,8 @@ TEST_F(GitHistory, AFullCommitIdFoundOnceIsNotAskedOfGitAgain) {
     EXPECT_EQ(repository->resolve(c3), c3);
     EXPECT_THROW(repository->resolve("main"), GitError);
     EXPECT_THROW(repository->resolve(c4), GitError);
+    EXPECT_EQ(command.resolve("HEAD"), c5);
+    EXPECT_THROW(repository->resolve("HEAD"), GitError);
     ::setenv("PATH", path.c_str(), 1);
 }
 
