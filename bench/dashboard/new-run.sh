@@ -5,7 +5,7 @@
 #      address, and its peak memory (VmHWM from /proc) for that load of the whole store;
 #   2. records --runs new default-branch runs one after another with `benchwatch record`, each of
 #      every benchmark at its latest value; for each, the time `record` took, the time from its
-#      end until /api/v1/projects counts the new commit, and the server's peak memory meanwhile
+#      end until /api/v1/projects shows the new commit, and the server's peak memory meanwhile
 #      (VmHWM reset through /proc/PID/clear_refs before each run);
 #   3. deletes the oldest run with sqlite3 and records one more, which makes the server read the
 #      whole store again: the same figures for that reload.
@@ -35,7 +35,7 @@ if [[ -z "$binary" || ! -x "$binary" || ! -f "$source_store" ]]; then
 fi
 binary="$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")"
 
-work="$(mktemp -d /tmp/benchwatch-new-run.XXXXXX)"
+work="$(mktemp -d /tmp/new-run.XXXXXX)"
 serve_pid=""
 cleanup() {
     if [[ -n "$serve_pid" ]] && kill -0 "$serve_pid" 2>/dev/null; then
@@ -56,6 +56,7 @@ note() { summary+=("$1"); echo "== $1"; }
 
 note "machine: $(nproc) cores, load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
 
+: > serve.out
 started=$(now_ms)
 "$binary" serve --store store.db --listen 127.0.0.1:0 "${refresh[@]}" > serve.out 2> serve.err &
 serve_pid=$!
@@ -83,7 +84,15 @@ rows = [{"name": b["name"], "run_type": "iteration", "iterations": 1, "real_time
 json.dump({"context": {}, "benchmarks": rows}, open("run.json", "w"))
 print(len(rows), "benchmarks in each new run", file=sys.stderr)'
 
-commits_shown() { curl -s "${url}api/v1/projects" | python3 -c 'import json,sys; print(json.load(sys.stdin)["projects"][0]["runs"])'; }
+# The default machine's commit count and newest commit time: a new commit changes the time even
+# when a deleted one keeps the count.
+commits_shown() {
+    curl -s "${url}api/v1/projects" | python3 -c '
+import json, sys
+project = json.load(sys.stdin)["projects"][0]
+machine = next(m for m in project["machines"] if m["name"] == project["default_machine"])
+print(machine["runs"], machine["last_time"])'
+}
 
 # Records one run of a new commit and waits until the API shows it; prints the figures.
 record_and_wait() {
