@@ -15,7 +15,6 @@
 # The load average is printed before and after, since the machine is shared.
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 binary="${BENCHWATCH_BINARY:-}"
 source_store=""
 runs=5
