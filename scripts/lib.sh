@@ -11,7 +11,7 @@ BENCHWATCH_BUILD_DEPENDENCIES=(
     build-essential g++ cmake ninja-build git pkg-config
     libbenchmark-dev libgtest-dev libfmt-dev libsimdjson-dev nlohmann-json3-dev
     libcli11-dev libtomlplusplus-dev libsqlite3-dev libpugixml-dev libcpp-httplib-dev libpq-dev
-    libboost-dev
+    libboost-dev zlib1g-dev
 )
 
 # Debian 12 packages the tests need beyond the build: the dashboard's browser test drives Chromium,

@@ -176,9 +176,17 @@ int run_serve(const ServeFlags& flags) {
     const auto uploads = upload_receiver(flags, store_url);
     const auto* repository = context.repository ? &*context.repository : nullptr;
 
+    serve::DashboardLoader loader(*store, repository, options);
     serve::DashboardSource source;
     source.version = [&] { return store->last_run_id(); };
-    source.load = [&] { return serve::load_dashboard(*store, repository, options); };
+    source.load = [&] { return loader.load(); };
+    source.update = [&](const serve::Dashboard& previous) {
+        auto next = loader.update(previous);
+        if (loader.read_whole())
+            std::cerr << "note: the store changed other than by new runs; the dashboard was read "
+                         "again whole\n";
+        return next;
+    };
     source.compare_pull = [&](const std::string& project, const std::string& machine,
                               const std::string& commit) {
         return compare_pull(*store, repository, context, options, project, machine, commit);

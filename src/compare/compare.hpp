@@ -1,9 +1,11 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "compare/method.hpp"
@@ -124,5 +126,17 @@ std::vector<std::string> disturbed_commits(store::Store& store, const std::strin
 model::History history(store::Store& store, const vcs::Repository* repository,
                        const HistorySource& source, const std::string& benchmark, std::size_t limit,
                        const SeedSettings& settings, bool with_samples = false);
+
+// history(store, repository, source, "", 0, settings) as it reads now, built from `previous`
+// (that history as it read when the store held only the runs of `runs` with ids up to
+// `previous_last_id`) and the results of the runs recorded since (`added`, by run id), without
+// reading the store. `runs` are every run of the project on the machine now, in recording order.
+// nullopt when the older runs' results would be needed: a commit entered the default branch
+// anywhere but after its newest commit, or a result's unit or direction differs from its
+// benchmark's.
+std::optional<model::History> extend_history(
+    model::History previous, std::int64_t previous_last_id, const std::vector<model::Run>& runs,
+    const std::unordered_map<std::int64_t, std::vector<model::Result>>& added,
+    const vcs::Repository* repository, const HistorySource& source, const SeedSettings& settings);
 
 }  // namespace benchwatch::compare

@@ -148,4 +148,85 @@ model::History history(store::Store& store, const vcs::Repository* repository,
     return history;
 }
 
+std::optional<model::History> extend_history(
+    model::History previous, std::int64_t previous_last_id, const std::vector<model::Run>& runs,
+    const std::unordered_map<std::int64_t, std::vector<model::Result>>& added,
+    const vcs::Repository* repository, const HistorySource& source, const SeedSettings& settings) {
+    const RunIndex index(runs);
+    const auto [newest_first, order] = default_branch_commits(repository, index, source);
+    const std::size_t kept = previous.commits.size();
+    if (order != previous.order || newest_first.size() < kept ||
+        !std::equal(previous.commits.begin(), previous.commits.end(), newest_first.rbegin()))
+        return std::nullopt;
+    // A commit new to the history is read from its runs alone, so they must all be new.
+    for (std::size_t i = kept; i < newest_first.size(); ++i)
+        for (const auto* run : index.runs_of(newest_first[newest_first.size() - 1 - i]))
+            if (run->id <= previous_last_id) return std::nullopt;
+
+    model::History history = std::move(previous);
+    history.commits.assign(newest_first.rbegin(), newest_first.rend());
+    history.runs = static_cast<int>(history.commits.size());
+    history.times_ms.clear();
+    for (const auto& commit : history.commits)
+        history.times_ms.push_back(point_time(index, commit));
+    std::unordered_map<std::string_view, std::size_t> position;
+    for (std::size_t i = 0; i < history.commits.size(); ++i)
+        position.emplace(history.commits[i], i);
+    std::map<ResultKey, std::size_t> series_of;
+    for (std::size_t b = 0; b < history.benchmarks.size(); ++b)
+        series_of.emplace(ResultKey{history.benchmarks[b].name, history.benchmarks[b].metric}, b);
+
+    // The new runs in recording order, each combined into its commit's value as
+    // detail::visit_history combines reruns; a commit of the history has clean runs, and only
+    // those count.
+    for (const auto& run : index.runs()) {
+        if (run.id <= previous_last_id || model::is_dirty(run)) continue;
+        const auto at = position.find(run.commit);
+        if (at == position.end()) continue;
+        const auto results = added.find(run.id);
+        if (results == added.end()) return std::nullopt;
+        for (const auto& result : results->second) {
+            const auto [entry, inserted] = series_of.try_emplace(
+                ResultKey{result.benchmark, result.metric}, history.benchmarks.size());
+            if (inserted) {
+                model::BenchmarkHistory series;
+                series.name = result.benchmark;
+                series.metric = result.metric;
+                series.unit = result.unit;
+                series.direction = result.direction;
+                history.benchmarks.push_back(std::move(series));
+            }
+            auto& series = history.benchmarks[entry->second];
+            if (result.unit != series.unit || result.direction != series.direction)
+                return std::nullopt;
+            const auto point =
+                std::lower_bound(series.commits.begin(), series.commits.end(), at->second,
+                                 [&](const std::string& commit, std::size_t wanted) {
+                                     return position.at(commit) < wanted;
+                                 });
+            const auto offset = point - series.commits.begin();
+            if (point != series.commits.end() && *point == run.commit) {
+                double& value = series.values[static_cast<std::size_t>(offset)];
+                if (model::worse(result.direction, value / result.value)) value = result.value;
+            } else {
+                series.commits.insert(point, run.commit);
+                series.values.insert(series.values.begin() + offset, result.value);
+            }
+        }
+    }
+    for (auto& series : history.benchmarks) {
+        std::vector<double> positive;
+        for (const double value : series.values)
+            if (value > 0) positive.push_back(value);
+        series.typical_change = stats::typical_change(positive, settings.pairs);
+        series.typical_pairs = stats::pairs_used(positive.size(), settings.pairs);
+    }
+    std::sort(history.benchmarks.begin(), history.benchmarks.end(),
+              [](const model::BenchmarkHistory& a, const model::BenchmarkHistory& b) {
+                  if (a.name != b.name) return model::name_less(a.name, b.name);
+                  return a.metric < b.metric;
+              });
+    return history;
+}
+
 }  // namespace benchwatch::compare

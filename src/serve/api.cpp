@@ -1,6 +1,7 @@
 #include "serve/api.hpp"
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <charconv>
@@ -8,6 +9,7 @@
 #include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "stats/stats.hpp"
 
@@ -371,8 +373,11 @@ std::string html_safe(std::string_view text) {
 
 }  // namespace
 
-std::string page_data_json(const ProjectHistory& project, const MachineHistory& machine,
-                           std::string_view projects, std::string_view benchmarks) {
+namespace {
+
+// page_data_json() after its projects: ",\"project\":…}", made safe for HTML.
+std::string page_data_tail(const ProjectHistory& project, const MachineHistory& machine,
+                           std::string_view benchmarks) {
     std::vector<std::pair<const BenchmarkSeries*, std::vector<std::size_t>>> embedded;
     std::size_t points = 0;
     std::vector<bool> used(machine.commits.size(), false);
@@ -418,9 +423,7 @@ std::string page_data_json(const ProjectHistory& project, const MachineHistory& 
             {"value", std::move(values)},
             {"pulls", series_pulls_json(machine, *series, std::nullopt, std::nullopt)}};
     }
-    std::string out = "{\"projects\":";
-    out += projects;
-    out += ",\"project\":" + dump(project.name);
+    std::string out = ",\"project\":" + dump(project.name);
     out += ",\"machine\":" + dump(machine.name);
     out += ",\"benchmarks\":";
     out += benchmarks;
@@ -428,6 +431,14 @@ std::string page_data_json(const ProjectHistory& project, const MachineHistory& 
     out += ",\"series\":" + dump(series_by_id);
     out += '}';
     return html_safe(out);
+}
+
+}  // namespace
+
+std::string page_data_json(const ProjectHistory& project, const MachineHistory& machine,
+                           std::string_view projects, std::string_view benchmarks) {
+    return html_safe("{\"projects\":") + html_safe(projects) +
+           page_data_tail(project, machine, benchmarks);
 }
 
 std::string page_with_data(std::string_view page, std::string_view data) {
@@ -444,16 +455,52 @@ Response error_response(int status, const std::string& message) {
     return {status, "application/json; charset=utf-8", dump({{"error", message}})};
 }
 
-ApiSnapshot::ApiSnapshot(Dashboard dashboard) : dashboard_(std::move(dashboard)) {
+std::string gzip(std::string_view data) {
+    z_stream stream{};
+    // 15 + 16: the largest window, with a gzip header and trailer instead of zlib's.
+    if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+        Z_OK)
+        throw std::runtime_error("zlib cannot start compressing");
+    std::string out(deflateBound(&stream, static_cast<uLong>(data.size())), '\0');
+    stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+    stream.avail_in = static_cast<uInt>(data.size());
+    stream.next_out = reinterpret_cast<Bytef*>(out.data());
+    stream.avail_out = static_cast<uInt>(out.size());
+    const int status = deflate(&stream, Z_FINISH);
+    out.resize(stream.total_out);
+    deflateEnd(&stream);
+    if (status != Z_STREAM_END) throw std::runtime_error("zlib could not compress a reply");
+    return out;
+}
+
+ApiSnapshot::ApiSnapshot(Dashboard dashboard, const ApiSnapshot* previous)
+    : dashboard_(std::move(dashboard)) {
     projects_ = projects_json(dashboard_);
+    projects_gzipped_ = std::make_shared<const std::string>(gzip(projects_));
+    const std::string projects_html = html_safe(projects_);
     for (const auto& project : dashboard_.projects) {
         for (const auto& machine : project.machines) {
-            benchmarks_.emplace(machine_key(project.name, machine.name),
-                                benchmarks_json(dashboard_, project, machine));
-            literals_.emplace(&machine, commit_literals(machine));
             const auto key = machine_key(project.name, machine.name);
-            page_data_.emplace(key,
-                               page_data_json(project, machine, projects_, benchmarks_.at(key)));
+            std::shared_ptr<const MachineAnswers> answers;
+            if (previous != nullptr) {
+                const auto found = previous->machines_.find(key);
+                if (found != previous->machines_.end() &&
+                    found->second->revision == machine.revision)
+                    answers = found->second;
+            }
+            if (!answers) {
+                auto made = std::make_shared<MachineAnswers>();
+                made->revision = machine.revision;
+                made->benchmarks = benchmarks_json(dashboard_, project, machine);
+                made->benchmarks_gzipped =
+                    std::make_shared<const std::string>(gzip(made->benchmarks));
+                made->literals = commit_literals(machine);
+                made->page_data_tail = page_data_tail(project, machine, made->benchmarks);
+                answers = std::move(made);
+            }
+            page_data_.emplace(
+                key, html_safe("{\"projects\":") + projects_html + answers->page_data_tail);
+            machines_.emplace(key, std::move(answers));
         }
     }
 }
@@ -481,7 +528,8 @@ Response ApiSnapshot::answer(std::span<const std::string> segments, const Parame
                                                path));
     };
     if (segments.empty() || segments[0] != "projects") return unknown_route();
-    if (segments.size() == 1) return {200, "application/json; charset=utf-8", projects_};
+    if (segments.size() == 1)
+        return {200, "application/json; charset=utf-8", projects_, projects_gzipped_};
 
     const ProjectHistory* project = dashboard_.find_project(segments[1]);
     if (project == nullptr)
@@ -497,9 +545,11 @@ Response ApiSnapshot::answer(std::span<const std::string> segments, const Parame
                                                project->name, machine_name));
     const std::string& route = segments[2];
     try {
-        if (route == "benchmarks" && segments.size() == 3)
-            return {200, "application/json; charset=utf-8",
-                    benchmarks_.at(machine_key(project->name, machine->name))};
+        if (route == "benchmarks" && segments.size() == 3) {
+            const auto& answers = *machines_.at(machine_key(project->name, machine->name));
+            return {200, "application/json; charset=utf-8", answers.benchmarks,
+                    answers.benchmarks_gzipped};
+        }
         if (route == "series" && segments.size() == 4) {
             const BenchmarkSeries* series = machine->find_benchmark(segments[3]);
             if (series == nullptr)
@@ -513,7 +563,9 @@ Response ApiSnapshot::answer(std::span<const std::string> segments, const Parame
             if (const auto points = integer_parameter(parameters, "points", 2, max_points))
                 range.points = static_cast<std::size_t>(*points);
             return {200, "application/json; charset=utf-8",
-                    series_json(*machine, literals_.at(machine), *series, range)};
+                    series_json(*machine,
+                                machines_.at(machine_key(project->name, machine->name))->literals,
+                                *series, range)};
         }
         if (route == "pulls" && segments.size() == 3)
             return {200, "application/json; charset=utf-8", dump(pulls_json(*machine))};

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,10 +17,22 @@ namespace benchwatch::serve {
 
 // One HTTP answer.
 struct Response {
+    Response() = default;
+    Response(int status_code, std::string type, std::string text,
+             std::shared_ptr<const std::string> gzipped_text = nullptr)
+        : status(status_code),
+          content_type(std::move(type)),
+          body(std::move(text)),
+          gzipped(std::move(gzipped_text)) {}
+
     int status = 200;
     std::string content_type = "application/json; charset=utf-8";
     std::string body;
+    std::shared_ptr<const std::string> gzipped;  // gzip(body) made once beforehand; may be null
 };
+
+// `data` as one gzip member (RFC 1952) at zlib's default level.
+std::string gzip(std::string_view data);
 
 // A request's query parameters, percent-decoded.
 using Parameters = std::multimap<std::string, std::string>;
@@ -92,7 +105,9 @@ Response error_response(int status, const std::string& message);
 // clients can read it at once without work; immutable after construction.
 class ApiSnapshot {
   public:
-    explicit ApiSnapshot(Dashboard dashboard);
+    // The answers of `dashboard`; those of a machine whose revision is the same in `previous`
+    // are taken from it instead of being rendered again.
+    explicit ApiSnapshot(Dashboard dashboard, const ApiSnapshot* previous = nullptr);
 
     const Dashboard& dashboard() const { return dashboard_; }
 
@@ -108,11 +123,21 @@ class ApiSnapshot {
                                  std::string_view machine_name) const;
 
   private:
+    // What is rendered of one machine.
+    struct MachineAnswers {
+        std::int64_t revision = 0;  // MachineHistory::revision
+        std::string benchmarks;
+        std::shared_ptr<const std::string> benchmarks_gzipped;
+        CommitLiterals literals;
+        std::string page_data_tail;  // page_data_json() after its "projects"
+    };
+
     Dashboard dashboard_;
     std::string projects_;
-    std::unordered_map<std::string, std::string> benchmarks_;  // by project + '\n' + machine
-    std::unordered_map<const MachineHistory*, CommitLiterals> literals_;
-    std::unordered_map<std::string, std::string> page_data_;  // by project + '\n' + machine
+    std::shared_ptr<const std::string> projects_gzipped_;
+    // By project + '\n' + machine.
+    std::unordered_map<std::string, std::shared_ptr<const MachineAnswers>> machines_;
+    std::unordered_map<std::string, std::string> page_data_;
 };
 
 }  // namespace benchwatch::serve

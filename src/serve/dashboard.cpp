@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "compare/changes.hpp"
 #include "compare/compare.hpp"
@@ -14,6 +16,72 @@
 #include "model/fnv.hpp"
 
 namespace benchwatch::serve {
+
+// Not in the anonymous namespace: DashboardLoader::State holds a cache.
+namespace loading {
+
+// One result of a pull request head's run, as its value at the head needs it.
+struct HeadResult {
+    std::string benchmark;
+    std::string metric;
+    double value = 0;
+};
+
+// The results of pull requests' heads' runs, kept from one load to the next so that a head's
+// older runs are not read again.
+class HeadResultCache {
+  public:
+    explicit HeadResultCache(store::Store& store) : store_(store) {}
+
+    // Keeps the results of the runs `results` holds.
+    void keep(const std::unordered_map<std::int64_t, std::vector<model::Result>>& results) {
+        for (const auto& [id, of_run] : results) {
+            auto& kept = cache_[id];
+            kept.clear();
+            for (const auto& result : of_run)
+                kept.push_back({result.benchmark, result.metric, result.value});
+        }
+    }
+
+    // Reads the results of the runs of `ids` that are not kept yet, and marks all of them used.
+    void read(std::span<const std::int64_t> ids) {
+        std::vector<std::int64_t> missing;
+        for (const auto id : ids) {
+            used_.insert(id);
+            if (!cache_.contains(id)) missing.push_back(id);
+        }
+        if (!missing.empty()) keep(store_.results(missing));
+    }
+
+    // The results of a run read() was given.
+    const std::vector<HeadResult>& of(std::int64_t id) const { return cache_.at(id); }
+
+    // Marks the run used when its results are kept.
+    void touch(std::int64_t id) {
+        if (cache_.contains(id)) used_.insert(id);
+    }
+
+    // Forgets the runs that read() or touch() was not given since the last forget_unused().
+    void forget_unused() {
+        std::erase_if(cache_, [&](const auto& entry) { return !used_.contains(entry.first); });
+        used_.clear();
+    }
+
+    // Forgets every run.
+    void clear() {
+        cache_.clear();
+        used_.clear();
+    }
+
+  private:
+    store::Store& store_;
+    std::unordered_map<std::int64_t, std::vector<HeadResult>> cache_;
+    std::unordered_set<std::int64_t> used_;
+};
+
+}  // namespace loading
+
+using loading::HeadResultCache;
 
 namespace {
 
@@ -113,7 +181,7 @@ std::optional<std::uint32_t> git_base(
 
 // The pull requests' heads, newest first, at most max_pulls, each with its base and its values of
 // the history's benchmarks (reruns combined by their best value).
-std::vector<PullRun> pull_runs(store::Store& store, const std::vector<model::Run>& runs,
+std::vector<PullRun> pull_runs(HeadResultCache& results, const std::vector<model::Run>& runs,
                                const model::History& history,
                                const std::vector<CommitPoint>& commits,
                                const vcs::Repository* repository, const DashboardOptions& options,
@@ -183,7 +251,7 @@ std::vector<PullRun> pull_runs(store::Store& store, const std::vector<model::Run
         wanted.push_back(run.id);
     }
     if (wanted.empty()) return pulls;
-    auto results = store.results(wanted);
+    results.read(wanted);
     std::map<std::pair<std::string_view, std::string_view>, std::size_t> series_of;
     for (std::size_t i = 0; i < series.size(); ++i)
         series_of.emplace(
@@ -193,7 +261,7 @@ std::vector<PullRun> pull_runs(store::Store& store, const std::vector<model::Run
         const auto& ids = clean != clean_runs.end() ? clean->second : dirty_runs[pulls[p].commit];
         std::map<std::size_t, double> best;
         for (const auto id : ids) {
-            for (const auto& result : results[id]) {
+            for (const auto& result : results.of(id)) {
                 const auto found = series_of.find({result.benchmark, result.metric});
                 if (found == series_of.end() || !std::isfinite(result.value)) continue;
                 const auto [entry, inserted] = best.try_emplace(found->second, result.value);
@@ -208,17 +276,49 @@ std::vector<PullRun> pull_runs(store::Store& store, const std::vector<model::Run
     return pulls;
 }
 
-MachineHistory load_machine(store::Store& store, const vcs::Repository* repository,
-                            const std::string& project, const std::string& machine,
-                            const std::vector<model::Run>& runs, const DashboardOptions& options) {
+compare::HistorySource history_source(const std::string& project, const std::string& machine,
+                                      const DashboardOptions& options) {
     compare::HistorySource source;
     source.project = project;
     source.machine = machine;
     source.default_branch = options.default_branch;
     source.default_branch_revision = options.default_branch_revision;
-    const model::History history =
-        compare::history(store, repository, source, "", 0, options.settings);
+    return source;
+}
 
+// The history `machine` was built from, without its typical changes, which are not kept whole.
+model::History history_of(const std::string& project, const MachineHistory& machine) {
+    model::History history;
+    history.project = project;
+    history.machine = machine.name;
+    history.order = machine.order;
+    history.runs = static_cast<int>(machine.commits.size());
+    for (const auto& commit : machine.commits) history.commits.push_back(commit.commit);
+    for (const auto& series : machine.benchmarks) {
+        model::BenchmarkHistory benchmark;
+        benchmark.name = series.name;
+        benchmark.metric = series.metric;
+        benchmark.unit = series.unit;
+        benchmark.direction = series.direction;
+        benchmark.values = series.values;
+        benchmark.commits.reserve(series.commits.size());
+        for (const auto index : series.commits)
+            benchmark.commits.push_back(machine.commits[index].commit);
+        history.benchmarks.push_back(std::move(benchmark));
+    }
+    std::sort(history.benchmarks.begin(), history.benchmarks.end(),
+              [](const model::BenchmarkHistory& a, const model::BenchmarkHistory& b) {
+                  if (a.name != b.name) return model::name_less(a.name, b.name);
+                  return a.metric < b.metric;
+              });
+    return history;
+}
+
+// The dashboard's view of `history`, read from `runs` (every run of its project on its machine).
+MachineHistory build_machine(HeadResultCache& head_results, const vcs::Repository* repository,
+                             const model::History& history, const std::vector<model::Run>& runs,
+                             const DashboardOptions& options) {
+    const std::string& machine = history.machine;
     const auto first = first_runs(runs);
     MachineHistory result;
     result.name = machine;
@@ -289,8 +389,9 @@ MachineHistory load_machine(store::Store& store, const vcs::Repository* reposito
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& [category, series] : sorted) result.benchmarks.push_back(std::move(series));
-    result.pulls =
-        pull_runs(store, runs, history, result.commits, repository, options, result.benchmarks);
+    result.pulls = pull_runs(head_results, runs, history, result.commits, repository, options,
+                             result.benchmarks);
+    result.revision = runs.empty() ? 0 : runs.back().id;
     return result;
 }
 
@@ -322,31 +423,146 @@ const ProjectHistory* Dashboard::find_project(std::string_view name) const {
 
 Dashboard load_dashboard(store::Store& store, const vcs::Repository* repository,
                          const DashboardOptions& options) {
-    Dashboard dashboard;
-    dashboard.default_branch = options.default_branch;
-    dashboard.last_run_id = store.last_run_id();
-    for (const auto& name : store.projects()) {
-        std::map<std::string, std::vector<model::Run>> runs_by_machine;
-        for (auto& run :
-             store.list_runs({.project = name, .machine = "", .branch = "", .commits = {}}))
-            runs_by_machine[run.machine].push_back(std::move(run));
+    return DashboardLoader(store, repository, options).load();
+}
 
+struct DashboardLoader::State {
+    explicit State(store::Store& store) : head_results(store) {}
+
+    int schema_version = 0;
+    std::int64_t last_run_id = -1;  // -1: nothing loaded yet
+    std::size_t run_count = 0;      // of `runs`
+    // Every run of each project and machine up to last_run_id, in recording order, without
+    // results.
+    std::map<std::pair<std::string, std::string>, std::vector<model::Run>> runs;
+    HeadResultCache head_results;
+};
+
+DashboardLoader::DashboardLoader(store::Store& store, const vcs::Repository* repository,
+                                 DashboardOptions options)
+    : store_(store),
+      repository_(repository),
+      options_(std::move(options)),
+      state_(std::make_unique<State>(store)) {}
+
+DashboardLoader::~DashboardLoader() = default;
+
+Dashboard DashboardLoader::assemble(const Dashboard* previous, std::int64_t last_run_id,
+                                    const std::function<std::optional<MachineHistory>(
+                                        const std::string& project, const std::string& machine,
+                                        const MachineHistory* before)>& machine_of) {
+    Dashboard dashboard;
+    dashboard.default_branch = options_.default_branch;
+    dashboard.last_run_id = last_run_id;
+    for (const auto& name : store_.projects()) {
+        const ProjectHistory* before = previous ? previous->find_project(name) : nullptr;
         ProjectHistory project;
         project.name = name;
         project.id = stable_id(name);
         std::size_t most_commits = 0;
-        for (const auto& [machine, runs] : runs_by_machine) {
-            auto history = load_machine(store, repository, name, machine, runs, options);
-            if (history.commits.empty()) continue;
-            if (history.commits.size() > most_commits) {
-                most_commits = history.commits.size();
+        const auto first = state_->runs.lower_bound({name, ""});
+        for (auto at = first; at != state_->runs.end() && at->first.first == name; ++at) {
+            const std::string& machine = at->first.second;
+            const MachineHistory* kept = nullptr;
+            if (before != nullptr)
+                for (const auto& candidate : before->machines)
+                    if (candidate.name == machine) kept = &candidate;
+            auto history = machine_of(name, machine, kept);
+            if (!history || history->commits.empty()) continue;
+            if (history->commits.size() > most_commits) {
+                most_commits = history->commits.size();
                 project.default_machine = machine;
             }
-            project.machines.push_back(std::move(history));
+            project.machines.push_back(std::move(*history));
         }
         if (!project.machines.empty()) dashboard.projects.push_back(std::move(project));
     }
+    state_->head_results.forget_unused();
+    state_->last_run_id = last_run_id;
     return dashboard;
+}
+
+Dashboard DashboardLoader::load() {
+    read_whole_ = true;
+    // Until it is done: a load or update that throws leaves the loader with nothing to build on.
+    state_->last_run_id = -1;
+    state_->runs.clear();
+    state_->head_results.clear();
+    state_->schema_version = store_.schema_version();
+    const std::int64_t last = store_.last_run_id();
+    state_->run_count = 0;
+    for (const auto& name : store_.projects()) {
+        for (auto& run :
+             store_.list_runs({.project = name, .machine = "", .branch = "", .commits = {}})) {
+            if (run.id > last) continue;
+            state_->runs[{name, run.machine}].push_back(std::move(run));
+            ++state_->run_count;
+        }
+    }
+    return assemble(
+        nullptr, last,
+        [&](const std::string& project, const std::string& machine, const MachineHistory*) {
+            const model::History history =
+                compare::history(store_, repository_, history_source(project, machine, options_),
+                                 "", 0, options_.settings);
+            return std::optional<MachineHistory>(
+                build_machine(state_->head_results, repository_, history,
+                              state_->runs.at({project, machine}), options_));
+        });
+}
+
+Dashboard DashboardLoader::update(const Dashboard& previous) {
+    if (state_->last_run_id < 0 || previous.last_run_id != state_->last_run_id) return load();
+    // The count before the newest id: a run recorded between the two is listed, not counted.
+    const int schema_version = store_.schema_version();
+    const std::int64_t count = store_.run_count();
+    const std::int64_t last = store_.last_run_id();
+    if (schema_version != state_->schema_version || last < state_->last_run_id) return load();
+    store::RunFilter filter;
+    filter.after_id = state_->last_run_id;
+    auto added = last == state_->last_run_id ? std::vector<model::Run>() : store_.list_runs(filter);
+    std::erase_if(added, [&](const model::Run& run) { return run.id > last; });
+    if (static_cast<std::size_t>(count) != state_->run_count + added.size()) return load();
+    read_whole_ = false;
+    if (added.empty()) return previous;
+
+    std::vector<std::int64_t> ids;
+    for (const auto& run : added) ids.push_back(run.id);
+    const auto results = store_.results(ids);
+    state_->head_results.keep(results);
+    const std::int64_t previous_last_id = state_->last_run_id;
+    std::set<std::pair<std::string, std::string>> changed;
+    for (auto& run : added) {
+        std::pair<std::string, std::string> key{run.project, run.machine};
+        state_->runs[key].push_back(std::move(run));
+        changed.insert(std::move(key));
+    }
+    state_->last_run_id = -1;
+    state_->run_count += added.size();
+    return assemble(
+        &previous, last,
+        [&](const std::string& project, const std::string& machine,
+            const MachineHistory* before) -> std::optional<MachineHistory> {
+            if (!changed.contains({project, machine})) {
+                if (before == nullptr) return std::nullopt;
+                // Its pull requests' heads' results stay in use.
+                for (const auto& run : state_->runs.at({project, machine}))
+                    if (run.branch != options_.default_branch) state_->head_results.touch(run.id);
+                return *before;
+            }
+            const auto& runs = state_->runs.at({project, machine});
+            const auto source = history_source(project, machine, options_);
+            std::optional<model::History> history;
+            if (before != nullptr)
+                history =
+                    compare::extend_history(history_of(project, *before), previous_last_id, runs,
+                                            results, repository_, source, options_.settings);
+            if (!history) {
+                ++machines_read_whole_;
+                history = compare::history(store_, repository_, source, "", 0, options_.settings);
+            }
+            return build_machine(state_->head_results, repository_, *history, runs, options_);
+        });
 }
 
 }  // namespace benchwatch::serve

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -125,6 +127,9 @@ struct MachineHistory {
     std::vector<SuiteEvent> suite_events;                       // oldest first
     std::vector<BenchmarkSeries> benchmarks;  // by category (configured order), name, metric
     std::vector<PullRun> pulls;               // newest first, at most 100
+    // The id of the newest run of the project on this machine, any branch: it changes whenever
+    // anything above may have.
+    std::int64_t revision = 0;
 
     // The benchmark with this id, or null.
     const BenchmarkSeries* find_benchmark(std::string_view benchmark_id) const;
@@ -173,5 +178,50 @@ struct DashboardOptions {
 // cannot be read.
 Dashboard load_dashboard(store::Store& store, const vcs::Repository* repository,
                          const DashboardOptions& options);
+
+// Reads the dashboard as load_dashboard() does, and again after more runs were recorded reading
+// only those where it can. Uses `store` (and `repository`, which may be null) from one thread.
+class DashboardLoader {
+  public:
+    DashboardLoader(store::Store& store, const vcs::Repository* repository,
+                    DashboardOptions options);
+    ~DashboardLoader();
+    DashboardLoader(const DashboardLoader&) = delete;
+    DashboardLoader& operator=(const DashboardLoader&) = delete;
+
+    // load_dashboard() of the store now. Throws store::StoreError when it cannot be read.
+    Dashboard load();
+
+    // What load() would return now, built from `previous` (the dashboard this loader returned
+    // last) and the runs recorded since, of which only the results are read: the histories,
+    // steps, suite events, badges and pull requests of the machines with new runs are worked
+    // out again from what `previous` and the loader hold; the other machines are copied. A
+    // machine whose history cannot be extended (a commit entered its default branch before the
+    // newest, a unit changed) is read whole; the whole store is, as load() does, when `previous`
+    // is another, the schema version changed, the newest id went down or a run was deleted.
+    // Throws store::StoreError when the store cannot be read.
+    Dashboard update(const Dashboard& previous);
+
+    // Whether the last load() or update() read the whole store.
+    bool read_whole() const { return read_whole_; }
+
+    // How many machines update() read whole since the loader was made.
+    std::size_t machines_read_whole() const { return machines_read_whole_; }
+
+  private:
+    struct State;
+
+    Dashboard assemble(const Dashboard* previous, std::int64_t last_run_id,
+                       const std::function<std::optional<MachineHistory>(
+                           const std::string& project, const std::string& machine,
+                           const MachineHistory* before)>& machine_of);
+
+    store::Store& store_;
+    const vcs::Repository* repository_;
+    DashboardOptions options_;
+    std::unique_ptr<State> state_;
+    bool read_whole_ = true;
+    std::size_t machines_read_whole_ = 0;
+};
 
 }  // namespace benchwatch::serve

@@ -61,6 +61,31 @@ void release_freed_memory() {
     malloc_trim(0);
 }
 
+// Whether an Accept-Encoding header's value accepts gzip: it names gzip without q=0.
+bool accepts_gzip(std::string_view value) {
+    const auto trimmed = [](std::string_view text) {
+        while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+            text.remove_prefix(1);
+        while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+        return text;
+    };
+    while (!value.empty()) {
+        const auto comma = value.find(',');
+        const std::string coding = lowercase(value.substr(0, comma));
+        value = comma == std::string_view::npos ? std::string_view() : value.substr(comma + 1);
+        const auto semicolon = coding.find(';');
+        if (trimmed(std::string_view(coding).substr(0, semicolon)) != "gzip") continue;
+        if (semicolon == std::string::npos) return true;
+        const auto weight = trimmed(std::string_view(coding).substr(semicolon + 1));
+        if (!weight.starts_with("q=")) return true;
+        return weight.substr(2).find_first_not_of("0.") != std::string_view::npos;
+    }
+    return false;
+}
+
+// JSON bodies shorter than this are sent as they are: gzip would save little or make them longer.
+constexpr std::size_t smallest_gzipped_body = 1024;
+
 Response not_found(bool api) {
     if (api) return error_response(404, "no such route; see docs/dashboard.md for the API");
     return {404, "text/plain; charset=utf-8", "not found\n"};
@@ -159,6 +184,15 @@ void DashboardServer::route_reads() {
         http_response.status = response.status;
         if (response.content_type.starts_with("text/html"))
             http_response.set_header("Content-Security-Policy", page_policy);
+        // httplib compresses text itself; JSON is gzipped here, from a body made once when
+        // there is one.
+        http_response.set_header("Vary", "Accept-Encoding");
+        if (response.content_type.starts_with("application/json") &&
+            (response.gzipped || response.body.size() >= smallest_gzipped_body) &&
+            accepts_gzip(request.get_header_value("Accept-Encoding"))) {
+            response.body = response.gzipped ? *response.gzipped : gzip(response.body);
+            http_response.set_header("Content-Encoding", "gzip");
+        }
         http_response.set_content(std::move(response.body), response.content_type.c_str());
     });
 }
@@ -293,8 +327,7 @@ Response DashboardServer::answer_upload(const httplib::Request& request) const {
     }
     std::optional<std::span<const ReceivedPart>> parts;
     if (form) parts = std::span<const ReceivedPart>(*form);
-    return uploads_->receive(request.get_header_value("Authorization"), parts,
-                             request.remote_addr);
+    return uploads_->receive(request.get_header_value("Authorization"), parts, request.remote_addr);
 }
 
 int DashboardServer::bind(const ListenAddress& address) {
@@ -349,8 +382,11 @@ void DashboardServer::refresh_until_stopped() {
         stop_lock.unlock();
         try {
             std::lock_guard lock(source_mutex_);
-            if (source_.version() != snapshot()->dashboard().last_run_id) {
-                auto loaded = std::make_shared<const ApiSnapshot>(source_.load());
+            const auto previous = snapshot();
+            if (source_.version() != previous->dashboard().last_run_id) {
+                auto loaded = std::make_shared<const ApiSnapshot>(
+                    source_.update ? source_.update(previous->dashboard()) : source_.load(),
+                    previous.get());
                 {
                     std::lock_guard snapshot_lock(snapshot_mutex_);
                     snapshot_ = std::move(loaded);
@@ -365,6 +401,49 @@ void DashboardServer::refresh_until_stopped() {
     }
 }
 
+Response DashboardServer::compared_pull(const ApiSnapshot& snapshot, const std::string& project,
+                                        const std::string& machine,
+                                        const std::string& commit) const {
+    constexpr std::size_t most_kept = 512;
+    const ProjectHistory* shown = snapshot.dashboard().find_project(project);
+    const MachineHistory* history = shown ? shown->find_machine(machine) : nullptr;
+    const std::string key =
+        fmt::format("{}\n{}\n{}\n{}", history ? history->revision : 0, project, machine, commit);
+    std::promise<Response> promise;
+    std::shared_future<Response> answer;
+    bool mine = false;
+    {
+        std::lock_guard lock(comparisons_mutex_);
+        if (comparisons_.size() >= most_kept)
+            std::erase_if(comparisons_, [](const auto& entry) {
+                return entry.second.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+            });
+        const auto [entry, inserted] = comparisons_.try_emplace(key);
+        if (inserted) entry->second = promise.get_future().share();
+        answer = entry->second;
+        mine = inserted;
+    }
+    if (mine) {
+        try {
+            Response made;
+            {
+                std::lock_guard lock(source_mutex_);
+                made = source_.compare_pull(project, machine, commit);
+            }
+            if (made.body.size() >= smallest_gzipped_body)
+                made.gzipped = std::make_shared<const std::string>(gzip(made.body));
+            promise.set_value(std::move(made));
+        } catch (...) {
+            {
+                std::lock_guard lock(comparisons_mutex_);
+                comparisons_.erase(key);
+            }
+            promise.set_exception(std::current_exception());
+        }
+    }
+    return answer.get();
+}
+
 void DashboardServer::handle(const std::string& target, const Parameters& parameters,
                              Response& response) const {
     const auto segments = path_segments(target);
@@ -374,12 +453,12 @@ void DashboardServer::handle(const std::string& target, const Parameters& parame
         return;
     }
     if (segments->size() >= 2 && (*segments)[0] == "api" && (*segments)[1] == "v1") {
-        const auto compare_pull = [this](const std::string& project, const std::string& machine,
-                                         const std::string& commit) {
-            std::lock_guard lock(source_mutex_);
-            return source_.compare_pull(project, machine, commit);
+        const auto current = snapshot();
+        const auto compare_pull = [&](const std::string& project, const std::string& machine,
+                                      const std::string& commit) {
+            return compared_pull(*current, project, machine, commit);
         };
-        response = snapshot()->answer(std::span(*segments).subspan(2), parameters, compare_pull);
+        response = current->answer(std::span(*segments).subspan(2), parameters, compare_pull);
         return;
     }
     if (api) {

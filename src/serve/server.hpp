@@ -4,6 +4,8 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -31,12 +33,17 @@ class ServeError : public model::Error {
     explicit ServeError(const std::string& message) : Error(model::ErrorKind::Serve, message) {}
 };
 
-// Where the server's data comes from. The three functions share one store and are never called
-// at the same time; they may throw store::StoreError.
+// Where the server's data comes from. The functions share one store and are never called at the
+// same time; they may throw store::StoreError.
 struct DashboardSource {
     std::function<std::int64_t()> version;  // grows when the store changes (Store::last_run_id)
     std::function<Dashboard()> load;        // the whole dashboard, read now
-    PullComparer compare_pull;              // answers /pulls/COMMIT
+    // The dashboard now, from the one `load` or `update` returned last (DashboardLoader::update);
+    // when empty, `load` is called instead.
+    std::function<Dashboard(const Dashboard& previous)> update;
+    // Answers /pulls/COMMIT; called once per commit and revision of its machine, and its answer
+    // given to every request for them until the machine changes.
+    PullComparer compare_pull;
 };
 
 // A host and port to listen on.
@@ -109,6 +116,8 @@ class DashboardServer {
     void explain_failures();
 
     std::shared_ptr<const ApiSnapshot> snapshot() const;
+    Response compared_pull(const ApiSnapshot& snapshot, const std::string& project,
+                           const std::string& machine, const std::string& commit) const;
     void refresh_until_stopped();
     void handle(const std::string& target, const Parameters& parameters, Response& response) const;
     Response answer_upload(const httplib::Request& request) const;
@@ -120,9 +129,12 @@ class DashboardServer {
     std::vector<std::string> allowed_hosts_;  // lowercase
     bool check_hosts_ = false;
     std::shared_ptr<UploadReceiver> uploads_;  // null: read-only
-    mutable std::mutex source_mutex_;    // one store, one caller at a time
-    mutable std::mutex snapshot_mutex_;  // guards snapshot_ (the pointer, not the data)
+    mutable std::mutex source_mutex_;          // one store, one caller at a time
+    mutable std::mutex snapshot_mutex_;        // guards snapshot_ (the pointer, not the data)
     std::shared_ptr<const ApiSnapshot> snapshot_;
+    mutable std::mutex comparisons_mutex_;  // guards comparisons_
+    // By machine revision, project, machine and commit, each computed once.
+    mutable std::map<std::string, std::shared_future<Response>> comparisons_;
     std::mutex stop_mutex_;
     std::condition_variable stop_signal_;
     bool stopping_ = false;

@@ -448,6 +448,10 @@ class PostgresStore final : public CoreStore {
         return connection_->query("SELECT coalesce(max(id), 0) FROM runs").integer(0, 0);
     }
 
+    std::int64_t count_runs() override {
+        return connection_->query("SELECT count(*) FROM runs").integer(0, 0);
+    }
+
     std::optional<std::string> select_cached_calibration(const CalibrationKey& key) override {
         const Rows rows = connection_->query(
             "SELECT value FROM cached_calibrations WHERE project = $1 AND machine = $2 AND "
@@ -670,6 +674,7 @@ class PostgresStore final : public CoreStore {
             parameters.emplace_back(commits.text());
             conditions += fmt::format(" AND r.commit_id = ANY(${}::text[])", parameters.size());
         }
+        if (filter.after_id > 0) conditions += fmt::format(" AND r.id > {}", filter.after_id);
         const auto matching = [&](const std::string& select_from, std::string_view order_by) {
             return connection_->query(
                 fmt::format("{} WHERE TRUE{} ORDER BY {}", select_from, conditions, order_by),

@@ -407,6 +407,12 @@ class SqliteStore final : public CoreStore {
         return select.integer(0);
     }
 
+    std::int64_t count_runs() override {
+        Statement select(*connection_, "SELECT count(*) FROM runs");
+        select.step();
+        return select.integer(0);
+    }
+
     std::optional<std::string> select_cached_calibration(const CalibrationKey& key) override {
         Statement select(*connection_,
                          "SELECT value FROM cached_calibrations WHERE project = ?1 AND "
@@ -784,6 +790,7 @@ class SqliteStore final : public CoreStore {
             conditions += fmt::format(" AND r.{} = ?{}", column, next_parameter);
             field_parameters.emplace_back(next_parameter++, value);
         }
+        if (filter.after_id > 0) conditions += fmt::format(" AND r.id > {}", filter.after_id);
         const std::vector<std::string> commits = sorted_unique(filter.commits);
 
         // Runs `select_from` (which names the runs table `r`) restricted to the filter, one query

@@ -29,6 +29,7 @@ struct RunFilter {
     std::string machine;
     std::string branch;
     std::vector<std::string> commits;  // runs of any of these commits
+    std::int64_t after_id = 0;         // only runs with a greater id
 };
 
 // The result of record(): the run's id, and whether it was new.
@@ -116,6 +117,10 @@ class Store {
     // The id of the newest stored run, 0 when there is none. It grows with every run stored, so
     // a reader can tell cheaply whether anything was recorded since it last looked.
     virtual std::int64_t last_run_id() = 0;
+
+    // How many runs are stored: with last_run_id(), what tells a reader that kept the runs up to
+    // an id whether any of them was deleted since.
+    virtual std::int64_t run_count() = 0;
 
     // The value cache_calibration() stored under exactly `key`; std::nullopt when there is none.
     virtual std::optional<std::string> cached_calibration(const CalibrationKey& key) = 0;

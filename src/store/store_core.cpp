@@ -242,6 +242,10 @@ std::int64_t CoreStore::last_run_id() {
     return guarded("reading the newest run", [&] { return select_last_run_id(); });
 }
 
+std::int64_t CoreStore::run_count() {
+    return guarded("counting runs", [&] { return count_runs(); });
+}
+
 std::optional<std::string> CoreStore::cached_calibration(const CalibrationKey& key) {
     return guarded("reading a cached calibration", [&] { return select_cached_calibration(key); });
 }

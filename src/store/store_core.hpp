@@ -75,6 +75,8 @@ class CoreStore : public Store {
     int schema_version() final;
     // Store::last_run_id(), through select_last_run_id().
     std::int64_t last_run_id() final;
+    // Store::run_count(), through count_runs().
+    std::int64_t run_count() final;
     // Store::cached_calibration(), through select_cached_calibration().
     std::optional<std::string> cached_calibration(const CalibrationKey& key) final;
 
@@ -109,6 +111,8 @@ class CoreStore : public Store {
     virtual int read_schema_version() = 0;
     // Store::last_run_id().
     virtual std::int64_t select_last_run_id() = 0;
+    // Store::run_count().
+    virtual std::int64_t count_runs() = 0;
     // Store::cached_calibration().
     virtual std::optional<std::string> select_cached_calibration(const CalibrationKey& key) = 0;
 

@@ -42,6 +42,7 @@ class MemoryStore : public store::Store {
             if (!filter.project.empty() && run.project != filter.project) continue;
             if (!filter.machine.empty() && run.machine != filter.machine) continue;
             if (!filter.branch.empty() && run.branch != filter.branch) continue;
+            if (run.id <= filter.after_id) continue;
             if (!filter.commits.empty() && std::find(filter.commits.begin(), filter.commits.end(),
                                                      run.commit) == filter.commits.end())
                 continue;
@@ -95,9 +96,9 @@ class MemoryStore : public store::Store {
 
     int schema_version() override { return 1; }
 
-    std::int64_t last_run_id() override {
-        return runs_.empty() ? 0 : runs_.back().id;
-    }
+    std::int64_t last_run_id() override { return runs_.empty() ? 0 : runs_.back().id; }
+
+    std::int64_t run_count() override { return static_cast<std::int64_t>(runs_.size()); }
 
     std::optional<std::string> cached_calibration(const store::CalibrationKey& key) override {
         ++cache_reads_;

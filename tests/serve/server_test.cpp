@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <zlib.h>
 
+#include <atomic>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -23,13 +25,21 @@ using nlohmann::json;
 class ServerTest : public ::testing::Test {
   protected:
     void SetUp() override {
-        store_ = store::open_store(benchwatch::testing::test_store_url(directory_.path()));
+        const std::string url = benchwatch::testing::test_store_url(directory_.path());
+        store_ = store::open_store(url);
         testing::record_sample_history(*store_);
+        // The server's own connection, as `serve` has, and its dashboard extended with new runs.
+        server_store_ = store::open_store(url);
+        loader_ = std::make_unique<DashboardLoader>(*server_store_, nullptr, DashboardOptions{});
         DashboardSource source;
-        source.version = [this] { return store_->last_run_id(); };
-        source.load = [this] { return load_dashboard(*store_, nullptr, {}); };
-        source.compare_pull = [](const std::string&, const std::string&, const std::string&) {
-            return error_response(404, "no comparison here");
+        source.version = [this] { return server_store_->last_run_id(); };
+        source.load = [this] { return loader_->load(); };
+        source.update = [this](const Dashboard& previous) { return loader_->update(previous); };
+        source.compare_pull = [this](const std::string&, const std::string&,
+                                     const std::string& commit) {
+            ++comparisons_;
+            if (commit != "f1") return error_response(404, "no comparison here");
+            return Response{200, "application/json; charset=utf-8", R"({"head":"f1"})"};
         };
         server_ =
             std::make_unique<DashboardServer>(std::move(source), std::chrono::milliseconds(50));
@@ -53,8 +63,22 @@ class ServerTest : public ::testing::Test {
         return result ? result->status : -1;
     }
 
+    // Waits until the benchmarks of machine m1 hold `runs` commits; false after 20 s.
+    bool wait_for_runs(int runs) {
+        // The server looks every 50 ms; 20 s is for a slow machine.
+        for (int attempt = 0; attempt < 400; ++attempt) {
+            const auto result = client_->Get("/api/v1/projects/p/benchmarks");
+            if (result && json::parse(result->body)["runs"] == runs) return true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        return false;
+    }
+
     benchwatch::testing::TemporaryDirectory directory_{"benchwatch-serve"};
+    std::atomic<int> comparisons_ = 0;
     std::unique_ptr<store::Store> store_;
+    std::unique_ptr<store::Store> server_store_;
+    std::unique_ptr<DashboardLoader> loader_;
     std::unique_ptr<DashboardServer> server_;
     int port_ = 0;
     std::thread serving_;
@@ -93,7 +117,8 @@ TEST_F(ServerTest, ThePageCarriesTheDataOfItsFirstScreen) {
     const auto at = page->body.find(opening);
     ASSERT_NE(at, std::string::npos);
     const auto start = at + opening.size();
-    const auto data = json::parse(page->body.substr(start, page->body.find("</script>", start) - start));
+    const auto data =
+        json::parse(page->body.substr(start, page->body.find("</script>", start) - start));
     EXPECT_EQ(data["project"], "p");
     EXPECT_EQ(data["machine"], "m1");
     // A project the store does not have: the page as built, which asks the API itself.
@@ -137,15 +162,71 @@ TEST_F(ServerTest, NewRunsAppearWithoutARestart) {
     model::Run run = testing::sample_run("m1", "c11", 12);
     run.results = {testing::result("a", 120)};
     store_->record(run);
-    // The server looks every 50 ms; wait up to 20 s for a slow machine.
-    int runs = 0;
-    for (int attempt = 0; attempt < 400 && runs != 11; ++attempt) {
-        const auto result = client_->Get("/api/v1/projects/p/benchmarks");
-        ASSERT_TRUE(result);
-        runs = json::parse(result->body)["runs"];
-        if (runs != 11) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_TRUE(wait_for_runs(11));
+}
+
+// `data`, a gzip member, inflated; "not gzip" when it is not one.
+std::string gunzipped(const std::string& data) {
+    z_stream stream{};
+    if (inflateInit2(&stream, 15 + 16) != Z_OK) return "not gzip";
+    std::string out(64 * data.size() + 1024, '\0');
+    stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+    stream.avail_in = static_cast<uInt>(data.size());
+    stream.next_out = reinterpret_cast<Bytef*>(out.data());
+    stream.avail_out = static_cast<uInt>(out.size());
+    const int status = inflate(&stream, Z_FINISH);
+    out.resize(stream.total_out);
+    inflateEnd(&stream);
+    return status == Z_STREAM_END ? out : "not gzip";
+}
+
+TEST_F(ServerTest, JsonIsGzippedOnlyForAClientThatAcceptsIt) {
+    client_->set_decompress(false);
+    const std::vector<std::string> paths = {
+        "/api/v1/projects", "/api/v1/projects/p/benchmarks",
+        "/api/v1/projects/p/series/" + stable_id("a") + "?points=5"};
+    for (const std::string& path : paths) {
+        const auto plain = client_->Get(path, {{"Accept-Encoding", "identity"}});
+        ASSERT_TRUE(plain);
+        EXPECT_EQ(plain->status, 200);
+        EXPECT_FALSE(plain->has_header("Content-Encoding")) << path;
+        EXPECT_EQ(plain->get_header_value("Vary"), "Accept-Encoding") << path;
+        EXPECT_TRUE(json::accept(plain->body)) << path;
+        const auto refused = client_->Get(path, {{"Accept-Encoding", "gzip;q=0, identity"}});
+        ASSERT_TRUE(refused);
+        EXPECT_EQ(refused->body, plain->body) << path;
+
+        const auto gzipped = client_->Get(path, {{"Accept-Encoding", "br;q=1.0, GZIP;q=0.5"}});
+        ASSERT_TRUE(gzipped);
+        EXPECT_EQ(gzipped->status, 200);
+        EXPECT_EQ(gzipped->get_header_value("Vary"), "Accept-Encoding") << path;
+        if (plain->body.size() < 1024 && path.find("series") != std::string::npos) {
+            // Too short to be worth it.
+            EXPECT_EQ(gzipped->body, plain->body);
+            continue;
+        }
+        EXPECT_EQ(gzipped->get_header_value("Content-Encoding"), "gzip") << path;
+        EXPECT_EQ(gunzipped(gzipped->body), plain->body) << path;
     }
-    EXPECT_EQ(runs, 11);
+}
+
+TEST_F(ServerTest, APullRequestIsComparedOnceUntilItsMachineChanges) {
+    for (int request = 0; request < 3; ++request) {
+        const auto result = client_->Get("/api/v1/projects/p/pulls/f1");
+        ASSERT_TRUE(result);
+        EXPECT_EQ(result->body, R"({"head":"f1"})");
+    }
+    EXPECT_EQ(comparisons_.load(), 1);
+    ASSERT_TRUE(client_->Get("/api/v1/projects/p/pulls/f1?machine=m2"));
+    EXPECT_EQ(comparisons_.load(), 2);
+
+    model::Run run = testing::sample_run("m1", "c11", 12);
+    run.results = {testing::result("a", 120)};
+    store_->record(run);
+    ASSERT_TRUE(wait_for_runs(11));
+    ASSERT_TRUE(client_->Get("/api/v1/projects/p/pulls/f1"));
+    ASSERT_TRUE(client_->Get("/api/v1/projects/p/pulls/f1?machine=m2"));
+    EXPECT_EQ(comparisons_.load(), 3);  // m2 did not change
 }
 
 TEST(ParseListen, HostAndPortForms) {

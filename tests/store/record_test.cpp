@@ -524,6 +524,23 @@ TEST_P(RecordTest, LastRunIdGrowsWithEachNewRunAndNotWithARepeat) {
     EXPECT_EQ(open()->last_run_id(), second.run_id);
 }
 
+TEST_P(RecordTest, ListsOnlyTheRunsAfterAnIdAndCountsThemAll) {
+    auto store = open();
+    EXPECT_EQ(store->run_count(), 0);
+    const auto first = store->record(make_run(std::string(40, 'a'), "sha256:aa"));
+    const auto second = store->record(make_run(std::string(40, 'b'), "sha256:bb"));
+    const auto third = store->record(make_run(std::string(40, 'c'), "sha256:cc"));
+    EXPECT_EQ(store->run_count(), 3);
+    store::RunFilter after;
+    after.after_id = first.run_id;
+    const auto runs = store->list_runs(after);
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[0].id, second.run_id);
+    EXPECT_EQ(runs[1].id, third.run_id);
+    after.after_id = third.run_id;
+    EXPECT_TRUE(store->list_runs(after).empty());
+}
+
 BENCHWATCH_ON_EVERY_BACKEND(RecordTest);
 BENCHWATCH_ON_EVERY_BACKEND(RecordAllTest);
 
