@@ -38,22 +38,22 @@ TEST(MigrateTest, CheckChangesNothingThenMigrateMigratesOnce) {
                            directory.path(), without_ci_variables());
     EXPECT_EQ(check.exit_code, 1);
     EXPECT_EQ(check.out, "store " + store +
-                             ": at schema version 0, migrations to version 6 pending; run "
+                             ": at schema version 0, migrations to version 7 pending; run "
                              "benchwatch migrate\n");
     EXPECT_TRUE(untouched(url));
 
     const auto first = run(benchwatch_command({"migrate", "--store", url}), directory.path(),
                            without_ci_variables());
     EXPECT_EQ(first.exit_code, 0) << first.err;
-    EXPECT_EQ(first.out, "store " + store + ": schema version 6 (migrated from 0)\n");
+    EXPECT_EQ(first.out, "store " + store + ": schema version 7 (migrated from 0)\n");
 
     const auto second = run(benchwatch_command({"migrate", "--store", url}), directory.path(),
                             without_ci_variables());
-    EXPECT_EQ(second.out, "store " + store + ": already at schema version 6\n");
+    EXPECT_EQ(second.out, "store " + store + ": already at schema version 7\n");
     const auto current = run(benchwatch_command({"migrate", "--check", "--store", url}),
                              directory.path(), without_ci_variables());
     EXPECT_EQ(current.exit_code, 0);
-    EXPECT_EQ(current.out, "store " + store + ": at schema version 6, nothing to migrate\n");
+    EXPECT_EQ(current.out, "store " + store + ": at schema version 7, nothing to migrate\n");
 }
 
 TEST(MigrateTest, VersionFourStoreIsMigratedToTheCurrentOneKeepingItsRuns) {
@@ -92,12 +92,12 @@ TEST(MigrateTest, VersionFourStoreIsMigratedToTheCurrentOneKeepingItsRuns) {
                            directory.path(), without_ci_variables());
     EXPECT_EQ(check.exit_code, 1);
     EXPECT_EQ(check.out, "store " + store +
-                             ": at schema version 4, migrations to version 6 pending; run "
+                             ": at schema version 4, migrations to version 7 pending; run "
                              "benchwatch migrate\n");
     const auto migrated = run(benchwatch_command({"migrate", "--store", url}), directory.path(),
                               without_ci_variables());
     EXPECT_EQ(migrated.exit_code, 0) << migrated.err;
-    EXPECT_EQ(migrated.out, "store " + store + ": schema version 6 (migrated from 4)\n");
+    EXPECT_EQ(migrated.out, "store " + store + ": schema version 7 (migrated from 4)\n");
     const auto runs = store::open_store(url)->list_runs({});
     ASSERT_EQ(runs.size(), 1u);
     EXPECT_EQ(runs[0].commit, testing::fake_commit("c1"));

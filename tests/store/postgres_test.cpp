@@ -1,6 +1,8 @@
 // What could break: a PostgreSQL store that cannot be reached, authenticated or created on
 // reported without its URL or fix, a password shown in a message, libpq's PGPASSWORD or
-// ~/.pgpass ignored, or a read-only user made to write when the store is current.
+// ~/.pgpass ignored, a read-only user made to write when the store is current, results left
+// behind by a deleted run or pointing at a deleted benchmark, or a store object recording with
+// benchmark ids that are no longer stored.
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -11,6 +13,7 @@
 #include <chrono>
 #include <fstream>
 #include <memory>
+#include <span>
 
 #include "store/store.hpp"
 #include "store_fixture.hpp"
@@ -134,10 +137,59 @@ TEST_F(PostgresTest, UserWhoMayNotCreateTablesIsToldSo) {
         url_as("benchwatch_limited:limited") + "&options=-csearch_path%3D" + schema;
     EXPECT_EQ(store_error_of([&] { open_store(url); }),
               fmt::format("store postgresql:///benchwatch?host={}&options=-csearch_path%3D{}: "
-                          "migrating to schema version 6: permission denied for schema {}; run "
+                          "migrating to schema version 7: permission denied for schema {}; run "
                           "benchwatch migrate as the schema's owner, or grant this user CREATE on "
                           "the schema",
                           socket_directory_, schema, schema));
+}
+
+TEST_F(PostgresTest, DeletingRunsDeletesTheirResultsAndUsedBenchmarksStay) {
+    const std::string schema = new_schema("deleting");
+    const std::string url = server_url_ + "&options=-csearch_path%3D" + schema;
+    auto store = open_store(url);
+    store->record(make_run("c1", "h1"));
+    store->record(make_run("c2", "h2"));
+    const auto in_schema = [&](const std::string& sql) {
+        return postgres_query_text(server_url_,
+                                   fmt::format("SET search_path = {}; {}", schema, sql));
+    };
+    EXPECT_NE(in_schema("DELETE FROM benchmarks")
+                  .find("results still use a deleted benchmark; delete their runs first"),
+              std::string::npos);
+    EXPECT_EQ(in_schema("DELETE FROM runs WHERE commit_id = 'c1'"), "");
+    EXPECT_EQ(in_schema("SELECT count(*) FROM results"), "2");
+    EXPECT_EQ(in_schema("SELECT count(*) FROM results WHERE run_id NOT IN (SELECT id FROM runs)"),
+              "0");
+    // From another search path too: the triggers name their own schema's tables.
+    EXPECT_EQ(postgres_query_text(server_url_, fmt::format("DELETE FROM {}.runs", schema)), "");
+    EXPECT_EQ(in_schema("SELECT count(*) FROM results"), "0");
+    EXPECT_EQ(in_schema("DELETE FROM benchmarks"), "");
+}
+
+TEST_F(PostgresTest, StoreRecordsAgainAfterItsProjectsBenchmarksWereDeletedAndAddedAgain) {
+    const std::string schema = new_schema("stale");
+    const std::string url = server_url_ + "&options=-csearch_path%3D" + schema;
+    auto store = open_store(url);
+    store->record(make_run("c1", "h1"));
+    // By hand, as an administrator cleaning up: the runs, then their benchmarks, then the same
+    // names recorded again through another store object, which gives them new ids.
+    EXPECT_EQ(postgres_query_text(server_url_, fmt::format("DELETE FROM {0}.runs; "
+                                                           "DELETE FROM {0}.benchmarks",
+                                                           schema)),
+              "");
+    open_store(url)->record(make_run("c2", "h2"));
+    // This object knew the old ids; what it records now must use the stored ones.
+    const RecordOutcome outcome = store->record(make_run("c3", "h3"));
+    ASSERT_TRUE(outcome.inserted);
+    const std::int64_t id = outcome.run_id;
+    const auto results = store->results(std::span<const std::int64_t>(&id, 1));
+    ASSERT_EQ(results.at(id).size(), 2u);
+    EXPECT_EQ(results.at(id)[0].benchmark, "array/copy");
+    EXPECT_EQ(postgres_query_text(server_url_,
+                                  fmt::format("SELECT count(*) FROM {0}.results WHERE benchmark_id "
+                                              "NOT IN (SELECT id FROM {0}.benchmarks)",
+                                              schema)),
+              "0");
 }
 
 TEST_F(PostgresTest, ReadOnlyUserReadsACurrentStoreButCannotRecord) {
