@@ -304,7 +304,9 @@ class Connection {
         PQsetNoticeProcessor(
             connection_.get(), [](void*, const char*) {}, nullptr);
         // Since PostgreSQL 12 any positive value makes doubles come back exactly, shortest form.
-        execute("SET extra_float_digits = 3");
+        // No JIT: compiling a plan took longer than running any statement here (11 of 15 ms for
+        // reading 16 runs' results, which the planner costs high without statistics).
+        execute("SET extra_float_digits = 3; SET jit = off");
     }
 
     // Runs one statement with parameters $1, $2… in text form and returns its rows.
@@ -650,38 +652,27 @@ class PostgresStore final : public CoreStore {
     // order so that two record_all() calls cannot deadlock. Before them it takes kRunOrderLock
     // shared, which only last_run_id() waits for.
     void lock_commits(std::span<const model::Run> runs) {
-        connection_->query("SELECT pg_advisory_xact_lock_shared($1)", {text_of(kRunOrderLock)});
         std::vector<std::string> keys;
         for (const model::Run& run : runs)
             keys.push_back(fmt::format("{}\n{}\n{}", run.project, run.machine, run.commit));
         std::sort(keys.begin(), keys.end());
         keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-        for (const std::string& key : keys)
-            connection_->query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", {key});
+        ArrayLiteral sorted;
+        for (const std::string& key : keys) sorted.add(key);
+        // One statement; UNION ALL runs its parts in order, and unnest keeps the array's.
+        connection_->query(
+            "SELECT count(*) FROM (SELECT pg_advisory_xact_lock_shared($1) UNION ALL "
+            "SELECT pg_advisory_xact_lock(hashtextextended(key, 0)) "
+            "FROM unnest($2::text[]) AS key) AS locked",
+            {text_of(kRunOrderLock), sorted.text()});
     }
 
     // Inserts `run` inside the caller's transaction, holding its commit's lock: one statement
-    // finds an earlier copy and counts the attempts, one inserts the run with its environment
-    // and warnings, and its results go in by binary COPY with benchmark ids from
-    // benchmark_ids_, after one statement for the names the project does not have yet.
+    // inserts the run, its attempt counted there, with its commit information, environment and
+    // warnings, and reads how many benchmarks the project has; its results go in by binary COPY
+    // with benchmark ids from benchmark_ids_, after one statement for the names the project
+    // does not have yet.
     RecordOutcome insert_run(const model::Run& run) {
-        // After the lock, so that this statement's snapshot holds every run committed before.
-        const Rows found = connection_->query(
-            "SELECT (SELECT count(*) FROM runs WHERE project = $1 AND machine = $2 "
-            "AND commit_id = $3), r.id, r.attempt, "
-            "(SELECT count(*) FROM benchmarks WHERE project = $1), "
-            "(SELECT coalesce(max(id), 0) FROM benchmarks WHERE project = $1) "
-            "FROM (SELECT 1) AS one LEFT JOIN runs AS r ON r.project = $1 AND r.machine = $2 "
-            "AND r.commit_id = $3 AND r.content_hash = $4",
-            {run.project, run.machine, run.commit, run.content_hash});
-        if (!found.is_null(0, 1)) {
-            insert_commit_info(run);
-            return {found.integer(0, 1), false, static_cast<int>(found.integer(0, 2))};
-        }
-        const int attempt = 1 + static_cast<int>(found.integer(0, 0));
-        ProjectBenchmarks& known = benchmark_ids_[run.project];
-        if (known.count != found.integer(0, 3) || known.last_id != found.integer(0, 4)) known = {};
-
         ArrayLiteral keys, values, kinds, messages;
         for (const auto& [key, value] : run.environment) {
             keys.add(key);
@@ -691,51 +682,44 @@ class PostgresStore final : public CoreStore {
             kinds.add(warning.kind);
             messages.add(warning.message);
         }
-        // The unique constraint is the last line of defence: should another transaction have
-        // stored the same content despite the lock, this one keeps that run. The commit's
-        // information, environment and warnings go in the same statement, as nothing when the
-        // run is not inserted.
+        // After the lock, so that this statement's snapshot holds every run of the commit
+        // committed before. The unique constraint finds a run stored already: then nothing of
+        // this statement is inserted but the commit's information, as before.
         const Rows added = connection_->query(
             "WITH run AS (INSERT INTO runs (project, machine, commit_id, branch, pull_request, "
             "recorded_at_ms, attempt, format, content_hash) "
-            "VALUES ($1::text, $2::text, $3::text, $4, $5::bigint, $6::bigint, $7::integer, $8, "
-            "$9) ON CONFLICT (project, machine, commit_id, content_hash) DO NOTHING "
-            "RETURNING id), "
+            "SELECT $1::text, $2::text, $3::text, $4, $5::bigint, $6::bigint, "
+            "1 + (SELECT count(*) FROM runs WHERE project = $1 AND machine = $2 "
+            "AND commit_id = $3), $7, $8 "
+            "ON CONFLICT (project, machine, commit_id, content_hash) DO NOTHING "
+            "RETURNING id, attempt), "
             "environment AS (INSERT INTO environment (run_id, key, value) "
-            "SELECT run.id, e.key, e.value FROM run, unnest($14::text[], $15::text[]) "
+            "SELECT run.id, e.key, e.value FROM run, unnest($13::text[], $14::text[]) "
             "AS e(key, value)), "
             "warnings AS (INSERT INTO run_warnings (run_id, position, kind, message) "
             "SELECT run.id, w.position - 1, w.kind, w.message FROM run, "
-            "unnest($16::text[], $17::text[]) WITH ORDINALITY AS w(kind, message, position)), "
+            "unnest($15::text[], $16::text[]) WITH ORDINALITY AS w(kind, message, position)), "
             "commit_info AS (INSERT INTO commits (project, commit_id, message, author, "
-            "timestamp, url) SELECT $1::text, $3::text, $10::text, $11::text, $12::text, "
-            "$13::text WHERE $10::text IS NOT NULL "
+            "timestamp, url) SELECT $1::text, $3::text, $9::text, $10::text, $11::text, "
+            "$12::text WHERE $9::text IS NOT NULL "
             "ON CONFLICT (project, commit_id) DO NOTHING) "
-            "SELECT id FROM run",
+            "SELECT run.id, run.attempt, (SELECT count(*) FROM benchmarks WHERE project = $1), "
+            "(SELECT coalesce(max(id), 0) FROM benchmarks WHERE project = $1) FROM run",
             {run.project, run.machine, run.commit, run.branch,
              run.pull_request ? Parameter(text_of(*run.pull_request)) : std::nullopt,
-             text_of(run.recorded_at_ms), text_of(std::int64_t{attempt}), run.format,
-             run.content_hash, run.commit_info ? Parameter(run.commit_info->message) : std::nullopt,
+             text_of(run.recorded_at_ms), run.format, run.content_hash,
+             run.commit_info ? Parameter(run.commit_info->message) : std::nullopt,
              run.commit_info ? Parameter(run.commit_info->author) : std::nullopt,
              run.commit_info ? Parameter(run.commit_info->timestamp) : std::nullopt,
              run.commit_info ? Parameter(run.commit_info->url) : std::nullopt, keys.text(),
              values.text(), kinds.text(), messages.text()});
-        if (added.size() == 0) {
-            insert_commit_info(run);
-            return find_run(run).value();
-        }
+        if (added.size() == 0) return find_run(run).value();
         const std::int64_t run_id = added.integer(0, 0);
+        const int attempt = static_cast<int>(added.integer(0, 1));
+        ProjectBenchmarks& known = benchmark_ids_[run.project];
+        if (known.count != added.integer(0, 2) || known.last_id != added.integer(0, 3)) known = {};
         insert_results(run, run_id, known);
         return {run_id, true, attempt};
-    }
-
-    void insert_commit_info(const model::Run& run) {
-        if (run.commit_info)
-            connection_->query(
-                "INSERT INTO commits (project, commit_id, message, author, timestamp, url) "
-                "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (project, commit_id) DO NOTHING",
-                {run.project, run.commit, run.commit_info->message, run.commit_info->author,
-                 run.commit_info->timestamp, run.commit_info->url});
     }
 
     std::optional<RecordOutcome> find_run(const model::Run& run) {
@@ -759,7 +743,9 @@ class PostgresStore final : public CoreStore {
             const std::string valid =
                 is_valid_utf8(part) ? std::string(part) : with_valid_utf8(part);
             key += valid;
-            key += fmt::format("\x1f{}\x1f", valid.size());
+            key += '\x1f';
+            key += std::to_string(valid.size());
+            key += '\x1f';
         }
         return key;
     }
@@ -916,13 +902,15 @@ class PostgresStore final : public CoreStore {
         const std::string id_array = ids.text();
 
         // The results first, each run's by its own index scan whatever the planner knows of the
-        // table (right after a bulk load it has no statistics, and a parallel bitmap scan of
-        // `run_id = ANY(…)` took ten times longer); then the distinct benchmarks they name.
+        // table (OFFSET 0 keeps the subquery from being flattened into a join: right after a bulk
+        // load, without statistics, that was a hash join over the whole table, 80 ms for 16 runs
+        // instead of 3); then the distinct benchmarks they name.
         retrying("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", [&] {
             for (auto& [id, results] : results_by_run) results.clear();
             const Rows rows = connection_->query_binary(
                 fmt::format("SELECT r.* FROM unnest($1::bigint[]) AS wanted(id) CROSS JOIN "
-                            "LATERAL (SELECT {} FROM results WHERE run_id = wanted.id) AS r",
+                            "LATERAL (SELECT {} FROM results WHERE run_id = wanted.id OFFSET 0) "
+                            "AS r",
                             kResultColumns),
                 {id_array});
             std::unordered_map<std::int64_t, model::Result> benchmarks;
