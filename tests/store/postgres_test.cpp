@@ -1,8 +1,9 @@
 // What could break: a PostgreSQL store that cannot be reached, authenticated or created on
 // reported without its URL or fix, a password shown in a message, libpq's PGPASSWORD or
 // ~/.pgpass ignored, a read-only user made to write when the store is current, results left
-// behind by a deleted run or pointing at a deleted benchmark, or a store object recording with
-// benchmark ids that are no longer stored.
+// behind by a deleted run or pointing at a deleted benchmark, a store object recording with
+// benchmark ids that are no longer stored, or last_run_id() naming a run while one with a
+// smaller id is still being written.
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -14,6 +15,8 @@
 #include <fstream>
 #include <memory>
 #include <span>
+#include <thread>
+#include <vector>
 
 #include "store/store.hpp"
 #include "store_fixture.hpp"
@@ -190,6 +193,40 @@ TEST_F(PostgresTest, StoreRecordsAgainAfterItsProjectsBenchmarksWereDeletedAndAd
                                               "NOT IN (SELECT id FROM {0}.benchmarks)",
                                               schema)),
               "0");
+}
+
+TEST_F(PostgresTest, LastRunIdWaitsForARunWithASmallerIdThatIsStillBeingWritten) {
+    const std::string schema = new_schema("order");
+    const std::string url = server_url_ + "&options=-csearch_path%3D" + schema;
+    open_store(url);
+    // The run of commit "slow" keeps its transaction open for a while after taking its id.
+    EXPECT_EQ(postgres_query_text(
+                  server_url_,
+                  fmt::format("SET search_path = {}; "
+                              "CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                              "BEGIN IF NEW.commit_id = 'slow' THEN PERFORM pg_sleep(1); END IF; "
+                              "RETURN NULL; END $$; "
+                              "CREATE TRIGGER slow AFTER INSERT ON runs FOR EACH ROW "
+                              "EXECUTE FUNCTION slow()",
+                              schema)),
+              "");
+    std::thread slow([&] { open_store(url)->record(make_run("slow", "h1")); });
+    // Until it sleeps, holding id 1.
+    for (int i = 0; i < 1000 && postgres_query_text(server_url_,
+                                                    "SELECT count(*) FROM pg_stat_activity "
+                                                    "WHERE wait_event = 'PgSleep'") != "1";
+         ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    auto reader = open_store(url);
+    open_store(url)->record(make_run("fast", "h2"));
+    const std::int64_t last = reader->last_run_id();
+    const auto runs = reader->list_runs({});
+    slow.join();
+    // Every run up to the id last_run_id() named is there to be read.
+    std::vector<std::int64_t> ids;
+    for (const auto& run : runs) ids.push_back(run.id);
+    EXPECT_EQ(last, 2);
+    EXPECT_EQ(ids, (std::vector<std::int64_t>{1, 2}));
 }
 
 TEST_F(PostgresTest, ReadOnlyUserReadsACurrentStoreButCannotRecord) {
