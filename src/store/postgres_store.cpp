@@ -683,14 +683,17 @@ class PostgresStore final : public CoreStore {
             messages.add(warning.message);
         }
         // After the lock, so that this statement's snapshot holds every run of the commit
-        // committed before. The unique constraint finds a run stored already: then nothing of
-        // this statement is inserted but the commit's information, as before.
+        // committed before. A run stored already (NOT EXISTS, which also keeps it from taking an
+        // id; the unique constraint should another transaction have stored it despite the lock)
+        // makes it insert nothing but the commit's information, as before.
         const Rows added = connection_->query(
             "WITH run AS (INSERT INTO runs (project, machine, commit_id, branch, pull_request, "
             "recorded_at_ms, attempt, format, content_hash) "
             "SELECT $1::text, $2::text, $3::text, $4, $5::bigint, $6::bigint, "
             "1 + (SELECT count(*) FROM runs WHERE project = $1 AND machine = $2 "
             "AND commit_id = $3), $7, $8 "
+            "WHERE NOT EXISTS (SELECT 1 FROM runs WHERE project = $1 AND machine = $2 "
+            "AND commit_id = $3 AND content_hash = $8) "
             "ON CONFLICT (project, machine, commit_id, content_hash) DO NOTHING "
             "RETURNING id, attempt), "
             "environment AS (INSERT INTO environment (run_id, key, value) "

@@ -124,7 +124,7 @@ TEST(MigrateTest, NewerStoreIsRefused) {
                              directory.path(), without_ci_variables());
     EXPECT_EQ(refused.exit_code, 2);
     EXPECT_EQ(refused.err, "error: store " + store +
-                               " has schema version 9, newer than this benchwatch (6); upgrade "
+                               " has schema version 9, newer than this benchwatch (7); upgrade "
                                "benchwatch\n");
 }
 
