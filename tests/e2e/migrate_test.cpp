@@ -70,12 +70,22 @@ TEST(MigrateTest, VersionFourStoreIsMigratedToTheCurrentOneKeepingItsRuns) {
                                 results.string()}),
             directory.path(), without_ci_variables());
     ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
-    // Version 4 is the first four steps, which never change: undo the fifth and the sixth.
+    // Version 4 is the first four steps, which never change: undo the fifth to the seventh (the
+    // seventh changes PostgreSQL only).
     if (stores_on_postgres()) {
-        ASSERT_EQ(postgres_query_text(url,
-                                      "DROP TABLE cached_calibrations; "
-                                      "ALTER TABLE results DROP COLUMN sample_values; "
-                                      "UPDATE schema_version SET version = 4"),
+        ASSERT_EQ(postgres_query_text(
+                      url,
+                      "DROP TABLE cached_calibrations; "
+                      "ALTER TABLE results DROP COLUMN sample_values; "
+                      "DROP TRIGGER results_of_deleted_runs ON runs; "
+                      "DROP TRIGGER results_keep_their_benchmarks ON benchmarks; "
+                      "DROP FUNCTION delete_results_of_deleted_runs(); "
+                      "DROP FUNCTION refuse_deleting_used_benchmarks(); "
+                      "ALTER TABLE results ADD CONSTRAINT results_run_id_fkey FOREIGN KEY "
+                      "(run_id) REFERENCES runs (id) ON DELETE CASCADE; "
+                      "ALTER TABLE results ADD CONSTRAINT results_benchmark_id_fkey FOREIGN KEY "
+                      "(benchmark_id) REFERENCES benchmarks (id); "
+                      "UPDATE schema_version SET version = 4"),
                   "");
     } else {
         sqlite3* db = nullptr;
