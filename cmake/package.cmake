@@ -66,6 +66,8 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# libpq is opened at run time when a PostgreSQL store is used, so dpkg-shlibdeps cannot see it.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libpq5")
 # record, run and compare take commits, branches and merge bases from git, and history-branch
 # is git; without it benchwatch still reads full SHAs given by --commit/--head/--base, serves
 # and writes sites, so git is recommended (installed by default) rather than required.

@@ -46,12 +46,12 @@ std::optional<std::string> environment_variable(const char* name) {
     return std::string(value);
 }
 
-Context Context::discover(const std::string& repo) {
+Context Context::discover(const std::string& repo, vcs::Names names) {
     Context context;
     context.working_directory = current_directory();
     context.config = load_config_from(context.working_directory);
-    context.repository = vcs::Repository::open(repo.empty() ? context.working_directory
-                                                            : std::filesystem::path(repo));
+    context.repository = vcs::Repository::open(
+        repo.empty() ? context.working_directory : std::filesystem::path(repo), names);
     return context;
 }
 

@@ -29,8 +29,10 @@ struct Context {
     std::optional<vcs::Repository> repository;  // of --repo, or of the working directory
 
     // Finds the config upward from the working directory and the repository of `repo`
-    // (empty: the working directory).
-    static Context discover(const std::string& repo);
+    // (empty: the working directory), which answers names as `names` says: as first answered
+    // for a command that reads them in one go, as now for one that serves for days.
+    static Context discover(const std::string& repo,
+                            vcs::Names names = vcs::Names::AsFirstAnswered);
 };
 
 // Settings shared by every subcommand that opens a store.

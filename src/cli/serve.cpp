@@ -162,7 +162,8 @@ std::thread stop_on_signal(serve::DashboardServer& server) {
 }
 
 int run_serve(const ServeFlags& flags) {
-    const auto context = Context::discover(flags.common.repo);
+    // The default branch moves while the server runs: every question goes to git.
+    const auto context = Context::discover(flags.common.repo, vcs::Names::AsNow);
     const auto address = serve::parse_listen(flags.listen);
     const serve::DashboardOptions options =
         resolve_dashboard_options(flags.default_branch, context);

@@ -24,10 +24,7 @@ using Prepared = std::vector<std::unique_ptr<PreparedSuite>>;
 
 // Each pull request's suite prepared by `method`, parallel to `requests`.
 Prepared prepare_all(const Method& method, std::span<const PullRequest> requests) {
-    Prepared prepared;
-    prepared.reserve(requests.size());
-    for (const auto& request : requests) prepared.push_back(method.prepare(request.suite));
-    return prepared;
+    return method.prepare_each(suites_of(requests));
 }
 
 // z of a two-sided interval of about 95%.

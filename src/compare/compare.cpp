@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -270,12 +271,22 @@ std::map<ResultKey, std::vector<double>> history_series(store::Store& store, con
     std::vector<std::vector<double>> newest_first;  // one row per history point, NaN: no value
     std::vector<std::size_t> counts(key_list.size(), 0);
     std::size_t unfinished = key_list.size();
-    const auto take = [&](std::size_t, const CombinedResults& results) {
+    detail::ValueKeys numbers;
+    // Per key number: its place in key_list, or key_list.size() when it is not one of `keys`.
+    std::vector<std::size_t> place_of;
+    const auto take = [&](std::size_t, std::span<const detail::KeyedValue> values) {
         auto& row = newest_first.emplace_back(key_list.size(), NAN);
-        for (std::size_t k = 0; k < key_list.size(); ++k) {
-            const auto found = results.find(key_list[k]);
-            if (found == results.end() || !(found->second.value > 0)) continue;
-            row[k] = found->second.value;
+        while (place_of.size() < numbers.size()) {
+            const auto& key = numbers.key(place_of.size());
+            const auto found = std::lower_bound(key_list.begin(), key_list.end(), key);
+            place_of.push_back(found != key_list.end() && *found == key
+                                   ? static_cast<std::size_t>(found - key_list.begin())
+                                   : key_list.size());
+        }
+        for (const auto& value : values) {
+            const auto k = place_of[value.key];
+            if (k == key_list.size() || !(value.value > 0)) continue;
+            row[k] = value.value;
             if (counts[k] < target && ++counts[k] == target) --unfinished;
         }
         return unfinished > 0;
@@ -283,11 +294,19 @@ std::map<ResultKey, std::vector<double>> history_series(store::Store& store, con
     // The baseline is the history's newest point, and its results are already loaded; point p
     // is history[p].
     const std::size_t first = !history.empty() && history.front() == newest_commit ? 1 : 0;
-    if (first == 0 || take(0, newest))
-        detail::visit_history(store, index, history.subspan(first),
-                              [&](std::size_t position, const CombinedResults& results) {
-                                  return take(position + first, results);
-                              });
+    bool more = true;
+    if (first == 1) {
+        std::vector<detail::KeyedValue> values;
+        for (const auto& [key, result] : newest)
+            values.push_back({numbers.number(key), result.value, result.direction, result.unit});
+        more = take(0, values);
+    }
+    if (more)
+        detail::visit_history_values(
+            store, index, history.subspan(first), numbers,
+            [&](std::size_t position, std::span<const detail::KeyedValue> values) {
+                return take(position + first, values);
+            });
 
     std::vector<bool> loaded(newest_first.size());
     for (std::size_t p = 0; p < newest_first.size(); ++p)
@@ -325,26 +344,34 @@ BacktestMatrix history_matrix(store::Store& store, const RunIndex& index,
                               std::span<const std::string> history, std::size_t runs,
                               const std::vector<model::Category>& categories) {
     const auto count = std::min(runs, history.size());
-    std::map<ResultKey, BacktestSeries> series;
-    detail::visit_history(
-        store, index, history.first(count),
-        [&](std::size_t position, const CombinedResults& results) {
-            for (const auto& [key, result] : results) {
-                auto& one = series[key];
+    detail::ValueKeys keys;
+    std::vector<BacktestSeries> series;  // by key number
+    detail::visit_history_values(
+        store, index, history.first(count), keys,
+        [&](std::size_t position, std::span<const detail::KeyedValue> values) {
+            if (series.size() < keys.size()) series.resize(keys.size());
+            for (const auto& value : values) {
+                auto& one = series[value.key];
                 if (one.values.empty()) {
+                    const auto& key = keys.key(value.key);
                     one.values.resize(count);
-                    one.smaller_is_better = result.direction == model::Direction::SmallerIsBetter;
+                    one.smaller_is_better = value.direction == model::Direction::SmallerIsBetter;
                     one.minimum_change = model::minimum_change_of(key.benchmark, key.metric,
                                                                   categories, index.rules());
                     one.budget_weight = model::budget_weight_of(key.benchmark, index.rules());
                 }
-                one.values[count - 1 - position] = result.value;
+                one.values[count - 1 - position] = value.value;
             }
             return true;
         });
+    std::vector<std::size_t> by_name(series.size());
+    std::iota(by_name.begin(), by_name.end(), std::size_t{0});
+    std::sort(by_name.begin(), by_name.end(),
+              [&](std::size_t a, std::size_t b) { return keys.key(a) < keys.key(b); });
     BacktestMatrix matrix;
     matrix.runs = count;
-    for (auto& [key, one] : series) matrix.benchmarks.push_back(std::move(one));
+    for (const auto number : by_name)
+        if (!series[number].values.empty()) matrix.benchmarks.push_back(std::move(series[number]));
     return matrix;
 }
 

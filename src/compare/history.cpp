@@ -66,18 +66,49 @@ model::History history(store::Store& store, const vcs::Repository* repository,
         double value;
         std::optional<model::SampleSummary> samples;  // only when asked for
     };
-    std::map<ResultKey, std::pair<model::Result, std::vector<Point>>> found;
-    detail::visit_history(
-        store, index, window, [&](std::size_t position, const CombinedResults& results) {
-            for (const auto& [key, result] : results) {
-                if (!detail::selected(key.benchmark, benchmark)) continue;
-                auto [entry, inserted] = found.try_emplace(key, result, std::vector<Point>{});
-                entry->second.second.push_back(
-                    {position, result.value,
-                     with_samples ? result.samples : std::optional<model::SampleSummary>()});
-            }
-            return true;
-        });
+    // Per benchmark and metric: the unit and direction of its newest result, and its points.
+    struct Found {
+        std::string unit;
+        model::Direction direction = model::Direction::SmallerIsBetter;
+        std::vector<Point> points;
+    };
+    std::map<ResultKey, Found> found;
+    if (with_samples) {
+        detail::visit_history(
+            store, index, window, [&](std::size_t position, const CombinedResults& results) {
+                for (const auto& [key, result] : results) {
+                    if (!detail::selected(key.benchmark, benchmark)) continue;
+                    auto [entry, inserted] =
+                        found.try_emplace(key, Found{result.unit, result.direction, {}});
+                    entry->second.points.push_back({position, result.value, result.samples});
+                }
+                return true;
+            });
+    } else {
+        // Values only: a fraction of the reading, which is most of a long history's time.
+        detail::ValueKeys keys;
+        std::vector<Found*> by_number;  // null: not selected
+        detail::visit_history_values(
+            store, index, window, keys,
+            [&](std::size_t position, std::span<const detail::KeyedValue> values) {
+                for (const auto& value : values) {
+                    while (by_number.size() < keys.size()) {
+                        const auto& key = keys.key(by_number.size());
+                        by_number.push_back(detail::selected(key.benchmark, benchmark) ? &found[key]
+                                                                                       : nullptr);
+                    }
+                    auto* entry = by_number[value.key];
+                    if (entry == nullptr) continue;
+                    if (entry->points.empty()) {
+                        entry->unit = value.unit;
+                        entry->direction = value.direction;
+                    }
+                    entry->points.push_back({position, value.value, std::nullopt});
+                }
+                return true;
+            });
+        std::erase_if(found, [](const auto& entry) { return entry.second.points.empty(); });
+    }
 
     model::History history;
     history.project = source.project;
@@ -88,7 +119,7 @@ model::History history(store::Store& store, const vcs::Repository* repository,
     for (const auto& commit : history.commits)
         history.times_ms.push_back(point_time(index, commit));
     for (auto& [key, entry] : found) {
-        auto& [newest, points] = entry;
+        auto& points = entry.points;
         std::reverse(points.begin(), points.end());
         std::vector<double> positive;
         for (const auto& point : points)
@@ -97,8 +128,8 @@ model::History history(store::Store& store, const vcs::Repository* repository,
         model::BenchmarkHistory series;
         series.name = key.benchmark;
         series.metric = key.metric;
-        series.unit = newest.unit;
-        series.direction = newest.direction;
+        series.unit = entry.unit;
+        series.direction = entry.direction;
         series.typical_change = stats::typical_change(positive, settings.pairs);
         series.typical_pairs = stats::pairs_used(positive.size(), settings.pairs);
         for (const auto& point : points) {

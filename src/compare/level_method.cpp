@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "compare/json_field.hpp"
@@ -57,6 +58,14 @@ struct LevelPrepared final : PreparedSuite {
     SuiteMoves moves;
 };
 
+// One series' values as logarithms, and the median of every level_runs consecutive logs
+// (stats::window_medians), from its first value: what every window of it that a level method
+// judges takes its noise and level from. Entries of values that are not positive are not used.
+struct SeriesLogs {
+    std::vector<double> logs;
+    std::vector<double> level_medians;
+};
+
 model::Verdict verdict_of(double move, double threshold, bool smaller_is_better) {
     return to_verdict(stats::judge_log_ratio(move, threshold, smaller_is_better));
 }
@@ -71,10 +80,32 @@ class LevelMethod final : public Method {
 
     std::unique_ptr<PreparedSuite> prepare(
         std::span<const BenchmarkEvidence> suite) const override {
-        auto prepared = std::make_unique<LevelPrepared>();
-        prepared->judged.reserve(suite.size());
-        for (const auto& evidence : suite) prepared->judged.push_back(prepare_alone(evidence));
-        prepared->moves = suite_moves(prepared->judged);
+        return prepare_with(suite, {});
+    }
+
+    // A replay's suites take their histories from one array per benchmark: the logs and level
+    // medians of each array are taken once here, for the longest history that starts there,
+    // instead of once for every pull request.
+    std::vector<std::unique_ptr<PreparedSuite>> prepare_each(
+        std::span<const std::span<const BenchmarkEvidence>> suites) const override {
+        std::unordered_map<const double*, std::size_t> longest;
+        for (const auto suite : suites)
+            for (const auto& evidence : suite) {
+                auto& length = longest[evidence.history.data()];
+                length = std::max(length, evidence.history.size());
+            }
+        std::unordered_map<const double*, SeriesLogs> series;
+        series.reserve(longest.size());
+        for (const auto& [start, length] : longest) {
+            auto& one = series[start];
+            one.logs.reserve(length);
+            for (std::size_t i = 0; i < length; ++i)
+                one.logs.push_back(start[i] > 0 ? std::log(start[i]) : 0.0);
+            one.level_medians = stats::window_medians(one.logs, settings_.level_runs);
+        }
+        std::vector<std::unique_ptr<PreparedSuite>> prepared;
+        prepared.reserve(suites.size());
+        for (const auto suite : suites) prepared.push_back(prepare_with(suite, series));
         return prepared;
     }
 
@@ -171,22 +202,49 @@ class LevelMethod final : public Method {
     }
 
   private:
-    Judged prepare_alone(const BenchmarkEvidence& evidence) const {
+    std::unique_ptr<PreparedSuite> prepare_with(
+        std::span<const BenchmarkEvidence> suite,
+        const std::unordered_map<const double*, SeriesLogs>& series) const {
+        auto prepared = std::make_unique<LevelPrepared>();
+        prepared->judged.reserve(suite.size());
+        for (const auto& evidence : suite) {
+            const auto found = series.find(evidence.history.data());
+            prepared->judged.push_back(
+                prepare_alone(evidence, found == series.end() ? nullptr : &found->second));
+        }
+        prepared->moves = suite_moves(prepared->judged);
+        return prepared;
+    }
+
+    // `whole`, when given, holds the logs and level medians of the series evidence.history is
+    // the start of.
+    Judged prepare_alone(const BenchmarkEvidence& evidence, const SeriesLogs* whole) const {
         Judged judged;
-        const auto recent =
-            evidence.history.last(std::min(history_wanted(), evidence.history.size()));
+        const auto wanted = std::min(history_wanted(), evidence.history.size());
+        const auto first = evidence.history.size() - wanted;
+        const auto recent = evidence.history.subspan(first);
         const bool positive =
             evidence.base > 0 && evidence.head > 0 &&
             std::all_of(recent.begin(), recent.end(), [](double value) { return value > 0; });
-        std::vector<double> logs;
-        if (positive) {
-            logs.reserve(recent.size());
-            for (double value : recent) logs.push_back(std::log(value));
+        std::vector<double> own_logs;
+        std::span<const double> logs;
+        if (positive && whole) {
+            logs = std::span<const double>(whole->logs).subspan(first, wanted);
+        } else if (positive) {
+            own_logs.reserve(recent.size());
+            for (double value : recent) own_logs.push_back(std::log(value));
+            logs = own_logs;
         }
         const double floor = std::log1p(evidence.minimum_change);
-        auto deviations = positive && logs.size() > settings_.level_runs
-                              ? stats::transient_deviations(logs, settings_.level_runs, floor)
-                              : std::vector<double>{};
+        std::vector<double> deviations;
+        if (positive && logs.size() > settings_.level_runs) {
+            const auto medians = whole ? std::span<const double>(whole->level_medians)
+                                             .subspan(first, logs.size() - settings_.level_runs + 1)
+                                       : std::span<const double>{};
+            deviations =
+                whole ? stats::transient_deviations(logs, medians, settings_.level_runs, floor)
+                      : stats::transient_deviations(logs, settings_.level_runs, floor);
+        }
         if (deviations.size() > settings_.noise_runs)
             deviations.erase(deviations.begin(),
                              deviations.end() - static_cast<std::ptrdiff_t>(settings_.noise_runs));

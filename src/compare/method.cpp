@@ -30,6 +30,14 @@ SuiteJudgement Method::judge(std::span<const BenchmarkEvidence> suite) const {
     return decide(*prepare(suite), setting());
 }
 
+std::vector<std::unique_ptr<PreparedSuite>> Method::prepare_each(
+    std::span<const std::span<const BenchmarkEvidence>> suites) const {
+    std::vector<std::unique_ptr<PreparedSuite>> prepared;
+    prepared.reserve(suites.size());
+    for (const auto suite : suites) prepared.push_back(prepare(suite));
+    return prepared;
+}
+
 std::optional<double> Method::calibration_budget() const {
     return std::nullopt;
 }

@@ -110,6 +110,12 @@ class Method {
     virtual std::unique_ptr<PreparedSuite> prepare(
         std::span<const BenchmarkEvidence> suite) const = 0;
 
+    // prepare() of each of `suites`, in order. The suites of a replayed history share their
+    // histories (evidence whose `history` starts at one address holds one series' values), and a
+    // method may work out what those have in common once.
+    virtual std::vector<std::unique_ptr<PreparedSuite>> prepare_each(
+        std::span<const std::span<const BenchmarkEvidence>> suites) const;
+
     // The judgement of a suite prepared by prepare() of this method (or of the method it was
     // made from by with_setting() or calibrated_by()), at sensitivity `setting`; a level method
     // with thresholds by noise uses those instead of `setting`.

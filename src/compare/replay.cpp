@@ -69,6 +69,14 @@ std::vector<BenchmarkEvidence> suite_after(const BacktestMatrix& history, std::s
 
 }  // namespace
 
+std::vector<std::span<const BenchmarkEvidence>> suites_of(
+    std::span<const ReplayedPullRequest> requests) {
+    std::vector<std::span<const BenchmarkEvidence>> suites;
+    suites.reserve(requests.size());
+    for (const auto& request : requests) suites.emplace_back(request.suite);
+    return suites;
+}
+
 Replay::Replay(const BacktestMatrix& matrix, std::size_t first_run) {
     const auto count = matrix.benchmarks.size();
     measured_.resize(count);
@@ -414,9 +422,7 @@ model::Calibration calibrate_choice(const BacktestMatrix& history,
                                : 0;
     const Replay replay(history, first_run);
     const auto requests = replay.pull_requests();
-    std::vector<std::unique_ptr<PreparedSuite>> prepared;
-    prepared.reserve(requests.size());
-    for (const auto& request : requests) prepared.push_back(method->prepare(request.suite));
+    const auto prepared = method->prepare_each(suites_of(requests));
     std::vector<std::vector<double>> latest;
     const auto now = method->prepare(suite_after(history, method->history_wanted(), latest));
     return calibrate(*method, requests, prepared, *now);

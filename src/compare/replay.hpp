@@ -68,6 +68,10 @@ class Replay {
     std::vector<ReplayedPullRequest> requests_;
 };
 
+// The suite of each of `requests`, in order: what Method::prepare_each() takes.
+std::vector<std::span<const BenchmarkEvidence>> suites_of(
+    std::span<const ReplayedPullRequest> requests);
+
 // Flags of one replayed pull request that did not last (flukes) and that did (persistent), given
 // its judgement. The flagged change is the one a report shows: head against the method's
 // reference (the level; seed: the baseline run).

@@ -1,6 +1,9 @@
 #include "compare/runs.hpp"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace benchwatch::compare::detail {
@@ -107,6 +110,103 @@ void visit_history(store::Store& store, const RunIndex& index, std::span<const s
                     else if (ignored)
                         ignored->insert(result.benchmark);
                 }
+            if (!visit(start + offset, combined)) return;
+        }
+        start += batch.size();
+        batch_size = next_size;
+    }
+}
+
+std::size_t ValueKeys::number(const ResultKey& key) {
+    const auto [found, added] = numbers_.try_emplace(key, keys_.size());
+    if (added) keys_.push_back(key);
+    return found->second;
+}
+
+void visit_history_values(
+    store::Store& store, const RunIndex& index, std::span<const std::string> commits,
+    ValueKeys& keys, const std::function<bool(std::size_t, std::span<const KeyedValue>)>& visit) {
+    // What a stored benchmark id is to this reading. Its rank among the names sorts a run's
+    // results as Store::results() does (name, metric, unit), so that the attempts and results of
+    // one key are combined in the order visit_history() combines them.
+    using Names = std::map<std::tuple<std::string, std::string, std::string>, std::size_t>;
+    struct Benchmark {
+        std::size_t key = 0;
+        Names::const_iterator names;  // its rank among the names met is names->second
+        model::Direction direction = model::Direction::SmallerIsBetter;
+        bool ignored = false;
+    };
+    std::unordered_map<std::int64_t, Benchmark> benchmarks;
+    Names names;
+    const auto learn = [&](const std::unordered_map<std::int64_t, model::Result>& read) {
+        bool added = false;
+        for (const auto& [id, benchmark] : read) {
+            if (benchmarks.contains(id)) continue;
+            added = true;
+            const auto found =
+                names.try_emplace({benchmark.benchmark, benchmark.metric, benchmark.unit}, 0).first;
+            benchmarks[id] = {keys.number({benchmark.benchmark, benchmark.metric}), found,
+                              benchmark.direction, index.ignores(benchmark.benchmark)};
+        }
+        if (!added) return;
+        std::size_t rank = 0;
+        for (auto& [name, order] : names) order = rank++;
+    };
+
+    std::size_t batch_size = commits_per_batch;
+    std::vector<KeyedValue> combined;
+    std::vector<std::size_t> slot_of_key;  // key → its index in `combined` + 1; 0: none yet
+    for (std::size_t start = 0; start < commits.size();) {
+        const auto batch = commits.subspan(start, std::min(batch_size, commits.size() - start));
+        std::vector<std::int64_t> run_ids;
+        for (const auto& commit : batch)
+            for (const auto* run : index.runs_of(commit)) run_ids.push_back(run->id);
+        auto read = store.result_values(run_ids);
+        learn(read.benchmarks);
+        slot_of_key.resize(keys.size(), 0);
+        // Each value with its benchmark, by run and then as results() orders a run's results.
+        struct Placed {
+            std::int64_t run_id = 0;
+            std::size_t rank = 0;
+            double value = 0;
+            const Benchmark* benchmark = nullptr;
+            auto operator<=>(const Placed& other) const {
+                return std::tie(run_id, rank) <=> std::tie(other.run_id, other.rank);
+            }
+        };
+        std::vector<Placed> placed;
+        placed.reserve(read.values.size());
+        for (const auto& value : read.values) {
+            const auto& benchmark = benchmarks.at(value.benchmark_id);
+            placed.push_back({value.run_id, benchmark.names->second, value.value, &benchmark});
+        }
+        if (!std::is_sorted(placed.begin(), placed.end())) std::sort(placed.begin(), placed.end());
+        const std::size_t per_commit = std::max<std::size_t>(1, placed.size() / batch.size());
+        const std::size_t next_size =
+            std::max(commits_per_batch, std::min(2 * batch.size(), results_per_batch / per_commit));
+
+        for (std::size_t offset = 0; offset < batch.size(); ++offset) {
+            combined.clear();
+            for (const auto* run : index.runs_of(batch[offset])) {
+                auto first = std::lower_bound(
+                    placed.begin(), placed.end(), run->id,
+                    [](const Placed& value, std::int64_t id) { return value.run_id < id; });
+                for (; first != placed.end() && first->run_id == run->id; ++first) {
+                    const auto& benchmark = *first->benchmark;
+                    if (benchmark.ignored) continue;
+                    const KeyedValue candidate{benchmark.key, first->value, benchmark.direction,
+                                               std::get<2>(benchmark.names->first)};
+                    auto& slot = slot_of_key[benchmark.key];
+                    if (slot == 0) {
+                        combined.push_back(candidate);
+                        slot = combined.size();
+                    } else if (model::worse(candidate.direction,
+                                            combined[slot - 1].value / candidate.value)) {
+                        combined[slot - 1] = candidate;
+                    }
+                }
+            }
+            for (const auto& one : combined) slot_of_key[one.key] = 0;
             if (!visit(start + offset, combined)) return;
         }
         start += batch.size();

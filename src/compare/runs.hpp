@@ -93,6 +93,35 @@ void visit_history(store::Store& store, const RunIndex& index, std::span<const s
                    const std::function<bool(std::size_t, const CombinedResults&)>& visit,
                    std::set<std::string>* ignored = nullptr);
 
+// The benchmarks and metrics a reading of values has met, numbered from 0 in the order met.
+class ValueKeys {
+  public:
+    // The number of `key`, numbered now when it is new.
+    std::size_t number(const ResultKey& key);
+
+    const ResultKey& key(std::size_t number) const { return keys_[number]; }
+    std::size_t size() const { return keys_.size(); }
+
+  private:
+    std::vector<ResultKey> keys_;
+    std::map<ResultKey, std::size_t> numbers_;
+};
+
+// One benchmark and metric of a commit: the value, direction and unit of its best attempt.
+struct KeyedValue {
+    std::size_t key = 0;  // its number in the ValueKeys of the reading
+    double value = 0;
+    model::Direction direction = model::Direction::SmallerIsBetter;
+    std::string_view unit;  // valid while the reading lasts
+};
+
+// visit_history() for readers of values only, at a fraction of its cost: `visit(position,
+// values)` gets each commit's values (one per benchmark and metric, as visit_history() combines
+// them), whose keys `keys` numbers.
+void visit_history_values(
+    store::Store& store, const RunIndex& index, std::span<const std::string> commits,
+    ValueKeys& keys, const std::function<bool(std::size_t, std::span<const KeyedValue>)>& visit);
+
 // The commits of `chain` (a first-parent chain, newest first) that have clean runs, except
 // `excluded`.
 std::vector<std::string> benchmarked_commits(std::span<const std::string> chain,

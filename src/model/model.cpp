@@ -137,15 +137,17 @@ std::string_view display_name(std::string_view benchmark, const Category& catego
 }
 
 bool name_less(std::string_view a, std::string_view b) {
-    auto lower = [](unsigned char c) { return static_cast<char>(std::tolower(c)); };
-    const auto folded =
-        std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
-                                     [&](char x, char y) { return lower(x) < lower(y); });
-    if (folded) return true;
-    const auto folded_reverse =
-        std::lexicographical_compare(b.begin(), b.end(), a.begin(), a.end(),
-                                     [&](char x, char y) { return lower(x) < lower(y); });
-    if (folded_reverse) return false;
+    // ASCII case folding, as std::tolower does in the C locale benchwatch runs in, in one pass:
+    // reports sort tens of thousands of names with this.
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+    const auto common = std::min(a.size(), b.size());
+    for (std::size_t i = 0; i < common; ++i) {
+        // Compared as char, as the folded comparison always has: bytes from 0x80 (UTF-8) first.
+        const char x = lower(a[i]);
+        const char y = lower(b[i]);
+        if (x != y) return x < y;
+    }
+    if (a.size() != b.size()) return a.size() < b.size();
     return a < b;
 }
 

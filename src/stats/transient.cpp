@@ -28,16 +28,35 @@ bool lasted(double change, double later_shift) {
     return change * later_shift > 0 && std::abs(later_shift) >= std::abs(change) / 2;
 }
 
+std::vector<double> window_medians(std::span<const double> values, std::size_t window) {
+    assert(window > 0);
+    std::vector<double> medians;
+    if (values.size() < window) return medians;
+    medians.reserve(values.size() - window + 1);
+    for (std::size_t j = 0; j + window <= values.size(); ++j)
+        medians.push_back(median(values.subspan(j, window)));
+    return medians;
+}
+
 std::vector<double> transient_deviations(std::span<const double> log_values, std::size_t level_runs,
                                          double ignore_below) {
     assert(level_runs > 0);
-    std::vector<double> deviations;
+    return transient_deviations(log_values, window_medians(log_values, level_runs), level_runs,
+                                ignore_below);
+}
+
+std::vector<double> transient_deviations(std::span<const double> log_values,
+                                         std::span<const double> level_medians,
+                                         std::size_t level_runs, double ignore_below) {
+    assert(level_runs > 0);
     const auto n = log_values.size();
+    assert(n < level_runs || level_medians.size() == n - level_runs + 1);
+    std::vector<double> deviations;
     for (std::size_t i = level_runs; i < n; ++i) {
-        const double before = median(log_values.subspan(i - level_runs, level_runs));
+        const double before = level_medians[i - level_runs];
         const double deviation = log_values[i] - before;
         if (i + level_runs <= n && std::abs(deviation) > ignore_below) {
-            const double moved = median(log_values.subspan(i, level_runs)) - before;
+            const double moved = level_medians[i] - before;
             if (lasted(deviation, moved)) continue;
         }
         deviations.push_back(deviation);

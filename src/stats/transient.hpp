@@ -27,4 +27,15 @@ bool lasted(double change, double later_shift);
 std::vector<double> transient_deviations(std::span<const double> log_values, std::size_t level_runs,
                                          double ignore_below);
 
+// The medians of every `window` consecutive values: entry j is median(values[j … j+window−1]),
+// for j from 0 to size − window; empty when there are fewer than `window` values.
+// Example: window_medians({3, 1, 2, 5}, 3) == {2, 2}.
+std::vector<double> window_medians(std::span<const double> values, std::size_t window);
+
+// transient_deviations() given `level_medians` == window_medians(log_values, level_runs), so that
+// a caller judging many windows of one series takes each median once: the same deviations.
+std::vector<double> transient_deviations(std::span<const double> log_values,
+                                         std::span<const double> level_medians,
+                                         std::size_t level_runs, double ignore_below);
+
 }  // namespace benchwatch::stats

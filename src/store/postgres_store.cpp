@@ -15,11 +15,13 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "model/printable.hpp"
 #include "model/utf8.hpp"
+#include "store/libpq_loader.hpp"
 #include "store/store_core.hpp"
 #include "store/store_url.hpp"
 
@@ -291,8 +293,14 @@ class Rows {
 
 // One connection to the server; closed on destruction.
 class Connection {
+    // libpq's connection to `url`, libpq being opened first (libpq_loader.hpp).
+    static PGconn* connect(const std::string& url) {
+        if (auto problem = libpq_problem()) throw PgFailure(kConnectionFailure, *problem);
+        return PQconnectdb(url.c_str());
+    }
+
   public:
-    explicit Connection(const std::string& url) : connection_(PQconnectdb(url.c_str()), &PQfinish) {
+    explicit Connection(const std::string& url) : connection_(connect(url), &PQfinish) {
         if (!connection_) throw PgFailure(kConnectionFailure, "out of memory");
         if (PQstatus(connection_.get()) != CONNECTION_OK) {
             // The first line says what failed; the next ones are libpq's hints, which the
@@ -946,6 +954,45 @@ class PostgresStore final : public CoreStore {
 
         sort_results(results_by_run);
         return results_by_run;
+    }
+
+    ResultValues select_result_values(std::span<const std::int64_t> run_ids) override {
+        ResultValues read;
+        if (run_ids.empty()) return read;
+        ArrayLiteral ids;
+        std::unordered_set<std::int64_t> distinct_ids;
+        for (const std::int64_t id : run_ids)
+            if (distinct_ids.insert(id).second) ids.add(id);
+        const std::string id_array = ids.text();
+        // As select_results(): each run's values by its own index scan, then their benchmarks.
+        retrying("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", [&] {
+            read = {};
+            const Rows rows = connection_->query_binary(
+                "SELECT r.* FROM unnest($1::bigint[]) AS wanted(id) CROSS JOIN LATERAL "
+                "(SELECT run_id, benchmark_id, value FROM results WHERE run_id = wanted.id "
+                "OFFSET 0) AS r",
+                {id_array});
+            read.values.reserve(static_cast<std::size_t>(rows.size()));
+            ArrayLiteral benchmark_ids;
+            std::unordered_set<std::int64_t> seen;
+            for (int row = 0; row < rows.size(); ++row) {
+                read.values.push_back(
+                    {rows.integer(row, 0), rows.integer(row, 1), rows.real(row, 2)});
+                if (seen.insert(rows.integer(row, 1)).second)
+                    benchmark_ids.add(rows.integer(row, 1));
+            }
+            const Rows benchmark_rows = connection_->query_binary(
+                fmt::format("SELECT {} FROM benchmarks WHERE id = ANY($1::bigint[])",
+                            kBenchmarkColumns),
+                {benchmark_ids.text()});
+            for (int row = 0; row < benchmark_rows.size(); ++row)
+                read.benchmarks.emplace(benchmark_rows.integer(row, 0),
+                                        read_benchmark(benchmark_rows.row(row)));
+            if (read.benchmarks.size() != seen.size())
+                throw PgFailure(kDataCorrupted, "results name benchmarks that are not stored");
+            return 0;
+        });
+        return read;
     }
 
     // The connection as migrate() uses it. The transaction's advisory lock lets one process

@@ -314,6 +314,45 @@ class SqliteStore final : public CoreStore {
         return outcomes;
     }
 
+    ResultValues select_result_values(std::span<const std::int64_t> run_ids) override {
+        const std::vector<std::int64_t> ids =
+            sorted_unique(std::vector<std::int64_t>(run_ids.begin(), run_ids.end()));
+        ResultValues read;
+        Transaction snapshot(*connection_, Transaction::Kind::Read);
+        Statement find_benchmark(
+            *connection_,
+            fmt::format("SELECT {} FROM benchmarks WHERE id = ?1", kBenchmarkColumns));
+        std::optional<Statement> full_batch;
+        for_each_batch(ids, [&](std::span<const std::int64_t> batch) {
+            std::optional<Statement> last_batch;
+            const auto sql =
+                fmt::format("SELECT run_id, benchmark_id, value FROM results WHERE run_id IN ({})",
+                            parameter_list(1, batch.size()));
+            if (batch.size() < kMaxValuesPerQuery)
+                last_batch.emplace(*connection_, sql);
+            else if (full_batch)
+                full_batch->reset();
+            else
+                full_batch.emplace(*connection_, sql);
+            Statement& select = last_batch ? *last_batch : *full_batch;
+            for (std::size_t i = 0; i < batch.size(); ++i)
+                select.bind_integer(1 + static_cast<int>(i), batch[i]);
+            while (select.step()) {
+                const std::int64_t benchmark_id = select.integer(1);
+                read.values.push_back({select.integer(0), benchmark_id, select.real(2)});
+                if (read.benchmarks.contains(benchmark_id)) continue;
+                find_benchmark.reset();
+                find_benchmark.bind_integer(1, benchmark_id);
+                if (!find_benchmark.step())
+                    throw SqliteFailure(SQLITE_CORRUPT,
+                                        fmt::format("benchmark {} is missing", benchmark_id));
+                read.benchmarks.emplace(benchmark_id, read_benchmark(find_benchmark));
+            }
+        });
+        snapshot.commit();
+        return read;
+    }
+
     std::unordered_map<std::int64_t, std::size_t> count_results(
         std::span<const std::int64_t> run_ids) override {
         const std::vector<std::int64_t> ids =
@@ -776,26 +815,31 @@ class SqliteStore final : public CoreStore {
         };
 
         std::vector<model::Run> runs;
+        std::unordered_map<std::int64_t, std::size_t> position_of_run;
         Transaction snapshot(*connection_, Transaction::Kind::Read);
-        // One row per run and environment entry, the entry's key and value after the run's.
+        // One row per run and environment entry, the entry's key and value after the run's. No
+        // ORDER BY: the runs come in the order of the index that finds them, and sorting every
+        // row by run id was most of the time of listing a long history; they are put in order
+        // here.
         constexpr int key = kRunColumnCount, value = kRunColumnCount + 1;
         const std::string runs_with_environment = fmt::format(
             "SELECT {}, e.key, e.value FROM {} LEFT JOIN environment AS e ON e.run_id = r.id",
             kRunColumns, kRunsWithCommits);
-        query_matching(runs_with_environment, " ORDER BY r.id, e.key", [&](Statement& select) {
+        query_matching(runs_with_environment, "", [&](Statement& select) {
             while (select.step()) {
                 const std::int64_t id = select.integer(0);
-                if (runs.empty() || runs.back().id != id) runs.push_back(read_run(select));
+                auto [position, added] = position_of_run.try_emplace(id, runs.size());
+                if (added) runs.push_back(read_run(select));
                 if (!select.is_null(key))
-                    runs.back().environment.emplace(select.text(key), select.text(value));
+                    runs[position->second].environment.emplace(select.text(key),
+                                                               select.text(value));
             }
         });
-        if (!commits.empty())
-            std::sort(runs.begin(), runs.end(),
-                      [](const model::Run& a, const model::Run& b) { return a.id < b.id; });
-
-        std::unordered_map<std::int64_t, std::size_t> position_of_run;
-        for (std::size_t i = 0; i < runs.size(); ++i) position_of_run.emplace(runs[i].id, i);
+        const auto by_id = [](const model::Run& a, const model::Run& b) { return a.id < b.id; };
+        if (!std::is_sorted(runs.begin(), runs.end(), by_id)) {
+            std::sort(runs.begin(), runs.end(), by_id);
+            for (std::size_t i = 0; i < runs.size(); ++i) position_of_run[runs[i].id] = i;
+        }
         query_matching(
             "SELECT w.run_id, w.kind, w.message FROM run_warnings AS w "
             "JOIN runs AS r ON r.id = w.run_id",

@@ -54,10 +54,24 @@ inline constexpr int kCachedCalibrationsPerMachine = 16;
 // The longest cache_calibration() waits for another process's write lock before giving up.
 inline constexpr std::chrono::milliseconds kCacheWriteWait{250};
 
+// One result's value, without its benchmark's name or its other measurements.
+struct ResultValue {
+    std::int64_t run_id = 0;
+    std::int64_t benchmark_id = 0;  // a key of ResultValues::benchmarks
+    double value = 0;
+};
+
+// The values of some runs' results, and the benchmarks they are of.
+struct ResultValues {
+    std::vector<ResultValue> values;  // in no particular order
+    // Each benchmark id of `values`: the benchmark's name, metric, unit and direction (no values).
+    std::unordered_map<std::int64_t, model::Result> benchmarks;
+};
+
 // Run history of any number of projects. Implementations are safe to use from several
 // processes at once; one object is used by one thread.
 class Store {
-public:
+  public:
     virtual ~Store() = default;
 
     // Stores `run` with its results and environment in one transaction, assigning id and
@@ -75,6 +89,11 @@ public:
     // The results of the given runs, keyed by run id.
     virtual std::unordered_map<std::int64_t, std::vector<model::Result>> results(
         std::span<const std::int64_t> run_ids) = 0;
+
+    // The values of the given runs' results, without their samples, allocations and other
+    // measurements: what reading a long history for its values needs, at a fraction of results()'
+    // cost. This default reads results() and numbers their benchmarks itself.
+    virtual ResultValues result_values(std::span<const std::int64_t> run_ids);
 
     // How many results each of the given runs has, keyed by run id, without loading them: what
     // lets a reader of many runs load them in batches of a bounded number of results.

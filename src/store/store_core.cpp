@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <iterator>
+#include <map>
 #include <tuple>
 #include <unordered_set>
 
@@ -193,6 +194,31 @@ std::vector<model::Run> CoreStore::list_runs(const RunFilter& filter) {
 std::unordered_map<std::int64_t, std::vector<model::Result>> CoreStore::results(
     std::span<const std::int64_t> run_ids) {
     return guarded("reading results", [&] { return select_results(run_ids); });
+}
+
+ResultValues CoreStore::result_values(std::span<const std::int64_t> run_ids) {
+    return guarded("reading results", [&] { return select_result_values(run_ids); });
+}
+
+ResultValues Store::result_values(std::span<const std::int64_t> run_ids) {
+    ResultValues read;
+    std::map<std::tuple<std::string, std::string, std::string, model::Direction>, std::int64_t> ids;
+    for (auto& [run_id, results] : results(run_ids))
+        for (auto& result : results) {
+            const auto [found, added] = ids.try_emplace(
+                std::tuple{result.benchmark, result.metric, result.unit, result.direction},
+                static_cast<std::int64_t>(ids.size()) + 1);
+            read.values.push_back({run_id, found->second, result.value});
+            if (added) {
+                model::Result benchmark;
+                benchmark.benchmark = std::move(result.benchmark);
+                benchmark.metric = std::move(result.metric);
+                benchmark.unit = std::move(result.unit);
+                benchmark.direction = result.direction;
+                read.benchmarks.emplace(found->second, std::move(benchmark));
+            }
+        }
+    return read;
 }
 
 std::unordered_map<std::int64_t, std::size_t> CoreStore::result_counts(

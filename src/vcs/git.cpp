@@ -54,20 +54,30 @@ void require_success(const ProcessOutput& output, const std::filesystem::path& d
 
 }  // namespace
 
-std::optional<Repository> Repository::open(const std::filesystem::path& directory) {
+std::optional<Repository> Repository::open(const std::filesystem::path& directory, Names names) {
     const auto output = run_git(directory, {"rev-parse", "--show-toplevel"});
     if (output.exit_code != 0) return std::nullopt;
     const auto top_level = trim_newline(output.out);
     if (top_level.empty()) return std::nullopt;  // inside .git itself: no work tree
-    return Repository(std::filesystem::path(top_level));
+    return Repository(std::filesystem::path(top_level), names);
 }
 
 std::optional<std::string> Repository::resolve(const std::string& revision) const {
+    {
+        const std::lock_guard lock(answers_->mutex);
+        if (const auto found = answers_->by_revision.find(revision);
+            found != answers_->by_revision.end())
+            return found->second;
+    }
     const auto output = run_git(top_level_, {"rev-parse", "--verify", "--quiet", "--end-of-options",
                                              revision + "^{commit}"});
     require_started(output, top_level_);
-    if (output.exit_code != 0) return std::nullopt;
-    return std::string(trim_newline(output.out));
+    std::optional<std::string> sha;
+    if (output.exit_code == 0) sha = std::string(trim_newline(output.out));
+    const std::lock_guard lock(answers_->mutex);
+    if (names_ == Names::AsFirstAnswered) answers_->by_revision.emplace(revision, sha);
+    if (sha) answers_->by_revision.emplace(*sha, sha);
+    return sha;
 }
 
 std::optional<std::string> Repository::merge_base(const std::string& a,

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -29,12 +31,19 @@ struct CommitInfo {
     std::string message;       // the whole message, subject and body
 };
 
-// A git work tree, read by running the `git` command (no shell) in it.
+// How a Repository answers a name (a branch, HEAD) asked again: as git answers now, or as it
+// answered first, which saves starting git again in a command that ends in seconds. A full
+// commit id found once is a commit for good and is never asked twice either way.
+enum class Names { AsNow, AsFirstAnswered };
+
+// A git work tree, read by running the `git` command (no shell) in it. Copies share what they
+// remember of its names.
 class Repository {
   public:
     // The repository containing `directory`; std::nullopt when it is not inside one or git is
     // not installed.
-    static std::optional<Repository> open(const std::filesystem::path& directory);
+    static std::optional<Repository> open(const std::filesystem::path& directory,
+                                          Names names = Names::AsNow);
 
     const std::filesystem::path& top_level() const { return top_level_; }
 
@@ -84,8 +93,17 @@ class Repository {
     std::optional<CommitInfo> commit_info(const std::string& revision) const;
 
   private:
-    explicit Repository(std::filesystem::path top_level) : top_level_(std::move(top_level)) {}
+    // What resolve() has answered and may answer again without asking git.
+    struct Answers {
+        std::mutex mutex;
+        std::map<std::string, std::optional<std::string>, std::less<>> by_revision;
+    };
+
+    Repository(std::filesystem::path top_level, Names names)
+        : top_level_(std::move(top_level)), names_(names), answers_(std::make_shared<Answers>()) {}
     std::filesystem::path top_level_;
+    Names names_ = Names::AsNow;
+    std::shared_ptr<Answers> answers_;
 };
 
 // The output of a finished command and its exit status.

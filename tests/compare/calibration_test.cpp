@@ -84,6 +84,56 @@ TEST(Calibration, KeepsTheReplayedPullRequestsWithinBudgetTimesMargin) {
     EXPECT_GT(count_at(calibration.sensitivity * 0.98), 0.7);
 }
 
+TEST(Calibration, PreparingAReplayAtOnceJudgesEveryPullRequestAsPreparingItAlone) {
+    // The level method takes each series' logs and level medians once for a whole replay; every
+    // pull request must come out exactly as when it is prepared alone: with runs missing, a
+    // lasting step, one-run spikes and a history shorter than the method looks at.
+    auto matrix = noisy_matrix(12, 140);
+    for (std::size_t b = 0; b < matrix.benchmarks.size(); ++b) {
+        auto& values = matrix.benchmarks[b].values;
+        for (std::size_t t = 0; t < values.size(); ++t) {
+            if ((t + 3 * b) % 11 == 0) values[t] = std::nullopt;
+            if (b % 3 == 0 && t >= 70 && values[t]) *values[t] *= 1.35;
+        }
+        if (b == 5)
+            for (std::size_t t = 0; t < 100; ++t) values[t] = std::nullopt;
+    }
+    const auto method = make_method(level_with_budget(1));
+    const Replay replay(matrix);
+    const auto requests = replay.pull_requests();
+    ASSERT_GT(requests.size(), 100u);
+    const auto together = method->prepare_each(suites_of(requests));
+    ASSERT_EQ(together.size(), requests.size());
+    int flagged = 0;
+    for (std::size_t k = 0; k < requests.size(); ++k) {
+        const auto alone = method->prepare(requests[k].suite);
+        for (const double setting : {0.5, 2.0, 6.0}) {
+            const auto expected = method->decide(*alone, setting);
+            const auto got = method->decide(*together[k], setting);
+            ASSERT_EQ(got.benchmarks.size(), expected.benchmarks.size());
+            EXPECT_EQ(got.suite_move, expected.suite_move);
+            for (std::size_t i = 0; i < got.benchmarks.size(); ++i) {
+                const auto& a = expected.benchmarks[i];
+                const auto& b = got.benchmarks[i];
+                EXPECT_EQ(b.verdict, a.verdict) << k << " " << i;
+                EXPECT_EQ(b.threshold, a.threshold) << k << " " << i;
+                EXPECT_EQ(b.typical_change, a.typical_change) << k << " " << i;
+                EXPECT_EQ(b.history_pairs, a.history_pairs) << k << " " << i;
+                EXPECT_EQ(b.reference, a.reference) << k << " " << i;
+                flagged += model::flags_change(b.verdict) ? 1 : 0;
+            }
+        }
+        const auto expected_scores = method->noise_scores(*alone, requests[k].later_shift);
+        const auto got_scores = method->noise_scores(*together[k], requests[k].later_shift);
+        ASSERT_EQ(got_scores.size(), expected_scores.size());
+        for (std::size_t i = 0; i < got_scores.size(); ++i) {
+            EXPECT_EQ(got_scores[i].pooled.score, expected_scores[i].pooled.score);
+            EXPECT_EQ(got_scores[i].pooled.fluke, expected_scores[i].pooled.fluke);
+        }
+    }
+    EXPECT_GT(flagged, 0);
+}
+
 TEST(Calibration, ABiggerBudgetGivesASmallerSensitivity) {
     const auto matrix = noisy_matrix(8, 120);
     for (const auto& choice : {level_with_budget(0.5), one_factor_with_budget(0.5)}) {

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace benchwatch::model {
@@ -86,6 +88,30 @@ TEST(Category, RowsSortCaseInsensitivelyLikeTheSeeds) {
     // "rand!" before "rand/" before "randn": '!' < '/' < 'n'.
     EXPECT_TRUE(name_less("rand!/Float32", "rand/Float32"));
     EXPECT_TRUE(name_less("rand/Int64", "randn!/Float32"));
+}
+
+TEST(Category, RowsSortAsTwoFoldedComparisonsAndABytewiseOneWould) {
+    // The order defined the slow way: compared with case folded (as char), both ways, ties
+    // bytewise; on prefixes, case-only differences and UTF-8 bytes (negative as char).
+    const auto reference = [](std::string_view a, std::string_view b) {
+        const auto folded_less = [](std::string_view x, std::string_view y) {
+            return std::lexicographical_compare(
+                x.begin(), x.end(), y.begin(), y.end(), [](char p, char q) {
+                    return static_cast<char>(std::tolower(static_cast<unsigned char>(p))) <
+                           static_cast<char>(std::tolower(static_cast<unsigned char>(q)));
+                });
+        };
+        if (folded_less(a, b)) return true;
+        if (folded_less(b, a)) return false;
+        return a < b;
+    };
+    const std::vector<std::string> names = {
+        "",           "a",          "A",     "ab",     "aB",          "Ab",
+        "a_b",        "a/b",        "a!",    "Z",      "z",           "[",
+        "_",          "é",          "É",     "e\xcc",  "bench/Ärger", "bench/ärger",
+        "bench/zeta", "bench/Zeta", "bench", "bench/", "x\x80",       "x~"};
+    for (const auto& a : names)
+        for (const auto& b : names) EXPECT_EQ(name_less(a, b), reference(a, b)) << a << " " << b;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <span>
 #include <vector>
 
 namespace benchwatch::stats {
@@ -68,6 +69,45 @@ TEST(TransientDeviations, SmallMovesAreKeptWhateverFollowed) {
 TEST(TransientDeviations, ShorterThanTheLevelHasNone) {
     const std::vector<double> series{0, 1, 2};
     EXPECT_TRUE(transient_deviations(series, 3, 0.1).empty());
+}
+
+TEST(WindowMedians, TakeTheMedianOfEveryRunOfConsecutiveValues) {
+    const std::vector<double> values{3, 1, 2, 5};
+    EXPECT_EQ(window_medians(values, 3), (std::vector<double>{2, 2}));  // of 3 1 2, of 1 2 5
+    EXPECT_EQ(window_medians(values, 2), (std::vector<double>{2, 1.5, 3.5}));
+    EXPECT_TRUE(window_medians(values, 5).empty());
+}
+
+TEST(TransientDeviations, FromAWholeSeriesMediansEqualThoseOfEachWindowOfIt) {
+    // A replay judges the windows [s, e) of one series; the medians of the whole series, taken
+    // once, must give every window exactly the deviations it gives alone: spikes, steps and
+    // small moves, windows that end inside a step and windows shorter than two levels.
+    std::vector<double> series;
+    for (int i = 0; i < 120; ++i) {
+        const double noise = 0.02 * std::sin(i * 2.3) + 0.015 * std::cos(i * 0.7);
+        const double step = i >= 40 ? 0.3 : 0.0;
+        const double spike = i % 17 == 5 ? 0.25 : 0.0;
+        series.push_back(noise + step + spike);
+    }
+    for (const std::size_t level_runs : {1U, 3U, 5U}) {
+        const auto medians = window_medians(series, level_runs);
+        int compared = 0;
+        for (std::size_t first = 0; first < series.size(); first += 7) {
+            for (std::size_t last = first; last <= series.size(); last += 3) {
+                const auto window = std::span<const double>(series).subspan(first, last - first);
+                const auto alone = transient_deviations(window, level_runs, 0.1);
+                const auto shared = transient_deviations(
+                    window,
+                    window.size() < level_runs ? std::span<const double>{}
+                                               : std::span<const double>(medians).subspan(
+                                                     first, window.size() - level_runs + 1),
+                    level_runs, 0.1);
+                ASSERT_EQ(alone, shared) << "window " << first << " to " << last;
+                compared += alone.empty() ? 0 : 1;
+            }
+        }
+        EXPECT_GT(compared, 100);
+    }
 }
 
 }  // namespace

@@ -9,6 +9,9 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
+#include <span>
+#include <tuple>
 
 #include "model/run_checks.hpp"
 #include "store/store.hpp"
@@ -401,6 +404,66 @@ TEST_P(RecordTest, ResultsOfMoreRunsThanOneQueryHolds) {
         ASSERT_EQ(results.at(ids[i]).size(), 1u);
         EXPECT_EQ(results.at(ids[i])[0].value, 1.0 + i);
     }
+}
+
+// What result_values() reads of `runs`, in the form of results(): per run, each value with its
+// benchmark's name, metric, unit and direction, sorted as results() sorts.
+std::map<std::int64_t, std::vector<model::Result>> values_as_results(
+    Store& store, std::span<const std::int64_t> runs) {
+    const auto read = store.result_values(runs);
+    std::map<std::int64_t, std::vector<model::Result>> by_run;
+    for (const auto& value : read.values) {
+        auto result = read.benchmarks.at(value.benchmark_id);
+        EXPECT_EQ(result.value, 0);
+        result.value = value.value;
+        by_run[value.run_id].push_back(result);
+    }
+    for (auto& [run, results] : by_run)
+        std::sort(results.begin(), results.end(), [](const auto& a, const auto& b) {
+            return std::tie(a.benchmark, a.metric, a.unit) <
+                   std::tie(b.benchmark, b.metric, b.unit);
+        });
+    return by_run;
+}
+
+TEST_P(RecordTest, ResultValuesAreTheValuesOfResultsOfMoreRunsThanOneQueryHolds) {
+    // 510 runs (more than one query's list of ids), a run with no results, a benchmark in two
+    // metrics and units, one bigger-is-better, and samples and allocations that it leaves out.
+    auto store = open();
+    std::vector<std::int64_t> ids;
+    for (int i = 0; i < 510; ++i) {
+        model::Run run = make_run(fmt::format("c{}", i), "h");
+        run.results = {testing::time_result("b", 1.0 + i)};
+        if (i % 5 == 0) {
+            auto throughput = testing::time_result("b", 1000.0 - i);
+            throughput.metric = "throughput";
+            throughput.unit = "items/s";
+            throughput.direction = model::Direction::BiggerIsBetter;
+            throughput.allocations = 7;
+            throughput.samples = model::SampleSummary{2, 3, 3, 0.5, {2.5, 3.5}};
+            run.results.push_back(throughput);
+        }
+        if (i % 7 == 0) run.results.push_back(testing::time_result(fmt::format("only-{}", i), 2.0));
+        ids.push_back(store->record(run).run_id);
+    }
+    model::Run empty = make_run("empty", "h");
+    empty.results.clear();
+    ids.push_back(store->record(empty).run_id);
+
+    const auto values = values_as_results(*store, ids);
+    EXPECT_EQ(values.size(), 510u);  // the empty run has no values
+    const auto results = store->results(ids);
+    for (const auto id : ids) {
+        auto expected = results.at(id);
+        for (auto& result : expected) {
+            result.allocations.reset();
+            result.samples.reset();
+        }
+        const auto found = values.find(id);
+        EXPECT_EQ(found == values.end() ? std::vector<model::Result>{} : found->second, expected)
+            << "run " << id;
+    }
+    EXPECT_TRUE(store->result_values(std::span<const std::int64_t>{}).values.empty());
 }
 
 BENCHWATCH_ON_EVERY_BACKEND(ListRunsTest);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <vector>
 
@@ -61,6 +62,41 @@ TEST_F(GitHistory, UnknownRevisionsAndOptionsResolveToNothing) {
     EXPECT_EQ(repository->resolve("no-such-branch"), std::nullopt);
     EXPECT_EQ(repository->resolve("0000000000000000000000000000000000000000"), std::nullopt);
     EXPECT_EQ(repository->resolve("--all"), std::nullopt);
+}
+
+TEST_F(GitHistory, NamesAreAnsweredAsNowUnlessAskedToKeepTheFirstAnswer) {
+    // As now (a server's view): a branch that moves and a branch that appears are seen.
+    EXPECT_EQ(repository->resolve("main"), c5);
+    EXPECT_EQ(repository->resolve("later"), std::nullopt);
+    const auto c6 = scratch.commit("sixth");
+    scratch.git({"branch", "later"});
+    EXPECT_EQ(repository->resolve("main"), c6);
+    EXPECT_EQ(repository->resolve("later"), c6);
+
+    // As first answered (one command's view): both keep their first answers, in copies too,
+    // while a repository opened anew sees the branch move.
+    const auto command = Repository::open(scratch.directory(), Names::AsFirstAnswered).value();
+    EXPECT_EQ(command.resolve("main"), c6);
+    EXPECT_EQ(command.resolve("gone-later"), std::nullopt);
+    const auto c7 = scratch.commit("seventh");
+    scratch.git({"branch", "gone-later"});
+    const auto copy = command;
+    EXPECT_EQ(copy.resolve("main"), c6);
+    EXPECT_EQ(command.resolve("gone-later"), std::nullopt);
+    EXPECT_EQ(Repository::open(scratch.directory())->resolve("main"), c7);
+}
+
+TEST_F(GitHistory, AFullCommitIdFoundOnceIsNotAskedOfGitAgain) {
+    ASSERT_EQ(repository->resolve("main"), c5);
+    ASSERT_EQ(repository->resolve(c3), c3);
+    // With git gone from PATH, what only git can answer fails; the commits found do not.
+    const std::string path = std::getenv("PATH");
+    ::setenv("PATH", (scratch.directory() / "no-git-here").c_str(), 1);
+    EXPECT_EQ(repository->resolve(c5), c5);
+    EXPECT_EQ(repository->resolve(c3), c3);
+    EXPECT_THROW(repository->resolve("main"), GitError);
+    EXPECT_THROW(repository->resolve(c4), GitError);
+    ::setenv("PATH", path.c_str(), 1);
 }
 
 TEST_F(GitHistory, MergeBaseIsTheForkPointNotTheTip) {
