@@ -7,16 +7,23 @@
 #     run, as a whole process, median of 7 (and the fastest)
 #   - copy: `benchwatch copy` of the whole history from SQLite to PostgreSQL
 # The test cluster runs with fsync=off; with --fsync the record figures are taken again after
-# restarting it with fsync=on.
-#   bench/store_timing.sh [--fsync] [BUILD_DIR]     (default build/release, built when missing)
+# restarting it with fsync=on. The last lines are the ratios the PostgreSQL goals are about:
+# SQLite's one-process runs per second over PostgreSQL's, and PostgreSQL's median compare over
+# SQLite's. With --no-build, BUILD_DIR's binaries are timed as they are (an older build, say).
+#   bench/store_timing.sh [--fsync] [--no-build] [BUILD_DIR]   (default build/release)
 set -euo pipefail
 source "$(dirname -- "${BASH_SOURCE[0]}")/../scripts/lib.sh"
 cd "$BENCHWATCH_ROOT"
 with_fsync=0
-if [[ "${1:-}" == "--fsync" ]]; then
-    with_fsync=1
+building=1
+while [[ "${1:-}" == --* ]]; do
+    case "$1" in
+    --fsync) with_fsync=1 ;;
+    --no-build) building=0 ;;
+    *) echo "usage: bench/store_timing.sh [--fsync] [--no-build] [BUILD_DIR]" >&2; exit 2 ;;
+    esac
     shift
-fi
+done
 build_dir="${1:-build/release}"
 [[ "$build_dir" == /* ]] || build_dir="$BENCHWATCH_ROOT/$build_dir"
 runs=1000
@@ -24,8 +31,10 @@ benchmarks=1000
 processes=4
 
 ensure_packages "${BENCHWATCH_BUILD_DEPENDENCIES[@]}" postgresql
-build_benchwatch "$build_dir" Release -DBENCHWATCH_TESTS=OFF -DBENCHWATCH_BENCH=ON -- \
-    benchwatch make_bench_data >/dev/null
+if ((building)); then
+    build_benchwatch "$build_dir" Release -DBENCHWATCH_TESTS=OFF -DBENCHWATCH_BENCH=ON -- \
+        benchwatch make_bench_data >/dev/null
+fi
 benchwatch="$build_dir/src/cli/benchwatch"
 make_data="$build_dir/bench/make_bench_data"
 
@@ -64,16 +73,27 @@ record_at_once() {
         'BEGIN { printf "%.1f runs/s, %.0f results/s (%d runs in %.2f s)", n / s, n * b / s, n, s }'
 }
 
-# Prints "median, min" of 7 wall times of COMMAND... in milliseconds (after one warm-up run).
-median_wall_ms() {
-    local times=() start
-    "$@" >/dev/null
+# Times `compare` on the SQLite store and on the PostgreSQL store alternately, 7 times each after
+# one warm-up of each, so that both see the same load; sets sqlite_compare and postgres_compare
+# to "MEDIAN ms, min MIN ms" and sqlite_median and postgres_median to the medians.
+compare_both() {
+    local sqlite_times=() postgres_times=() start
+    local common=(compare --project synthetic --machine bench --head "$head_commit" --repo "$work"
+        --format json)
+    "$benchwatch" "${common[@]}" --store "$sqlite_store" >/dev/null
+    "$benchwatch" "${common[@]}" --store "$postgres_store" >/dev/null
     for _ in 1 2 3 4 5 6 7; do
         start="$EPOCHREALTIME"
-        "$@" >/dev/null
-        times+=("$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", (b - a) * 1000 }')")
+        "$benchwatch" "${common[@]}" --store "$sqlite_store" >/dev/null
+        sqlite_times+=("$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", (b - a) * 1000 }')")
+        start="$EPOCHREALTIME"
+        "$benchwatch" "${common[@]}" --store "$postgres_store" >/dev/null
+        postgres_times+=("$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", (b - a) * 1000 }')")
     done
-    printf '%s\n' "${times[@]}" | sort -n | awk '{ v[NR] = $1 } END { printf "%s ms, min %s ms", v[4], v[1] }'
+    sqlite_median="$(printf '%s\n' "${sqlite_times[@]}" | sort -n | sed -n 4p)"
+    postgres_median="$(printf '%s\n' "${postgres_times[@]}" | sort -n | sed -n 4p)"
+    sqlite_compare="$sqlite_median ms, min $(printf '%s\n' "${sqlite_times[@]}" | sort -n | head -n 1) ms"
+    postgres_compare="$postgres_median ms, min $(printf '%s\n' "${postgres_times[@]}" | sort -n | head -n 1) ms"
 }
 
 # The one-process figure from make_bench_data's "recorded … : R runs/s, X results/s" line.
@@ -88,15 +108,16 @@ printf 'machine: %s, %s cores; load average at the start: %s\n' "$(uname -m)" "$
 printf '| store | record, 1 process | record, %d processes at once | compare (median of 7) |\n' "$processes"
 printf '|:--|--:|--:|--:|\n'
 sqlite_one="$("$make_data" history "$sqlite_store" "$runs" "$benchmarks" | one_process_cell)"
-sqlite_many="$(record_at_once "$work/many.db")"
-sqlite_compare="$(median_wall_ms "$benchwatch" compare --store "$sqlite_store" --project synthetic \
-    --machine bench --head "$head_commit" --repo "$work" --format json)"
-printf '| SQLite | %s | %s | %s |\n' "$sqlite_one" "$sqlite_many" "$sqlite_compare"
 postgres_one="$("$make_data" history "$postgres_store" "$runs" "$benchmarks" | one_process_cell)"
+sqlite_many="$(record_at_once "$work/many.db")"
 postgres_many="$(record_at_once "$(new_postgres_store many)")"
-postgres_compare="$(median_wall_ms "$benchwatch" compare --store "$postgres_store" \
-    --project synthetic --machine bench --head "$head_commit" --repo "$work" --format json)"
+compare_both
+printf '| SQLite | %s | %s | %s |\n' "$sqlite_one" "$sqlite_many" "$sqlite_compare"
 printf '| PostgreSQL (fsync=off) | %s | %s | %s |\n' "$postgres_one" "$postgres_many" "$postgres_compare"
+awk -v s="${sqlite_one%% runs/s*}" -v p="${postgres_one%% runs/s*}" \
+    'BEGIN { printf "record, 1 process: SQLite/PostgreSQL runs per second = %.2f (goal <= 2)\n", s / p }'
+awk -v s="$sqlite_median" -v p="$postgres_median" \
+    'BEGIN { printf "compare: PostgreSQL/SQLite median = %.2f (goal <= 1.5)\n", p / s }'
 
 copy_start="$EPOCHREALTIME"
 copy_line="$("$benchwatch" copy --from "$sqlite_store" --to "$(new_postgres_store copy)")"

@@ -94,3 +94,9 @@ BENCHWATCH_FORWARD_TO_LIBPQ(int, PQgetlength, (const PGresult* res, int tup_num,
 BENCHWATCH_FORWARD_TO_LIBPQ(int, PQgetisnull, (const PGresult* res, int tup_num, int field_num),
                             (res, tup_num, field_num))
 BENCHWATCH_FORWARD_TO_LIBPQ(void, PQclear, (PGresult * res), (res))
+BENCHWATCH_FORWARD_TO_LIBPQ(int, PQfformat, (const PGresult* res, int field_num), (res, field_num))
+BENCHWATCH_FORWARD_TO_LIBPQ(int, PQputCopyData, (PGconn * conn, const char* buffer, int nbytes),
+                            (conn, buffer, nbytes))
+BENCHWATCH_FORWARD_TO_LIBPQ(int, PQputCopyEnd, (PGconn * conn, const char* errormsg),
+                            (conn, errormsg))
+BENCHWATCH_FORWARD_TO_LIBPQ(PGresult*, PQgetResult, (PGconn * conn), (conn))

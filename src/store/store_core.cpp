@@ -19,9 +19,9 @@ namespace {
 
 // Schema steps: step i takes a store from version i to i + 1, on every backend. Steps are only
 // ever appended; a released step never changes what it creates. "{id}", "{bigint}", "{real}"
-// and "{clustered}" stand for the dialect's spelling (Dialect); everything else is SQL that
-// SQLite and PostgreSQL read alike.
-constexpr std::array<std::string_view, 6> kMigrations = {
+// and "{clustered}" stand for the dialect's spelling (Dialect), "{results_references}" for its
+// statements of step 7; everything else is SQL that SQLite and PostgreSQL read alike.
+constexpr std::array<std::string_view, 7> kMigrations = {
     // 1: runs, their environment, normalised benchmark names, and compact results.
     R"sql(
 CREATE TABLE runs (
@@ -116,6 +116,9 @@ CREATE TABLE cached_calibrations (
     R"sql(
 ALTER TABLE results ADD COLUMN sample_values TEXT;
 )sql",
+    // 7: on PostgreSQL, results' references checked per statement instead of per row
+    // (Dialect::results_references); nothing on SQLite.
+    "{results_references}",
 };
 
 }  // namespace
@@ -126,7 +129,8 @@ int current_schema_version() {
 
 std::string migration_sql(int step, const Dialect& dialect) {
     const std::string_view text = kMigrations.at(static_cast<std::size_t>(step));
-    const std::array<std::pair<std::string_view, std::string_view>, 4> spellings = {{
+    const std::array<std::pair<std::string_view, std::string_view>, 5> spellings = {{
+        {"{results_references}", dialect.results_references},
         {"{id}", dialect.id},
         {"{bigint}", dialect.bigint},
         {"{real}", dialect.real},

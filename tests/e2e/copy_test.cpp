@@ -389,9 +389,9 @@ TEST_F(CopyTest, TargetWithANewerSchemaIsRefusedUntouched) {
 
     const auto refused = copy(source_, target);
     EXPECT_EQ(refused.exit_code, 2);
-    // The current version is 5 (tests/e2e/migrate_test.cpp).
+    // The current version is 7 (tests/e2e/migrate_test.cpp).
     EXPECT_EQ(refused.err, fmt::format("error: store {} has schema version 9, newer than this "
-                                       "benchwatch (6); upgrade benchwatch\n",
+                                       "benchwatch (7); upgrade benchwatch\n",
                                        target));
     EXPECT_EQ(read_text(target), before);
     EXPECT_FALSE(fs::exists(target + "-wal"));

@@ -38,22 +38,22 @@ TEST(MigrateTest, CheckChangesNothingThenMigrateMigratesOnce) {
                            directory.path(), without_ci_variables());
     EXPECT_EQ(check.exit_code, 1);
     EXPECT_EQ(check.out, "store " + store +
-                             ": at schema version 0, migrations to version 6 pending; run "
+                             ": at schema version 0, migrations to version 7 pending; run "
                              "benchwatch migrate\n");
     EXPECT_TRUE(untouched(url));
 
     const auto first = run(benchwatch_command({"migrate", "--store", url}), directory.path(),
                            without_ci_variables());
     EXPECT_EQ(first.exit_code, 0) << first.err;
-    EXPECT_EQ(first.out, "store " + store + ": schema version 6 (migrated from 0)\n");
+    EXPECT_EQ(first.out, "store " + store + ": schema version 7 (migrated from 0)\n");
 
     const auto second = run(benchwatch_command({"migrate", "--store", url}), directory.path(),
                             without_ci_variables());
-    EXPECT_EQ(second.out, "store " + store + ": already at schema version 6\n");
+    EXPECT_EQ(second.out, "store " + store + ": already at schema version 7\n");
     const auto current = run(benchwatch_command({"migrate", "--check", "--store", url}),
                              directory.path(), without_ci_variables());
     EXPECT_EQ(current.exit_code, 0);
-    EXPECT_EQ(current.out, "store " + store + ": at schema version 6, nothing to migrate\n");
+    EXPECT_EQ(current.out, "store " + store + ": at schema version 7, nothing to migrate\n");
 }
 
 TEST(MigrateTest, VersionFourStoreIsMigratedToTheCurrentOneKeepingItsRuns) {
@@ -70,12 +70,22 @@ TEST(MigrateTest, VersionFourStoreIsMigratedToTheCurrentOneKeepingItsRuns) {
                                 results.string()}),
             directory.path(), without_ci_variables());
     ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
-    // Version 4 is the first four steps, which never change: undo the fifth and the sixth.
+    // Version 4 is the first four steps, which never change: undo the fifth to the seventh (the
+    // seventh changes PostgreSQL only).
     if (stores_on_postgres()) {
-        ASSERT_EQ(postgres_query_text(url,
-                                      "DROP TABLE cached_calibrations; "
-                                      "ALTER TABLE results DROP COLUMN sample_values; "
-                                      "UPDATE schema_version SET version = 4"),
+        ASSERT_EQ(postgres_query_text(
+                      url,
+                      "DROP TABLE cached_calibrations; "
+                      "ALTER TABLE results DROP COLUMN sample_values; "
+                      "DROP TRIGGER results_of_deleted_runs ON runs; "
+                      "DROP TRIGGER results_keep_their_benchmarks ON benchmarks; "
+                      "DROP FUNCTION delete_results_of_deleted_runs(); "
+                      "DROP FUNCTION refuse_deleting_used_benchmarks(); "
+                      "ALTER TABLE results ADD CONSTRAINT results_run_id_fkey FOREIGN KEY "
+                      "(run_id) REFERENCES runs (id) ON DELETE CASCADE; "
+                      "ALTER TABLE results ADD CONSTRAINT results_benchmark_id_fkey FOREIGN KEY "
+                      "(benchmark_id) REFERENCES benchmarks (id); "
+                      "UPDATE schema_version SET version = 4"),
                   "");
     } else {
         sqlite3* db = nullptr;
@@ -92,12 +102,12 @@ TEST(MigrateTest, VersionFourStoreIsMigratedToTheCurrentOneKeepingItsRuns) {
                            directory.path(), without_ci_variables());
     EXPECT_EQ(check.exit_code, 1);
     EXPECT_EQ(check.out, "store " + store +
-                             ": at schema version 4, migrations to version 6 pending; run "
+                             ": at schema version 4, migrations to version 7 pending; run "
                              "benchwatch migrate\n");
     const auto migrated = run(benchwatch_command({"migrate", "--store", url}), directory.path(),
                               without_ci_variables());
     EXPECT_EQ(migrated.exit_code, 0) << migrated.err;
-    EXPECT_EQ(migrated.out, "store " + store + ": schema version 6 (migrated from 4)\n");
+    EXPECT_EQ(migrated.out, "store " + store + ": schema version 7 (migrated from 4)\n");
     const auto runs = store::open_store(url)->list_runs({});
     ASSERT_EQ(runs.size(), 1u);
     EXPECT_EQ(runs[0].commit, testing::fake_commit("c1"));
@@ -124,7 +134,7 @@ TEST(MigrateTest, NewerStoreIsRefused) {
                              directory.path(), without_ci_variables());
     EXPECT_EQ(refused.exit_code, 2);
     EXPECT_EQ(refused.err, "error: store " + store +
-                               " has schema version 9, newer than this benchwatch (6); upgrade "
+                               " has schema version 9, newer than this benchwatch (7); upgrade "
                                "benchwatch\n");
 }
 

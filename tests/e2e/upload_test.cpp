@@ -1,8 +1,10 @@
 // What could break: `benchwatch record --server` against a real `benchwatch serve --allow-upload`:
 // its answer lines differing from record's, a refusal not one line and exit 2, the token in the
 // server's log, concurrent uploaders on PostgreSQL losing or doubling runs, or a server killed
-// mid-upload leaving half a run or losing one it had confirmed.
+// mid-upload leaving half a run or losing one it had confirmed; two servers on one PostgreSQL
+// store storing a run uploaded to both twice, or one of them never showing a run the other took.
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -284,6 +286,120 @@ TEST_F(UploadTest, ServerKilledMidUploadLeavesNoPartialRunAndKeepsEveryConfirmed
         "[ figures  ] {} runs stored when killed; {} uploads confirmed, {} failed, {} runs "
         "stored\n",
         stored_at_kill, confirmations, failures, runs.size());
+}
+
+// Runs per uploader in the two-server test: BENCHWATCH_SCALE_OUT_RUNS, else 10 (16 uploaders × 10
+// keeps the suite quick; bench/scale_out.sh runs it with 50).
+int scale_out_runs() {
+    const char* runs = std::getenv("BENCHWATCH_SCALE_OUT_RUNS");
+    return runs && *runs ? std::atoi(runs) : 10;
+}
+
+// `GET /api/v1/projects` of the server on `port`: the body, or "" when it did not answer 200.
+std::string projects_of(int port) {
+    httplib::Client client("127.0.0.1", port);
+    const auto response = client.Get("/api/v1/projects");
+    return response && response->status == 200 ? response->body : "";
+}
+
+// The number of runs `GET /api/v1/projects` reports for project p; -1 when there is none.
+long runs_shown(int port) {
+    const json projects = json::parse(projects_of(port), nullptr, false);
+    if (!projects.is_object() || !projects.contains("projects")) return -1;
+    for (const auto& project : projects["projects"])
+        if (project["name"] == "p") return project["runs"].get<long>();
+    return -1;
+}
+
+TEST_F(UploadTest, TwoServersOnOnePostgresStoreStoreEachRunOnceAndShowTheSame) {
+    const std::string store = postgres_store();
+    if (store.empty()) GTEST_SKIP() << kNoPostgresServer;
+    const auto start_server = [&] {
+        return std::make_unique<ServerProcess>(
+            std::vector<std::string>{"--store", store, "--listen", "127.0.0.1:0", "--allow-upload",
+                                     "--token-file", token_file(), "--upload-project", "p",
+                                     "--refresh-ms", "200"},
+            directory_.path());
+    };
+    const auto first = start_server();
+    const auto second = start_server();
+    const int ports[2] = {first->port(), second->port()};
+    const std::string file = (directory_.path() / "results.json").string();
+    write_text(file, hyperfine_file(5, 0.25));
+
+    // Uploader i sends its runs to server i % 2; every third run it also sends, at the same
+    // time, to the other server, as a retry against another server behind a load balancer would.
+    constexpr int uploaders = 16;
+    const int runs = scale_out_runs();
+    for (int i = 0; i < uploaders; ++i) {
+        const std::string script = fmt::format(
+            R"sh(upload() {{
+                 "$BW" record --server "http://127.0.0.1:$1" --token-file "$TOKEN" --project p \
+                       --machine m{i} --branch main "$FILE" \
+                       --commit 0000000000000000000000000000000000000$2 2>&1
+               }}
+               for j in $(seq -f %03g 1 {runs}); do
+                 if ((10#$j % 3 == 0)); then
+                   upload {other} $j > "$LOGS/twice-{i}-$j" &
+                   out=$(upload {port} $j)
+                   echo "$? $out"
+                   wait $!
+                   echo "$? $(cat "$LOGS/twice-{i}-$j")"
+                 else
+                   out=$(upload {port} $j)
+                   echo "$? $out"
+                 fi
+               done > "$LOGS/log-{i}")sh",
+            fmt::arg("runs", runs), fmt::arg("port", ports[i % 2]),
+            fmt::arg("other", ports[(i + 1) % 2]), fmt::arg("i", i));
+        auto environment = without_ci_variables();
+        environment["BW"] = benchwatch_binary();
+        environment["TOKEN"] = token_file();
+        environment["FILE"] = file;
+        environment["LOGS"] = directory_.path().string();
+        uploaders_.emplace_back([script, environment, this] {
+            run({"bash", "-c", script}, directory_.path(), environment);
+        });
+    }
+    wait_for_uploaders();
+
+    // Every upload succeeded; each run sent twice was recorded by one server and found already
+    // recorded, as the same run, by the other.
+    const std::regex answer(R"(^0 (recorded run|already recorded: run) (\d+) of )");
+    std::map<std::string, int> recorded_by_machine;
+    for (const auto& [machine, lines] : uploader_lines(uploaders)) {
+        EXPECT_EQ(lines.size(), static_cast<std::size_t>(runs + runs / 3)) << machine;
+        for (const auto& line : lines) {
+            std::smatch match;
+            ASSERT_TRUE(std::regex_search(line, match, answer)) << machine << ": " << line;
+            recorded_by_machine[machine] += match[1] == "recorded run";
+        }
+    }
+    for (const auto& [machine, recorded] : recorded_by_machine)
+        EXPECT_EQ(recorded, runs) << machine << " had runs recorded twice or not at all";
+
+    const auto opened = store::open_store(store);
+    const auto stored = opened->list_runs({"p", "", "", {}});
+    std::set<std::pair<std::string, std::string>> distinct;
+    for (const auto& run : stored) {
+        distinct.emplace(run.machine, run.commit);
+        EXPECT_EQ(run.attempt, 1) << run.machine << " " << run.commit;
+    }
+    EXPECT_EQ(stored.size(), static_cast<std::size_t>(uploaders * runs));
+    EXPECT_EQ(distinct.size(), static_cast<std::size_t>(uploaders * runs));
+
+    // Both servers show every run once they have refreshed (every 200 ms), and say the same. The
+    // wait is a bound on a hang, not a measurement: a run missed stays missed.
+    const long expected = uploaders * runs;
+    for (int round = 0;
+         round < 300 && (runs_shown(ports[0]) != expected || runs_shown(ports[1]) != expected);
+         ++round)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(runs_shown(ports[0]), expected);
+    EXPECT_EQ(runs_shown(ports[1]), expected);
+    EXPECT_EQ(projects_of(ports[0]), projects_of(ports[1]));
+    EXPECT_EQ(first->stop(), 0);
+    EXPECT_EQ(second->stop(), 0);
 }
 
 }  // namespace

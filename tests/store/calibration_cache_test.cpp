@@ -90,17 +90,25 @@ TEST_P(CalibrationCacheTest, KeepsTheLatestWrittenPerProjectAndMachine) {
 
 TEST_P(CalibrationCacheTest, VersionFourStoreIsMigratedKeepingItsRuns) {
     open()->record(make_run("c1", "h1"));
-    // Version 4 is the first four steps, which never change: undo the fifth and the sixth.
+    // Version 4 is the first four steps, which never change: undo the fifth to the seventh.
     execute_sql(GetParam() == testing::Backend::Sqlite
                     ? "DROP TABLE cached_calibrations; ALTER TABLE results DROP COLUMN "
                       "sample_values; PRAGMA user_version = 4;"
                     : "DROP TABLE cached_calibrations; ALTER TABLE results DROP COLUMN "
-                      "sample_values; UPDATE schema_version SET version = 4;");
+                      "sample_values; DROP TRIGGER results_of_deleted_runs ON runs; "
+                      "DROP TRIGGER results_keep_their_benchmarks ON benchmarks; "
+                      "DROP FUNCTION delete_results_of_deleted_runs(); "
+                      "DROP FUNCTION refuse_deleting_used_benchmarks(); "
+                      "ALTER TABLE results ADD CONSTRAINT results_run_id_fkey FOREIGN KEY "
+                      "(run_id) REFERENCES runs (id) ON DELETE CASCADE; "
+                      "ALTER TABLE results ADD CONSTRAINT results_benchmark_id_fkey FOREIGN KEY "
+                      "(benchmark_id) REFERENCES benchmarks (id); "
+                      "UPDATE schema_version SET version = 4;");
     EXPECT_EQ(stored_schema_version(store_url_), 4);
 
     auto store = open();
-    EXPECT_EQ(store->schema_version(), 6);
-    EXPECT_EQ(stored_schema_version(store_url_), 6);
+    EXPECT_EQ(store->schema_version(), 7);
+    EXPECT_EQ(stored_schema_version(store_url_), 7);
     ASSERT_EQ(store->list_runs({}).size(), 1u);
     EXPECT_EQ(store->list_runs({})[0].commit, "c1");
     EXPECT_EQ(store->cached_calibration(key_of("s", "h")), std::nullopt);

@@ -127,7 +127,7 @@ TEST_P(OpenEveryBackendTest, NewStoreIsAtTheCurrentSchemaVersion) {
     auto store = open();
     EXPECT_EQ(store->schema_version(), current_schema_version());
     EXPECT_EQ(stored_schema_version(store_url_), current_schema_version());
-    EXPECT_EQ(current_schema_version(), 6);
+    EXPECT_EQ(current_schema_version(), 7);
 }
 
 TEST_P(OpenEveryBackendTest, StoreWithItsOwnTablesIsMigratedOnceKeepingThem) {

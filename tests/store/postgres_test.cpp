@@ -1,6 +1,9 @@
 // What could break: a PostgreSQL store that cannot be reached, authenticated or created on
 // reported without its URL or fix, a password shown in a message, libpq's PGPASSWORD or
-// ~/.pgpass ignored, or a read-only user made to write when the store is current.
+// ~/.pgpass ignored, a read-only user made to write when the store is current, results left
+// behind by a deleted run or pointing at a deleted benchmark, a store object recording with
+// benchmark ids that are no longer stored, or last_run_id() naming a run while one with a
+// smaller id is still being written.
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -11,6 +14,9 @@
 #include <chrono>
 #include <fstream>
 #include <memory>
+#include <span>
+#include <thread>
+#include <vector>
 
 #include "store/store.hpp"
 #include "store_fixture.hpp"
@@ -134,10 +140,93 @@ TEST_F(PostgresTest, UserWhoMayNotCreateTablesIsToldSo) {
         url_as("benchwatch_limited:limited") + "&options=-csearch_path%3D" + schema;
     EXPECT_EQ(store_error_of([&] { open_store(url); }),
               fmt::format("store postgresql:///benchwatch?host={}&options=-csearch_path%3D{}: "
-                          "migrating to schema version 6: permission denied for schema {}; run "
+                          "migrating to schema version 7: permission denied for schema {}; run "
                           "benchwatch migrate as the schema's owner, or grant this user CREATE on "
                           "the schema",
                           socket_directory_, schema, schema));
+}
+
+TEST_F(PostgresTest, DeletingRunsDeletesTheirResultsAndUsedBenchmarksStay) {
+    const std::string schema = new_schema("deleting");
+    const std::string url = server_url_ + "&options=-csearch_path%3D" + schema;
+    auto store = open_store(url);
+    store->record(make_run("c1", "h1"));
+    store->record(make_run("c2", "h2"));
+    const auto in_schema = [&](const std::string& sql) {
+        return postgres_query_text(server_url_,
+                                   fmt::format("SET search_path = {}; {}", schema, sql));
+    };
+    EXPECT_NE(in_schema("DELETE FROM benchmarks")
+                  .find("results still use a deleted benchmark; delete their runs first"),
+              std::string::npos);
+    EXPECT_EQ(in_schema("DELETE FROM runs WHERE commit_id = 'c1'"), "");
+    EXPECT_EQ(in_schema("SELECT count(*) FROM results"), "2");
+    EXPECT_EQ(in_schema("SELECT count(*) FROM results WHERE run_id NOT IN (SELECT id FROM runs)"),
+              "0");
+    // From another search path too: the triggers name their own schema's tables.
+    EXPECT_EQ(postgres_query_text(server_url_, fmt::format("DELETE FROM {}.runs", schema)), "");
+    EXPECT_EQ(in_schema("SELECT count(*) FROM results"), "0");
+    EXPECT_EQ(in_schema("DELETE FROM benchmarks"), "");
+}
+
+TEST_F(PostgresTest, StoreRecordsAgainAfterItsProjectsBenchmarksWereDeletedAndAddedAgain) {
+    const std::string schema = new_schema("stale");
+    const std::string url = server_url_ + "&options=-csearch_path%3D" + schema;
+    auto store = open_store(url);
+    store->record(make_run("c1", "h1"));
+    // By hand, as an administrator cleaning up: the runs, then their benchmarks, then the same
+    // names recorded again through another store object, which gives them new ids.
+    EXPECT_EQ(postgres_query_text(server_url_, fmt::format("DELETE FROM {0}.runs; "
+                                                           "DELETE FROM {0}.benchmarks",
+                                                           schema)),
+              "");
+    open_store(url)->record(make_run("c2", "h2"));
+    // This object knew the old ids; what it records now must use the stored ones.
+    const RecordOutcome outcome = store->record(make_run("c3", "h3"));
+    ASSERT_TRUE(outcome.inserted);
+    const std::int64_t id = outcome.run_id;
+    const auto results = store->results(std::span<const std::int64_t>(&id, 1));
+    ASSERT_EQ(results.at(id).size(), 2u);
+    EXPECT_EQ(results.at(id)[0].benchmark, "array/copy");
+    EXPECT_EQ(postgres_query_text(server_url_,
+                                  fmt::format("SELECT count(*) FROM {0}.results WHERE benchmark_id "
+                                              "NOT IN (SELECT id FROM {0}.benchmarks)",
+                                              schema)),
+              "0");
+}
+
+TEST_F(PostgresTest, LastRunIdWaitsForARunWithASmallerIdThatIsStillBeingWritten) {
+    const std::string schema = new_schema("order");
+    const std::string url = server_url_ + "&options=-csearch_path%3D" + schema;
+    open_store(url);
+    // The run of commit "slow" keeps its transaction open for a while after taking its id.
+    EXPECT_EQ(postgres_query_text(
+                  server_url_,
+                  fmt::format("SET search_path = {}; "
+                              "CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                              "BEGIN IF NEW.commit_id = 'slow' THEN PERFORM pg_sleep(1); END IF; "
+                              "RETURN NULL; END $$; "
+                              "CREATE TRIGGER slow AFTER INSERT ON runs FOR EACH ROW "
+                              "EXECUTE FUNCTION slow()",
+                              schema)),
+              "");
+    std::thread slow([&] { open_store(url)->record(make_run("slow", "h1")); });
+    // Until it sleeps, holding id 1.
+    for (int i = 0; i < 1000 && postgres_query_text(server_url_,
+                                                    "SELECT count(*) FROM pg_stat_activity "
+                                                    "WHERE wait_event = 'PgSleep'") != "1";
+         ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    auto reader = open_store(url);
+    open_store(url)->record(make_run("fast", "h2"));
+    const std::int64_t last = reader->last_run_id();
+    const auto runs = reader->list_runs({});
+    slow.join();
+    // Every run up to the id last_run_id() named is there to be read.
+    std::vector<std::int64_t> ids;
+    for (const auto& run : runs) ids.push_back(run.id);
+    EXPECT_EQ(last, 2);
+    EXPECT_EQ(ids, (std::vector<std::int64_t>{1, 2}));
 }
 
 TEST_F(PostgresTest, ReadOnlyUserReadsACurrentStoreButCannotRecord) {
