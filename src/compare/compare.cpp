@@ -19,6 +19,7 @@
 #include "compare/runs.hpp"
 #include "model/commit_id.hpp"
 #include "model/environment_keys.hpp"
+#include "model/sort_large.hpp"
 #include "stats/slow_spells.hpp"
 #include "stats/stats.hpp"
 
@@ -414,10 +415,11 @@ std::size_t category_of(const std::string& benchmark, std::vector<model::Categor
 }
 
 void sort_by_name(std::vector<model::Result>& results) {
-    std::sort(results.begin(), results.end(), [](const model::Result& a, const model::Result& b) {
+    const auto less = [](const model::Result& a, const model::Result& b) {
         if (a.benchmark != b.benchmark) return model::name_less(a.benchmark, b.benchmark);
         return a.metric < b.metric;
-    });
+    };
+    model::sort_large(results, less);
 }
 
 // The verdict a benchmark's rounds settle on: confirmed as the direction measured (a confirmed

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <string>
 
@@ -36,8 +37,14 @@ namespace {
 // (999.7 → 3, 999.4 → 2), read from fmt's correctly rounded scientific notation.
 int rounded_exponent(double magnitude) {
     if (magnitude == 0) return 0;
-    const auto scientific = fmt::format("{:.2e}", magnitude);
-    return std::stoi(scientific.substr(scientific.find('e') + 1));
+    // Formatted on the stack: a report of 10,000 benchmarks asks this some 50,000 times.
+    std::array<char, 40> text{};
+    const auto end = fmt::format_to_n(text.data(), text.size(), "{:.2e}", magnitude).out;
+    const auto* exponent = std::find(text.data(), end, 'e') + 1;
+    if (exponent < end && *exponent == '+') ++exponent;
+    int value = 0;
+    std::from_chars(exponent, end, value);
+    return value;
 }
 
 // A non-negative finite value with 3 significant digits; values of 1000 and more keep every

@@ -13,6 +13,7 @@
 
 #include "model/printable.hpp"
 #include "model/run_checks.hpp"
+#include "model/sort_large.hpp"
 
 namespace benchwatch::store {
 namespace {
@@ -333,12 +334,10 @@ std::vector<double> decode_sample_values(std::string_view text, const std::strin
 }
 
 void sort_results(std::unordered_map<std::int64_t, std::vector<model::Result>>& results_by_run) {
-    for (auto& [id, results] : results_by_run)
-        std::sort(results.begin(), results.end(),
-                  [](const model::Result& a, const model::Result& b) {
-                      return std::tie(a.benchmark, a.metric, a.unit) <
-                             std::tie(b.benchmark, b.metric, b.unit);
-                  });
+    const auto by_name = [](const model::Result& a, const model::Result& b) {
+        return std::tie(a.benchmark, a.metric, a.unit) < std::tie(b.benchmark, b.metric, b.unit);
+    };
+    for (auto& [id, results] : results_by_run) model::sort_large(results, by_name);
 }
 
 }  // namespace benchwatch::store
