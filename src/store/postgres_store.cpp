@@ -934,15 +934,7 @@ class PostgresStore final : public CoreStore {
             for (int row = 0; row < rows.size(); ++row)
                 if (benchmarks.try_emplace(rows.integer(row, 1)).second)
                     benchmark_ids.add(rows.integer(row, 1));
-            const Rows benchmark_rows = connection_->query_binary(
-                fmt::format("SELECT {} FROM benchmarks WHERE id = ANY($1::bigint[])",
-                            kBenchmarkColumns),
-                {benchmark_ids.text()});
-            for (int row = 0; row < benchmark_rows.size(); ++row)
-                benchmarks[benchmark_rows.integer(row, 0)] =
-                    read_benchmark(benchmark_rows.row(row));
-            if (static_cast<std::size_t>(benchmark_rows.size()) != benchmarks.size())
-                throw PgFailure(kDataCorrupted, "results name benchmarks that are not stored");
+            benchmarks = benchmarks_by_id(benchmark_ids, benchmarks.size());
 
             std::vector<model::Result>* run_results = nullptr;
             std::int64_t run_id = 0;
@@ -959,6 +951,22 @@ class PostgresStore final : public CoreStore {
 
         sort_results(results_by_run);
         return results_by_run;
+    }
+
+    // The `count` benchmarks whose ids `ids` lists, by id, read in the transaction under way;
+    // PgFailure when one of them is not stored.
+    std::unordered_map<std::int64_t, model::Result> benchmarks_by_id(const ArrayLiteral& ids,
+                                                                     std::size_t count) {
+        std::unordered_map<std::int64_t, model::Result> benchmarks;
+        const Rows rows = connection_->query_binary(
+            fmt::format("SELECT {} FROM benchmarks WHERE id = ANY($1::bigint[])",
+                        kBenchmarkColumns),
+            {ids.text()});
+        for (int row = 0; row < rows.size(); ++row)
+            benchmarks.emplace(rows.integer(row, 0), read_benchmark(rows.row(row)));
+        if (benchmarks.size() != count)
+            throw PgFailure(kDataCorrupted, "results name benchmarks that are not stored");
+        return benchmarks;
     }
 
     ResultValues select_result_values(std::span<const std::int64_t> run_ids) override {
@@ -986,15 +994,7 @@ class PostgresStore final : public CoreStore {
                 if (seen.insert(rows.integer(row, 1)).second)
                     benchmark_ids.add(rows.integer(row, 1));
             }
-            const Rows benchmark_rows = connection_->query_binary(
-                fmt::format("SELECT {} FROM benchmarks WHERE id = ANY($1::bigint[])",
-                            kBenchmarkColumns),
-                {benchmark_ids.text()});
-            for (int row = 0; row < benchmark_rows.size(); ++row)
-                read.benchmarks.emplace(benchmark_rows.integer(row, 0),
-                                        read_benchmark(benchmark_rows.row(row)));
-            if (read.benchmarks.size() != seen.size())
-                throw PgFailure(kDataCorrupted, "results name benchmarks that are not stored");
+            read.benchmarks = benchmarks_by_id(benchmark_ids, seen.size());
             return 0;
         });
         return read;
