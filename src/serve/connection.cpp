@@ -278,6 +278,33 @@ class DeadlineStream final : public httplib::Stream {
     std::size_t filled_ = 0;
 };
 
+// The request without Brotli among the codings it accepts. httplib compresses a text reply
+// with the best coding the client accepts, and Brotli at its highest quality, once per request:
+// browsers accept it, and a 1.6 MB page then took 2.3 s to compress where gzip takes 40 ms.
+void without_brotli(httplib::Request& request) {
+    const auto found = request.headers.find("Accept-Encoding");
+    if (found == request.headers.end()) return;
+    std::string kept;
+    std::string_view rest = found->second;
+    while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        const auto coding = rest.substr(0, comma);
+        auto name = coding.substr(0, coding.find(';'));
+        while (!name.empty() && (name.front() == ' ' || name.front() == '\t'))
+            name.remove_prefix(1);
+        while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.remove_suffix(1);
+        const bool brotli = name.size() == 2 && (name[0] == 'b' || name[0] == 'B') &&
+                            (name[1] == 'r' || name[1] == 'R');
+        if (!brotli) {
+            if (!kept.empty()) kept += ',';
+            kept += coding;
+        }
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+    }
+    found->second = kept.empty() ? "identity" : kept;
+}
+
 // Whether the request says a body follows its headers.
 bool declares_body(const httplib::Request& request) {
     return request.has_header("Transfer-Encoding") ||
@@ -471,8 +498,10 @@ bool ConnectionServer::answer_connection(socket_t socket, const std::string& cli
         stream.begin_request(state);
         bool closed = false;
         const bool last = left == 1 || others_wait(client);
-        const bool answered = process_request(stream, last, closed,
-                                              [&](httplib::Request&) { stream.headers_done(); });
+        const bool answered = process_request(stream, last, closed, [&](httplib::Request& request) {
+            stream.headers_done();
+            without_brotli(request);
+        });
         current_request = nullptr;
         if (state.late && !stream.wrote()) {
             const std::string reply = closing_reply(408, late_reason(limits, state.in_body));

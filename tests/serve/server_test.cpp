@@ -210,6 +210,25 @@ TEST_F(ServerTest, JsonIsGzippedOnlyForAClientThatAcceptsIt) {
     }
 }
 
+TEST_F(ServerTest, ThePageIsNeverBrotliCompressedEvenWhenTheBrowserAcceptsIt) {
+    // Browsers send "gzip, deflate, br"; httplib compressed the page with Brotli at its highest
+    // quality for each request, seconds for a large page. gzip is used instead, once.
+    client_->set_decompress(false);
+    const auto plain = client_->Get("/", {{"Accept-Encoding", "identity"}});
+    ASSERT_TRUE(plain);
+    ASSERT_EQ(plain->status, 200);
+    ASSERT_NE(plain->body.find("<html"), std::string::npos);
+    const auto browser = client_->Get("/", {{"Accept-Encoding", "gzip, deflate, br"}});
+    ASSERT_TRUE(browser);
+    EXPECT_EQ(browser->get_header_value("Content-Encoding"), "gzip");
+    EXPECT_EQ(browser->get_header_value_count("Content-Encoding"), 1u);
+    EXPECT_EQ(gunzipped(browser->body), plain->body);
+    const auto only_brotli = client_->Get("/", {{"Accept-Encoding", "BR;q=1"}});
+    ASSERT_TRUE(only_brotli);
+    EXPECT_FALSE(only_brotli->has_header("Content-Encoding"));
+    EXPECT_EQ(only_brotli->body, plain->body);
+}
+
 TEST_F(ServerTest, APullRequestIsComparedOnceUntilItsMachineChanges) {
     for (int request = 0; request < 3; ++request) {
         const auto result = client_->Get("/api/v1/projects/p/pulls/f1");
