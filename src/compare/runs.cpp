@@ -25,6 +25,12 @@ constexpr std::size_t commits_per_batch = 16;
 // commits of 1,000 benchmarks hold. A long history of few benchmarks then takes few queries.
 constexpr std::size_t results_per_batch = 16'000;
 
+// How many commits the next query asks for, after one of `commits` commits found `results`.
+std::size_t next_batch_size(std::size_t commits, std::size_t results) {
+    const std::size_t per_commit = std::max<std::size_t>(1, results / commits);
+    return std::max(commits_per_batch, std::min(2 * commits, results_per_batch / per_commit));
+}
+
 void keep_best(CombinedResults& combined, model::Result result) {
     ResultKey key{result.benchmark, result.metric};
     auto [position, inserted] = combined.try_emplace(std::move(key), result);
@@ -97,9 +103,7 @@ void visit_history(store::Store& store, const RunIndex& index, std::span<const s
         auto results_by_run = store.results(run_ids);
         std::size_t results = 0;
         for (const auto& [id, of_run] : results_by_run) results += of_run.size();
-        const std::size_t per_commit = std::max<std::size_t>(1, results / batch.size());
-        const std::size_t next_size =
-            std::max(commits_per_batch, std::min(2 * batch.size(), results_per_batch / per_commit));
+        const std::size_t next_size = next_batch_size(batch.size(), results);
 
         for (std::size_t offset = 0; offset < batch.size(); ++offset) {
             CombinedResults combined;
@@ -181,9 +185,7 @@ void visit_history_values(
             placed.push_back({value.run_id, benchmark.names->second, value.value, &benchmark});
         }
         if (!std::is_sorted(placed.begin(), placed.end())) std::sort(placed.begin(), placed.end());
-        const std::size_t per_commit = std::max<std::size_t>(1, placed.size() / batch.size());
-        const std::size_t next_size =
-            std::max(commits_per_batch, std::min(2 * batch.size(), results_per_batch / per_commit));
+        const std::size_t next_size = next_batch_size(batch.size(), placed.size());
 
         for (std::size_t offset = 0; offset < batch.size(); ++offset) {
             combined.clear();

@@ -322,33 +322,22 @@ class SqliteStore final : public CoreStore {
         Statement find_benchmark(
             *connection_,
             fmt::format("SELECT {} FROM benchmarks WHERE id = ?1", kBenchmarkColumns));
-        std::optional<Statement> full_batch;
-        for_each_batch(ids, [&](std::span<const std::int64_t> batch) {
-            std::optional<Statement> last_batch;
-            const auto sql =
-                fmt::format("SELECT run_id, benchmark_id, value FROM results WHERE run_id IN ({})",
-                            parameter_list(1, batch.size()));
-            if (batch.size() < kMaxValuesPerQuery)
-                last_batch.emplace(*connection_, sql);
-            else if (full_batch)
-                full_batch->reset();
-            else
-                full_batch.emplace(*connection_, sql);
-            Statement& select = last_batch ? *last_batch : *full_batch;
-            for (std::size_t i = 0; i < batch.size(); ++i)
-                select.bind_integer(1 + static_cast<int>(i), batch[i]);
-            while (select.step()) {
-                const std::int64_t benchmark_id = select.integer(1);
-                read.values.push_back({select.integer(0), benchmark_id, select.real(2)});
-                if (read.benchmarks.contains(benchmark_id)) continue;
-                find_benchmark.reset();
-                find_benchmark.bind_integer(1, benchmark_id);
-                if (!find_benchmark.step())
-                    throw SqliteFailure(SQLITE_CORRUPT,
-                                        fmt::format("benchmark {} is missing", benchmark_id));
-                read.benchmarks.emplace(benchmark_id, read_benchmark(find_benchmark));
-            }
-        });
+        select_by_runs(
+            ids,
+            [](std::size_t count) {
+                return fmt::format(
+                    "SELECT run_id, benchmark_id, value FROM results WHERE run_id IN ({})",
+                    parameter_list(1, count));
+            },
+            [&](Statement& select) {
+                while (select.step()) {
+                    const std::int64_t benchmark_id = select.integer(1);
+                    read.values.push_back({select.integer(0), benchmark_id, select.real(2)});
+                    if (!read.benchmarks.contains(benchmark_id))
+                        read.benchmarks.emplace(benchmark_id,
+                                                benchmark_by_id(find_benchmark, benchmark_id));
+                }
+            });
         snapshot.commit();
         return read;
     }
@@ -875,14 +864,10 @@ class SqliteStore final : public CoreStore {
         std::unordered_map<std::int64_t, model::Result> benchmarks;
         const auto benchmark = [&](std::int64_t benchmark_id) -> const model::Result& {
             auto found = benchmarks.find(benchmark_id);
-            if (found == benchmarks.end()) {
-                find_benchmark.reset();
-                find_benchmark.bind_integer(1, benchmark_id);
-                if (!find_benchmark.step())
-                    throw SqliteFailure(SQLITE_CORRUPT,
-                                        fmt::format("benchmark {} is missing", benchmark_id));
-                found = benchmarks.emplace(benchmark_id, read_benchmark(find_benchmark)).first;
-            }
+            if (found == benchmarks.end())
+                found =
+                    benchmarks.emplace(benchmark_id, benchmark_by_id(find_benchmark, benchmark_id))
+                        .first;
             return found->second;
         };
 
@@ -891,19 +876,7 @@ class SqliteStore final : public CoreStore {
             return fmt::format("SELECT {} FROM results WHERE run_id IN ({})", kResultColumns,
                                parameter_list(1, count));
         };
-        // Every full batch asks the same question of other ids: it is prepared once.
-        std::optional<Statement> full_batch;
-        for_each_batch(ids, [&](std::span<const std::int64_t> batch) {
-            std::optional<Statement> last_batch;
-            if (batch.size() < kMaxValuesPerQuery)
-                last_batch.emplace(*connection_, sql(batch.size()));
-            else if (full_batch)
-                full_batch->reset();
-            else
-                full_batch.emplace(*connection_, sql(batch.size()));
-            Statement& select = last_batch ? *last_batch : *full_batch;
-            for (std::size_t i = 0; i < batch.size(); ++i)
-                select.bind_integer(1 + static_cast<int>(i), batch[i]);
+        select_by_runs(ids, sql, [&](Statement& select) {
             std::vector<model::Result>* run_results = nullptr;
             std::int64_t run_id = 0;
             while (select.step()) {
@@ -920,6 +893,36 @@ class SqliteStore final : public CoreStore {
 
         sort_results(results_by_run);
         return results_by_run;
+    }
+
+    // Calls `read(select)` with the query `sql(count)` for each batch of `run_ids`, its ids bound
+    // as ?1…?count. Every full batch asks the same question of other ids: it is prepared once.
+    template <class Sql, class Read>
+    void select_by_runs(const std::vector<std::int64_t>& run_ids, const Sql& sql, Read&& read) {
+        std::optional<Statement> full_batch;
+        for_each_batch(run_ids, [&](std::span<const std::int64_t> batch) {
+            std::optional<Statement> last_batch;
+            if (batch.size() < kMaxValuesPerQuery)
+                last_batch.emplace(*connection_, sql(batch.size()));
+            else if (full_batch)
+                full_batch->reset();
+            else
+                full_batch.emplace(*connection_, sql(batch.size()));
+            Statement& select = last_batch ? *last_batch : *full_batch;
+            for (std::size_t i = 0; i < batch.size(); ++i)
+                select.bind_integer(1 + static_cast<int>(i), batch[i]);
+            read(select);
+        });
+    }
+
+    // The benchmark `id` names, through `find` (kBenchmarkColumns of the benchmark ?1); the store
+    // is corrupt when there is none.
+    static model::Result benchmark_by_id(Statement& find, std::int64_t id) {
+        find.reset();
+        find.bind_integer(1, id);
+        if (!find.step())
+            throw SqliteFailure(SQLITE_CORRUPT, fmt::format("benchmark {} is missing", id));
+        return read_benchmark(find);
     }
 
     std::string path_;
