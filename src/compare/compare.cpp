@@ -93,7 +93,7 @@ void split_environment(const model::Environment& environment, Side& side) {
 }
 
 // The repetitions `runs` were measured with together; std::nullopt unless every one says.
-std::optional<long> repetitions_of(const std::vector<const model::Run*>& runs) {
+std::optional<long> repetitions_of(std::span<const model::Run* const> runs) {
     long total = 0;
     for (const auto* run : runs) {
         const auto found = run->environment.find(std::string(model::repetitions_key));

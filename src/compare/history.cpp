@@ -50,7 +50,7 @@ std::int64_t point_time(const RunIndex& index, const std::string& commit) {
 model::History history(store::Store& store, const vcs::Repository* repository,
                        const HistorySource& source, const std::string& benchmark, std::size_t limit,
                        const SeedSettings& settings, bool with_samples) {
-    const auto index = detail::index_runs(store, source.project, source.machine);
+    const auto index = detail::index_runs(store, source.project, source.machine, {}, true);
     auto [commits, order] = default_branch_commits(repository, index, source);
 
     // The typical change needs pairs + 1 points even when fewer are shown.

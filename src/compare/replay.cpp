@@ -431,9 +431,17 @@ model::Calibration calibrate_choice(const BacktestMatrix& history,
 BacktestMatrix matrix_of(const model::History& history,
                          const std::vector<model::Category>& categories,
                          const model::BenchmarkRules& rules) {
-    std::map<std::string, std::size_t> column_of;
-    for (std::size_t column = 0; column < history.commits.size(); ++column)
-        column_of.emplace(history.commits[column], column);
+    // A series' commits are the history's in the same order with some left out, so each is
+    // found walking on from the one before; the map is for a history that breaks that order.
+    std::map<std::string_view, std::size_t> column_of;
+    const auto find_column = [&](const std::string& commit, std::size_t from) {
+        for (std::size_t column = from; column < history.commits.size(); ++column)
+            if (history.commits[column] == commit) return column;
+        if (column_of.empty())
+            for (std::size_t column = 0; column < history.commits.size(); ++column)
+                column_of.emplace(history.commits[column], column);
+        return column_of.at(commit);
+    };
     BacktestMatrix matrix;
     matrix.runs = history.commits.size();
     for (const auto& benchmark : history.benchmarks) {
@@ -446,8 +454,8 @@ BacktestMatrix matrix_of(const model::History& history,
         series.budget_weight = model::budget_weight_of(benchmark.name, rules);
         series.values.resize(matrix.runs);
         if (!benchmark.samples.empty()) series.samples.resize(matrix.runs);
-        for (std::size_t i = 0; i < benchmark.commits.size(); ++i) {
-            const std::size_t column = column_of.at(benchmark.commits[i]);
+        for (std::size_t i = 0, column = 0; i < benchmark.commits.size(); ++i) {
+            column = find_column(benchmark.commits[i], column);
             series.values[column] = benchmark.values[i];
             if (!benchmark.samples.empty()) series.samples[column] = benchmark.samples[i];
         }

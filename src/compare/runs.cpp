@@ -46,35 +46,57 @@ bool better(const model::Result& candidate, const model::Result& current) {
 
 RunIndex::RunIndex(std::vector<model::Run> runs, model::BenchmarkRules rules)
     : runs_(std::move(runs)), rules_(std::move(rules)) {
-    for (std::size_t i = 0; i < runs_.size(); ++i) {
-        by_commit_[runs_[i].commit].push_back(i);
-        if (!model::is_dirty(runs_[i])) clean_.insert(runs_[i].commit);
+    // First how many runs each commit keeps (its clean ones when it has any), then each one's
+    // place in `chosen_`, then the runs themselves in recording order.
+    by_commit_.reserve(runs_.size());
+    std::vector<std::size_t> dirty_counts;
+    std::unordered_map<std::string_view, std::size_t> dirty_of;
+    for (const auto& run : runs_) {
+        auto& chosen = by_commit_[run.commit];
+        if (!model::is_dirty(run)) {
+            chosen.clean = true;
+            ++chosen.count;
+        } else {
+            const auto [found, added] = dirty_of.try_emplace(run.commit, dirty_counts.size());
+            if (added) dirty_counts.push_back(0);
+            ++dirty_counts[found->second];
+        }
+    }
+    std::size_t next = 0;
+    for (auto& [commit, chosen] : by_commit_) {
+        if (!chosen.clean) chosen.count = dirty_counts[dirty_of.at(commit)];
+        chosen.first = next;
+        next += chosen.count;
+        chosen.count = 0;
+    }
+    chosen_.resize(next);
+    for (const auto& run : runs_) {
+        auto& chosen = by_commit_.find(run.commit)->second;
+        if (model::is_dirty(run) == chosen.clean) continue;
+        chosen_[chosen.first + chosen.count++] = &run;
     }
 }
 
-std::vector<const model::Run*> RunIndex::runs_of(const std::string& commit) const {
-    std::vector<const model::Run*> found;
+std::span<const model::Run* const> RunIndex::runs_of(std::string_view commit) const {
     const auto position = by_commit_.find(commit);
-    if (position == by_commit_.end()) return found;
-    const bool clean = has_clean(commit);
-    for (const auto i : position->second)
-        if (model::is_dirty(runs_[i]) != clean) found.push_back(&runs_[i]);
-    return found;
+    if (position == by_commit_.end()) return {};
+    return std::span(chosen_).subspan(position->second.first, position->second.count);
 }
 
 std::vector<std::string> RunIndex::commits_starting_with(std::string_view prefix) const {
     std::vector<std::string> found;
     for (const auto& [commit, positions] : by_commit_)
-        if (commit.starts_with(prefix)) found.push_back(commit);
+        if (commit.starts_with(prefix)) found.emplace_back(commit);
     std::sort(found.begin(), found.end());
     return found;
 }
 
 RunIndex index_runs(store::Store& store, const std::string& project, const std::string& machine,
-                    model::BenchmarkRules rules) {
+                    model::BenchmarkRules rules, bool outline) {
     store::RunFilter filter;
     filter.project = project;
     filter.machine = machine;
+    filter.outline = outline;
     return RunIndex(store.list_runs(filter), std::move(rules));
 }
 

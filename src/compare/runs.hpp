@@ -47,19 +47,27 @@ class RunIndex {
   public:
     // `runs` in recording order, as Store::list_runs returns them.
     explicit RunIndex(std::vector<model::Run> runs, model::BenchmarkRules rules = {});
+    // The index points into its own runs: moving keeps them where they are, a copy would not.
+    RunIndex(RunIndex&&) = default;
+    RunIndex& operator=(RunIndex&&) = default;
+    RunIndex(const RunIndex&) = delete;
+    RunIndex& operator=(const RunIndex&) = delete;
 
     const std::vector<model::Run>& runs() const { return runs_; }
 
     // True when the commit has any run, a dirty one included (what a head needs).
-    bool has(const std::string& commit) const { return by_commit_.contains(commit); }
+    bool has(std::string_view commit) const { return by_commit_.contains(commit); }
 
     // True when the commit has a run measured on a clean work tree: only those are history.
-    bool has_clean(const std::string& commit) const { return clean_.contains(commit); }
+    bool has_clean(std::string_view commit) const {
+        const auto found = by_commit_.find(commit);
+        return found != by_commit_.end() && found->second.clean;
+    }
 
     // The commit's runs (attempts) in recording order: its clean runs when it has any, else its
     // dirty ones, so that a dirty run is never combined with a clean one. Empty for an unknown
     // commit.
-    std::vector<const model::Run*> runs_of(const std::string& commit) const;
+    std::span<const model::Run* const> runs_of(std::string_view commit) const;
 
     // Recorded commits that start with `prefix`.
     std::vector<std::string> commits_starting_with(std::string_view prefix) const;
@@ -70,15 +78,22 @@ class RunIndex {
     const model::BenchmarkRules& rules() const { return rules_; }
 
   private:
+    // Where a commit's runs_of() lie in `chosen_`, and whether they are clean.
+    struct Chosen {
+        std::size_t first = 0;
+        std::size_t count = 0;
+        bool clean = false;
+    };
     std::vector<model::Run> runs_;
     model::BenchmarkRules rules_;
-    std::unordered_map<std::string, std::vector<std::size_t>> by_commit_;
-    std::unordered_set<std::string> clean_;
+    std::vector<const model::Run*> chosen_;                   // each commit's runs_of(), together
+    std::unordered_map<std::string_view, Chosen> by_commit_;  // views of the runs' commits
 };
 
-// Every run of `project` on `machine`, indexed, with the rules that ignore benchmarks.
+// Every run of `project` on `machine`, indexed, with the rules that ignore benchmarks; with
+// `outline`, each run as store::RunFilter::outline lists it.
 RunIndex index_runs(store::Store& store, const std::string& project, const std::string& machine,
-                    model::BenchmarkRules rules = {});
+                    model::BenchmarkRules rules = {}, bool outline = false);
 
 // The results of all runs of `commit`, reruns combined by their best value (the result of the
 // best attempt is kept whole, allocations included), without the benchmarks the index ignores;

@@ -23,6 +23,9 @@ namespace {
 
 // The most ids or commits bound into one IN (...) list; far below SQLite's variable limit.
 constexpr std::size_t kMaxValuesPerQuery = 500;
+// The fewest run ids whose results are read as one range of ids when they lie close together:
+// below it, finding each run's results costs less than preparing a second kind of query.
+constexpr std::size_t kMinRunsReadAsRange = 16;
 
 const std::string_view kWritableHint =
     "check that the directory exists and is writable, or pass --store";
@@ -323,14 +326,10 @@ class SqliteStore final : public CoreStore {
             *connection_,
             fmt::format("SELECT {} FROM benchmarks WHERE id = ?1", kBenchmarkColumns));
         select_by_runs(
-            ids,
-            [](std::size_t count) {
-                return fmt::format(
-                    "SELECT run_id, benchmark_id, value FROM results WHERE run_id IN ({})",
-                    parameter_list(1, count));
-            },
-            [&](Statement& select) {
+            ids, "SELECT run_id, benchmark_id, value FROM results",
+            [&](Statement& select, const auto& wanted) {
                 while (select.step()) {
+                    if (!wanted(select.integer(0))) continue;
                     const std::int64_t benchmark_id = select.integer(1);
                     read.values.push_back({select.integer(0), benchmark_id, select.real(2)});
                     if (!read.benchmarks.contains(benchmark_id))
@@ -364,15 +363,27 @@ class SqliteStore final : public CoreStore {
     }
 
     std::vector<std::string> select_projects() override {
-        Statement select(*connection_, "SELECT DISTINCT project FROM runs ORDER BY project");
+        // Each name found by one search of the index that starts with the project, rather
+        // than a walk over every run's entry in it: a long history has few projects.
+        Statement select(*connection_,
+                         "WITH RECURSIVE found(name) AS (SELECT min(project) FROM runs "
+                         "UNION ALL SELECT (SELECT min(project) FROM runs WHERE project > name) "
+                         "FROM found WHERE name IS NOT NULL) "
+                         "SELECT name FROM found WHERE name IS NOT NULL");
         std::vector<std::string> names;
         while (select.step()) names.push_back(select.text(0));
         return names;
     }
 
     std::vector<std::string> select_machines(const std::string& project) override {
-        Statement select(*connection_,
-                         "SELECT DISTINCT machine FROM runs WHERE project = ?1 ORDER BY machine");
+        // As select_projects(): one search of the index per machine.
+        Statement select(
+            *connection_,
+            "WITH RECURSIVE found(name) AS (SELECT min(machine) FROM runs WHERE project = ?1 "
+            "UNION ALL SELECT (SELECT min(machine) FROM runs WHERE project = ?1 AND machine > "
+            "name) "
+            "FROM found WHERE name IS NOT NULL) "
+            "SELECT name FROM found WHERE name IS NOT NULL");
         select.bind_text(1, project);
         std::vector<std::string> names;
         while (select.step()) names.push_back(select.text(0));
@@ -813,6 +824,38 @@ class SqliteStore final : public CoreStore {
         std::vector<model::Run> runs;
         std::unordered_map<std::int64_t, std::size_t> position_of_run;
         Transaction snapshot(*connection_, Transaction::Kind::Read);
+        if (filter.outline) {
+            // A run's other columns, its commit's message and its whole environment were most
+            // of the time of listing a long history that needs none of them.
+            const std::string outline = fmt::format(
+                "SELECT r.id, r.project, r.machine, r.commit_id, r.branch, r.pull_request, "
+                "r.recorded_at_ms, r.attempt, c.timestamp, d.value FROM runs AS r "
+                "LEFT JOIN commits AS c ON c.project = r.project AND c.commit_id = r.commit_id "
+                "LEFT JOIN environment AS d ON d.run_id = r.id AND d.key = '{}'",
+                model::dirty_key);
+            query_matching(outline, "", [&](Statement& select) {
+                while (select.step()) {
+                    model::Run& run = runs.emplace_back();
+                    run.id = select.integer(0);
+                    run.project = select.text(1);
+                    run.machine = select.text(2);
+                    run.commit = select.text(3);
+                    run.branch = select.text(4);
+                    if (!select.is_null(5)) run.pull_request = select.integer(5);
+                    run.recorded_at_ms = select.integer(6);
+                    run.attempt = static_cast<int>(select.integer(7));
+                    if (!select.is_null(8))
+                        run.commit_info = model::CommitInfo{{}, {}, select.text(8), {}};
+                    if (!select.is_null(9))
+                        run.environment.emplace(model::dirty_key, select.text(9));
+                }
+            });
+            snapshot.commit();
+            const auto by_id = [](const model::Run& a, const model::Run& b) { return a.id < b.id; };
+            if (!std::is_sorted(runs.begin(), runs.end(), by_id))
+                std::sort(runs.begin(), runs.end(), by_id);
+            return runs;
+        }
         // One row per run and environment entry, the entry's key and value after the run's. No
         // ORDER BY: the runs come in the order of the index that finds them, and sorting every
         // row by run id was most of the time of listing a long history; they are put in order
@@ -872,46 +915,65 @@ class SqliteStore final : public CoreStore {
         };
 
         std::size_t previous_run_size = 0;
-        const auto sql = [](std::size_t count) {
-            return fmt::format("SELECT {} FROM results WHERE run_id IN ({})", kResultColumns,
-                               parameter_list(1, count));
-        };
-        select_by_runs(ids, sql, [&](Statement& select) {
-            std::vector<model::Result>* run_results = nullptr;
-            std::int64_t run_id = 0;
-            while (select.step()) {
-                if (!run_results || select.integer(0) != run_id) {
-                    if (run_results) previous_run_size = run_results->size();
-                    run_id = select.integer(0);
-                    run_results = &results_by_run.at(run_id);
-                    run_results->reserve(previous_run_size);
-                }
-                read_result_values(select, run_results->emplace_back(benchmark(select.integer(1))));
-            }
-        });
+        select_by_runs(ids, fmt::format("SELECT {} FROM results", kResultColumns),
+                       [&](Statement& select, const auto& wanted) {
+                           std::vector<model::Result>* run_results = nullptr;
+                           std::int64_t run_id = 0;
+                           while (select.step()) {
+                               if (!wanted(select.integer(0))) continue;
+                               if (!run_results || select.integer(0) != run_id) {
+                                   if (run_results) previous_run_size = run_results->size();
+                                   run_id = select.integer(0);
+                                   run_results = &results_by_run.at(run_id);
+                                   run_results->reserve(previous_run_size);
+                               }
+                               read_result_values(
+                                   select, run_results->emplace_back(benchmark(select.integer(1))));
+                           }
+                       });
         snapshot.commit();
 
         sort_results(results_by_run);
         return results_by_run;
     }
 
-    // Calls `read(select)` with the query `sql(count)` for each batch of `run_ids`, its ids bound
-    // as ?1…?count. Every full batch asks the same question of other ids: it is prepared once.
-    template <class Sql, class Read>
-    void select_by_runs(const std::vector<std::int64_t>& run_ids, const Sql& sql, Read&& read) {
+    // Calls `read(select, wanted)` with `select_from` (a SELECT of `results` with run_id as its
+    // first column) restricted to sorted `run_ids`; the rows of a run `wanted(run_id)` rejects
+    // are to be skipped. Ids that lie close together (a history's runs) are read as one range,
+    // scanned in key order, rather than found one by one from an IN (...) list; the rest go in
+    // batches bound as ?1…?count, every full batch prepared once.
+    template <class Read>
+    void select_by_runs(const std::vector<std::int64_t>& run_ids, std::string_view select_from,
+                        Read&& read) {
+        const auto any = [](std::int64_t) { return true; };
+        if (run_ids.size() >= kMinRunsReadAsRange &&
+            run_ids.back() - run_ids.front() < 2 * static_cast<std::int64_t>(run_ids.size())) {
+            Statement select(*connection_,
+                             fmt::format("{} WHERE run_id BETWEEN ?1 AND ?2", select_from));
+            select.bind_integer(1, run_ids.front());
+            select.bind_integer(2, run_ids.back());
+            read(select, [&](std::int64_t id) {
+                return std::binary_search(run_ids.begin(), run_ids.end(), id);
+            });
+            return;
+        }
         std::optional<Statement> full_batch;
         for_each_batch(run_ids, [&](std::span<const std::int64_t> batch) {
+            const auto sql = [&] {
+                return fmt::format("{} WHERE run_id IN ({})", select_from,
+                                   parameter_list(1, batch.size()));
+            };
             std::optional<Statement> last_batch;
             if (batch.size() < kMaxValuesPerQuery)
-                last_batch.emplace(*connection_, sql(batch.size()));
+                last_batch.emplace(*connection_, sql());
             else if (full_batch)
                 full_batch->reset();
             else
-                full_batch.emplace(*connection_, sql(batch.size()));
+                full_batch.emplace(*connection_, sql());
             Statement& select = last_batch ? *last_batch : *full_batch;
             for (std::size_t i = 0; i < batch.size(); ++i)
                 select.bind_integer(1 + static_cast<int>(i), batch[i]);
-            read(select);
+            read(select, any);
         });
     }
 

@@ -30,6 +30,10 @@ struct RunFilter {
     std::string branch;
     std::vector<std::string> commits;  // runs of any of these commits
     std::int64_t after_id = 0;         // only runs with a greater id
+    // Only what places a run in a history: its id, project, machine, commit, branch, pull
+    // request, recording time, attempt, commit time (a CommitInfo with only the timestamp) and
+    // the dirty mark of its environment. A store may fill in more; what it leaves out is empty.
+    bool outline = false;
 };
 
 // The result of record(): the run's id, and whether it was new.

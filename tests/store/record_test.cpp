@@ -338,6 +338,52 @@ TEST_P(ListRunsTest, ProjectsAreSortedAndDistinct) {
     EXPECT_EQ(store_->projects(), (std::vector<std::string>{"amdgpu", "cuda"}));
 }
 
+TEST_P(ListRunsTest, MachinesOfAProjectAreSortedAndDistinct) {
+    EXPECT_EQ(store_->machines("cuda"), (std::vector<std::string>{"ci-1", "ci-2"}));
+    EXPECT_EQ(store_->machines("amdgpu"), (std::vector<std::string>{"ci-1"}));
+    EXPECT_TRUE(store_->machines("nothing").empty());
+}
+
+TEST_P(RecordTest, OutlineListsWhatPlacesEachRunInAHistory) {
+    // A run with its commit's details, a dirty pull-request rerun of that commit, and a run of
+    // another commit with neither: the outline gives each what the whole listing gives of them.
+    auto store = open();
+    model::Run described = make_run("c1", "h1");
+    described.commit_info = model::CommitInfo{"message", "author", "2024-05-06T07:08:09Z", "url"};
+    described.environment = {{"compiler", "g++"}};
+    model::Run dirty = make_run("c1", "h2");
+    dirty.branch = "topic";
+    dirty.pull_request = 7;
+    dirty.recorded_at_ms += 5;
+    dirty.environment = {{std::string(model::dirty_key), "yes"}, {"compiler", "clang"}};
+    store->record(described);
+    store->record(dirty);
+    store->record(make_run("c2", "h3"));
+
+    RunFilter outline_filter{"cuda", "ci-1", "", {}};
+    outline_filter.outline = true;
+    const auto outline = store->list_runs(outline_filter);
+    const auto whole = store->list_runs(RunFilter{"cuda", "ci-1", "", {}});
+    ASSERT_EQ(outline.size(), 3u);
+    ASSERT_EQ(whole.size(), 3u);
+    for (std::size_t i = 0; i < whole.size(); ++i) {
+        SCOPED_TRACE(whole[i].commit + "/" + whole[i].content_hash);
+        EXPECT_EQ(outline[i].id, whole[i].id);
+        EXPECT_EQ(outline[i].project, whole[i].project);
+        EXPECT_EQ(outline[i].machine, whole[i].machine);
+        EXPECT_EQ(outline[i].commit, whole[i].commit);
+        EXPECT_EQ(outline[i].branch, whole[i].branch);
+        EXPECT_EQ(outline[i].pull_request, whole[i].pull_request);
+        EXPECT_EQ(outline[i].recorded_at_ms, whole[i].recorded_at_ms);
+        EXPECT_EQ(outline[i].attempt, whole[i].attempt);
+        EXPECT_EQ(model::is_dirty(outline[i]), model::is_dirty(whole[i]));
+        EXPECT_EQ(model::commit_time_ms(outline[i]), model::commit_time_ms(whole[i]));
+    }
+    EXPECT_TRUE(model::is_dirty(outline[1]));
+    EXPECT_TRUE(model::commit_time_ms(outline[0]).has_value());
+    EXPECT_FALSE(model::commit_time_ms(outline[2]).has_value());
+}
+
 TEST_P(RecordTest, EmptyStoreHasNoProjectsAndNoRuns) {
     auto store = open();
     EXPECT_TRUE(store->projects().empty());
@@ -464,6 +510,34 @@ TEST_P(RecordTest, ResultValuesAreTheValuesOfResultsOfMoreRunsThanOneQueryHolds)
             << "run " << id;
     }
     EXPECT_TRUE(store->result_values(std::span<const std::int64_t>{}).values.empty());
+}
+
+TEST_P(RecordTest, RunsCloseTogetherAreReadWithoutTheRunsBetweenThem) {
+    // 40 consecutive runs of which 37 are asked for: close enough together to be read as one
+    // range of ids, and the three between them must not come with them.
+    auto store = open();
+    std::vector<std::int64_t> ids;
+    for (int i = 0; i < 40; ++i) {
+        model::Run run = make_run(fmt::format("c{}", i), "h");
+        run.results = {testing::time_result("b", 1.0 + i)};
+        ids.push_back(store->record(run).run_id);
+    }
+    std::vector<std::int64_t> requested;
+    for (int i = 0; i < 40; ++i)
+        if (i != 5 && i != 17 && i != 30) requested.push_back(ids[i]);
+
+    const auto results = store->results(requested);
+    EXPECT_EQ(results.size(), requested.size());
+    const auto values = values_as_results(*store, requested);
+    EXPECT_EQ(values.size(), requested.size());
+    for (int i = 0; i < 40; ++i) {
+        const bool asked = i != 5 && i != 17 && i != 30;
+        EXPECT_EQ(results.contains(ids[i]), asked) << "run " << i;
+        EXPECT_EQ(values.contains(ids[i]), asked) << "run " << i;
+        if (!asked) continue;
+        EXPECT_EQ(results.at(ids[i]), (std::vector{testing::time_result("b", 1.0 + i)}));
+        EXPECT_EQ(values.at(ids[i]), (std::vector{testing::time_result("b", 1.0 + i)}));
+    }
 }
 
 BENCHWATCH_ON_EVERY_BACKEND(ListRunsTest);
