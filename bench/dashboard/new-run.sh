@@ -3,7 +3,8 @@
 # (docs/PERFORMANCE.md, "History dashboard"), on the store that run.sh --keep DIR leaves:
 #   1. copies DIR/store.db and starts `benchwatch serve` on the copy: time until it prints its
 #      address, and its peak memory (VmHWM from /proc) for that load of the whole store;
-#   2. records --runs new default-branch runs one after another with `benchwatch record`, each of
+#   2. records --runs new default-branch runs one after another with `benchwatch record`, each
+#      once the server is idle (done judging the one before), each of
 #      every benchmark at its latest value; for each, the time `record` took, the time from its
 #      end until /api/v1/projects shows the new commit, and the server's peak memory meanwhile
 #      (VmHWM reset through /proc/PID/clear_refs before each run);
@@ -93,9 +94,23 @@ machine = next(m for m in project["machines"] if m["name"] == project["default_m
 print(machine["runs"], machine["last_time"])'
 }
 
-# Records one run of a new commit and waits until the API shows it; prints the figures.
+# The server's CPU time in clock ticks (user + system).
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$serve_pid/stat"; }
+# Waits until the server has used no CPU for 0.3 s: done judging the run before, as it is when
+# runs come minutes apart.
+wait_until_idle() {
+    local previous current
+    previous="$(cpu_ticks)"
+    while sleep 0.3; current="$(cpu_ticks)"; [[ "$current" != "$previous" ]]; do
+        previous="$current"
+    done
+}
+
+# Records one run of a new commit, once the server is idle, and waits until the API shows it;
+# prints the figures.
 record_and_wait() {
     local label="$1" number="$2" before recorded shown
+    wait_until_idle
     before="$(commits_shown)"
     echo 5 > "/proc/$serve_pid/clear_refs"
     local begin

@@ -180,8 +180,9 @@ int run_serve(const ServeFlags& flags) {
     serve::DashboardSource source;
     source.version = [&] { return store->last_run_id(); };
     source.load = [&] { return loader.load(); };
-    source.update = [&](const serve::Dashboard& previous) {
-        auto next = loader.update(previous);
+    source.update = [&](const serve::Dashboard& previous,
+                        const std::function<void(const serve::Dashboard&)>& show_unjudged) {
+        auto next = loader.update(previous, show_unjudged);
         if (loader.read_whole())
             std::cerr << "note: the store changed other than by new runs; the dashboard was read "
                          "again whole\n";

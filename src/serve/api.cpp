@@ -485,12 +485,14 @@ ApiSnapshot::ApiSnapshot(Dashboard dashboard, const ApiSnapshot* previous)
             if (previous != nullptr) {
                 const auto found = previous->machines_.find(key);
                 if (found != previous->machines_.end() &&
-                    found->second->revision == machine.revision)
+                    found->second->revision == machine.revision &&
+                    found->second->judged == machine.judged)
                     answers = found->second;
             }
             if (!answers) {
                 auto made = std::make_shared<MachineAnswers>();
                 made->revision = machine.revision;
+                made->judged = machine.judged;
                 made->benchmarks = benchmarks_json(dashboard_, project, machine);
                 made->benchmarks_gzipped =
                     std::make_shared<const std::string>(gzip(made->benchmarks));

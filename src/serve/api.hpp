@@ -126,6 +126,7 @@ class ApiSnapshot {
     // What is rendered of one machine.
     struct MachineAnswers {
         std::int64_t revision = 0;  // MachineHistory::revision
+        bool judged = true;         // MachineHistory::judged
         std::string benchmarks;
         std::shared_ptr<const std::string> benchmarks_gzipped;
         CommitLiterals literals;

@@ -315,9 +315,12 @@ model::History history_of(const std::string& project, const MachineHistory& mach
 }
 
 // The dashboard's view of `history`, read from `runs` (every run of its project on its machine).
+// With `judged_before` (this machine's view before the newest runs were added to the end of its
+// history), the steps, suite events and badges are that view's, not judged again.
 MachineHistory build_machine(HeadResultCache& head_results, const vcs::Repository* repository,
                              const model::History& history, const std::vector<model::Run>& runs,
-                             const DashboardOptions& options) {
+                             const DashboardOptions& options,
+                             const MachineHistory* judged_before = nullptr) {
     const std::string& machine = history.machine;
     const auto first = first_runs(runs);
     MachineHistory result;
@@ -334,28 +337,36 @@ MachineHistory build_machine(HeadResultCache& head_results, const vcs::Repositor
 
     // Steps are judged as `history --changes` judges them, calibrated on the whole history; the
     // badges judge the latest run as compare judges it as a head, calibrated on the runs before.
-    const auto method =
-        compare::make_method(compare::calibrated_on(history, options.method, options.categories));
-    const auto latest_run_method = compare::make_method(
-        compare::calibrated_on(history, options.method, options.categories, true));
-    const auto environment_of = [&first](const std::string& commit) -> model::Environment {
-        const auto found = first.find(commit);
-        return found == first.end() ? model::Environment{} : found->second->environment;
-    };
-    const auto changes =
-        compare::find_changes(history, environment_of, *method, options.categories);
-    const auto standings =
-        compare::standings(history, changes, *latest_run_method, options.categories);
-    for (const auto& event : changes.events)
-        result.suite_events.push_back({static_cast<std::uint32_t>(event.position),
-                                       static_cast<std::uint32_t>(event.position - 1),
-                                       event.benchmarks, event.measured, event.median_ratio - 1,
-                                       key_changes(event.environment_changes)});
+    model::HistoryChanges changes;
+    std::vector<model::BenchmarkStanding> standings;
     std::map<std::pair<std::string_view, std::string_view>, std::vector<SeriesStep>> steps;
-    for (const auto& step : changes.steps)
-        steps[{step.benchmark, step.metric}].push_back({static_cast<std::uint32_t>(step.position),
-                                                        position.at(step.before_commit),
-                                                        step.ratio - 1});
+    std::unordered_map<std::string_view, const BenchmarkSeries*> judged_series;
+    if (judged_before == nullptr) {
+        const auto method = compare::make_method(
+            compare::calibrated_on(history, options.method, options.categories));
+        const auto latest_run_method = compare::make_method(
+            compare::calibrated_on(history, options.method, options.categories, true));
+        const auto environment_of = [&first](const std::string& commit) -> model::Environment {
+            const auto found = first.find(commit);
+            return found == first.end() ? model::Environment{} : found->second->environment;
+        };
+        changes = compare::find_changes(history, environment_of, *method, options.categories);
+        standings = compare::standings(history, changes, *latest_run_method, options.categories);
+        for (const auto& event : changes.events)
+            result.suite_events.push_back({static_cast<std::uint32_t>(event.position),
+                                           static_cast<std::uint32_t>(event.position - 1),
+                                           event.benchmarks, event.measured, event.median_ratio - 1,
+                                           key_changes(event.environment_changes)});
+        for (const auto& step : changes.steps)
+            steps[{step.benchmark, step.metric}].push_back(
+                {static_cast<std::uint32_t>(step.position), position.at(step.before_commit),
+                 step.ratio - 1});
+    } else {
+        result.judged = false;
+        result.suite_events = judged_before->suite_events;
+        for (const auto& series : judged_before->benchmarks)
+            judged_series.emplace(series.id, &series);
+    }
 
     std::vector<std::pair<std::size_t, BenchmarkSeries>> sorted;
     for (std::size_t b = 0; b < history.benchmarks.size(); ++b) {
@@ -376,14 +387,25 @@ MachineHistory build_machine(HeadResultCache& head_results, const vcs::Repositor
         series.retired = series.commits.empty() || series.commits.back() != last_commit;
         if (benchmark.typical_pairs > 0)
             series.typical_change = std::expm1(benchmark.typical_change);
-        const auto& standing = standings[b];
-        series.trend = standing.trend;
-        series.trend_reason = standing.reason;
-        series.trend_change = standing.change;
-        series.threshold = standing.threshold;
-        series.detectable_change = standing.detectable_change;
-        if (const auto found = steps.find({benchmark.name, benchmark.metric}); found != steps.end())
-            series.steps = found->second;
+        if (judged_before == nullptr) {
+            const auto& standing = standings[b];
+            series.trend = standing.trend;
+            series.trend_reason = standing.reason;
+            series.trend_change = standing.change;
+            series.threshold = standing.threshold;
+            series.detectable_change = standing.detectable_change;
+            if (const auto found = steps.find({benchmark.name, benchmark.metric});
+                found != steps.end())
+                series.steps = found->second;
+        } else if (const auto found = judged_series.find(series.id); found != judged_series.end()) {
+            const BenchmarkSeries& judged = *found->second;
+            series.trend = judged.trend;
+            series.trend_reason = judged.trend_reason;
+            series.trend_change = judged.trend_change;
+            series.threshold = judged.threshold;
+            series.detectable_change = judged.detectable_change;
+            series.steps = judged.steps;
+        }
         sorted.emplace_back(category, std::move(series));
     }
     std::stable_sort(sorted.begin(), sorted.end(),
@@ -511,8 +533,10 @@ Dashboard DashboardLoader::load() {
         });
 }
 
-Dashboard DashboardLoader::update(const Dashboard& previous) {
-    if (state_->last_run_id < 0 || previous.last_run_id != state_->last_run_id) return load();
+Dashboard DashboardLoader::update(const Dashboard& previous,
+                                  const std::function<void(const Dashboard&)>& show_unjudged) {
+    if (state_->last_run_id < 0 || previous.last_run_id != state_->last_run_id || !previous.judged)
+        return load();
     // The count before the newest id: a run recorded between the two is listed, not counted.
     const int schema_version = store_.schema_version();
     const std::int64_t count = store_.run_count();
@@ -539,30 +563,59 @@ Dashboard DashboardLoader::update(const Dashboard& previous) {
     }
     state_->last_run_id = -1;
     state_->run_count += added.size();
-    return assemble(
-        &previous, last,
-        [&](const std::string& project, const std::string& machine,
-            const MachineHistory* before) -> std::optional<MachineHistory> {
-            if (!changed.contains({project, machine})) {
-                if (before == nullptr) return std::nullopt;
-                // Its pull requests' heads' results stay in use.
-                for (const auto& run : state_->runs.at({project, machine}))
-                    if (run.branch != options_.default_branch) state_->head_results.touch(run.id);
-                return *before;
-            }
-            const auto& runs = state_->runs.at({project, machine});
-            const auto source = history_source(project, machine, options_);
-            std::optional<model::History> history;
-            if (before != nullptr)
-                history =
-                    compare::extend_history(history_of(project, *before), previous_last_id, runs,
-                                            results, repository_, source, options_.settings);
-            if (!history) {
-                ++machines_read_whole_;
-                history = compare::history(store_, repository_, source, "", 0, options_.settings);
-            }
-            return build_machine(state_->head_results, repository_, *history, runs, options_);
-        });
+
+    // A machine without new runs is copied; its pull requests' heads' results stay in use.
+    const auto unchanged = [&](const std::string& project, const std::string& machine,
+                               const MachineHistory* before) -> std::optional<MachineHistory> {
+        if (before == nullptr) return std::nullopt;
+        for (const auto& run : state_->runs.at({project, machine}))
+            if (run.branch != options_.default_branch) state_->head_results.touch(run.id);
+        return *before;
+    };
+    // Each changed machine's history extended by its new runs, worked out once for both passes;
+    // nullopt when it cannot be extended.
+    std::map<std::pair<std::string, std::string>, std::optional<model::History>> extended;
+    const auto extend = [&](const std::string& project, const std::string& machine,
+                            const MachineHistory* before) -> std::optional<model::History>& {
+        const auto [found, added_now] = extended.try_emplace({project, machine});
+        if (added_now && before != nullptr)
+            found->second = compare::extend_history(
+                history_of(project, *before), previous_last_id, state_->runs.at({project, machine}),
+                results, repository_, history_source(project, machine, options_),
+                options_.settings);
+        return found->second;
+    };
+    if (show_unjudged) {
+        Dashboard unjudged = assemble(
+            &previous, last,
+            [&](const std::string& project, const std::string& machine,
+                const MachineHistory* before) -> std::optional<MachineHistory> {
+                if (!changed.contains({project, machine}))
+                    return unchanged(project, machine, before);
+                const auto& history = extend(project, machine, before);
+                if (!history) return unchanged(project, machine, before);
+                return build_machine(state_->head_results, repository_, *history,
+                                     state_->runs.at({project, machine}), options_, before);
+            });
+        unjudged.judged = false;
+        state_->last_run_id = -1;
+        show_unjudged(unjudged);
+    }
+    return assemble(&previous, last,
+                    [&](const std::string& project, const std::string& machine,
+                        const MachineHistory* before) -> std::optional<MachineHistory> {
+                        if (!changed.contains({project, machine}))
+                            return unchanged(project, machine, before);
+                        auto& history = extend(project, machine, before);
+                        if (!history) {
+                            ++machines_read_whole_;
+                            history = compare::history(store_, repository_,
+                                                       history_source(project, machine, options_),
+                                                       "", 0, options_.settings);
+                        }
+                        return build_machine(state_->head_results, repository_, *history,
+                                             state_->runs.at({project, machine}), options_);
+                    });
 }
 
 }  // namespace benchwatch::serve

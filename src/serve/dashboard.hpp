@@ -127,6 +127,9 @@ struct MachineHistory {
     std::vector<SuiteEvent> suite_events;                       // oldest first
     std::vector<BenchmarkSeries> benchmarks;  // by category (configured order), name, metric
     std::vector<PullRun> pulls;               // newest first, at most 100
+    // False while the steps, suite events and badges are still those of the history before its
+    // newest runs: DashboardLoader::update() shows new values before it has judged them.
+    bool judged = true;
     // The id of the newest run of the project on this machine, any branch: it changes whenever
     // anything above may have.
     std::int64_t revision = 0;
@@ -151,6 +154,8 @@ struct Dashboard {
     std::string default_branch;
     std::vector<ProjectHistory> projects;  // sorted by name
     std::int64_t last_run_id = 0;          // Store::last_run_id() when it was read
+    // False for the dashboard DashboardLoader::update() shows before judging the new runs.
+    bool judged = true;
 
     // The project called `name`, or null.
     const ProjectHistory* find_project(std::string_view name) const;
@@ -199,8 +204,13 @@ class DashboardLoader {
     // machine whose history cannot be extended (a commit entered its default branch before the
     // newest, a unit changed) is read whole; the whole store is, as load() does, when `previous`
     // is another, the schema version changed, the newest id went down or a run was deleted.
-    // Throws store::StoreError when the store cannot be read.
-    Dashboard update(const Dashboard& previous);
+    // When `show_unjudged` is given, it is first called with the dashboard the new runs make
+    // before they are judged: their values in every series, each extended machine keeping the
+    // steps, suite events and badges of `previous` (judging them is most of an update's time).
+    // `previous` must be a judged dashboard. Throws store::StoreError when the store cannot be
+    // read.
+    Dashboard update(const Dashboard& previous,
+                     const std::function<void(const Dashboard&)>& show_unjudged = {});
 
     // Whether the last load() or update() read the whole store.
     bool read_whole() const { return read_whole_; }

@@ -383,9 +383,17 @@ void DashboardServer::refresh_until_stopped() {
         try {
             std::lock_guard lock(source_mutex_);
             const auto previous = snapshot();
-            if (source_.version() != previous->dashboard().last_run_id) {
+            if (source_.version() != previous->dashboard().last_run_id ||
+                !previous->dashboard().judged) {
+                // New values are shown as soon as they are read; judging them takes longer.
+                const auto show_unjudged = [&](const Dashboard& unjudged) {
+                    auto shown = std::make_shared<const ApiSnapshot>(unjudged, previous.get());
+                    std::lock_guard snapshot_lock(snapshot_mutex_);
+                    snapshot_ = std::move(shown);
+                };
                 auto loaded = std::make_shared<const ApiSnapshot>(
-                    source_.update ? source_.update(previous->dashboard()) : source_.load(),
+                    source_.update ? source_.update(previous->dashboard(), show_unjudged)
+                                   : source_.load(),
                     previous.get());
                 {
                     std::lock_guard snapshot_lock(snapshot_mutex_);

@@ -38,9 +38,12 @@ class ServeError : public model::Error {
 struct DashboardSource {
     std::function<std::int64_t()> version;  // grows when the store changes (Store::last_run_id)
     std::function<Dashboard()> load;        // the whole dashboard, read now
-    // The dashboard now, from the one `load` or `update` returned last (DashboardLoader::update);
-    // when empty, `load` is called instead.
-    std::function<Dashboard(const Dashboard& previous)> update;
+    // The dashboard now, from the one `load` or `update` returned last (DashboardLoader::update),
+    // first handing the dashboard with the new runs' values not yet judged to `show_unjudged`
+    // where it can; when empty, `load` is called instead.
+    std::function<Dashboard(const Dashboard& previous,
+                            const std::function<void(const Dashboard&)>& show_unjudged)>
+        update;
     // Answers /pulls/COMMIT; called once per commit and revision of its machine, and its answer
     // given to every request for them until the machine changes.
     PullComparer compare_pull;

@@ -69,8 +69,9 @@ void write_everything(const Dashboard& dashboard, SiteWriter& writer) {
         if (!dashboard.projects.empty()) {
             const ProjectHistory& project = dashboard.projects.front();
             const MachineHistory& machine = *project.find_machine("");
-            page = page_with_data(page, page_data_json(project, machine, projects_json(dashboard),
-                                                       benchmarks_json(dashboard, project, machine)));
+            page =
+                page_with_data(page, page_data_json(project, machine, projects_json(dashboard),
+                                                    benchmarks_json(dashboard, project, machine)));
         }
         writer.write("index.html", page);
     }

@@ -12,8 +12,8 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <tuple>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "model/commit_id.hpp"
 #include "report/report.hpp"
@@ -332,9 +332,9 @@ ingest::RunMetadata metadata_of(const UploadForm& form, std::int64_t recorded_at
     metadata.environment = form.environment;
     if (form.fields.contains("commit_message") || form.fields.contains("commit_author") ||
         form.fields.contains("commit_time"))
-        metadata.commit_info = model::CommitInfo{form.field("commit_message"),
-                                                 form.field("commit_author"),
-                                                 form.field("commit_time"), ""};
+        metadata.commit_info =
+            model::CommitInfo{form.field("commit_message"), form.field("commit_author"),
+                              form.field("commit_time"), ""};
     metadata.recorded_at_ms = recorded_at_ms;
     return metadata;
 }

@@ -186,6 +186,74 @@ TEST(IncrementalDashboard, EachRunAddedGivesTheApiOfTheStoreReadWhole) {
     EXPECT_TRUE(stepped);
 }
 
+// The machine called `machine` of project `project` in `dashboard`, or null.
+const MachineHistory* machine_in(const Dashboard& dashboard, const std::string& project,
+                                 const std::string& machine) {
+    const ProjectHistory* found = dashboard.find_project(project);
+    if (found == nullptr) return nullptr;
+    for (const auto& each : found->machines)
+        if (each.name == machine) return &each;
+    return nullptr;
+}
+
+TEST(IncrementalDashboard, NewValuesAreShownBeforeTheyAreJudged) {
+    // Each update first shows the new runs' values with the judgement of the dashboard before
+    // them; the judged dashboard that follows is the store's read whole, even when its API is
+    // built on the unjudged one's (same machine revisions, other badges).
+    benchwatch::testing::TemporaryDirectory directory{"benchwatch-serve"};
+    const auto store = store::open_store(benchwatch::testing::test_store_url(directory.path()));
+    DashboardOptions options;
+    options.repository_url = "https://forge.example/o/r";
+    DashboardLoader loader(*store, nullptr, options);
+    auto snapshot = std::make_unique<ApiSnapshot>(loader.load());
+    const auto runs = recorded_runs();
+    std::size_t shown_unjudged = 0, judgements_kept = 0;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        store->record(runs[i]);
+        const Dashboard& previous = snapshot->dashboard();
+        std::unique_ptr<ApiSnapshot> unjudged;
+        const Dashboard judged = loader.update(previous, [&](const Dashboard& shown) {
+            unjudged = std::make_unique<ApiSnapshot>(shown, snapshot.get());
+        });
+        const Dashboard whole = load_dashboard(*store, nullptr, options);
+        if (unjudged) {
+            ++shown_unjudged;
+            const Dashboard& shown = unjudged->dashboard();
+            EXPECT_FALSE(shown.judged);
+            EXPECT_EQ(shown.last_run_id, whole.last_run_id);
+            const auto* now = machine_in(shown, runs[i].project, runs[i].machine);
+            const auto* before = machine_in(previous, runs[i].project, runs[i].machine);
+            const auto* expected = machine_in(whole, runs[i].project, runs[i].machine);
+            if (now != nullptr && before != nullptr && expected != nullptr && !now->judged) {
+                ASSERT_EQ(now->commits.size(), expected->commits.size()) << "run " << i;
+                ASSERT_EQ(now->benchmarks.size(), expected->benchmarks.size()) << "run " << i;
+                EXPECT_EQ(now->suite_events.size(), before->suite_events.size()) << "run " << i;
+                for (std::size_t b = 0; b < now->benchmarks.size(); ++b) {
+                    const auto& series = now->benchmarks[b];
+                    EXPECT_EQ(series.values, expected->benchmarks[b].values) << "run " << i;
+                    const auto* old = before->find_benchmark(series.id);
+                    if (old == nullptr) continue;
+                    EXPECT_EQ(series.threshold, old->threshold) << "run " << i;
+                    EXPECT_EQ(series.trend, old->trend) << "run " << i;
+                    EXPECT_EQ(series.steps.size(), old->steps.size()) << "run " << i;
+                    ++judgements_kept;
+                }
+            }
+        }
+        auto next =
+            std::make_unique<ApiSnapshot>(judged, unjudged ? unjudged.get() : snapshot.get());
+        EXPECT_TRUE(next->dashboard().judged);
+        const std::string extended = api_text(*next);
+        const std::string expected = api_text(ApiSnapshot(whole));
+        ASSERT_TRUE(extended == expected)
+            << "after run " << i << " of commit " << runs[i].commit << " on " << runs[i].machine
+            << ", " << first_difference(extended, expected);
+        snapshot = std::move(next);
+    }
+    EXPECT_EQ(shown_unjudged, runs.size());
+    EXPECT_GT(judgements_kept, 0u);
+}
+
 TEST(IncrementalDashboard, ADashboardItDidNotMakeIsReadWhole) {
     benchwatch::testing::TemporaryDirectory directory{"benchwatch-serve"};
     const auto store = store::open_store(benchwatch::testing::test_store_url(directory.path()));

@@ -34,7 +34,9 @@ class ServerTest : public ::testing::Test {
         DashboardSource source;
         source.version = [this] { return server_store_->last_run_id(); };
         source.load = [this] { return loader_->load(); };
-        source.update = [this](const Dashboard& previous) { return loader_->update(previous); };
+        source.update = [this](const Dashboard& previous, const auto& show_unjudged) {
+            return loader_->update(previous, show_unjudged);
+        };
         source.compare_pull = [this](const std::string&, const std::string&,
                                      const std::string& commit) {
             ++comparisons_;
