@@ -428,7 +428,8 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
 
     const auto store_url = resolve_store(flags.common, context);
     const auto store = store::open_store(store_url, store::Access::ReadCache);
-    require_known_history(*store, store_url, options.source);
+    require_history_of_named_or_only_machine(*store, store_url, options.source, flags.common,
+                                             context, MachineUse::HeadRun);
     const auto* repository = context.repository ? &*context.repository : nullptr;
     auto comparison = compare::compare(*store, repository, options);
     if (flags.confirm) {
