@@ -27,7 +27,7 @@ trap finish EXIT
 pytest_run() {  # FILE [PLANTED]
     (cd "$work" && PLANTED_SLOWDOWN="${2:-0}" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest \
         -p no:cacheprovider -q "$suite" --benchmark-min-rounds=20 --benchmark-max-time=0.000001 \
-        --benchmark-json="$1" >/dev/null)
+        --benchmark-json="$1" >"$work/pytest.log" 2>&1) || { cat "$work/pytest.log" >&2; return 1; }
 }
 
 for ((round = 1; round <= rounds; round++)); do

@@ -367,7 +367,15 @@ void read_samples_json(const JsonField& document, model::Comparison& comparison)
             if (!named) field.fail("min, median or mean");
             settings.statistic = *named;
         }
-        if (samples.has("harness")) settings.harness = samples["harness"].text();
+        // A reader's name, shown in the report's paragraph as it is: nothing that markup reads.
+        if (samples.has("harness")) {
+            const auto field = samples["harness"];
+            settings.harness = field.text();
+            if (!std::all_of(settings.harness.begin(), settings.harness.end(), [](char c) {
+                    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+                }))
+                field.fail("a harness's reader name such as pytest-benchmark");
+        }
     }
     if (document.has("run_to_run_spread"))
         comparison.run_to_run_spread = document["run_to_run_spread"].number();
