@@ -84,10 +84,11 @@ int run_backtest(const BacktestFlags& flags) {
         is_default.push_back(name == default_name);
     }
 
-    const auto source = resolve_history_source(flags.common, flags.default_branch, context);
+    auto source = resolve_history_source(flags.common, flags.default_branch, context);
     const auto store_url = resolve_store(flags.common, context);
     const auto store = store::open_store(store_url, store::Access::ReadOnly);
-    require_known_history(*store, store_url, source);
+    require_history_of_named_or_only_machine(*store, store_url, source, flags.common, context,
+                                             MachineUse::History);
     const auto* repository = context.repository ? &*context.repository : nullptr;
     const auto history = compare::history(*store, repository, source, "", 0,
                                           context.config.settings, replays_samples);

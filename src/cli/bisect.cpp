@@ -56,10 +56,23 @@ std::string commit_line(const Context& context, const std::string& commit) {
         fmt::format("{} {}", commit.substr(0, 12), info ? info->subject : std::string()));
 }
 
+// The history bisect reads and records into: its machine named, else the project's only one
+// (history_machine()) where the store holds the project.
+compare::HistorySource bisected_history(const BisectFlags& flags, const Context& context) {
+    auto source = resolve_history_source(flags.common, flags.default_branch, context);
+    const auto store_url = resolve_store(flags.common, context);
+    if (!named_machine(flags.common, context) && store::stored_schema_version(store_url) > 0)
+        source.machine = history_machine(*store::open_store(store_url, store::Access::ReadOnly),
+                                         source, MachineUse::History);
+    return source;
+}
+
 // The commits either side of the latest step of the benchmark that `history --changes` finds on
-// the default branch, its own or within a suite event. Throws UsageError when it finds none.
-std::pair<std::string, std::string> latest_step(const BisectFlags& flags, const Context& context) {
-    const auto source = resolve_history_source(flags.common, flags.default_branch, context);
+// the default branch of `source`, its own or within a suite event. Throws UsageError when it
+// finds none.
+std::pair<std::string, std::string> latest_step(const BisectFlags& flags,
+                                                const compare::HistorySource& source,
+                                                const Context& context) {
     const auto store_url = resolve_store(flags.common, context);
     const auto store = store::open_store(store_url, store::Access::ReadCache);
     require_known_history(*store, store_url, source, flags.benchmark);
@@ -86,10 +99,10 @@ std::pair<std::string, std::string> latest_step(const BisectFlags& flags, const 
 
 int run_bisect(const BisectFlags& flags) {
     const auto context = Context::discover(flags.common.repo);
-    const auto branch = resolve_default_branch_name(flags.default_branch, context);
-    CommitMeasurer measurer("bisect", context, resolve_project(flags.common, context),
-                            resolve_machine(flags.common, context), branch,
-                            resolve_store(flags.common, context), flags.running);
+    const auto source = bisected_history(flags, context);
+    CommitMeasurer measurer("bisect", context, source.project, source.machine,
+                            source.default_branch, resolve_store(flags.common, context),
+                            flags.running);
     if (!measurer.in_subset(flags.benchmark))
         throw UsageError(fmt::format(
             "benchmark '{}' lies outside [measure] benchmarks ({}), the only ones the recipe "
@@ -100,7 +113,7 @@ int run_bisect(const BisectFlags& flags) {
             "give both --good and --bad, or neither to bisect the latest step "
             "history --changes finds");
     const auto [good_given, bad_given] =
-        flags.good.empty() ? latest_step(flags, context) : std::pair{flags.good, flags.bad};
+        flags.good.empty() ? latest_step(flags, source, context) : std::pair{flags.good, flags.bad};
     const auto& repository = *context.repository;
     const auto good = repository.resolve(good_given);
     const auto bad = repository.resolve(bad_given);

@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/commit_measurer.hpp"
 #include "cli/known_names.hpp"
+#include "compare/samples_method.hpp"
 #include "ingest/ingest.hpp"
 #include "model/commit_id.hpp"
 #include "model/printable.hpp"
@@ -38,6 +39,7 @@ struct CompareFlags {
     FormatFlag format;
     std::string output;
     bool fail_on_regression = false;
+    std::string statistic;  // two files: min, median or mean; empty: the harness's default
 };
 
 std::string resolve_head(const std::string& flag, const Context& context) {
@@ -295,9 +297,20 @@ model::Comparison compare_two_files(const CompareFlags& flags) {
             model::printable_line(flags.files[0]), parsed[0].format,
             model::printable_line(flags.files[1]), parsed[1].format));
     const auto context = Context::discover(flags.comparison.common.repo);
-    const auto method = resolve_method(
+    auto method = resolve_method(
         flags.comparison.method.empty() ? std::string("samples") : flags.comparison.method, context,
         flags.comparison.false_alarms_per_pr);
+    if (auto* samples = method.settings_if<compare::SamplesSettings>()) {
+        samples->harness = parsed[0].format;
+        samples->statistic = flags.statistic.empty()
+                                 ? compare::statistic_for_harness(parsed[0].format)
+                                 : *compare::statistic_named(flags.statistic);
+    } else if (!flags.statistic.empty()) {
+        throw UsageError(fmt::format(
+            "--statistic chooses what the samples method compares; the {} method compares no "
+            "statistic of the samples, so leave it out or pass --method samples",
+            method.name()));
+    }
     return compare::compare_files(
         {flags.files[0], std::move(parsed[0].results), std::move(parsed[0].context)},
         {flags.files[1], std::move(parsed[1].results), std::move(parsed[1].context)}, method,
@@ -313,6 +326,10 @@ int run_compare(const CompareFlags& flags) {
     if (!flags.files.empty()) {
         comparison = compare_two_files(flags);
     } else {
+        if (!flags.statistic.empty())
+            throw UsageError(
+                "--statistic applies when two result files are compared (compare BASE_FILE "
+                "HEAD_FILE); leave it out when comparing stored runs");
         const auto context = Context::discover(flags.comparison.common.repo);
         comparison = compare_head(flags.comparison, resolve_head(flags.head, context), context);
         comparison.accepted = acceptance_from_ci(
@@ -428,7 +445,8 @@ model::Comparison compare_head(const ComparisonFlags& flags, const std::string& 
 
     const auto store_url = resolve_store(flags.common, context);
     const auto store = store::open_store(store_url, store::Access::ReadCache);
-    require_known_history(*store, store_url, options.source);
+    require_history_of_named_or_only_machine(*store, store_url, options.source, flags.common,
+                                             context, MachineUse::HeadRun);
     const auto* repository = context.repository ? &*context.repository : nullptr;
     auto comparison = compare::compare(*store, repository, options);
     if (flags.confirm) {
@@ -456,6 +474,12 @@ Command add_compare_command(CLI::App& parent) {
                     "Report format", "text on a terminal, markdown to a file or pipe");
     command->add_option("-o,--output", flags->output,
                         "Write the report to this file (default: standard output)");
+    command
+        ->add_option("--statistic", flags->statistic,
+                     "With two result files: the statistic of each benchmark's samples compared, "
+                     "min, median or mean (default: min for pytest-benchmark and BenchmarkTools.jl "
+                     "files, as they recommend; else median)")
+        ->check(CLI::IsMember({"min", "median", "mean"}));
     command->add_flag("--fail-on-regression", flags->fail_on_regression,
                       "Exit 1 when a benchmark is unusually slower (with --confirm: when a "
                       "slower change is confirmed)");

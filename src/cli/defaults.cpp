@@ -122,10 +122,15 @@ std::string resolve_project(const CommonFlags& flags, const Context& context) {
     return context.working_directory.filename().string();
 }
 
-std::string resolve_machine(const CommonFlags& flags, const Context& context) {
+std::optional<std::string> named_machine(const CommonFlags& flags, const Context& context) {
     if (!flags.machine.empty()) return flags.machine;
     if (auto machine = environment_variable("BENCHWATCH_MACHINE")) return *machine;
     if (context.config.machine) return *context.config.machine;
+    return std::nullopt;
+}
+
+std::string resolve_machine(const CommonFlags& flags, const Context& context) {
+    if (auto machine = named_machine(flags, context)) return *machine;
     return host_name();
 }
 

@@ -59,7 +59,10 @@ std::optional<std::string> project_of_remote_url(std::string_view url);
 // repository's top level, or of the working directory.
 std::string resolve_project(const CommonFlags& flags, const Context& context);
 
-// --machine, else BENCHWATCH_MACHINE, else the config's machine, else the host name.
+// --machine, else BENCHWATCH_MACHINE, else the config's machine; nullopt when none names one.
+std::optional<std::string> named_machine(const CommonFlags& flags, const Context& context);
+
+// named_machine(), else the host name.
 std::string resolve_machine(const CommonFlags& flags, const Context& context);
 
 // The commit a run or comparison is of when no flag names one: GITHUB_SHA, else BUILDKITE_COMMIT

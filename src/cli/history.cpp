@@ -58,11 +58,12 @@ namespace {
 int run_history(const HistoryFlags& flags) {
     const bool json = flags.format.chosen(report::Format::Text) == report::Format::Json;
     const auto context = Context::discover(flags.common.repo);
-    const auto source = resolve_history_source(flags.common, flags.default_branch, context);
+    auto source = resolve_history_source(flags.common, flags.default_branch, context);
 
     const auto store_url = resolve_store(flags.common, context);
     const auto store = store::open_store(store_url, store::Access::ReadOnly);
-    require_known_history(*store, store_url, source, flags.benchmark, true);
+    require_history_of_named_or_only_machine(*store, store_url, source, flags.common, context,
+                                             MachineUse::History, flags.benchmark, true);
     const auto* repository = context.repository ? &*context.repository : nullptr;
     if (flags.changes) {
         // Steps are found in the whole history unless --limit says otherwise.

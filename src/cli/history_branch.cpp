@@ -24,6 +24,8 @@ struct HistoryBranchFlags {
     std::string branch = "benchwatch-data";
     std::string project;  // empty: every project
     std::string machine;  // empty: every machine
+    std::string default_branch;
+    bool all_branches = false;  // push: every branch's runs, not the default branch's alone
 };
 
 std::string runs_phrase(std::size_t count) {
@@ -36,6 +38,7 @@ struct Endpoints {
     std::unique_ptr<store::Store> store;
     vcs::FileBranch branch;
     store::RunFilter filter;
+    std::string default_branch;  // the name runs of the default branch are recorded under
 };
 
 Endpoints open_endpoints(const HistoryBranchFlags& flags, store::Access access) {
@@ -50,7 +53,8 @@ Endpoints open_endpoints(const HistoryBranchFlags& flags, store::Access access) 
     return {store_url, store::open_store(store_url, access),
             vcs::FileBranch(*context.repository, flags.remote, flags.branch),
             store::RunFilter{
-                .project = flags.project, .machine = flags.machine, .branch = {}, .commits = {}}};
+                .project = flags.project, .machine = flags.machine, .branch = {}, .commits = {}},
+            resolve_default_branch_name(flags.default_branch, context)};
 }
 
 // Paths on the branch of the runs the store already has.
@@ -147,7 +151,18 @@ int pull(const HistoryBranchFlags& flags) {
 int push(const HistoryBranchFlags& flags) {
     auto endpoints = open_endpoints(flags, store::Access::ReadOnly);
     auto& store = *endpoints.store;
-    const auto local_runs = store.list_runs(endpoints.filter);
+    auto local_runs = store.list_runs(endpoints.filter);
+    // A pull request's runs are judged against the default branch's, never part of its history.
+    const auto of_other_branches =
+        flags.all_branches ? 0 : std::erase_if(local_runs, [&](const model::Run& run) {
+            return run.branch != endpoints.default_branch;
+        });
+    const auto left_out =
+        of_other_branches == 0
+            ? std::string()
+            : fmt::format("; {} of other branches than {} left out (--all-branches pushes them)",
+                          runs_phrase(of_other_branches),
+                          report::terminal_text(endpoints.default_branch));
     // A project or machine the store has no runs of, while it has others, is a typo to name.
     if (local_runs.empty() && !store.projects().empty())
         require_known_filter(store, endpoints.store_url, flags.project, flags.machine);
@@ -155,7 +170,8 @@ int push(const HistoryBranchFlags& flags) {
         std::string which;
         if (!flags.project.empty()) which += fmt::format(" of project '{}'", flags.project);
         if (!flags.machine.empty()) which += fmt::format(" on machine '{}'", flags.machine);
-        std::cout << fmt::format("nothing to push: the store has no runs{}\n", which);
+        std::cout << fmt::format("nothing to push: the store has no {}runs{}{}\n",
+                                 flags.all_branches ? "" : "default-branch ", which, left_out);
         return 0;
     }
     std::size_t runs_on_branch = 0;
@@ -183,15 +199,15 @@ int push(const HistoryBranchFlags& flags) {
         endpoints.branch.publish(missing_files, "benchwatch: add runs from the store");
     const auto& name = endpoints.branch.name();
     if (outcome.files_added == 0)
-        std::cout << fmt::format("nothing to push: {} has all {} of the store\n", name,
-                                 runs_phrase(local_runs.size()));
+        std::cout << fmt::format("nothing to push: {} has all {} of the store{}\n", name,
+                                 runs_phrase(local_runs.size()), left_out);
     else
         std::cout << fmt::format(
-            "pushed {} to {}{}; {} already there\n", runs_phrase(outcome.files_added), name,
+            "pushed {} to {}{}; {} already there{}\n", runs_phrase(outcome.files_added), name,
             outcome.attempts > 1
                 ? fmt::format(" on attempt {} (another job pushed first)", outcome.attempts)
                 : "",
-            runs_on_branch);
+            runs_on_branch, left_out);
     return 0;
 }
 
@@ -216,9 +232,14 @@ Command add_history_branch_command(CLI::App& parent) {
     auto* pull_command = command->add_subcommand(
         "pull", "Fetch the branch and store every run on it that the store lacks");
     auto* push_command = command->add_subcommand(
-        "push", "Add the store's runs that the branch lacks to it, one file per run, and push");
+        "push",
+        "Add the store's default-branch runs that the branch lacks to it, one file per run, and "
+        "push");
     add_branch_flags(*pull_command, *flags);
     add_branch_flags(*push_command, *flags);
+    push_command->add_flag("--all-branches", flags->all_branches,
+                           "Push the runs of every branch, not only the default branch's");
+    add_default_branch_flag(*push_command, flags->default_branch);
     return {command,
             [flags, pull_command] { return pull_command->parsed() ? pull(*flags) : push(*flags); }};
 }

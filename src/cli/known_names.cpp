@@ -21,14 +21,19 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// "projects: a, b, c", or "benchmarks: a, …, j, and 40 more".
-std::string listing(std::string_view kind, const std::vector<std::string>& names) {
+// "a, b, c", or "a, …, j, and 40 more".
+std::string names_listed(const std::vector<std::string>& names) {
     std::vector<std::string> shown;
     for (std::size_t i = 0; i < names.size() && i < listed_names; ++i)
         shown.push_back(terminal_safe(names[i]));
     const auto more = names.size() - shown.size();
-    return fmt::format("{}: {}{}", kind, fmt::join(shown, ", "),
+    return fmt::format("{}{}", fmt::join(shown, ", "),
                        more == 0 ? std::string() : fmt::format(", and {} more", more));
+}
+
+// "projects: a, b, c", or "benchmarks: a, …, j, and 40 more".
+std::string listing(std::string_view kind, const std::vector<std::string>& names) {
+    return fmt::format("{}: {}", kind, names_listed(names));
 }
 
 [[noreturn]] void unknown(std::string_view kind, const std::string& name, std::string_view where,
@@ -85,6 +90,43 @@ void require_known_history(store::Store& store, const std::string& store_url,
     require_known_machine(store, store_url, source.project, source.machine);
     if (!benchmark.empty())
         require_known_benchmark(store, store_url, source.project, benchmark, prefix_allowed);
+}
+
+std::string history_machine(store::Store& store, const compare::HistorySource& source,
+                            MachineUse use) {
+    const auto machines = store.machines(source.project);
+    if (machines.size() == 1) return machines.front();
+    // A head is compared on the machine it ran on, which is this host unless named.
+    if (use == MachineUse::HeadRun) return source.machine;
+    std::vector<std::string> with_history;
+    for (const auto& machine : machines)
+        if (!store
+                 .list_runs({.project = source.project,
+                             .machine = machine,
+                             .branch = source.default_branch,
+                             .commits = {}})
+                 .empty())
+            with_history.push_back(machine);
+    if (with_history.size() == 1) return with_history.front();
+    if (with_history.empty() || contains(with_history, source.machine)) return source.machine;
+    throw UsageError(fmt::format(
+        "no default-branch history for project '{}' on machine '{}' (the host's name, as neither "
+        "--machine, BENCHWATCH_MACHINE nor the config names a machine); pass --machine with one "
+        "of those with runs on {}: {}",
+        shown_input(source.project), shown_input(source.machine),
+        shown_input(source.default_branch), names_listed(with_history)));
+}
+
+void require_history_of_named_or_only_machine(store::Store& store, const std::string& store_url,
+                                              compare::HistorySource& source,
+                                              const CommonFlags& common, const Context& context,
+                                              MachineUse use, const std::string& benchmark,
+                                              bool prefix_allowed) {
+    if (!named_machine(common, context)) {
+        require_known_project(store, store_url, source.project);
+        source.machine = history_machine(store, source, use);
+    }
+    require_known_history(store, store_url, source, benchmark, prefix_allowed);
 }
 
 void require_known_filter(store::Store& store, const std::string& store_url,

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/defaults.hpp"
 #include "compare/compare.hpp"
 #include "store/store.hpp"
 
@@ -36,6 +37,29 @@ void require_known_benchmark(store::Store& store, const std::string& store_url,
 void require_known_history(store::Store& store, const std::string& store_url,
                            const compare::HistorySource& source, const std::string& benchmark = "",
                            bool prefix_allowed = false);
+
+// What a command reads on the machine it chooses.
+enum class MachineUse {
+    History,  // the default branch's runs alone (history, backtest, bisect)
+    HeadRun,  // also the run of a head, recorded on this host unless a machine was named
+};
+
+// The machine a command reads when no --machine, BENCHWATCH_MACHINE or config machine names one,
+// for a project `store` holds: its only machine; else, for `use` History, its only machine with
+// runs on `source.default_branch` (the one serve shows), else `source.machine` (the host's name)
+// when that has such runs or no machine has, and otherwise throws UsageError listing the
+// machines that have them; else, for HeadRun, `source.machine`. Example: a project recorded on
+// "ci-linux" alone is read on "ci-linux" whatever the host is called.
+std::string history_machine(store::Store& store, const compare::HistorySource& source,
+                            MachineUse use);
+
+// require_known_history(), with the machine of `source` chosen by history_machine() first when
+// `common` and the environment (named_machine()) name none.
+void require_history_of_named_or_only_machine(store::Store& store, const std::string& store_url,
+                                              compare::HistorySource& source,
+                                              const CommonFlags& common, const Context& context,
+                                              MachineUse use, const std::string& benchmark = "",
+                                              bool prefix_allowed = false);
 
 // The checks above for a filter of runs whose `project` and `machine` may each be empty (any):
 // a machine without a project must have runs of some project.

@@ -59,8 +59,8 @@ struct Harness {
 };
 
 [[noreturn]] void harness_failed(const Harness& harness, const std::string& what,
-                                 const std::string& stderr_text) {
-    const auto reason = run::first_line_of(stderr_text);
+                                 const run::TimedResult& result) {
+    const auto reason = run::error_tail(result.err, result.out);
     throw UsageError(fmt::format("{} {}{}; nothing was recorded", harness.shown, what,
                                  reason.empty() ? "" : " (" + reason + ")"));
 }
@@ -166,13 +166,18 @@ class HarnessRunner {
         if (!results.empty()) std::filesystem::remove(results);
         const auto result = run::run_timed(command_);
         if (!result.succeeded())
-            harness_failed(harness_, run::describe_failure(result, command_), result.err);
+            harness_failed(harness_, run::describe_failure(result, command_), result);
+        // Output that is no results is most often a harness that writes them to a file.
         if (results.empty())
             return ingest::parse(result.out,
                                  fmt::format("output of '{}'", run::command_text(command_.argv)),
-                                 harness_.format);
+                                 harness_.format,
+                                 harness_.recipe ? run::kRecipeResultsFileFix
+                                                 : "if the harness writes its results to a file "
+                                                   "(as pytest --benchmark-json FILE does), pass "
+                                                   "--results FILE");
         if (!std::filesystem::exists(results))
-            harness_failed(harness_, "wrote no " + results.string(), result.err);
+            harness_failed(harness_, "wrote no " + results.string(), result);
         return ingest::parse_file(results, harness_.format);
     }
 
@@ -182,7 +187,7 @@ class HarnessRunner {
         if (!result.succeeded())
             harness_failed(harness_,
                            "failed in a warm-up run: " + run::describe_failure(result, command_),
-                           result.err);
+                           result);
     }
 
   private:

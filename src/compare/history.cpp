@@ -115,6 +115,7 @@ model::History history(store::Store& store, const vcs::Repository* repository,
     history.machine = source.machine;
     history.order = order;
     history.runs = static_cast<int>(shown);
+    history.left_out = static_cast<int>(commits.size() - shown);
     history.commits.assign(commits.rend() - static_cast<std::ptrdiff_t>(shown), commits.rend());
     for (const auto& commit : history.commits)
         history.times_ms.push_back(point_time(index, commit));

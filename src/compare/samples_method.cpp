@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compare/json_field.hpp"
+#include "model/printable.hpp"
 #include "model/words.hpp"
 #include "stats/sample_test.hpp"
 #include "stats/stats.hpp"
@@ -29,8 +30,25 @@ double median_based_degrees_of_freedom(int pairs) {
     return std::max(1.0, 0.37 * static_cast<double>(pairs));
 }
 
-stats::SampleSpread spread_of(const model::SampleSummary& summary) {
-    return {summary.count, summary.median, summary.mean, summary.stddev, summary.values};
+// `summary` with its minimum: the smallest kept sample, else `best`, the result's value, which is
+// the minimum of a smaller-is-better metric's samples.
+stats::SampleSpread spread_of(const model::SampleSummary& summary, double best) {
+    return {summary.count,  summary.median, summary.mean,
+            summary.stddev, summary.values, summary.values.empty() ? best : summary.values.front()};
+}
+
+// The value a move of `statistic` is taken between: the summary's median or mean, else `best`.
+double statistic_of(const model::SampleSummary& summary, double best,
+                    stats::SampleStatistic statistic) {
+    switch (statistic) {
+        case stats::SampleStatistic::Minimum:
+            return summary.values.empty() ? best : summary.values.front();
+        case stats::SampleStatistic::Mean:
+            return summary.mean;
+        case stats::SampleStatistic::Median:
+            break;
+    }
+    return summary.median;
 }
 
 // The setting-free part of one suite: each benchmark's move and the suite's centre and spread.
@@ -79,10 +97,15 @@ class SamplesMethod final : public Method {
                 benchmark.history_df = median_based_degrees_of_freedom(pairs);
             }
             if (evidence.base_samples && evidence.head_samples) {
-                benchmark.move = stats::sample_move(spread_of(*evidence.base_samples),
-                                                    spread_of(*evidence.head_samples));
-                benchmark.base_median = evidence.base_samples->median;
-                benchmark.head_median = evidence.head_samples->median;
+                const auto statistic = evidence.smaller_is_better ? settings_.statistic
+                                                                  : stats::SampleStatistic::Median;
+                benchmark.move =
+                    stats::sample_move(spread_of(*evidence.base_samples, evidence.base),
+                                       spread_of(*evidence.head_samples, evidence.head), statistic);
+                benchmark.base_median =
+                    statistic_of(*evidence.base_samples, evidence.base, statistic);
+                benchmark.head_median =
+                    statistic_of(*evidence.head_samples, evidence.head, statistic);
             }
             if (benchmark.move) {
                 moves.push_back(benchmark.move->log_move);
@@ -204,7 +227,69 @@ std::unique_ptr<Method> make_samples_method(const SamplesSettings& settings) {
     return std::make_unique<SamplesMethod>(settings);
 }
 
+std::string_view statistic_name(stats::SampleStatistic statistic) {
+    switch (statistic) {
+        case stats::SampleStatistic::Minimum:
+            return "min";
+        case stats::SampleStatistic::Mean:
+            return "mean";
+        case stats::SampleStatistic::Median:
+            break;
+    }
+    return "median";
+}
+
+std::optional<stats::SampleStatistic> statistic_named(std::string_view name) {
+    for (const auto statistic : {stats::SampleStatistic::Minimum, stats::SampleStatistic::Median,
+                                 stats::SampleStatistic::Mean})
+        if (statistic_name(statistic) == name) return statistic;
+    return std::nullopt;
+}
+
+stats::SampleStatistic statistic_for_harness(std::string_view format) {
+    // pytest-benchmark's documentation and BenchmarkTools.jl's manual both name the minimum as
+    // the estimate to compare, the least moved by the machine's interruptions.
+    if (format == "pytest-benchmark" || format == "benchmarktools")
+        return stats::SampleStatistic::Minimum;
+    return stats::SampleStatistic::Median;
+}
+
 namespace {
+
+// "minimum", "median" or "mean": a statistic as the report's sentences name it.
+std::string_view statistic_word(stats::SampleStatistic statistic) {
+    switch (statistic) {
+        case stats::SampleStatistic::Minimum:
+            return "minimum";
+        case stats::SampleStatistic::Mean:
+            return "mean";
+        case stats::SampleStatistic::Median:
+            break;
+    }
+    return "median";
+}
+
+// The report's first sentence: the statistic times move between, and for two files of a harness
+// whether it is that harness's default and how to choose another.
+std::string statistic_sentence(const SamplesSettings& settings) {
+    const auto statistic = statistic_word(settings.statistic);
+    std::string sentence =
+        fmt::format("Times are the {} of each benchmark's samples in each run", statistic);
+    if (settings.harness.empty()) return sentence + ".";
+    const auto harness = model::printable_line(settings.harness);
+    const auto recommended = statistic_for_harness(settings.harness);
+    if (settings.statistic != recommended)
+        return sentence + fmt::format(" (chosen with --statistic; {} files default to the {}).",
+                                      harness, statistic_word(recommended));
+    if (recommended == stats::SampleStatistic::Minimum)
+        return sentence +
+               fmt::format(", as {} recommends (--statistic median or mean chooses another).",
+                           harness);
+    return sentence + fmt::format(
+                          ", the default for {} files (--statistic min or mean chooses "
+                          "another).",
+                          harness);
+}
 
 // The samples method's paragraph (docs/JUDGEMENT.md, "Two runs judged by their samples").
 std::string samples_explanation(const model::Comparison& comparison,
@@ -225,13 +310,13 @@ std::string samples_explanation(const model::Comparison& comparison,
                   "minutes apart differ by more than their repetitions suggest",
                   100 * std::expm1(comparison.run_to_run_spread));
     auto paragraph = fmt::format(
-        "Times are the median of each benchmark's samples in each run. A change is unusual when "
-        "it exceeds both a minimum per category ({}) and its noise at Student's t for {:g} false "
+        "{} A change is unusual when it exceeds both a minimum per category ({}) and its noise at "
+        "Student's t for {:g} false "
         "alarm{} shared among the benchmarks judged, or among {} where fewer are: {}. Benchmarks "
         "without samples in both runs are inconclusive. A benchmark that starts or stops "
         "allocating is listed however few the allocations.",
-        fmt::join(minimums, ", "), budget, budget == 1 ? "" : "s", settings.budget_benchmarks,
-        noise);
+        statistic_sentence(settings), fmt::join(minimums, ", "), budget, budget == 1 ? "" : "s",
+        settings.budget_benchmarks, noise);
     if (comparison.history_runs > 0)
         paragraph += fmt::format(
             " A benchmark with at least {} pairs of consecutive default-branch runs is judged by "
@@ -253,6 +338,8 @@ void write_samples_json(const model::Comparison& comparison, nlohmann::ordered_j
         {"budget_benchmarks", settings.budget_benchmarks},
         {"suite_minimum", settings.suite_minimum},
         {"assumed_spread_factor", settings.assumed_spread_factor},
+        {"statistic", statistic_name(settings.statistic)},
+        {"harness", settings.harness},
     };
     document["run_to_run_spread"] = comparison.run_to_run_spread;
     document["run_to_run_assumed"] = comparison.run_to_run_assumed;
@@ -273,6 +360,22 @@ void read_samples_json(const JsonField& document, model::Comparison& comparison)
                 : 1;
         if (samples.has("assumed_spread_factor"))
             settings.assumed_spread_factor = samples["assumed_spread_factor"].number();
+        // A report written before the statistic was a choice compared medians.
+        if (samples.has("statistic")) {
+            const auto field = samples["statistic"];
+            const auto named = statistic_named(field.text());
+            if (!named) field.fail("min, median or mean");
+            settings.statistic = *named;
+        }
+        // A reader's name, shown in the report's paragraph as it is: nothing that markup reads.
+        if (samples.has("harness")) {
+            const auto field = samples["harness"];
+            settings.harness = field.text();
+            if (!std::all_of(settings.harness.begin(), settings.harness.end(), [](char c) {
+                    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+                }))
+                field.fail("a harness's reader name such as pytest-benchmark");
+        }
     }
     if (document.has("run_to_run_spread"))
         comparison.run_to_run_spread = document["run_to_run_spread"].number();

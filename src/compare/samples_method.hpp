@@ -2,9 +2,12 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "compare/method.hpp"
+#include "stats/sample_test.hpp"
 
 namespace benchwatch::compare {
 
@@ -26,7 +29,24 @@ struct SamplesSettings {
     // Between two runs on a quiet machine a median moved by a median 1.8 times the spread its
     // samples explain (680 moves of Google Benchmark and hyperfine files, docs/two-files.md).
     double assumed_spread_factor = 2.0;
+    // The statistic of each run's samples a smaller-is-better metric moves between; a
+    // bigger-is-better one moves between medians.
+    stats::SampleStatistic statistic = stats::SampleStatistic::Median;
+    // The format of the two files compared, whose default statistic the report names; empty for
+    // runs of a store.
+    std::string harness = {};
 };
+
+// "min", "median" or "mean": a statistic as --statistic names it.
+std::string_view statistic_name(stats::SampleStatistic statistic);
+
+// The statistic --statistic `name` names; std::nullopt for another word.
+std::optional<stats::SampleStatistic> statistic_named(std::string_view name);
+
+// The statistic two files of the harness whose reader is `format` are compared by: the minimum
+// where the harness's own documentation recommends it (pytest-benchmark, BenchmarkTools.jl),
+// else the median. Example: statistic_for_harness("pytest-benchmark") == Minimum.
+stats::SampleStatistic statistic_for_harness(std::string_view format);
 
 // The fewest pairs of consecutive default-branch runs from which the samples method learns a
 // benchmark's own run-to-run spread.

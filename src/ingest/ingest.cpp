@@ -57,8 +57,9 @@ bool blank(std::string_view content) {
 // simdjson refused the text, in which case the refusal waits until a JSON reader needs it.
 class OpenedFile {
   public:
-    OpenedFile(std::string_view content, std::size_t capacity, std::string_view source)
-        : content_(content), source_(source) {
+    OpenedFile(std::string_view content, std::size_t capacity, std::string_view source,
+               std::string_view other_fix = {})
+        : content_(content), source_(source), other_fix_(other_fix) {
         try {
             json_.emplace(content, capacity, source);
         } catch (const InputError& error) {
@@ -91,8 +92,10 @@ class OpenedFile {
     [[noreturn]] void fail_unknown(const std::string& looked_like) {
         const auto unknown = [&](const std::string& description) {
             return InputError(fmt::format(
-                "{}: unknown results format (looked like: {}); pass --input-format with one of: {}",
-                source_, description, known_formats()));
+                "{}: unknown results format (looked like: {}); {}pass --input-format with one of: "
+                "{}",
+                source_, description, other_fix_.empty() ? "" : other_fix_ + ", else ",
+                known_formats()));
         };
         if (!looked_like.empty()) throw unknown(looked_like);
         const std::size_t first = content_.find_first_not_of(" \t\r\n");
@@ -130,6 +133,7 @@ class OpenedFile {
 
     std::string_view content_;
     std::string source_;
+    std::string other_fix_;
     std::optional<detail::JsonInput> json_;
     std::optional<InputError> json_error_;
     simdjson::error_code root_error_ = simdjson::SUCCESS;
@@ -283,13 +287,14 @@ void check_parsed(ParsedResults& parsed, std::string_view source) {
 }
 
 ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::string_view source,
-                           std::string_view format) {
+                           std::string_view format, std::string_view other_fix = {}) {
     check_size(content.size(), source);
     if (blank(content))
-        throw InputError(fmt::format("{}: empty file; expected benchmark results", source));
+        throw InputError(fmt::format("{}: empty file; expected benchmark results{}", source,
+                                     other_fix.empty() ? "" : fmt::format("; {}", other_fix)));
     detail::check_utf8(content, source);
     check_reads_files(format, source);
-    OpenedFile file(content, capacity, source);
+    OpenedFile file(content, capacity, source, other_fix);
     ParsedResults parsed;
     try {
         parsed = read(file, format);
@@ -346,8 +351,9 @@ std::vector<std::string> format_names() {
     return names;
 }
 
-ParsedResults parse(std::string_view content, std::string_view source, std::string_view format) {
-    return parse_padded(content, content.size(), source, format);
+ParsedResults parse(std::string_view content, std::string_view source, std::string_view format,
+                    std::string_view other_fix) {
+    return parse_padded(content, content.size(), source, format, other_fix);
 }
 
 namespace {

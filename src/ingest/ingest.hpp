@@ -33,7 +33,7 @@ struct ParsedResults {
     // One line each, e.g. skipped or errored benchmarks; control characters written out as in
     // InputError's messages.
     std::vector<std::string> warnings;
-    std::uint64_t content_hash = 0;      // of the file's bytes: equal files, equal hashes
+    std::uint64_t content_hash = 0;  // of the file's bytes: equal files, equal hashes
 };
 
 // The names accepted by --format, in detection order: "benchmarktools", "googlebenchmark",
@@ -42,8 +42,11 @@ std::vector<std::string> format_names();
 
 // Reads `content` (the text of the file called `source` in messages). `format` is "auto" to
 // detect it from the content, or one of format_names(). Throws InputError for an unknown
-// format, malformed content, or values that are not finite and positive.
-ParsedResults parse(std::string_view content, std::string_view source, std::string_view format);
+// format, malformed content, or values that are not finite and positive. `other_fix` is what
+// else the message of blank content or an unknown format suggests, before --input-format:
+// "if the harness writes its results to a file, pass --results FILE".
+ParsedResults parse(std::string_view content, std::string_view source, std::string_view format,
+                    std::string_view other_fix = {});
 
 // Reads the file at `path` once, into a buffer the JSON parser can use in place, and parses it
 // as parse() does. Throws InputError when the file cannot be read or is empty.

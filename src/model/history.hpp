@@ -32,6 +32,7 @@ struct History {
     std::string machine;
     HistoryOrder order = HistoryOrder::Recorded;
     int runs = 0;
+    int left_out = 0;  // older default-branch commits beyond the limit, not shown
     std::vector<std::string>
         commits;  // the default branch's benchmarked commits shown, oldest first
     // Parallel to commits: each commit's committer date, or its first run's recording time when

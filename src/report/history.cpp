@@ -103,6 +103,9 @@ void write_history_text(const model::History& history, std::ostream& out, bool c
                         "latest " + latest});
     }
     for (const auto& line : detail::text_columns(rows)) out << line << "\n";
+    if (history.left_out > 0)
+        out << fmt::format("{} older run{} left out; --limit 0 shows all {}.\n", history.left_out,
+                           history.left_out == 1 ? "" : "s", history.runs + history.left_out);
 }
 
 }  // namespace
@@ -151,6 +154,7 @@ void render_history_json(const model::History& history, std::ostream& out) {
         {"machine", history.machine},
         {"order", model::to_string(history.order)},
         {"runs", history.runs},
+        {"left_out", history.left_out},
         {"benchmarks", std::move(benchmarks)},
     };
     out << document.dump(2) << "\n";

@@ -33,19 +33,9 @@ Command command_in(const std::string& text, const std::filesystem::path& folder,
     return command;
 }
 
-// The last line of `text` that is not blank, at most 200 bytes of it: where build tools put the
-// error that stopped them.
-std::string last_line_of(std::string_view text) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
-        text.remove_suffix(1);
-    const auto start = text.find_last_of('\n');
-    auto line = start == std::string_view::npos ? text : text.substr(start + 1);
-    return std::string(line.substr(0, 200));
-}
-
 [[noreturn]] void fail(const std::string& what, const std::string& commit, const std::string& how,
-                       const std::string& stderr_text) {
-    const auto reason = first_line_of(stderr_text);
+                       const TimedResult& result) {
+    const auto reason = error_tail(result.err, result.out);
     throw RecipeError(fmt::format("{} of {} failed: {}{}", what, short_sha(commit), how,
                                   reason.empty() ? "" : " (" + reason + ")"));
 }
@@ -142,7 +132,7 @@ void build_commit(const Recipe& recipe, const std::filesystem::path& folder,
     // last MiB.
     const auto log = folder / build_log_name;
     std::ofstream(log, std::ios::binary) << result.out << result.err;
-    const auto last = last_line_of(result.err.empty() ? result.out : result.err);
+    const auto last = error_tail(result.err, result.out);
     throw RecipeError(fmt::format("build of {} failed: {}{}; its output is in {}",
                                   short_sha(commit), describe_failure(result, command),
                                   last.empty() ? "" : " (" + last + ")", log.string()));
@@ -167,13 +157,13 @@ ingest::ParsedResults run_suite(const Recipe& recipe, const std::filesystem::pat
                                     results.empty() ? OutputMode::capture : OutputMode::discard);
     const auto result = run_timed(command);
     if (!result.succeeded())
-        fail("benchmark run", commit, describe_failure(result, command), result.err);
+        fail("benchmark run", commit, describe_failure(result, command), result);
     if (results.empty())
         return ingest::parse(result.out,
                              fmt::format("output of '{}' at {}", suite, short_sha(commit)),
-                             recipe.input_format);
+                             recipe.input_format, kRecipeResultsFileFix);
     if (!std::filesystem::exists(results))
-        fail("benchmark run", commit, fmt::format("it wrote no {}", recipe.results), result.err);
+        fail("benchmark run", commit, fmt::format("it wrote no {}", recipe.results), result);
     return ingest::parse_file(results, recipe.input_format);
 }
 

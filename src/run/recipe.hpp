@@ -16,6 +16,12 @@
 
 namespace benchwatch::run {
 
+// What a message about a recipe's run whose output is no results suggests besides
+// --input-format: the usual cause, a suite that writes its results to a file.
+inline constexpr std::string_view kRecipeResultsFileFix =
+    "if the run writes its results to a file, name it with results = \"FILE\" in "
+    "[measure] of benchwatch.toml";
+
 // How to build a commit and run its benchmark suite: shell commands run with /bin/sh -c in the
 // folder the commit is checked out in.
 struct Recipe {

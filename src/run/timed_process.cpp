@@ -6,6 +6,9 @@
 
 #include <ranges>
 #include <stdexcept>
+#include <vector>
+
+#include "model/printable.hpp"
 
 namespace benchwatch::run {
 
@@ -75,6 +78,42 @@ TimedResult run_timed(const Command& command) {
 std::string first_line_of(std::string_view text) {
     while (!text.empty() && (text.front() == '\n' || text.front() == '\r')) text.remove_prefix(1);
     return std::string(text.substr(0, text.find('\n')));
+}
+
+namespace {
+
+bool blank(std::string_view text) {
+    return text.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+}  // namespace
+
+std::string error_tail(std::string_view err, std::string_view out) {
+    constexpr std::size_t most_lines = 3;
+    constexpr std::size_t most_bytes = 300;
+    std::string_view text = blank(err) ? out : err;
+    std::vector<std::string_view> lines;
+    while (!text.empty() && lines.size() < most_lines) {
+        const auto start = text.find_last_of('\n');
+        auto line = start == std::string_view::npos ? text : text.substr(start + 1);
+        text = start == std::string_view::npos ? std::string_view() : text.substr(0, start);
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+            line.remove_suffix(1);
+        while (!line.empty() && (line.front() == ' ' || line.front() == '\t'))
+            line.remove_prefix(1);
+        if (!line.empty()) lines.push_back(line);
+    }
+    std::string joined;
+    for (auto line = lines.rbegin(); line != lines.rend(); ++line)
+        joined += (joined.empty() ? "" : " | ") + std::string(*line);
+    if (joined.size() > most_bytes) {
+        std::size_t cut = joined.size() - most_bytes;
+        // Start at a character, not inside a UTF-8 sequence.
+        while (cut < joined.size() && (static_cast<unsigned char>(joined[cut]) & 0xC0) == 0x80)
+            ++cut;
+        joined = "…" + joined.substr(cut);
+    }
+    return model::printable_line(joined);
 }
 
 std::string describe_failure(const TimedResult& result, const Command& command) {

@@ -84,6 +84,15 @@ TimedResult run_timed(const Command& command);
 // == "error: no file".
 std::string first_line_of(std::string_view text);
 
+// The last lines of a failed command's error output, for messages, where most programs name
+// the cause (a Python traceback ends with it): of `err`, or of `out` where `err` is blank, at
+// most 3 lines that are not blank, each without its leading blanks, joined by " | ", at most the
+// last 300 bytes of that ("…" where cut), made one printable line (model::printable_line()).
+// Example: error_tail("Traceback (most recent call last):\n  File \"b.py\", line 1\n    import
+// psutil\nModuleNotFoundError: No module named 'psutil'\n", "") == "File \"b.py\", line 1 |
+// import psutil | ModuleNotFoundError: No module named 'psutil'".
+std::string error_tail(std::string_view err, std::string_view out);
+
 // What ended a run that did not succeed, for messages: "exit 3", "killed by SIGSEGV",
 // "timed out after 5 s", "printed more than 256 MiB on standard output, …"; "" for a run that
 // succeeded.

@@ -95,16 +95,56 @@ double log_median_variance(std::span<const double> kept, std::int64_t count) {
     return variance * static_cast<double>(kept.size()) / static_cast<double>(count);
 }
 
-std::optional<SampleMove> sample_move(const SampleSpread& base, const SampleSpread& head) {
+double log_minimum_variance(std::span<const double> kept, std::int64_t count) {
+    assert(kept.size() >= 2 && static_cast<std::int64_t>(kept.size()) <= count);
+    const double k = static_cast<double>(kept.size());
+    const double centre = std::log(kept.front());
+    double first = 0;
+    double second = 0;
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+        const double at = static_cast<double>(i);
+        const double weight = std::pow(1.0 - at / k, k) - std::pow(1.0 - (at + 1.0) / k, k);
+        const double deviation = std::log(kept[i]) - centre;
+        first += weight * deviation;
+        second += weight * deviation * deviation;
+    }
+    const double variance = std::max(0.0, second - first * first);
+    return variance * k / static_cast<double>(count);
+}
+
+std::optional<SampleMove> sample_move(const SampleSpread& base, const SampleSpread& head,
+                                      SampleStatistic statistic) {
     if (!usable_spread(base) || !usable_spread(head)) return std::nullopt;
+    const bool both_kept = usable_kept(base.kept, base.count) && usable_kept(head.kept, head.count);
     SampleMove move;
-    move.log_move = std::log(head.median / base.median);
-    if (usable_kept(base.kept, base.count) && usable_kept(head.kept, head.count))
-        move.within_variance =
-            log_median_variance(base.kept, base.count) + log_median_variance(head.kept, head.count);
-    else
-        move.within_variance =
-            median_variance_from_deviation(base) + median_variance_from_deviation(head);
+    switch (statistic) {
+        case SampleStatistic::Median:
+            move.log_move = std::log(head.median / base.median);
+            move.within_variance = both_kept ? log_median_variance(base.kept, base.count) +
+                                                   log_median_variance(head.kept, head.count)
+                                             : median_variance_from_deviation(base) +
+                                                   median_variance_from_deviation(head);
+            break;
+        case SampleStatistic::Minimum:
+            if (!(std::isfinite(base.minimum) && base.minimum > 0 && std::isfinite(head.minimum) &&
+                  head.minimum > 0))
+                return std::nullopt;
+            move.log_move = std::log(head.minimum / base.minimum);
+            move.within_variance = both_kept ? log_minimum_variance(base.kept, base.count) +
+                                                   log_minimum_variance(head.kept, head.count)
+                                             : median_variance_from_deviation(base) +
+                                                   median_variance_from_deviation(head);
+            break;
+        case SampleStatistic::Mean: {
+            move.log_move = std::log(head.mean / base.mean);
+            const auto relative_variance = [](const SampleSpread& side) {
+                const double cv = side.stddev / side.mean;
+                return cv * cv / static_cast<double>(side.count);
+            };
+            move.within_variance = relative_variance(base) + relative_variance(head);
+            break;
+        }
+    }
     move.within_df = static_cast<double>(base.count + head.count - 2);
     return move;
 }

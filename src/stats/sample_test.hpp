@@ -18,11 +18,15 @@ struct SampleSpread {
     double mean = 0;
     double stddev = 0;
     std::span<const double> kept;
+    double minimum = 0;  // the smallest sample; 0 where unknown
 };
+
+// Which statistic of each run's samples a move is taken between.
+enum class SampleStatistic { Median, Minimum, Mean };
 
 // One benchmark's move between two runs as their samples tell it.
 struct SampleMove {
-    double log_move = 0;         // ln(head median / base median)
+    double log_move = 0;         // ln(head statistic / base statistic)
     double within_variance = 0;  // the variance of log_move that each run's own spread explains
     double within_df = 0;        // its degrees of freedom, base count + head count − 2
 };
@@ -36,6 +40,14 @@ struct SampleMove {
 // Example: kept {1, e, e²}, count 3 give 14/27 (weights 7/27, 13/27, 7/27 on ln x = 0, 1, 2).
 double log_median_variance(std::span<const double> kept, std::int64_t count);
 
+// The variance of the log of the smallest of `count` samples of which `kept` are the order
+// statistics kept (ascending), as log_median_variance() estimates a median's: the
+// Maritz–Jarrett weights of the first of the k kept values, (1 − (i − 1)/k)^k − (1 − i/k)^k, the
+// exact bootstrap of a minimum, times k / count when fewer than `count` were kept. Requires
+// positive values, k >= 2 and count >= k. Example: kept {1, e}, count 2 give 3/16 (weights 3/4,
+// 1/4 on ln x = 0, 1).
+double log_minimum_variance(std::span<const double> kept, std::int64_t count);
+
 // The move from `base` to `head`: log_move = ln(head.median / base.median), and within_variance
 // the sum of each side's variance of the log of its median: log_median_variance() where both
 // sides kept at least 2 positive order statistics, else π/2 × cv²/n with cv = stddev / mean, the
@@ -43,7 +55,13 @@ double log_median_variance(std::span<const double> kept, std::int64_t count);
 // std::nullopt when either side has fewer than 2 samples or a median, mean or deviation that is
 // not finite and positive (a deviation may be 0). Example: base {10, 100, 100, 10}, head {10,
 // 110, 110, 11}, nothing kept, give log_move = ln 1.1 and within_variance = π/2 × 0.002.
-std::optional<SampleMove> sample_move(const SampleSpread& base, const SampleSpread& head);
+//
+// With `statistic` Minimum the move is between the sides' minimums (std::nullopt where one is
+// unknown), its variance log_minimum_variance()'s where both kept order statistics, else the
+// median's from the deviation, the spread of a minimum being unknown from a summary. With Mean
+// it is between their means, its variance the sum of each side's cv²/n.
+std::optional<SampleMove> sample_move(const SampleSpread& base, const SampleSpread& head,
+                                      SampleStatistic statistic = SampleStatistic::Median);
 
 // The spread τ of the moves between two runs that their samples do not explain (the machine
 // differing from one run to the next), from `deviations` (each benchmark's log move minus the

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
@@ -58,11 +59,66 @@ TEST(Action, IsACompositeActionCallingOnlyExistingCommandsAndFlags) {
     const auto& check = action_check();
     EXPECT_THAT(check.problems, ::testing::IsEmpty())
         << fmt::format("{}", fmt::join(check.problems, "\n"));
-    for (const std::string input :
-         {"run", "project", "machine", "comment", "fail-on-regression", "github-token", "deb"})
+    for (const std::string input : {"run", "results", "project", "machine", "comment",
+                                    "fail-on-regression", "github-token", "deb"})
         EXPECT_TRUE(check.inputs.contains(input)) << input;
     // history-branch pull and push, run, github comment, summary and status.
     EXPECT_GE(check.benchwatch_commands, 6);
+}
+
+// The action's step that runs and records, as a job would run it with `inputs` (each
+// "${{ inputs.NAME }}" of its env replaced by the value given, or "" for an input not given),
+// benchwatch on PATH, in `directory`.
+vcs::ProcessOutput run_action_step(const std::string& step_name,
+                                   const std::map<std::string, std::string>& inputs,
+                                   const fs::path& directory, EnvironmentOverrides environment) {
+    const YAML::Node action = YAML::LoadFile((source_dir / "action.yml").string());
+    for (const auto& step : action["runs"]["steps"]) {
+        if (!step["name"] || step["name"].as<std::string>() != step_name) continue;
+        for (const auto& variable : step["env"]) {
+            auto value = variable.second.as<std::string>();
+            const std::string prefix = "${{ inputs.";
+            if (value.starts_with(prefix)) {
+                const auto name =
+                    value.substr(prefix.size(), value.find(' ', prefix.size()) - prefix.size());
+                const auto given = inputs.find(name);
+                value = given == inputs.end() ? "" : given->second;
+            }
+            environment[variable.first.as<std::string>()] = value;
+        }
+        const auto bin = directory / "bin";
+        fs::create_directories(bin);
+        fs::create_symlink(benchwatch_binary(), bin / "benchwatch");
+        environment["PATH"] = bin.string() + ":" + std::getenv("PATH");
+        return run({"bash", "-e", "-c", step["run"].as<std::string>()}, directory, environment);
+    }
+    throw std::runtime_error("action.yml has no step named " + step_name);
+}
+
+TEST(Action, RecordsTheResultsFileTheHarnessWrites) {
+    // pytest-benchmark as the action's `run` would call it with --benchmark-json bench.json: its
+    // progress lines on standard output, its results in the file.
+    TemporaryDirectory folder("benchwatch-action");
+    const auto results_file =
+        fs::path(BENCHWATCH_TEST_DATA) / "pytest-benchmark" / "with_data.json";
+    const auto store = (folder.path() / "history.db").string();
+    auto environment = without_ci_variables();
+    environment["BENCHWATCH_STORE"] = store;
+    environment["GITHUB_SHA"] = std::string(40, 'a');
+    environment["GITHUB_REF_NAME"] = "main";
+    const auto output = run_action_step(
+        "Run and record the benchmarks",
+        {{"run", "echo 'collected 2 items'; cp '" + results_file.string() + "' bench.json"},
+         {"results", "bench.json"},
+         {"project", "p"},
+         {"machine", "m"},
+         {"repetitions", "1"}},
+        folder.path(), environment);
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    const auto history = run_checked(
+        benchwatch_command({"history", "--store", store, "--project", "p", "--machine", "m"}),
+        folder.path(), without_ci_variables());
+    EXPECT_THAT(history.out, ::testing::StartsWith("History of p on m: 1 run")) << history.out;
 }
 
 TEST(Action, TheGithubActionsRecipesInstallBenchwatchWithIt) {

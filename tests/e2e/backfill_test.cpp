@@ -255,7 +255,7 @@ TEST_F(BackfillTest, ACommitThatDoesNotBuildIsReportedAndSkipped) {
     const auto log =
         repository_.directory() / ".git" / "benchwatch-worktrees" / broken / "benchwatch-build.log";
     EXPECT_NE(output.err.find(fmt::format(
-                  "warning: build of {} failed: exit 2 (error: broken.cpp:1: expected ;); its "
+                  "warning: build of {} failed: exit 2 (compiling | error: broken.cpp:1: expected ;); its "
                   "output is in {}; skipped, nothing recorded\n",
                   broken.substr(0, 12), log.string())),
               std::string::npos)

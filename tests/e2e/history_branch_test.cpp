@@ -63,14 +63,15 @@ class HistoryBranchTest : public ::testing::Test {
         return run(benchwatch_command(arguments), clone.directory(), environment);
     }
 
-    // Records one run of "copy" taking `nanoseconds` into the store `store`.
+    // Records one run of "copy" taking `nanoseconds` into the store `store`, on `branch`.
     void record(const GitRepository& clone, const std::string& store, double nanoseconds,
-                const std::string& project = "p", const std::string& machine = "m") {
+                const std::string& project = "p", const std::string& machine = "m",
+                const std::string& branch = "main") {
         const auto file = folder_.path() / ("results-" + std::to_string(++files_) + ".json");
         write_text(file, google_benchmark_file(nanoseconds));
         const auto output = benchwatch(
             clone, {"record", "--store", store_of(store), "--project", project, "--machine",
-                    machine, "--commit", commit_, "--branch", "main", file.string()});
+                    machine, "--commit", commit_, "--branch", branch, file.string()});
         ASSERT_EQ(output.exit_code, 0) << output.err;
     }
 
@@ -300,6 +301,25 @@ TEST_F(HistoryBranchTest, ProjectAndMachineLimitWhichRunsMove) {
               "pulled 1 run from origin/benchwatch-data (1 already stored)\n");
     EXPECT_EQ(history_branch(b_, "pull", "b").out,
               "pulled 1 run from origin/benchwatch-data (2 already stored)\n");
+}
+
+TEST_F(HistoryBranchTest, PushMovesTheDefaultBranchsRunsUnlessToldOtherwise) {
+    record(a_, "a", 100);
+    record(a_, "a", 120, "p", "m", "fix-parser");
+    record(a_, "a", 130, "p", "m", "fix-parser");
+    EXPECT_EQ(history_branch(a_, "push", "a").out,
+              "pushed 1 run to origin/benchwatch-data; 0 already there; 2 runs of other branches "
+              "than main left out (--all-branches pushes them)\n");
+    EXPECT_EQ(history_branch(b_, "pull", "b").out,
+              "pulled 1 run from origin/benchwatch-data (0 already stored)\n");
+    ASSERT_EQ(runs_of("b").size(), 1u);
+    EXPECT_EQ(runs_of("b").front().branch, "main");
+    // Another name for the default branch makes the others its runs.
+    EXPECT_EQ(history_branch(a_, "push", "a", {"--default-branch", "fix-parser"}).out,
+              "pushed 2 runs to origin/benchwatch-data; 0 already there; 1 run of other branches "
+              "than fix-parser left out (--all-branches pushes them)\n");
+    EXPECT_EQ(history_branch(a_, "push", "a", {"--all-branches"}).out,
+              "nothing to push: origin/benchwatch-data has all 3 runs of the store\n");
 }
 
 // The text of a run file of project "p", machine "m" at `commit` with one result of benchmark

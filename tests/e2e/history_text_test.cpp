@@ -1,7 +1,8 @@
 // What could break: the terminal text of `benchwatch history` for a store made with `record`:
 // a benchmark with a single run shown with a typical change ("typical ±0.0%") it cannot have,
 // and the sparkline of a benchmark added later drawn from the first column, so that its points
-// sit under commits it was never measured at instead of under its own.
+// sit under commits it was never measured at instead of under its own; and the runs older than
+// the limit left out without a word.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -69,6 +70,21 @@ TEST_F(HistoryTextTest, OneRunHasNoHistoryYetAndLaterBenchmarksStartUnderTheirCo
               "a  ▁▃▅▆█  typical ±41.4%  latest 50.0 ns\n"
               "b    ▁▅█  typical ±73.2%  latest 30.0 ns\n"
               "c      ▄  no history yet  latest 7.00 ns\n");
+}
+
+TEST_F(HistoryTextTest, TheRunsLeftOutAreCountedWithTheFlagThatShowsThem) {
+    for (const double time : {10, 11, 12, 13, 14}) commit_and_record({{"a", time}});
+    const auto limited = benchwatch({"history", "--limit", "2"});
+    ASSERT_EQ(limited.exit_code, 0) << limited.err;
+    EXPECT_TRUE(limited.out.starts_with("History of p on m: 2 runs")) << limited.out;
+    EXPECT_TRUE(limited.out.ends_with("\n3 older runs left out; --limit 0 shows all 5.\n"))
+        << limited.out;
+    const auto json = benchwatch({"history", "--limit", "4", "--format", "json"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    EXPECT_EQ(nlohmann::json::parse(json.out)["left_out"], 1);
+    // All shown: nothing to say.
+    const auto all = benchwatch({"history"});
+    EXPECT_EQ(all.out.find("left out"), std::string::npos) << all.out;
 }
 
 }  // namespace

@@ -2,7 +2,10 @@
 // folder of another name recording into a new project of that folder's name; a run starting a
 // new project in a store that holds another without a word of it; and a mistyped project,
 // machine or benchmark answered by a message about missing runs or steps instead of naming the
-// nearest known name. Messages are checked word for word.
+// nearest known name. Messages are checked word for word. And the commands that read a history
+// looking on the host's name for a machine when the project has only one, or only one with
+// runs on the default branch, instead of reading it.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "store/store.hpp"
@@ -216,6 +219,65 @@ TEST_F(ProjectNamesTest, AMistypedNameIsNamedWithTheNearestOnEveryCommandThatRea
     ASSERT_FALSE(serve.timed_out) << serve.timeout_message;
     EXPECT_EQ(serve.exit_code, 2);
     EXPECT_EQ(serve.err, no_project);
+}
+
+TEST_F(ProjectNamesTest, WithoutAMachineNamedTheProjectsOnlyMachineIsRead) {
+    // A repository whose benchwatch.toml can build and measure a commit, as bisect needs.
+    GitRepository repository(folder_.path() / "repo");
+    repository.write_file("benchwatch.toml", "[measure]\nbuild = \"true\"\nrun = \"true\"\n");
+    repository.commit("config");
+    for (const auto& commit : {"c0", "c1", "c2"})
+        ASSERT_EQ(record("snappy", "ci-linux", commit, {{"BM_Compress", 5}}).exit_code, 0);
+    const std::vector<std::string> snappy{"--store", store_, "--project", "snappy"};
+    const auto with = [&](std::vector<std::string> arguments) {
+        arguments.insert(arguments.begin() + 1, snappy.begin(), snappy.end());
+        return arguments;
+    };
+
+    const auto history = benchwatch(with({"history"}), folder_.path());
+    EXPECT_EQ(history.exit_code, 0) << history.err;
+    EXPECT_EQ(history.out.substr(0, history.out.find(':')), "History of snappy on ci-linux");
+    const auto compare = benchwatch(with({"compare", "--head", fake_commit("c2")}), folder_.path());
+    EXPECT_EQ(compare.exit_code, 0) << compare.err;
+    const auto backtest = benchwatch(with({"backtest"}), folder_.path());
+    EXPECT_EQ(backtest.exit_code, 2);
+    EXPECT_THAT(backtest.err, ::testing::HasSubstr("runs of project 'snappy' on machine "
+                                                   "'ci-linux' (branch 'main') and found 3"));
+    const auto bisect =
+        benchwatch(with({"bisect", "--benchmark", "BM_Compress"}), repository.directory());
+    EXPECT_EQ(bisect.exit_code, 2);
+    EXPECT_EQ(bisect.err,
+              "error: history --changes finds no step of 'BM_Compress' (time) on main; pass "
+              "--good and --bad to bisect a range of your own\n");
+
+    // A pull request's run on another machine adds no default-branch history: the machine
+    // with it is still the one read.
+    const auto pull_file = write("pull.json", google_benchmark_file({{"BM_Compress", 6}}));
+    ASSERT_EQ(benchwatch({"record", "--store", store_, "--project", "snappy", "--machine", "laptop",
+                          "--commit", fake_commit("c3"), "--branch", "feature", pull_file.string()},
+                         folder_.path())
+                  .exit_code,
+              0);
+    const auto beside_a_pull = benchwatch(with({"history"}), folder_.path());
+    EXPECT_EQ(beside_a_pull.exit_code, 0) << beside_a_pull.err;
+    EXPECT_EQ(beside_a_pull.out.substr(0, beside_a_pull.out.find(':')),
+              "History of snappy on ci-linux");
+
+    // Two machines with a history: none is chosen, and the error names both. A comparison
+    // reads the head's run, which is this host's unless a machine is named: its error lists
+    // every machine.
+    ASSERT_EQ(record("snappy", "ci-mac", "c0", {{"BM_Compress", 9}}).exit_code, 0);
+    for (const auto& arguments : {with({"history"}), with({"backtest"})}) {
+        const auto two = benchwatch(arguments, folder_.path());
+        EXPECT_EQ(two.exit_code, 2) << describe(arguments);
+        EXPECT_THAT(two.err, ::testing::HasSubstr("; pass --machine with one of those with runs "
+                                                  "on main: ci-linux, ci-mac\n"))
+            << describe(arguments);
+    }
+    const auto compare_two =
+        benchwatch(with({"compare", "--head", fake_commit("c2")}), folder_.path());
+    EXPECT_EQ(compare_two.exit_code, 2);
+    EXPECT_THAT(compare_two.err, ::testing::HasSubstr("machines: ci-linux, ci-mac, laptop"));
 }
 
 }  // namespace

@@ -168,6 +168,15 @@ TEST_F(RunTest, BrokenHarnessIsOneLineExitTwoAndNothingRecorded) {
          "echo 'no GPU found' >&2\nexit 3\n",
          {},
          "error: harness '{h}' exit 3 (no GPU found); nothing was recorded\n"},
+        // A Python traceback names its cause last; a terminal control in it is written out.
+        {"traceback.sh",
+         "printf 'Traceback (most recent call last):\\n  File \"bench.py\", line 3, in "
+         "<module>\\n    import psutil\\nModuleNotFoundError: No module named "
+         "\\033[31mpsutil\\n\\n' "
+         ">&2\nexit 1\n",
+         {},
+         "error: harness '{h}' exit 1 (File \"bench.py\", line 3, in <module> | import psutil | "
+         "ModuleNotFoundError: No module named \\u{1b}[31mpsutil); nothing was recorded\n"},
         {"hangs.sh",
          "sleep 30\n",
          {"--timeout", "0.3"},
@@ -177,14 +186,17 @@ TEST_F(RunTest, BrokenHarnessIsOneLineExitTwoAndNothingRecorded) {
          "printf 'Benchmark  Time  CPU\\nBM_a  5 ns  5 ns\\n'\n",
          {},
          "error: output of '{h}': unknown results format (looked like: text that is neither "
-         "JSON nor the output of a harness benchwatch reads); pass --input-format with one of: "
-         "benchmarktools, googlebenchmark, hyperfine, pytest-benchmark, criterion, "
+         "JSON nor the output of a harness benchwatch reads); if the harness writes its results "
+         "to a file (as pytest --benchmark-json FILE does), pass --results FILE, else pass "
+         "--input-format with one of: benchmarktools, googlebenchmark, hyperfine, "
+         "pytest-benchmark, criterion, "
          "cargo-criterion, go, go-json, libtest, catch2, nanobench, jmh, benchmarkdotnet, nvbench, "
          "github-action-benchmark, bencher\n"},
         {"silent.sh",
          "true\n",
          {},
-         "error: output of '{h}': empty file; expected benchmark results\n"},
+         "error: output of '{h}': empty file; expected benchmark results; if the harness writes "
+         "its results to a file (as pytest --benchmark-json FILE does), pass --results FILE\n"},
     };
     for (const auto& broken : cases) {
         const auto harness = script(broken.name, broken.body);

@@ -1,8 +1,9 @@
 // What could break: `compare BASE_FILE HEAD_FILE`, the one-command comparison without a store:
 // reading the files as record does, judging them by their samples, writing the same report in
 // every format, touching no store, refusing files that cannot be compared with one line that
-// says why, and letting half a suite that slowed widen the spread between runs until nothing is
-// judged.
+// says why, letting half a suite that slowed widen the spread between runs until nothing is
+// judged, and comparing pytest-benchmark's rounds by their median, where the minimum that
+// pytest-benchmark and BenchmarkTools.jl lead with moved more, without saying which it compared.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -41,6 +42,10 @@ class TwoFilesTest : public ::testing::Test {
              {"base.json", "head.json", "other_suite.json", "gzip_base.json", "gzip_again.json",
               "gzip_head.json", "half_slower_base.json", "half_slower_head.json"})
             fs::copy_file(two_files_data / name, directory_.path() / name);
+        // Kept with the other pytest-benchmark fixtures, which no other reader may claim.
+        const auto pytest_data = fs::path(BENCHWATCH_TEST_DATA) / "pytest-benchmark";
+        fs::copy_file(pytest_data / "planted_base.json", directory_.path() / "pytest_base.json");
+        fs::copy_file(pytest_data / "planted_head.json", directory_.path() / "pytest_head.json");
         fs::copy_file(fs::path(BENCHWATCH_TEST_DATA) / "hyperfine" / "two_commands.json",
                       directory_.path() / "hyperfine.json");
     }
@@ -285,6 +290,75 @@ TEST_F(TwoFilesTest, FilesThatCannotBeComparedGetOneLineEach) {
               "error: --base does not apply when two result files are compared (they are the "
               "base and the head, and no store or history is read); leave it out, or record the "
               "files and compare commits\n");
+}
+
+TEST_F(TwoFilesTest, PytestBenchmarkFilesAreComparedByTheirMinimumUnlessToldOtherwise) {
+    const auto markdown =
+        benchwatch({"compare", "pytest_base.json", "pytest_head.json", "--format", "markdown"});
+    ASSERT_EQ(markdown.exit_code, 0) << markdown.err;
+    expect_report(markdown.out, "two_files_pytest.md");
+    EXPECT_EQ(markdown_problem(markdown.out), std::nullopt);
+    const auto text =
+        benchwatch({"compare", "pytest_base.json", "pytest_head.json", "--format", "text"});
+    expect_report(text.out, "two_files_pytest.txt");
+    EXPECT_NE(text.out.find("Times are the minimum of each benchmark's samples in each run, as "
+                            "pytest-benchmark recommends (--statistic median or mean chooses "
+                            "another)."),
+              std::string::npos)
+        << text.out;
+
+    const auto median = benchwatch({"compare", "pytest_base.json", "pytest_head.json",
+                                    "--statistic", "median", "--format", "json"});
+    ASSERT_EQ(median.exit_code, 0) << median.err;
+    EXPECT_NE(median.out.find("\"statistic\": \"median\""), std::string::npos);
+    const auto median_text = benchwatch({"compare", "pytest_base.json", "pytest_head.json",
+                                         "--statistic", "median", "--format", "text"});
+    EXPECT_NE(median_text.out.find("Times are the median of each benchmark's samples in each run "
+                                   "(chosen with --statistic; pytest-benchmark files default to "
+                                   "the minimum)."),
+              std::string::npos)
+        << median_text.out;
+    // Google Benchmark's repetitions are compared by their median.
+    const auto google = benchwatch({"compare", "base.json", "head.json", "--format", "text"});
+    EXPECT_NE(google.out.find("Times are the median of each benchmark's samples in each run, the "
+                              "default for googlebenchmark files (--statistic min or mean chooses "
+                              "another)."),
+              std::string::npos)
+        << google.out;
+
+    auto refused = benchwatch({"compare", "--head", "abc1234", "--statistic", "min"});
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_EQ(refused.err,
+              "error: --statistic applies when two result files are compared (compare BASE_FILE "
+              "HEAD_FILE); leave it out when comparing stored runs\n");
+    refused = benchwatch({"compare", "pytest_base.json", "pytest_head.json", "--method", "level",
+                          "--statistic", "min"});
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_EQ(refused.err,
+              "error: --statistic chooses what the samples method compares; the level method "
+              "compares no statistic of the samples, so leave it out or pass --method samples\n");
+    refused = benchwatch({"compare", "pytest_base.json", "pytest_head.json", "--statistic", "max"});
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_NE(refused.err.find("--statistic"), std::string::npos) << refused.err;
+}
+
+TEST_F(TwoFilesTest, RealPytestBenchmarkRunsAreComparedByTheirMinimum) {
+    // pytest-benchmark as Debian packages it (scripts/lib.sh's test dependencies).
+    if (run({"/usr/bin/python3", "-c", "import pytest_benchmark"}, directory_.path()).exit_code !=
+        0)
+        GTEST_SKIP() << "python3-pytest-benchmark is not installed";
+    const auto suite = two_files_data / "planted_suite.py";
+    for (const std::string name : {"one", "two"})
+        run_checked({"/usr/bin/python3", "-m", "pytest", "-p", "no:cacheprovider", "-q",
+                     suite.string(), "--benchmark-min-rounds=5", "--benchmark-max-time=0.000001",
+                     "--benchmark-json=" + name + ".json"},
+                    directory_.path(), {{"PYTHONDONTWRITEBYTECODE", "1"}});
+    const auto output = benchwatch({"compare", "one.json", "two.json", "--format", "json"});
+    ASSERT_EQ(output.exit_code, 0) << output.err;
+    const auto report = nlohmann::json::parse(output.out);
+    EXPECT_EQ(report["samples_settings"]["statistic"], "min");
+    EXPECT_EQ(report["samples_settings"]["harness"], "pytest-benchmark");
+    EXPECT_EQ(report["benchmarks"].size(), 5u);
 }
 
 TEST_F(TwoFilesTest, HostileFileNamesReachNoTerminal) {

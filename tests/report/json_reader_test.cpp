@@ -206,6 +206,26 @@ TEST(ReadJsonErrors, UnknownVerdict) {
                   remedy);
 }
 
+TEST(ReadJsonErrors, TheSamplesStatisticAndHarnessAreChecked) {
+    // What the report's paragraph shows as it is must hold no markup.
+    const auto with_samples = [](std::string_view from, std::string_view to) {
+        auto text = read_golden("two_files.json");
+        const auto at = text.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        return text.replace(at, from.size(), to);
+    };
+    EXPECT_EQ(error_of(with_samples("\"harness\": \"\"", "\"harness\": \"<img src=x>\"")),
+              std::string("pr/report.json: samples_settings.harness: expected a harness's reader "
+                          "name such as pytest-benchmark") +
+                  remedy);
+    EXPECT_EQ(error_of(with_samples("\"statistic\": \"median\"", "\"statistic\": \"max\"")),
+              std::string("pr/report.json: samples_settings.statistic: expected min, median or "
+                          "mean") +
+                  remedy);
+    EXPECT_EQ(error_of(with_samples("\"harness\": \"\"", "\"harness\": \"pytest-benchmark\"")),
+              "(accepted)");
+}
+
 TEST(ReadJsonErrors, UnknownHistoryOrder) {
     EXPECT_EQ(error_of(damaged("\"history_order\": \"git\"", "\"history_order\": \"svn\"")),
               std::string("pr/report.json: history_order: expected \"git\", \"recorded\" or "

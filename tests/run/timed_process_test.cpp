@@ -235,5 +235,26 @@ TEST(CommandWords, AreAShellTextsWordsOrTheArgumentsThemselves) {
     EXPECT_FALSE(is_shell_argv({"/bin/sh", "x"}));
 }
 
+TEST(ErrorTail, IsTheLastLinesWhereATracebackNamesItsCause) {
+    const std::string traceback =
+        "Traceback (most recent call last):\n  File \"bench.py\", line 3, in <module>\n"
+        "    import psutil\nModuleNotFoundError: No module named 'psutil'\n\n";
+    EXPECT_EQ(error_tail(traceback, "ignored"),
+              "File \"bench.py\", line 3, in <module> | import psutil | ModuleNotFoundError: No "
+              "module named 'psutil'");
+    // Standard output where standard error says nothing; one line as it is.
+    EXPECT_EQ(error_tail(" \n", "FAILED test_a.py\r\n"), "FAILED test_a.py");
+    EXPECT_EQ(error_tail("", ""), "");
+}
+
+TEST(ErrorTail, IsBoundedAndPrintable) {
+    // 400 bytes of é: cut to the last 300 bytes or fewer, at a character.
+    std::string long_line;
+    for (int i = 0; i < 200; ++i) long_line += "é";
+    const auto tail = error_tail(long_line, "");
+    EXPECT_EQ(tail, "…" + long_line.substr(100));
+    EXPECT_EQ(error_tail("a\x1b[2J\n##[error]b\n", ""), "a\\u{1b}[2J | ##\\u{5b}error]b");
+}
+
 }  // namespace
 }  // namespace benchwatch::run

@@ -39,6 +39,36 @@ TEST(SampleMove, IsTheLogOfTheMediansRatioWithTheirSpreadsVariance) {
     EXPECT_EQ(move->within_df, 18);
 }
 
+TEST(SampleMove, TakesTheMinimumOrTheMeanWhenAsked) {
+    // Kept samples on both sides: the minimums' move, with the bootstrap of each minimum.
+    const std::vector<double> base = {1, std::exp(1.0)};
+    const std::vector<double> head = {2, 2 * std::exp(1.0)};
+    const auto minimum = sample_move({2, 1.5, 1.9, 1.2, base, 1}, {2, 3, 3.8, 2.4, head, 2},
+                                     SampleStatistic::Minimum);
+    ASSERT_TRUE(minimum);
+    EXPECT_DOUBLE_EQ(minimum->log_move, std::log(2.0));
+    // Weights 3/4 and 1/4 on ln x − ln min = 0 and 1 on each side: 3/16 each.
+    EXPECT_NEAR(minimum->within_variance, 2 * 3.0 / 16.0, 1e-12);
+    EXPECT_NEAR(log_minimum_variance(base, 2), 3.0 / 16.0, 1e-12);
+    // Half of 4 samples kept: half the variance.
+    EXPECT_NEAR(log_minimum_variance(base, 4), 3.0 / 32.0, 1e-12);
+    // A summary alone: the median's spread from the deviation stands in for the minimum's.
+    const auto summary_only = sample_move({10, 100, 100, 10, {}, 90}, {10, 110, 110, 11, {}, 108},
+                                          SampleStatistic::Minimum);
+    ASSERT_TRUE(summary_only);
+    EXPECT_DOUBLE_EQ(summary_only->log_move, std::log(1.2));
+    EXPECT_DOUBLE_EQ(summary_only->within_variance, std::numbers::pi / 2.0 * 0.002);
+    // No minimum known on one side: no move.
+    EXPECT_FALSE(
+        sample_move({10, 100, 100, 10, {}}, {10, 110, 110, 11, {}, 108}, SampleStatistic::Minimum));
+    // The means, with the variance of the log of a mean, cv²/n a side.
+    const auto mean =
+        sample_move({4, 50, 100, 20, {}}, {5, 25, 120, 24, {}}, SampleStatistic::Mean);
+    ASSERT_TRUE(mean);
+    EXPECT_DOUBLE_EQ(mean->log_move, std::log(1.2));
+    EXPECT_DOUBLE_EQ(mean->within_variance, 0.04 / 4 + 0.04 / 5);
+}
+
 TEST(SampleMove, TakesTheMedianNotTheMeanAndEachSidesOwnCount) {
     // cv 0.2 over 4 samples and 0 over 6: π/2 × 0.04/4.
     const auto move = sample_move({4, 50, 100, 20, {}}, {6, 25, 30, 0, {}});
