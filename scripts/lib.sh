@@ -16,10 +16,12 @@ BENCHWATCH_BUILD_DEPENDENCIES=(
 
 # Debian 12 packages the tests need beyond the build: the dashboard's browser test drives Chromium,
 # the test of the docs' workflows reads their YAML with yaml-cpp, the store tests start a
-# private PostgreSQL server, the Go trial benchmarks a Go module with `go test -bench`, and the
-# instrument's tests count instructions under valgrind.
+# private PostgreSQL server, the Go trial benchmarks a Go module with `go test -bench`, the
+# instrument's tests count instructions under valgrind, and the import's test runs a real
+# pytest-benchmark suite.
 # shellcheck disable=SC2034  # used by the scripts that source this file
-BENCHWATCH_TEST_DEPENDENCIES=(chromium libyaml-cpp-dev postgresql golang-go valgrind catch2)
+BENCHWATCH_TEST_DEPENDENCIES=(chromium libyaml-cpp-dev postgresql golang-go valgrind catch2
+    python3-pytest-benchmark)
 
 # Debian 12 packages that make and check the Debian package (scripts/package, scripts/test):
 # help2man writes the man page, dpkg-dev has dpkg-shlibdeps (Depends), file lets CPack find the
