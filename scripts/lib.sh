@@ -16,8 +16,8 @@ BENCHWATCH_BUILD_DEPENDENCIES=(
 
 # Debian 12 packages the tests need beyond the build: the dashboard's browser test drives Chromium,
 # the test of the docs' workflows reads their YAML with yaml-cpp, the store tests start a
-# private PostgreSQL server, the Go trial benchmarks a Go module with `go test -bench`, and the
-# instrument's tests count instructions under valgrind; the two-file tests run a
+# private PostgreSQL server, the Go trial benchmarks a Go module with `go test -bench`, the
+# instrument's tests count instructions under valgrind, and the two-file and import tests run a
 # pytest-benchmark suite.
 # shellcheck disable=SC2034  # used by the scripts that source this file
 BENCHWATCH_TEST_DEPENDENCIES=(chromium libyaml-cpp-dev postgresql golang-go valgrind catch2

@@ -66,6 +66,7 @@ int run_import_github_action_benchmark(const ImportFlags& flags) {
         run.content_hash = fmt::format("{:016x}", imported.content_hash);
         run.results = imported.results;
         run.commit_info = imported.commit_info;
+        run.environment = imported.environment;
         for (const model::Result& result : run.results) benchmarks.insert(result.benchmark);
     }
     if (runs.empty())

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "ingest/readers.hpp"
+#include "model/environment_keys.hpp"
 
 namespace benchwatch::ingest::detail {
 
@@ -190,6 +191,7 @@ class BenchmarkToolsReader {
             input_.fail(
                 fmt::format("benchmark '{}': the TrialEstimate has no \"time\"", benchmark));
         check_positive_time(input_, benchmark, result.value);
+        parsed_.context[std::string(model::statistic_key)] = "estimate";
         add(std::move(result));
     }
 

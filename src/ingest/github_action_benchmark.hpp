@@ -16,7 +16,13 @@ struct ImportedRun {
     model::CommitInfo commit_info;
     std::int64_t date_ms = 0;  // when the action stored the entry, Unix milliseconds
     std::string tool;          // "julia", "go", "customSmallerIsBetter"…
+    // Each value under the benchmark name, metric and unit that benchwatch's own reader of the
+    // tool's harness gives it, so runs recorded after the switch continue the same series.
     std::vector<model::Result> results;
+    // What the entry says of where it was measured: its "cpu" object, the keys every bench's
+    // "extra" agrees on, and model::statistic_key for the tools whose statistic is known.
+    // Values are untrusted, bounded and free of control characters.
+    model::Environment environment;
     std::uint64_t content_hash = 0;  // of the entry's benches: equal benches, equal hashes
 };
 

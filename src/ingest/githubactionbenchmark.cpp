@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
+#include <optional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ingest/github_action_benchmark.hpp"
 #include "ingest/readers.hpp"
 #include "ingest/text_input.hpp"
 #include "model/commit_id.hpp"
+#include "model/environment_keys.hpp"
 
 namespace benchwatch::ingest {
 
@@ -18,13 +22,70 @@ namespace ondemand = simdjson::ondemand;
 
 namespace {
 
+// The harnesses github-action-benchmark's "tool" names, as far as the import tells them apart.
+enum class Tool {
+    Other,  // benchmarkjs, an unknown tool, or none: stored as the action stored it
+    Pytest,
+    GoogleCpp,
+    Go,
+    Julia,
+    Jmh,
+    BenchmarkDotNet,
+    Catch2,
+    Cargo,
+    CustomBigger,
+    CustomSmaller,
+};
+
+Tool tool_of(std::string_view name) {
+    struct Named {
+        std::string_view name;
+        Tool tool;
+    };
+    static constexpr std::array<Named, 10> tools = {
+        {{"pytest", Tool::Pytest},
+         {"googlecpp", Tool::GoogleCpp},
+         {"go", Tool::Go},
+         {"julia", Tool::Julia},
+         {"jmh", Tool::Jmh},
+         {"benchmarkdotnet", Tool::BenchmarkDotNet},
+         {"catch2", Tool::Catch2},
+         {"cargo", Tool::Cargo},
+         {"customBiggerIsBetter", Tool::CustomBigger},
+         {"customSmallerIsBetter", Tool::CustomSmaller}}};
+    for (const Named& named : tools)
+        if (named.name == name) return named.tool;
+    return Tool::Other;
+}
+
+// The statistic of the harness's samples the action stored for `tool`, as model::statistic_key
+// says it; empty where the import keeps the action's values as they are.
+std::string_view statistic_of(Tool tool) {
+    switch (tool) {
+        case Tool::Pytest:           // "ops" is 1 / the mean round
+        case Tool::Jmh:              // "score" is the mean of the measurement iterations
+        case Tool::BenchmarkDotNet:  // Statistics.Mean
+        case Tool::Catch2:           // the mean line
+            return "mean";
+        case Tool::GoogleCpp:  // one repetition each; repetitions become their minimum here
+        case Tool::Go:         // likewise for -count
+            return "minimum";
+        case Tool::Julia:  // whichever TrialEstimate the suite saved
+            return "estimate";
+        case Tool::Cargo:  // libtest prints its median
+            return "median";
+        default:
+            return {};
+    }
+}
+
 // Which way the action was told a suite improves: its custom tools say so, the others leave it
 // to the unit.
 enum class ToolDirection { FromUnit, Smaller, Bigger };
 
-ToolDirection tool_direction(std::string_view tool) {
-    if (tool == "customBiggerIsBetter") return ToolDirection::Bigger;
-    if (tool == "customSmallerIsBetter") return ToolDirection::Smaller;
+ToolDirection tool_direction(Tool tool) {
+    if (tool == Tool::CustomBigger) return ToolDirection::Bigger;
+    if (tool == Tool::CustomSmaller) return ToolDirection::Smaller;
     return ToolDirection::FromUnit;
 }
 
@@ -37,14 +98,14 @@ double nanoseconds_per(std::string_view unit) {
         double nanoseconds;
     };
     static constexpr std::array<TimeUnit, 9> scales = {{{"ns", 1},
-                                                     {"us", 1e3},
-                                                     {"\u00b5s", 1e3},
-                                                     {"\u03bcs", 1e3},
-                                                     {"ms", 1e6},
-                                                     {"s", 1e9},
-                                                     {"sec", 1e9},
-                                                     {"seconds", 1e9},
-                                                     {"ps", 1e-3}}};
+                                                        {"us", 1e3},
+                                                        {"\u00b5s", 1e3},
+                                                        {"\u03bcs", 1e3},
+                                                        {"ms", 1e6},
+                                                        {"s", 1e9},
+                                                        {"sec", 1e9},
+                                                        {"seconds", 1e9},
+                                                        {"ps", 1e-3}}};
     for (const TimeUnit& scale : scales)
         if (unit == scale.unit) return scale.nanoseconds;
     return 0;
@@ -148,18 +209,19 @@ std::vector<Bench> read_bench_array(JsonInput& input, ondemand::value& benches) 
 }
 
 // Times become ns; rates are bigger-is-better "throughput"; any other unit is its own metric.
-model::Result to_result(const JsonInput& input, const Bench& bench, ToolDirection direction) {
+model::Result generic_result(const JsonInput& input, const Bench& bench, std::string name,
+                             std::string_view unit, ToolDirection direction) {
     model::Result result;
-    result.benchmark = bench.name;
-    const double time_scale = nanoseconds_per(bench.unit);
-    const Rate rate = per_second(bench.unit);
+    result.benchmark = std::move(name);
+    const double time_scale = nanoseconds_per(unit);
+    const Rate rate = per_second(unit);
     if (time_scale > 0 && direction != ToolDirection::Bigger) {
         result.value = bench.value * time_scale;
         check_positive_time(input, result.benchmark, result.value);
     } else {
         result.value = bench.value * rate.scale;
-        result.unit = rate.unit.empty() ? bench.unit : rate.unit;
-        result.metric = rate.unit.empty() ? bench.unit : "throughput";
+        result.unit = rate.unit.empty() ? std::string(unit) : rate.unit;
+        result.metric = rate.unit.empty() ? std::string(unit) : "throughput";
         const bool bigger = direction == ToolDirection::Bigger ||
                             (direction == ToolDirection::FromUnit && !rate.unit.empty());
         result.direction =
@@ -167,7 +229,7 @@ model::Result to_result(const JsonInput& input, const Bench& bench, ToolDirectio
         if (bench.value >= 0 && std::isinf(result.value))
             input.fail_at(bench.where,
                           fmt::format("benchmark '{}': {} {} is too large to store in {}",
-                                      result.benchmark, bench.value, bench.unit, result.unit));
+                                      result.benchmark, bench.value, unit, result.unit));
         if (!std::isfinite(result.value) || result.value < 0)
             input.fail_at(bench.where,
                           fmt::format("benchmark '{}': value must be a non-negative number, got {}",
@@ -177,18 +239,239 @@ model::Result to_result(const JsonInput& input, const Bench& bench, ToolDirectio
     return result;
 }
 
-// The results of `benches`, with unique names and metrics.
+// A rate of iterations as the time of one, in ns: pytest-benchmark's "ops" (1 / the mean) as the
+// mean time its reader would give the rounds.
+model::Result time_of_rate(const JsonInput& input, const Bench& bench) {
+    model::Result result;
+    result.benchmark = bench.name;
+    if (!(bench.value > 0) || !std::isfinite(bench.value))
+        input.fail_at(bench.where, fmt::format("benchmark '{}': iterations per second must be a "
+                                               "positive number, got {}",
+                                               bench.name, bench.value));
+    result.value = 1e9 / bench.value;
+    check_positive_time(input, result.benchmark, result.value);
+    return result;
+}
+
+// JMH's "benchmark ( {params} )", as the action names a benchmark with parameters, in the JMH
+// reader's spelling "benchmark:key=value,key=value"; the name as it is when it is not that.
+std::string jmh_name(std::string_view name) {
+    const std::size_t open = name.find(" ( {");
+    if (open == std::string_view::npos || !name.ends_with("} )")) return std::string(name);
+    const simdjson::padded_string json(name.substr(open + 3, name.size() - open - 5));
+    simdjson::dom::parser parser;
+    simdjson::dom::object params;
+    if (parser.parse(json).get(params) != simdjson::SUCCESS) return std::string(name);
+    std::string renamed(name.substr(0, open));
+    char separator = ':';
+    for (const auto [key, value] : params) {
+        std::string_view text;
+        if (value.get(text) != simdjson::SUCCESS) return std::string(name);
+        renamed += fmt::format("{}{}={}", separator, key, text);
+        separator = ',';
+    }
+    return renamed;
+}
+
+// JMH's units as its reader stores them: times per operation in ns, operations per time in
+// ops/s; std::nullopt for any other unit.
+std::optional<model::Result> jmh_result(const JsonInput& input, const Bench& bench) {
+    const auto nanoseconds = [](std::string_view unit) -> std::optional<double> {
+        if (unit == "ns") return 1;
+        if (unit == "us") return 1e3;
+        if (unit == "ms") return 1e6;
+        if (unit == "s") return 1e9;
+        if (unit == "min") return 60e9;
+        return std::nullopt;
+    };
+    std::string_view unit = bench.unit;
+    model::Result result;
+    result.benchmark = jmh_name(bench.name);
+    if (unit.ends_with("/op")) {
+        const auto scale = nanoseconds(unit.substr(0, unit.size() - 3));
+        if (!scale) return std::nullopt;
+        result.value = bench.value * *scale;
+        check_positive_time(input, result.benchmark, result.value);
+    } else if (unit.starts_with("ops/")) {
+        const auto per = nanoseconds(unit.substr(4));
+        if (!per) return std::nullopt;
+        result.value = bench.value * 1e9 / *per;
+        result.metric = "throughput";
+        result.unit = "ops/s";
+        result.direction = model::Direction::BiggerIsBetter;
+        if (!std::isfinite(result.value) || result.value < 0)
+            input.fail_at(bench.where,
+                          fmt::format("benchmark '{}': value must be a non-negative number, got {}",
+                                      result.benchmark, bench.value));
+    } else {
+        return std::nullopt;
+    }
+    return result;
+}
+
+// One bench as benchwatch's reader of the tool's harness would store it.
+model::Result to_result(const JsonInput& input, const Bench& bench, Tool tool) {
+    if (tool == Tool::Pytest && bench.unit == "iter/sec") return time_of_rate(input, bench);
+    if (tool == Tool::Jmh)
+        if (auto result = jmh_result(input, bench)) return std::move(*result);
+    // The action names a Go benchmark's further metrics "BenchmarkX - unit"; the Go reader keeps
+    // them under "BenchmarkX".
+    std::string name = bench.name;
+    if (tool == Tool::Go && name.ends_with(" - " + bench.unit))
+        name.resize(name.size() - bench.unit.size() - 3);
+    return generic_result(input, bench, std::move(name), bench.unit, tool_direction(tool));
+}
+
+// The smaller of two optional amounts, either when only one is known.
+std::optional<double> smaller(std::optional<double> a, std::optional<double> b) {
+    if (a && b) return std::min(*a, *b);
+    return a ? a : b;
+}
+
+// Google Benchmark's aggregate rows ("BM_x_mean") of a benchmark whose repetitions are there
+// too, and its complexity rows, which its reader leaves out.
+bool google_aggregate(const std::string& name, const std::unordered_set<std::string>& names) {
+    if (name.ends_with("_BigO") || name.ends_with("_RMS")) return true;
+    for (std::string_view suffix : {"_mean", "_median", "_stddev", "_cv", "_min", "_max"})
+        if (name.ends_with(suffix) && names.contains(name.substr(0, name.size() - suffix.size())))
+            return true;
+    return false;
+}
+
+// The results of `benches`, with unique names and metrics. A benchmark repeated in one entry
+// (`go test -count`, Google Benchmark's repetitions) keeps its best value, as the harness's
+// reader keeps its best repetition; for other tools it is an error.
 std::vector<model::Result> to_results(const JsonInput& input, const std::vector<Bench>& benches,
-                                      ToolDirection direction) {
+                                      Tool tool) {
     std::vector<model::Result> results;
-    std::unordered_set<std::string> seen;
+    std::unordered_map<std::string, std::size_t> index;
+    std::unordered_set<std::string> names;
+    if (tool == Tool::GoogleCpp)
+        for (const Bench& bench : benches) names.insert(bench.name);
+    // Go's B/op and allocs/op, which its reader puts on the benchmark's time.
+    std::unordered_map<std::string, model::Result> go_memory;
     for (const Bench& bench : benches) {
-        model::Result result = to_result(input, bench, direction);
-        if (!seen.insert(result.benchmark + '\n' + result.metric).second)
+        if (tool == Tool::GoogleCpp && google_aggregate(bench.name, names)) continue;
+        model::Result result = to_result(input, bench, tool);
+        if (tool == Tool::Go && (bench.unit == "B/op" || bench.unit == "allocs/op") &&
+            result.benchmark != bench.name) {
+            model::Result& memory = go_memory[result.benchmark];
+            if (bench.unit == "B/op")
+                memory.memory = smaller(memory.memory, result.value);
+            else
+                memory.allocations = smaller(memory.allocations, result.value);
+            continue;
+        }
+        const auto [found, fresh] =
+            index.emplace(result.benchmark + '\n' + result.metric, results.size());
+        if (fresh) {
+            results.push_back(std::move(result));
+            continue;
+        }
+        if (tool != Tool::Go && tool != Tool::GoogleCpp)
             input.fail_at(bench.where, fmt::format("benchmark '{}' appears twice", bench.name));
-        results.push_back(std::move(result));
+        model::Result& kept = results[found->second];
+        const bool better = kept.direction == model::Direction::SmallerIsBetter
+                                ? result.value < kept.value
+                                : result.value > kept.value;
+        if (better) kept.value = result.value;
+        kept.memory = smaller(kept.memory, result.memory);
+        kept.allocations = smaller(kept.allocations, result.allocations);
+    }
+    for (auto& [name, memory] : go_memory) {
+        const auto time = index.find(name + "\ntime");
+        if (time == index.end()) continue;
+        results[time->second].memory = smaller(results[time->second].memory, memory.memory);
+        results[time->second].allocations =
+            smaller(results[time->second].allocations, memory.allocations);
     }
     return results;
+}
+
+// The longest environment value the import keeps, in bytes, and how many keys it takes from an
+// entry's "cpu" object and from its benches' "extra".
+constexpr std::size_t kLongestValue = 256;
+constexpr std::size_t kMostKeys = 32;
+
+// `text` on one line (control characters as spaces), cut to kLongestValue bytes at a character
+// boundary with "…" where it was longer.
+std::string bounded(std::string_view text) {
+    std::string line;
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        line += byte < 0x20 || byte == 0x7f ? ' ' : c;
+    }
+    if (line.size() <= kLongestValue) return line;
+    std::size_t cut = kLongestValue;
+    while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xc0) == 0x80) --cut;
+    line.resize(cut);
+    return line + "\u2026";
+}
+
+// A key taken into an environment key: 1 to 64 letters, digits, '_', '-' or '.'.
+bool usable_key(std::string_view key) {
+    if (key.empty() || key.size() > 64) return false;
+    return std::all_of(key.begin(), key.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '-' || c == '.';
+    });
+}
+
+// The entry's "cpu" object as environment keys: "cores" and the model ("model", else "brand")
+// under the machine keys a run of benchwatch records them by, anything else as "cpu.<field>".
+void add_cpu(const std::vector<std::pair<std::string, std::string>>& cpu,
+             model::Environment& environment) {
+    std::size_t taken = 0;
+    bool has_model = false;
+    for (const auto& [field, value] : cpu) has_model = has_model || field == "model";
+    for (const auto& [field, value] : cpu) {
+        if (!usable_key(field) || taken == kMostKeys) continue;
+        ++taken;
+        if (field == "cores")
+            environment["cores"] = bounded(value);
+        else if (field == "model" || (field == "brand" && !has_model))
+            environment["cpu"] = bounded(value);
+        else
+            environment["cpu." + field] = bounded(value);
+    }
+}
+
+// The "key: value" and "key=value" lines of the benches' "extra" that every bench holding the
+// key agrees on (an interpreter's version, a harness's settings), as "extra.<key>"; a Go line
+// "8 procs" as the Go reader's "go.gomaxprocs". Lines that are measurements of one bench (its
+// mean, rounds, iterations, allocations…) are left out.
+void add_extra(const std::vector<Bench>& benches, Tool tool, model::Environment& environment) {
+    static const std::unordered_set<std::string_view> figures_of_a_bench = {
+        "mean", "rounds", "iterations", "cpu", "allocs", "memory", "gctime", "samples", "times"};
+    std::map<std::string, std::optional<std::string>> agreed;  // nullopt: benches disagree
+    for (const Bench& bench : benches) {
+        std::string_view extra = bench.extra;
+        while (!extra.empty()) {
+            const std::size_t end = std::min(extra.find('\n'), extra.size());
+            const std::string_view line = extra.substr(0, end);
+            extra.remove_prefix(std::min(end + 1, extra.size()));
+            std::string key;
+            std::string_view value;
+            if (tool == Tool::Go && line.ends_with(" procs")) {
+                key = "go.gomaxprocs";
+                value = line.substr(0, line.size() - 6);
+            } else {
+                const std::size_t separator = line.find_first_of(":=");
+                if (separator == std::string_view::npos) continue;
+                const std::string_view name = line.substr(0, separator);
+                if (!usable_key(name) || figures_of_a_bench.contains(name)) continue;
+                key = "extra." + std::string(name);
+                value = line.substr(separator + 1);
+                while (value.starts_with(' ')) value.remove_prefix(1);
+            }
+            const std::string kept = bounded(value);
+            const auto [found, fresh] = agreed.emplace(key, kept);
+            if (!fresh && found->second != kept) found->second = std::nullopt;
+        }
+    }
+    std::size_t taken = 0;
+    for (auto& [key, value] : agreed)
+        if (value && taken++ < kMostKeys) environment[key] = std::move(*value);
 }
 
 // The same hash for the same benches however the JSON was spaced or ordered.
@@ -229,7 +512,7 @@ ParsedResults read_custom_json(JsonInput& input) {
             "github-action-benchmark's custom tools read");
     ParsedResults parsed;
     parsed.format = "github-action-benchmark";
-    parsed.results = to_results(input, read_bench_array(input, root), ToolDirection::FromUnit);
+    parsed.results = to_results(input, read_bench_array(input, root), Tool::Other);
     return parsed;
 }
 
@@ -280,6 +563,7 @@ class HistoryReader {
         const char* const start = input_.where(entry);
         ImportedRun run;
         std::optional<std::vector<Bench>> benches;
+        std::vector<std::pair<std::string, std::string>> cpu;  // as written
         bool saw_date = false;
         for (auto field : entry.get_object()) {
             const std::string_view key = field.unescaped_key().value();
@@ -293,6 +577,13 @@ class HistoryReader {
                 run.tool = std::string(input_.string(item, "\"tool\""));
             } else if (key == "benches") {
                 benches = read_bench_array(input_, item);
+            } else if (key == "cpu" && item.type().value() == ondemand::json_type::object) {
+                for (auto part : item.get_object()) {
+                    std::string name(part.unescaped_key().value());
+                    ondemand::value value = part.value();
+                    if (auto text = input_.scalar_text(value))
+                        cpu.emplace_back(std::move(name), std::move(*text));
+                }
             }
         }
         if (run.commit.empty() || !benches || !saw_date)
@@ -300,8 +591,13 @@ class HistoryReader {
                            "expected \"commit\" with an \"id\", \"date\" and \"benches\" in each "
                            "entry");
         // The tool may come after the benches, so they are mapped once the entry is read.
-        run.results = to_results(input_, *benches, tool_direction(run.tool));
+        const Tool tool = tool_of(run.tool);
+        run.results = to_results(input_, *benches, tool);
         run.content_hash = benches_hash(run.results);
+        add_cpu(cpu, run.environment);
+        add_extra(*benches, tool, run.environment);
+        if (const std::string_view statistic = statistic_of(tool); !statistic.empty())
+            run.environment[std::string(model::statistic_key)] = statistic;
         return run;
     }
 

@@ -12,6 +12,7 @@
 
 #include "ingest/json_pieces.hpp"
 #include "ingest/readers.hpp"
+#include "model/environment_keys.hpp"
 
 namespace benchwatch::ingest::detail {
 
@@ -272,8 +273,8 @@ class GoogleBenchmarkReader {
 
     // The result of `benchmark`, all but its name. Iteration rows give the minimum over
     // repetitions. Files with only aggregates give the "min" aggregate when the suite computes
-    // one, else the median, else the mean.
-    model::Result to_result(const Benchmark& benchmark) const {
+    // one, else the median, else the mean, and say which (model::statistic_key).
+    model::Result to_result(const Benchmark& benchmark) {
         model::Result result;
         if (!benchmark.times.empty()) {
             result.value = *std::min_element(benchmark.times.begin(), benchmark.times.end());
@@ -285,9 +286,17 @@ class GoogleBenchmarkReader {
         const auto aggregate = [&](std::string_view name) {
             return find_aggregate(benchmark, name);
         };
+        std::string_view statistic = "minimum";
         std::optional<double> value = aggregate("min");
-        if (!value) value = aggregate("median");
-        if (!value) value = aggregate("mean");
+        if (!value) {
+            value = aggregate("median");
+            statistic = "median";
+        }
+        if (!value) {
+            value = aggregate("mean");
+            statistic = "mean";
+        }
+        parsed_.context[std::string(model::statistic_key)] = statistic;
         if (!value)
             input_->fail(fmt::format("benchmark '{}': aggregate rows without a min, median or mean",
                                      benchmark.name));

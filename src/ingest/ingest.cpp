@@ -15,6 +15,7 @@
 
 #include "ingest/json_pieces.hpp"
 #include "ingest/readers.hpp"
+#include "model/environment_keys.hpp"
 #include "model/printable.hpp"
 #include "model/run_checks.hpp"
 #include "model/utf8.hpp"
@@ -268,6 +269,29 @@ void check_reads_files(std::string_view format, std::string_view source) {
                             source, format));
 }
 
+// Notes in the context which statistic of the harness's samples the values are (model::
+// statistic_key), for the readers that always store the same one, unless the reader said.
+void note_statistic(ParsedResults& parsed) {
+    struct Statistic {
+        std::string_view format;
+        std::string_view statistic;
+    };
+    static constexpr std::array<Statistic, 11> statistics = {{{"benchmarkdotnet", "minimum"},
+                                                              {"benchmarktools", "minimum"},
+                                                              {"cargo-criterion", "minimum"},
+                                                              {"catch2", "mean"},
+                                                              {"criterion", "minimum"},
+                                                              {"go", "minimum"},
+                                                              {"go-json", "minimum"},
+                                                              {"googlebenchmark", "minimum"},
+                                                              {"jmh", "minimum"},
+                                                              {"libtest", "median"},
+                                                              {"pytest-benchmark", "minimum"}}};
+    for (const Statistic& known : statistics)
+        if (known.format == parsed.format)
+            parsed.context.emplace(model::statistic_key, known.statistic);
+}
+
 // The checks every file's results pass after its reader: some results, printable names, finite
 // values.
 void check_parsed(ParsedResults& parsed, std::string_view source) {
@@ -302,6 +326,7 @@ ParsedResults parse_padded(std::string_view content, std::size_t capacity, std::
         file.json().fail_json(error.error());
     }
     check_parsed(parsed, source);
+    note_statistic(parsed);
     parsed.content_hash = content_hash(content);
     return parsed;
 }
@@ -340,6 +365,7 @@ ParsedResults parse_directory(const std::filesystem::path& path, std::string_vie
     if (parsed.results.empty())
         throw InputError(fmt::format("{}: no benchmark results in the folder", path.string()));
     detail::check_results(parsed.results, path.string());
+    note_statistic(parsed);
     return parsed;
 }
 
@@ -393,6 +419,7 @@ std::optional<ParsedResults> parse_in_pieces(std::istream& in, std::uintmax_t si
     if (format == "auto" && !opens_as_googlebenchmark(pieces.head(), source)) return std::nullopt;
     ParsedResults parsed = read_googlebenchmark_in_pieces(pieces, second_thread);
     check_parsed(parsed, source);
+    note_statistic(parsed);
     parsed.content_hash = pieces.content_hash();
     return parsed;
 }

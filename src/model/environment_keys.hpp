@@ -28,6 +28,12 @@ constexpr bool is_measurement_key(std::string_view key) {
     return key.starts_with(measurement_key_prefix);
 }
 
+// Which statistic of the harness's samples a run's values are: "minimum", "median", "mean", or
+// "estimate" (whichever BenchmarkTools.jl estimate the suite saved). Set by the readers whose
+// statistic is known and by the import of another tool's history, so a change of statistic is
+// an environment change rather than a step blamed on a commit.
+inline constexpr std::string_view statistic_key = "statistic";
+
 // Where a toolchain's version is kept: "compiler.<name>".
 inline constexpr std::string_view compiler_key_prefix = "compiler.";
 

@@ -74,7 +74,8 @@ TEST(BenchmarkTools, PrefixedTypeNamesReadAsUnprefixed) {
 TEST(BenchmarkTools, VersionsBecomeTheContext) {
     const auto parsed = parse_file(data_dir / "nested_trials.json", "auto");
     EXPECT_EQ(parsed.context,
-              (model::Environment{{"BenchmarkTools", "1.4.0"}, {"Julia", "1.10.0"}}));
+              (model::Environment{
+                  {"BenchmarkTools", "1.4.0"}, {"Julia", "1.10.0"}, {"statistic", "minimum"}}));
 }
 
 TEST(BenchmarkTools, TrialEstimatesFromSeveralTopLevelGroups) {
@@ -85,6 +86,8 @@ TEST(BenchmarkTools, TrialEstimatesFromSeveralTopLevelGroups) {
     EXPECT_EQ(parsed.results[0].allocations, 3);
     EXPECT_EQ(parsed.results[0].memory, 96);
     EXPECT_FALSE(parsed.results[0].samples);
+    // Whichever estimate the suite saved: the statistic is the file's, not the minimum.
+    EXPECT_EQ(parsed.context.at("statistic"), "estimate");
     EXPECT_EQ(parsed.results[1].benchmark, "sort");
     EXPECT_DOUBLE_EQ(parsed.results[1].value, 87.25);
     EXPECT_EQ(parsed.context.at("Julia"), "1.6.7");

@@ -135,8 +135,10 @@ TEST(GithubActionBenchmarkHistory, ReadsEverySuiteEntryAndCommit) {
     EXPECT_DOUBLE_EQ(go[0].results[0].value, 1250.0);
     EXPECT_EQ(go[0].results[1].benchmark, "BenchmarkRender");
     EXPECT_DOUBLE_EQ(go[0].results[1].value, 3500.0);  // 3.5 µs/op
-    // Go's "800000 times" extra says nothing benchwatch keeps.
+    // Go's "800000 times" extra says nothing benchwatch keeps; "4 procs" is GOMAXPROCS.
     EXPECT_FALSE(go[0].results[0].allocations.has_value());
+    EXPECT_EQ(go[0].environment,
+              (model::Environment{{"go.gomaxprocs", "4"}, {"statistic", "minimum"}}));
 
     // The second entry lists its benches before its tool and commit.
     EXPECT_EQ(go[1].commit, "2222222222222222222222222222222222222222");
@@ -161,6 +163,146 @@ TEST(GithubActionBenchmarkHistory, ReadsEverySuiteEntryAndCommit) {
     // The suite's tool says bigger is better, whatever the unit.
     EXPECT_EQ(throughput[1].metric, "fps");
     EXPECT_EQ(throughput[1].direction, model::Direction::BiggerIsBetter);
+}
+
+// The one entry of a history of tool `tool` whose entry holds `benches` (a JSON array) and
+// `more` (further fields, each followed by a comma).
+ImportedRun entry_of(const std::string& tool, const std::string& benches,
+                     const std::string& more = "") {
+    const testing::TemporaryDirectory directory;
+    const fs::path path = directory.path() / "data.js";
+    testing::write_text(path, R"(window.BENCHMARK_DATA = {"entries": {"S": [{"commit": {"id": ")" +
+                                  std::string(40, 'a') + R"("}, "date": 1, )" + more +
+                                  R"("tool": ")" + tool + R"(", "benches": )" + benches +
+                                  "}]}};\n");
+    return read_github_action_benchmark_history(path).suites.at(0).runs.at(0);
+}
+
+std::string statistic(const ImportedRun& run) {
+    const auto found = run.environment.find("statistic");
+    return found == run.environment.end() ? "none" : found->second;
+}
+
+// pytest-benchmark's reader stores a time per round under the node id; the action stored
+// iterations per second (1 / the mean) under the same id.
+TEST(GithubActionBenchmarkHistory, PytestOpsBecomeTheMeanTimeUnderTheNodeId) {
+    const ImportedRun run = entry_of("pytest", R"([
+        {"name": "bench.py::test_fib[10]", "value": 50000, "unit": "iter/sec",
+         "range": "stddev: 4.8e-7", "extra": "mean: 20 usec\nrounds: 40161"},
+        {"name": "bench.py::test_fib[20]", "value": 500, "unit": "iter/sec",
+         "range": "stddev: 1e-5", "extra": "mean: 2 msec\nrounds: 489"}])");
+    ASSERT_EQ(run.results.size(), 2u);
+    EXPECT_EQ(run.results[0].benchmark, "bench.py::test_fib[10]");
+    EXPECT_EQ(run.results[0].metric, "time");
+    EXPECT_EQ(run.results[0].unit, "ns");
+    EXPECT_EQ(run.results[0].direction, model::Direction::SmallerIsBetter);
+    EXPECT_DOUBLE_EQ(run.results[0].value, 20000.0);  // 1 / 50000 s
+    EXPECT_DOUBLE_EQ(run.results[1].value, 2e6);
+    // The mean, not the minimum the reader keeps; rounds and means are no environment.
+    EXPECT_EQ(run.environment, (model::Environment{{"statistic", "mean"}}));
+}
+
+// Google Benchmark's reader keeps the fastest repetition and leaves out the aggregate rows; the
+// action stored every row under its name.
+TEST(GithubActionBenchmarkHistory, GoogleBenchmarkRepetitionsKeepTheirMinimum) {
+    const ImportedRun run = entry_of("googlecpp", R"([
+        {"name": "BM_copy/64", "value": 1.5, "unit": "us/iter", "extra": "iterations: 10\ncpu: 1.4 us\nthreads: 1"},
+        {"name": "BM_copy/64", "value": 1.25, "unit": "us/iter", "extra": "iterations: 10\ncpu: 1.2 us\nthreads: 1"},
+        {"name": "BM_copy/64", "value": 1.75, "unit": "us/iter", "extra": "iterations: 10\ncpu: 1.7 us\nthreads: 1"},
+        {"name": "BM_copy/64_mean", "value": 1.5, "unit": "us/iter", "extra": "iterations: 3\ncpu: 1.4 us\nthreads: 1"},
+        {"name": "BM_copy/64_stddev", "value": 0.2, "unit": "us/iter", "extra": "iterations: 3\ncpu: 0.2 us\nthreads: 1"},
+        {"name": "BM_sum", "value": 80, "unit": "ns/iter", "extra": "iterations: 9\ncpu: 79 ns\nthreads: 1"}])");
+    ASSERT_EQ(run.results.size(), 2u);
+    EXPECT_EQ(run.results[0].benchmark, "BM_copy/64");
+    EXPECT_DOUBLE_EQ(run.results[0].value, 1250.0);
+    EXPECT_EQ(run.results[1].benchmark, "BM_sum");
+    EXPECT_DOUBLE_EQ(run.results[1].value, 80.0);
+    EXPECT_EQ(run.environment,
+              (model::Environment{{"extra.threads", "1"}, {"statistic", "minimum"}}));
+}
+
+// The Go reader keeps B/op and allocs/op on the benchmark's time and MB/s as its throughput; the
+// action named them "BenchmarkX - unit".
+TEST(GithubActionBenchmarkHistory, GoMetricsJoinTheirBenchmark) {
+    const ImportedRun run = entry_of("go", R"([
+        {"name": "BenchmarkParse", "value": 1250, "unit": "ns/op", "extra": "800000 times\n8 procs"},
+        {"name": "BenchmarkParse - ns/op", "value": 1250, "unit": "ns/op", "extra": "800000 times\n8 procs"},
+        {"name": "BenchmarkParse - MB/s", "value": 40, "unit": "MB/s", "extra": "800000 times\n8 procs"},
+        {"name": "BenchmarkParse - B/op", "value": 512, "unit": "B/op", "extra": "800000 times\n8 procs"},
+        {"name": "BenchmarkParse - allocs/op", "value": 3, "unit": "allocs/op", "extra": "800000 times\n8 procs"},
+        {"name": "BenchmarkParse", "value": 1200, "unit": "ns/op", "extra": "900000 times\n8 procs"}])");
+    ASSERT_EQ(run.results.size(), 2u);
+    EXPECT_EQ(run.results[0].benchmark, "BenchmarkParse");
+    EXPECT_EQ(run.results[0].metric, "time");
+    EXPECT_DOUBLE_EQ(run.results[0].value, 1200.0);
+    EXPECT_EQ(run.results[0].memory, 512.0);
+    EXPECT_EQ(run.results[0].allocations, 3.0);
+    EXPECT_EQ(run.results[1].benchmark, "BenchmarkParse");
+    EXPECT_EQ(run.results[1].metric, "throughput");
+    EXPECT_EQ(run.results[1].unit, "B/s");
+    EXPECT_DOUBLE_EQ(run.results[1].value, 40e6);
+    EXPECT_EQ(run.environment,
+              (model::Environment{{"go.gomaxprocs", "8"}, {"statistic", "minimum"}}));
+}
+
+// The JMH reader names a benchmark with parameters "benchmark:key=value,…" and stores times in
+// ns and throughput in ops/s.
+TEST(GithubActionBenchmarkHistory, JmhNamesAndUnitsAsTheJmhReader) {
+    const ImportedRun run = entry_of("jmh", R"json([
+        {"name": "org.example.Bench.parse ( {\"size\":\"10\",\"kind\":\"json\"} )", "value": 2.5,
+         "unit": "us/op", "extra": "iterations: 5\nforks: 1\nthreads: 1"},
+        {"name": "org.example.Bench.count", "value": 3, "unit": "ops/ms",
+         "extra": "iterations: 5\nforks: 1\nthreads: 1"}])json");
+    ASSERT_EQ(run.results.size(), 2u);
+    EXPECT_EQ(run.results[0].benchmark, "org.example.Bench.parse:size=10,kind=json");
+    EXPECT_DOUBLE_EQ(run.results[0].value, 2500.0);
+    EXPECT_EQ(run.results[1].benchmark, "org.example.Bench.count");
+    EXPECT_EQ(run.results[1].metric, "throughput");
+    EXPECT_EQ(run.results[1].unit, "ops/s");
+    EXPECT_DOUBLE_EQ(run.results[1].value, 3000.0);
+    EXPECT_EQ(statistic(run), "mean");
+}
+
+TEST(GithubActionBenchmarkHistory, StatisticPerTool) {
+    const std::string bench = R"([{"name": "a", "value": 2, "unit": "ns"}])";
+    EXPECT_EQ(statistic(entry_of("julia", bench)), "estimate");
+    EXPECT_EQ(statistic(entry_of("benchmarkdotnet", bench)), "mean");
+    EXPECT_EQ(statistic(entry_of("catch2", bench)), "mean");
+    EXPECT_EQ(statistic(entry_of("cargo", R"([{"name": "a", "value": 2, "unit": "ns/iter"}])")),
+              "median");
+    // Custom and unknown tools are stored as the action stored them, with no statistic.
+    EXPECT_EQ(statistic(entry_of("customSmallerIsBetter", bench)), "none");
+    EXPECT_EQ(statistic(entry_of("benchmarkjs", bench)), "none");
+    const ImportedRun rate =
+        entry_of("benchmarkjs", R"([{"name": "fib", "value": 11465, "unit": "ops/sec"}])");
+    EXPECT_EQ(rate.results.at(0).metric, "throughput");
+    EXPECT_DOUBLE_EQ(rate.results.at(0).value, 11465.0);
+}
+
+// What data.js says of the runner and the interpreter becomes environment keys, so a runner
+// change is a suite event; the values are untrusted: one line each, bounded.
+TEST(GithubActionBenchmarkHistory, CpuAndExtraBecomeEnvironmentKeys) {
+    const std::string long_model(300, 'x');
+    const ImportedRun run =
+        entry_of("pytest", R"([
+        {"name": "t::a", "value": 10, "unit": "iter/sec",
+         "extra": "mean: 100 msec\nrounds: 5\npython: 3.9.7\nhost: a"},
+        {"name": "t::b", "value": 20, "unit": "iter/sec",
+         "extra": "mean: 50 msec\nrounds: 7\npython: 3.9.7\nhost: b\nodd key: 1"}])",
+                 R"("cpu": {"cores": 2, "speed": "2.30", "model": "Xeon\u001b[31m )" + long_model +
+                     R"(", "manufacturer": "Intel", "cache": {"l1": 1}}, )");
+    EXPECT_EQ(run.environment.at("cores"), "2");
+    EXPECT_EQ(run.environment.at("cpu.speed"), "2.30");
+    EXPECT_EQ(run.environment.at("cpu.manufacturer"), "Intel");
+    const std::string& model = run.environment.at("cpu");
+    EXPECT_TRUE(model.starts_with("Xeon [31m xxx")) << model;
+    EXPECT_EQ(model.size(), 256u + std::string("\u2026").size());
+    EXPECT_EQ(run.environment.at("extra.python"), "3.9.7");
+    // Benches that disagree say nothing of the run; a key that is no name is left out.
+    EXPECT_FALSE(run.environment.contains("extra.host"));
+    EXPECT_FALSE(run.environment.contains("cpu.cache"));
+    EXPECT_EQ(run.environment.size(), 6u);  // cores, cpu, cpu.speed, cpu.manufacturer, python,
+                                            // statistic
 }
 
 TEST(GithubActionBenchmarkHistory, ReadingTwiceGivesTheSameHashes) {

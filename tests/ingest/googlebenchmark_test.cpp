@@ -71,7 +71,8 @@ TEST(GoogleBenchmark, ContextKeepsTheStableKeys) {
     const auto parsed = parse_file(data_dir / "repetitions.json", "auto");
     EXPECT_EQ(parsed.context, (model::Environment{{"gbench.cpu_scaling_enabled", "false"},
                                                   {"gbench.library_build_type", "debug"},
-                                                  {"gbench.num_cpus", "2"}}));
+                                                  {"gbench.num_cpus", "2"},
+                                                  {"statistic", "minimum"}}));
 }
 
 TEST(GoogleBenchmark, AggregateOnlyFilesUseTheMedian) {
@@ -86,6 +87,8 @@ TEST(GoogleBenchmark, AggregateOnlyFilesUseTheMedian) {
     EXPECT_FALSE(accumulate.allocations);
     EXPECT_DOUBLE_EQ(parsed.results[1].value, 1241.492752367414);   // 1.241492752367414 us
     EXPECT_DOUBLE_EQ(parsed.results[2].value, 1125262.7999965625);  // 1.1252627999965625 ms
+    // Said in the run's environment, where an imported history's statistic meets it.
+    EXPECT_EQ(parsed.context.at("statistic"), "median");
 }
 
 TEST(GoogleBenchmark, ErroredBenchmarkIsLeftOutWithAWarning) {

@@ -85,6 +85,7 @@ TEST(PytestBenchmark, ContextKeepsVersionsAndTheCpuButNotTheHostOrBuildDate) {
                                   {"pytest.python_version", "3.11.2"},
                                   {"pytest.release", "6.18.44-fc-v782"},
                                   {"pytest.system", "Linux"},
+                                  {"statistic", "minimum"},
                               }));
 }
 
