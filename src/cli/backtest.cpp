@@ -13,8 +13,11 @@
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/known_names.hpp"
+#include "compare/changes.hpp"
 #include "compare/compare.hpp"
+#include "compare/replay.hpp"
 #include "report/backtest.hpp"
+#include "stats/stats.hpp"
 #include "store/store.hpp"
 
 namespace benchwatch::cli {
@@ -61,6 +64,36 @@ bool carries_samples(const model::History& history) {
         for (const auto& samples : benchmark.samples)
             if (samples) return true;
     return false;
+}
+
+// What compare with `choice` (calibrated on the whole history) says a pull request on top of the
+// latest run could flag; nullopt when no benchmark has a detectable change.
+std::optional<report::LatestDetectable> latest_detectable(
+    const model::History& history, const model::MethodChoice& choice,
+    const std::vector<model::Category>& categories, const model::BenchmarkRules& rules,
+    const std::vector<double>& injection_sizes, std::size_t pull_requests) {
+    const auto method = compare::make_method(compare::calibrated_on(history, choice, categories));
+    const auto changes = compare::find_changes(
+        history, [](const std::string&) { return model::Environment{}; }, *method, categories);
+    const auto standings = compare::standings(history, changes, *method, categories);
+    std::vector<double> detectable;
+    for (std::size_t b = 0; b < history.benchmarks.size(); ++b)
+        if (!model::is_ignored(history.benchmarks[b].name, rules) &&
+            standings[b].detectable_change && std::isfinite(*standings[b].detectable_change))
+            detectable.push_back(*standings[b].detectable_change);
+    if (detectable.empty()) return std::nullopt;
+    report::LatestDetectable latest;
+    latest.benchmarks = detectable.size();
+    latest.median = stats::median(detectable);
+    for (const double size : injection_sizes)
+        latest.within.push_back(
+            static_cast<double>(std::count_if(detectable.begin(), detectable.end(),
+                                              [&](double change) { return change <= size; })) /
+            static_cast<double>(detectable.size()));
+    // Replayed pull requests are runs 10 … runs − 6, each with the runs before it as history.
+    latest.last_history_runs = history.commits.size() - 6;
+    latest.first_history_runs = latest.last_history_runs + 1 - pull_requests;
+    return latest;
 }
 
 int run_backtest(const BacktestFlags& flags) {
@@ -111,7 +144,10 @@ int run_backtest(const BacktestFlags& flags) {
     const auto backtest = compare::backtest(
         compare::matrix_of(history, context.config.categories, context.config.benchmark_rules),
         candidates, options);
-    const report::BacktestLayout layout{is_default, flags.injection_sizes, flags.budget};
+    report::BacktestLayout layout{is_default, flags.injection_sizes, flags.budget, {}};
+    layout.latest = latest_detectable(history, default_choice, context.config.categories,
+                                      context.config.benchmark_rules, flags.injection_sizes,
+                                      static_cast<std::size_t>(backtest.pull_requests));
     if (json)
         report::render_backtest_json(backtest, layout, std::cout);
     else

@@ -1,6 +1,7 @@
 #include "report/backtest.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -69,6 +70,17 @@ void render_backtest_json(const compare::BacktestReport& report, const BacktestL
             entry["at_budget"] = std::move(at_budget);
         }
         json["methods"].push_back(std::move(entry));
+    }
+    if (layout.latest) {
+        nlohmann::ordered_json latest;
+        latest["benchmarks"] = layout.latest->benchmarks;
+        latest["detectable_change_median"] = layout.latest->median;
+        latest["would_flag"] = caught_json(layout.injection_sizes, layout.latest->within);
+        latest["replayed_history_runs"] = {layout.latest->first_history_runs,
+                                           layout.latest->last_history_runs};
+        json["latest"] = std::move(latest);
+    } else {
+        json["latest"] = nullptr;
     }
     out << json.dump(2) << '\n';
 }
@@ -165,6 +177,34 @@ void render_backtest_text(const compare::BacktestReport& report, const BacktestL
             "replayed pull requests' own count (medians; the first pull requests lean on the "
             "prior).\n",
             names[m], 100 * method.prior_weight, 100 * method.replay_weight);
+    }
+    if (layout.latest) {
+        const auto& latest = *layout.latest;
+        std::vector<std::string> shares;
+        for (std::size_t i = 0; i < latest.within.size(); ++i)
+            shares.push_back(fmt::format("+{:g}% in {}", layout.injection_sizes[i] * 100,
+                                         percent(latest.within[i])));
+        out << fmt::format(
+            "\nAt the latest run, compare with the default method would flag changes beyond {} "
+            "(median of {} benchmarks): {} of them.\n",
+            percent(latest.median), latest.benchmarks, fmt::join(shares, ", "));
+        const auto is_default = std::find(layout.is_default.begin(), layout.is_default.end(), true);
+        if (is_default != layout.is_default.end()) {
+            const auto& caught =
+                report.methods[static_cast<std::size_t>(is_default - layout.is_default.begin())]
+                    .score.caught;
+            bool fewer = false;
+            for (std::size_t i = 0; i < caught.size() && i < latest.within.size(); ++i)
+                fewer = fewer || caught[i] < latest.within[i] - 0.1;
+            if (fewer)
+                out << fmt::format(
+                    "The replay catches fewer: it judges each pull request with only the runs "
+                    "before it ({} to {} here), and a benchmark with few runs behind it is "
+                    "judged cautiously; and each replayed head carries its own run's noise, "
+                    "which can take an injected change below its threshold, where the line "
+                    "above counts every change beyond the threshold as flagged.\n",
+                    latest.first_history_runs, latest.last_history_runs);
+        }
     }
     if (!layout.budget) return;
     out << fmt::format(

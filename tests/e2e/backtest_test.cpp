@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "store/store.hpp"
 #include "support/test_store.hpp"
 #include "support/test_support.hpp"
 
@@ -217,6 +218,9 @@ TEST_F(BacktestTest, TextIsATable) {
               "the replayed pull requests' own count (medians; the first pull requests lean on "
               "the prior).\n"
               "\n"
+              "At the latest run, compare with the default method would flag changes beyond 5.2% "
+              "(median of 3 benchmarks): +10% in 66.7%, +20% in 100.0% of them.\n"
+              "\n"
               "At the most sensitive fixed setting with at most 0 fluke(s) per pull request, known "
               "in hindsight:\n"
               "method           setting            flukes/PR            caught +10%           "
@@ -299,6 +303,55 @@ TEST_F(BacktestTest, MetalHistoryMatchesAnIndependentComputation) {
     EXPECT_LE(at_budget.at("flukes_per_pr").get<double>(), 2.0);
     EXPECT_GT(at_budget.at("setting").get<double>(), 3.0);
     EXPECT_LE(at_budget.at("setting").get<double>(), 20.0);
+}
+
+// The percentage in "beyond X%" of `sentence_start` in `text`, "" when absent.
+std::string detectable_in(const std::string& text, const std::string& sentence_start) {
+    const auto at = text.find(sentence_start);
+    if (at == std::string::npos) return "";
+    const auto begin = at + sentence_start.size();
+    return text.substr(begin, text.find('%', begin) - begin + 1);
+}
+
+TEST_F(BacktestTest, SaysWhatCompareSaysTheLatestRunCanDetect) {
+    // A short history (Metal.jl's last 41 runs) where the replay, judging its early pull requests
+    // on 10 or so runs, catches far fewer than compare says a pull request could be caught on
+    // the latest run: backtest gives compare's figure beside its own, and says why they differ.
+    if (!fs::exists(metal_history))
+        GTEST_SKIP() << metal_history << " is absent (it lives outside the project)";
+    const std::string whole = read_text(metal_history);
+    auto history = nlohmann::json::parse(whole.substr(whole.find('{')));
+    for (auto& [suite, entries] : history.at("entries").items())
+        if (entries.size() > 41) entries.erase(entries.begin(), entries.end() - 41);
+    const auto short_history = directory_.path() / "short.js";
+    write_text(short_history, "window.BENCHMARK_DATA = " + history.dump() + "\n");
+    import(short_history);
+    const auto opened = store::open_store(store_);
+    const auto runs = opened->list_runs({});
+    ASSERT_EQ(runs.size(), 41u);
+    const auto latest = runs.back();
+    const std::int64_t latest_id[] = {latest.id};
+    std::vector<std::pair<std::string, double>> values;
+    const auto latest_results = opened->results(latest_id);
+    for (const auto& result : latest_results.at(latest.id))
+        if (result.metric == "time") values.emplace_back(result.benchmark, result.value);
+    const auto head_file = directory_.path() / "head.json";
+    write_text(head_file, gbench_file(values));
+    const auto recorded = benchwatch(
+        {"record", "--commit", fake_commit("head"), "--branch", "topic", head_file.string()});
+    ASSERT_EQ(recorded.exit_code, 0) << recorded.err;
+
+    const auto compared = benchwatch({"compare", "--base", latest.commit, "--head",
+                                      fake_commit("head"), "--default-branch", "main"});
+    const auto backtest = benchwatch({"backtest", "--default-branch", "main"});
+    ASSERT_EQ(backtest.exit_code, 0) << backtest.err;
+    const auto said = detectable_in(compared.out, "Changes beyond ");
+    ASSERT_FALSE(said.empty()) << compared.out << compared.err;
+    EXPECT_EQ(detectable_in(backtest.out, "would flag changes beyond "), said) << backtest.out;
+    EXPECT_NE(backtest.out.find("The replay catches fewer: it judges each pull request with only "
+                                "the runs before it (10 to 35 here)"),
+              std::string::npos)
+        << backtest.out;
 }
 
 }  // namespace

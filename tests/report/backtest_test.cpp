@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "report/golden.hpp"
@@ -50,7 +51,11 @@ compare::BacktestReport two_methods(int pull_requests) {
     return report;
 }
 
-const BacktestLayout layout{{false, true}, {0.1, 0.2}, 1.0};
+const BacktestLayout layout{{false, true}, {0.1, 0.2}, 1.0, std::nullopt};
+
+// A latest run at which 79 benchmarks could flag a median change of 7.8%, 70% of them +10% and
+// 81% +20%: more than the level method's 54.7% and 75.1%, by over 10 points for +10% only.
+const LatestDetectable latest{79, 0.078, {0.70, 0.81}, 10, 35};
 
 std::string text_of(const compare::BacktestReport& report, const BacktestLayout& with) {
     std::ostringstream out;
@@ -74,6 +79,37 @@ TEST(BacktestReport, Json) {
     std::ostringstream out;
     render_backtest_json(two_methods(201), layout, out);
     testing::expect_golden(out.str(), "backtest.json");
+}
+
+TEST(BacktestReport, TextSaysWhatCompareWouldFlagNowAndWhyTheReplayCatchesFewer) {
+    BacktestLayout with_latest = layout;
+    with_latest.latest = latest;
+    testing::expect_golden(text_of(two_methods(201), with_latest), "backtest_latest.txt");
+}
+
+TEST(BacktestReport, TextGivesNoReasonWhenTheReplayCatchesAsMuch) {
+    BacktestLayout with_latest = layout;
+    with_latest.latest = LatestDetectable{79, 0.078, {0.6, 0.8}, 10, 35};
+    const auto text = text_of(two_methods(201), with_latest);
+    EXPECT_NE(text.find("At the latest run, compare with the default method would flag changes "
+                        "beyond 7.8% (median of 79 benchmarks): +10% in 60.0%, +20% in 80.0% "
+                        "of them."),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("The replay catches fewer"), std::string::npos) << text;
+}
+
+TEST(BacktestReport, JsonWithTheLatestRun) {
+    BacktestLayout with_latest = layout;
+    with_latest.latest = latest;
+    std::ostringstream out;
+    render_backtest_json(two_methods(201), with_latest, out);
+    const auto json = nlohmann::json::parse(out.str());
+    EXPECT_EQ(json["latest"]["benchmarks"], 79);
+    EXPECT_DOUBLE_EQ(json["latest"]["detectable_change_median"].get<double>(), 0.078);
+    EXPECT_DOUBLE_EQ(json["latest"]["would_flag"]["0.1"].get<double>(), 0.70);
+    EXPECT_DOUBLE_EQ(json["latest"]["would_flag"]["0.2"].get<double>(), 0.81);
+    EXPECT_EQ(json["latest"]["replayed_history_runs"], nlohmann::json::array({10, 35}));
 }
 
 }  // namespace
