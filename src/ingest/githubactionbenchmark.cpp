@@ -11,6 +11,7 @@
 #include "ingest/github_action_benchmark.hpp"
 #include "ingest/readers.hpp"
 #include "ingest/text_input.hpp"
+#include "ingest/units.hpp"
 #include "model/commit_id.hpp"
 #include "model/environment_keys.hpp"
 
@@ -276,24 +277,16 @@ std::string jmh_name(std::string_view name) {
 // JMH's units as its reader stores them: times per operation in ns, operations per time in
 // ops/s; std::nullopt for any other unit.
 std::optional<model::Result> jmh_result(const JsonInput& input, const Bench& bench) {
-    const auto nanoseconds = [](std::string_view unit) -> std::optional<double> {
-        if (unit == "ns") return 1;
-        if (unit == "us") return 1e3;
-        if (unit == "ms") return 1e6;
-        if (unit == "s") return 1e9;
-        if (unit == "min") return 60e9;
-        return std::nullopt;
-    };
     std::string_view unit = bench.unit;
     model::Result result;
     result.benchmark = jmh_name(bench.name);
     if (unit.ends_with("/op")) {
-        const auto scale = nanoseconds(unit.substr(0, unit.size() - 3));
+        const auto scale = detail::jmh_nanoseconds_in(unit.substr(0, unit.size() - 3));
         if (!scale) return std::nullopt;
         result.value = bench.value * *scale;
         check_positive_time(input, result.benchmark, result.value);
     } else if (unit.starts_with("ops/")) {
-        const auto per = nanoseconds(unit.substr(4));
+        const auto per = detail::jmh_nanoseconds_in(unit.substr(4));
         if (!per) return std::nullopt;
         result.value = bench.value * 1e9 / *per;
         result.metric = "throughput";

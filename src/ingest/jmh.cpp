@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ingest/readers.hpp"
+#include "ingest/units.hpp"
 
 namespace benchwatch::ingest::detail {
 
@@ -21,23 +22,13 @@ struct Scale {
     double factor = 1;
 };
 
-// The time units JMH abbreviates, in nanoseconds.
-std::optional<double> nanoseconds_in(std::string_view unit) {
-    if (unit == "ns") return 1;
-    if (unit == "us") return 1e3;
-    if (unit == "ms") return 1e6;
-    if (unit == "s") return 1e9;
-    if (unit == "min") return 60e9;
-    return std::nullopt;
-}
-
 // "ms/op" → time, ×1e6 to ns; "ops/ms" → throughput, ×1e3 to ops/s; nullopt for anything else.
 std::optional<Scale> scale_of(std::string_view unit) {
     if (unit.ends_with("/op")) {
-        const auto per_op = nanoseconds_in(unit.substr(0, unit.size() - 3));
+        const auto per_op = detail::jmh_nanoseconds_in(unit.substr(0, unit.size() - 3));
         if (per_op) return Scale{false, *per_op};
     } else if (unit.starts_with("ops/")) {
-        const auto per = nanoseconds_in(unit.substr(4));
+        const auto per = detail::jmh_nanoseconds_in(unit.substr(4));
         if (per) return Scale{true, 1e9 / *per};
     }
     return std::nullopt;
