@@ -196,6 +196,7 @@ void visit_history_values(
             std::size_t rank = 0;
             double value = 0;
             const Benchmark* benchmark = nullptr;
+            std::int64_t benchmark_id = 0;
             auto operator<=>(const Placed& other) const {
                 return std::tie(run_id, rank) <=> std::tie(other.run_id, other.rank);
             }
@@ -204,9 +205,44 @@ void visit_history_values(
         placed.reserve(read.values.size());
         for (const auto& value : read.values) {
             const auto& benchmark = benchmarks.at(value.benchmark_id);
-            placed.push_back({value.run_id, benchmark.names->second, value.value, &benchmark});
+            placed.push_back({value.run_id, benchmark.names->second, value.value, &benchmark,
+                              value.benchmark_id});
         }
-        if (!std::is_sorted(placed.begin(), placed.end())) std::sort(placed.begin(), placed.end());
+        const auto by_run = [](const Placed& a, const Placed& b) { return a.run_id < b.run_id; };
+        if (!std::is_sorted(placed.begin(), placed.end(), by_run)) {
+            std::sort(placed.begin(), placed.end());
+        } else {
+            // Each run's values in rank order. Runs of a history mostly hold the same benchmarks
+            // read in the same order, so the order found for one run is tried on the next before
+            // sorting: sorting every run was a fifth of a calibration's time.
+            std::vector<std::int64_t> previous_ids;
+            std::vector<std::size_t> previous_order;
+            std::vector<Placed> run_values;
+            for (auto first = placed.begin(); first != placed.end();) {
+                const auto last = std::find_if(first, placed.end(), [&](const Placed& value) {
+                    return value.run_id != first->run_id;
+                });
+                const auto count = static_cast<std::size_t>(last - first);
+                const bool same_as_previous = count == previous_ids.size() &&
+                                              std::equal(first, last, previous_ids.begin(),
+                                                         [](const Placed& value, std::int64_t id) {
+                                                             return value.benchmark_id == id;
+                                                         });
+                if (!same_as_previous) {
+                    previous_ids.clear();
+                    for (auto at = first; at != last; ++at)
+                        previous_ids.push_back(at->benchmark_id);
+                    previous_order.resize(count);
+                    for (std::size_t i = 0; i < count; ++i) previous_order[i] = i;
+                    std::sort(previous_order.begin(), previous_order.end(),
+                              [&](std::size_t a, std::size_t b) { return first[a] < first[b]; });
+                }
+                run_values.clear();
+                for (const auto i : previous_order) run_values.push_back(first[i]);
+                std::copy(run_values.begin(), run_values.end(), first);
+                first = last;
+            }
+        }
         const std::size_t next_size = next_batch_size(batch.size(), placed.size());
 
         for (std::size_t offset = 0; offset < batch.size(); ++offset) {

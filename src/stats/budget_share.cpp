@@ -151,13 +151,19 @@ std::span<const double> share_threshold_grid() {
 
 GridPosition grid_position(double noise) {
     const auto& noises = noise_grid();
+    // The grid's logarithms, computed once: this runs for every benchmark at every setting a
+    // calibration tries.
+    static const auto log_noises = [&noises] {
+        std::array<double, kNoises> logs{};
+        for (std::size_t i = 0; i < kNoises; ++i) logs[i] = std::log(noises[i]);
+        return logs;
+    }();
     if (!(noise > noises.front())) return {0, 0};
     if (noise >= noises.back()) return {kNoises - 2, 1};
     const auto upper = static_cast<std::size_t>(
         std::upper_bound(noises.begin(), noises.end(), noise) - noises.begin());
     const std::size_t lower = upper - 1;
-    return {lower, (std::log(noise) - std::log(noises[lower])) /
-                       (std::log(noises[upper]) - std::log(noises[lower]))};
+    return {lower, (std::log(noise) - log_noises[lower]) / (log_noises[upper] - log_noises[lower])};
 }
 
 double threshold_at(std::span<const double> table, GridPosition position) {
