@@ -118,7 +118,8 @@ class LevelMethod final : public Method {
             const auto table = thresholds_of_weight(
                 settings_.thresholds_by_noise, settings_.thresholds_by_weight, one.budget_weight);
             const double threshold =
-                table.empty() ? setting * one.noise : stats::threshold_for_noise(table, one.noise);
+                table.empty() ? setting * one.noise
+                              : stats::threshold_for_noise(table, one.noise, one.noise_position);
             assessment.threshold = std::max(threshold, one.floor);
             assessment.detectable_change = std::expm1(assessment.threshold);
             assessment.verdict = verdict_of(one.move, assessment.threshold, one.smaller_is_better);

@@ -173,6 +173,10 @@ double threshold_at(std::span<const double> table, GridPosition position) {
 }
 
 double threshold_for_noise(std::span<const double> table, double noise) {
+    return threshold_for_noise(table, noise, grid_position(noise));
+}
+
+double threshold_for_noise(std::span<const double> table, double noise, GridPosition position) {
     assert(table.size() == kNoises);
     const double smallest = threshold_grid().front();
     const auto& noises = noise_grid();
@@ -180,7 +184,7 @@ double threshold_for_noise(std::span<const double> table, double noise) {
     for (std::size_t i = 0; i < kNoises && table[i] <= smallest; ++i) last_at_smallest = i;
     if (last_at_smallest && noise < noises[*last_at_smallest])
         return smallest * std::max(noise, 0.0) / noises[*last_at_smallest];
-    return threshold_at(table, grid_position(noise));
+    return threshold_at(table, position);
 }
 
 }  // namespace benchwatch::stats

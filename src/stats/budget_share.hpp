@@ -110,4 +110,7 @@ double threshold_at(std::span<const double> table, GridPosition position);
 // up to the noise 0.004, a noise of 0.001 gives ln(1.01) / 4.
 double threshold_for_noise(std::span<const double> table, double noise);
 
+// threshold_for_noise() of a noise whose grid_position() is `position`, already worked out.
+double threshold_for_noise(std::span<const double> table, double noise, GridPosition position);
+
 }  // namespace benchwatch::stats
