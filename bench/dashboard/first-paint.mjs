@@ -27,7 +27,21 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(here, '..', '..', 'web', 'package.json'));
+// playwright-core from web/'s npm packages: installed in web/ by hand, or in a build folder's
+// web/npm by the build (build/*/web/npm).
+const root = path.join(here, '..', '..');
+const buildFolder = path.join(root, 'build');
+const packageFiles = [path.join(root, 'web', 'package.json')].concat(
+  fs.existsSync(buildFolder)
+    ? fs.readdirSync(buildFolder).map((name) => path.join(buildFolder, name, 'web', 'npm', 'package.json'))
+    : []);
+const withPlaywright = packageFiles.find((file) =>
+  fs.existsSync(path.join(path.dirname(file), 'node_modules', 'playwright-core')));
+if (!withPlaywright) {
+  console.error('first-paint.mjs: playwright-core is not installed in web/ or build/*/web/npm; build the project first');
+  process.exit(2);
+}
+const require = createRequire(withPlaywright);
 const { chromium } = require('playwright-core');
 
 const { values: options } = parseArgs({
