@@ -156,11 +156,7 @@ std::optional<std::string> default_commit(const Context& context) {
 
 std::string shown_input(std::string_view text) {
     constexpr std::size_t longest = 80;
-    std::string_view kept = text.substr(0, longest);
-    // Cut before a UTF-8 sequence that the limit would split, rather than through it.
-    while (kept.size() < text.size() && !kept.empty() &&
-           (static_cast<unsigned char>(text[kept.size()]) & 0xC0) == 0x80)
-        kept.remove_suffix(1);
+    const std::string_view kept = model::utf8_prefix(text, longest);
     std::string shown;
     for (const char c : model::printable_line(kept)) {
         if (c == '\'')

@@ -104,7 +104,9 @@ std::string history_machine(store::Store& store, const compare::HistorySource& s
                  .list_runs({.project = source.project,
                              .machine = machine,
                              .branch = source.default_branch,
-                             .commits = {}})
+                             .commits = {},
+                             .after_id = 0,
+                             .outline = true})
                  .empty())
             with_history.push_back(machine);
     if (with_history.size() == 1) return with_history.front();

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "model/printable.hpp"
+
 namespace benchwatch::github {
 
 namespace {
@@ -56,11 +58,7 @@ CommitStatus comparison_status(const model::Comparison& comparison, bool fail_on
             (comparison.accepted->by.empty() ? "" : " (by " + comparison.accepted->by + ")") +
             ": " + status.description;
     // Cut at a character's start, so that a label of many-byte characters leaves valid UTF-8.
-    auto cut = std::min(status.description.size(), description_limit);
-    while (cut < status.description.size() &&
-           (static_cast<unsigned char>(status.description[cut]) & 0xC0) == 0x80)
-        --cut;
-    status.description.resize(cut);
+    status.description.resize(model::utf8_prefix(status.description, description_limit).size());
     status.context = "benchwatch/" + comparison.project;
     return status;
 }

@@ -14,6 +14,7 @@
 #include "ingest/units.hpp"
 #include "model/commit_id.hpp"
 #include "model/environment_keys.hpp"
+#include "model/printable.hpp"
 
 namespace benchwatch::ingest {
 
@@ -395,9 +396,7 @@ std::string bounded(std::string_view text) {
         line += byte < 0x20 || byte == 0x7f ? ' ' : c;
     }
     if (line.size() <= kLongestValue) return line;
-    std::size_t cut = kLongestValue;
-    while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xc0) == 0x80) --cut;
-    line.resize(cut);
+    line.resize(model::utf8_prefix(line, kLongestValue).size());
     return line + "\u2026";
 }
 

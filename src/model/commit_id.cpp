@@ -20,10 +20,7 @@ bool is_lowercase_full_sha(std::string_view text) {
 // `text` cut to at most longest_quoted bytes, never inside a UTF-8 sequence, made printable,
 // its quotes written \u{27} so that it cannot close the quote around it, with "…" when cut.
 std::string quoted(std::string_view text) {
-    std::string_view kept = text.substr(0, longest_quoted);
-    while (kept.size() < text.size() && !kept.empty() &&
-           (static_cast<unsigned char>(text[kept.size()]) & 0xC0) == 0x80)
-        kept.remove_suffix(1);
+    const std::string_view kept = utf8_prefix(text, longest_quoted);
     std::string shown;
     for (const char c : printable_line(kept)) {
         if (c == '\'')

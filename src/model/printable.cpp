@@ -20,6 +20,14 @@ void append_escaped(std::string& out, char prefix, unsigned value) {
 
 }  // namespace
 
+std::string_view utf8_prefix(std::string_view text, std::size_t limit) {
+    std::string_view kept = text.substr(0, limit);
+    while (kept.size() < text.size() && !kept.empty() &&
+           (static_cast<unsigned char>(text[kept.size()]) & 0xC0) == 0x80)
+        kept.remove_suffix(1);
+    return kept;
+}
+
 std::string printable_line(std::string_view text) {
     std::string out;
     out.reserve(text.size());

@@ -13,4 +13,8 @@ namespace benchwatch::model {
 // printable_line("a\x1b[2J##[error]é") == "a\\u{1b}[2J##\\u{5b}error]é".
 std::string printable_line(std::string_view text);
 
+// The longest start of `text` of at most `limit` bytes that does not split a UTF-8 sequence:
+// utf8_prefix("aé", 2) == "a".
+std::string_view utf8_prefix(std::string_view text, std::size_t limit);
+
 }  // namespace benchwatch::model

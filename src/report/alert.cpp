@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "model/category.hpp"
+#include "model/printable.hpp"
 #include "report/escaping.hpp"
 #include "report/report.hpp"
 #include "report/sentences.hpp"
@@ -51,9 +52,7 @@ std::string machine_list(const std::vector<std::string>& machines) {
 std::string cut_line(std::string text, std::size_t limit) {
     if (text.size() <= limit) return text;
     constexpr std::string_view ellipsis = "…";
-    auto end = limit - ellipsis.size();
-    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-    text.resize(end);
+    text.resize(model::utf8_prefix(text, limit - ellipsis.size()).size());
     return text.append(ellipsis);
 }
 

@@ -11,15 +11,27 @@
 namespace benchwatch::model {
 namespace {
 
+TEST(Utf8Prefix, CutsBeforeASequenceTheLimitWouldSplit) {
+    EXPECT_EQ(utf8_prefix("a\u00e9", 2), "a");            // é is 2 bytes
+    EXPECT_EQ(utf8_prefix("a\u00e9", 3), "a\u00e9");      // whole
+    EXPECT_EQ(utf8_prefix("\u20ac\u20ac", 5), "\u20ac");  // € is 3 bytes
+    EXPECT_EQ(utf8_prefix("\u20ac", 2), "");
+    EXPECT_EQ(utf8_prefix("abc", 10), "abc");
+}
+
 TEST(PrintableLine, ControlCharactersAreWrittenOutAsCodePoints) {
     EXPECT_EQ(printable_line("a\x1b]0;TITLE\x07\n::error::x\x7f"),
               "a\\u{1b}]0;TITLE\\u{7}\\u{a}::error::x\\u{7f}");
     // U+009B is CSI and U+0085 NEL to a terminal in UTF-8 mode.
-    EXPECT_EQ(printable_line("a\xc2\x9b" "2J\xc2\x85"), "a\\u{9b}2J\\u{85}");
+    EXPECT_EQ(printable_line("a\xc2\x9b"
+                             "2J\xc2\x85"),
+              "a\\u{9b}2J\\u{85}");
 }
 
 TEST(PrintableLine, BytesThatAreNotUtf8AreWrittenOutAsBytes) {
-    EXPECT_EQ(printable_line("a\x9b" "2J\xff\xc3"), "a\\x{9b}2J\\x{ff}\\x{c3}");
+    EXPECT_EQ(printable_line("a\x9b"
+                             "2J\xff\xc3"),
+              "a\\x{9b}2J\\x{ff}\\x{c3}");
 }
 
 TEST(PrintableLine, AnOldStyleWorkflowCommandLosesItsBracket) {
