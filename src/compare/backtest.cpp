@@ -94,9 +94,12 @@ Caught caught_share(const Method& method, std::span<const PullRequest> requests,
         auto& target = suite[entry];
         target.head =
             target.smaller_is_better ? target.head * (1 + size) : target.head / (1 + size);
-        if (target.head_samples)
-            scale_samples(*target.head_samples,
-                          target.smaller_is_better ? 1 + size : 1 / (1 + size));
+        model::SampleSummary scaled;
+        if (target.head_samples) {
+            scaled = *target.head_samples;
+            scale_samples(scaled, target.smaller_is_better ? 1 + size : 1 / (1 + size));
+            target.head_samples = &scaled;
+        }
         const auto judgement = judges[i]->decide(*method.prepare(suite), judges[i]->setting());
         assert(judgement.benchmarks.size() == suite.size());
         ++injected;

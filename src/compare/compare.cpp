@@ -492,8 +492,8 @@ void judge_benchmarks(model::Comparison& comparison, const Side& head, const Sid
         evidence.minimum_change = model::minimum_change_of(benchmark.name, benchmark.metric,
                                                            comparison.categories, rules);
         evidence.budget_weight = model::budget_weight_of(benchmark.name, rules);
-        evidence.base_samples = base_result.samples;
-        evidence.head_samples = head_result.samples;
+        if (base_result.samples) evidence.base_samples = &*base_result.samples;
+        if (head_result.samples) evidence.head_samples = &*head_result.samples;
         suite.push_back(evidence);
         comparison.benchmarks.push_back(std::move(benchmark));
     }

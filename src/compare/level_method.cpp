@@ -5,12 +5,17 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "compare/json_field.hpp"
+#include "compare/parallel.hpp"
 #include "compare/replay.hpp"
 #include "model/words.hpp"
 #include "stats/budget_share.hpp"
@@ -53,8 +58,31 @@ struct SuiteMoves {
     double spread = 0;      // 1.4826 × the median absolute deviation of their moves
 };
 
+static_assert(std::is_trivially_destructible_v<Judged>);
+
+// Room for the Judged of many suites at once, each constructed in place by whichever thread
+// prepares its suite: one block that a replay's suites share instead of a block each, which would
+// be allocated, and its pages cleared, one suite at a time.
+class JudgedBlock {
+  public:
+    explicit JudgedBlock(std::size_t size)
+        : size_(size), data_(std::allocator<Judged>().allocate(size)) {}
+    JudgedBlock(const JudgedBlock&) = delete;
+    JudgedBlock& operator=(const JudgedBlock&) = delete;
+    ~JudgedBlock() { std::allocator<Judged>().deallocate(data_, size_); }
+
+    // Entries [first, first + count), to be constructed by the caller.
+    Judged* at(std::size_t first) const { return data_ + first; }
+
+  private:
+    std::size_t size_;
+    Judged* data_;
+};
+
 struct LevelPrepared final : PreparedSuite {
-    std::vector<Judged> judged;
+    std::span<const Judged> judged;  // in `own`, or in the block a replay's suites share
+    std::vector<Judged> own;
+    std::shared_ptr<const JudgedBlock> shared;
     SuiteMoves moves;
 };
 
@@ -72,15 +100,21 @@ model::Verdict verdict_of(double move, double threshold, bool smaller_is_better)
 
 class LevelMethod final : public Method {
   public:
-    explicit LevelMethod(const LevelSettings& settings) : settings_(settings) {
+    explicit LevelMethod(const LevelSettings& settings)
+        : settings_(settings), by_noise_(settings_.thresholds_by_noise) {
         assert(settings_.level_runs > 0 && settings_.sensitivity >= 0);
+        for (const auto& weighted : settings_.thresholds_by_weight)
+            by_weight_.emplace_back(weighted.weight, stats::NoiseThresholds(weighted.thresholds));
     }
+    // The tables look into settings_, so a copy would look into the original's.
+    LevelMethod(const LevelMethod&) = delete;
+    LevelMethod& operator=(const LevelMethod&) = delete;
 
     std::string name() const override { return "level"; }
 
     std::unique_ptr<PreparedSuite> prepare(
         std::span<const BenchmarkEvidence> suite) const override {
-        return prepare_with(suite, {});
+        return prepare_suite(suite);
     }
 
     // A replay's suites take their histories from one array per benchmark: the logs and level
@@ -94,33 +128,50 @@ class LevelMethod final : public Method {
                 auto& length = longest[evidence.history.data()];
                 length = std::max(length, evidence.history.size());
             }
+        // The map is filled first and its entries worked out after, each on its own, so that
+        // the work can be spread without the map changing under it.
         std::unordered_map<const double*, SeriesLogs> series;
         series.reserve(longest.size());
-        for (const auto& [start, length] : longest) {
-            auto& one = series[start];
+        std::vector<std::pair<const double*, std::size_t>> starts(longest.begin(), longest.end());
+        std::vector<SeriesLogs*> entries;
+        entries.reserve(starts.size());
+        for (const auto& [start, length] : starts) entries.push_back(&series[start]);
+        detail::for_each_index(starts.size(), [&](std::size_t s) {
+            const auto [start, length] = starts[s];
+            auto& one = *entries[s];
             one.logs.reserve(length);
             for (std::size_t i = 0; i < length; ++i)
                 one.logs.push_back(start[i] > 0 ? std::log(start[i]) : 0.0);
             one.level_medians = stats::window_medians(one.logs, settings_.level_runs);
-        }
-        std::vector<std::unique_ptr<PreparedSuite>> prepared;
-        prepared.reserve(suites.size());
-        for (const auto suite : suites) prepared.push_back(prepare_with(suite, series));
+        });
+        std::vector<std::size_t> first(suites.size() + 1, 0);
+        for (std::size_t i = 0; i < suites.size(); ++i) first[i + 1] = first[i] + suites[i].size();
+        const auto block = std::make_shared<const JudgedBlock>(first.back());
+        std::vector<std::unique_ptr<PreparedSuite>> prepared(suites.size());
+        detail::for_each_index(suites.size(), [&](std::size_t i) {
+            auto one = std::make_unique<LevelPrepared>();
+            Judged* judged = block->at(first[i]);
+            for (const auto& evidence : suites[i]) {
+                const auto found = series.find(evidence.history.data());
+                std::construct_at(
+                    judged++,
+                    prepare_alone(evidence, found == series.end() ? nullptr : &found->second));
+            }
+            one->judged = std::span<const Judged>(block->at(first[i]), suites[i].size());
+            one->shared = block;
+            one->moves = suite_moves(one->judged);
+            prepared[i] = std::move(one);
+        });
         return prepared;
     }
 
     SuiteJudgement decide(const PreparedSuite& prepared, double setting) const override {
         const auto& level_prepared = dynamic_cast<const LevelPrepared&>(prepared);
-        auto judged = level_prepared.judged;
+        std::vector<Judged> judged(level_prepared.judged.begin(), level_prepared.judged.end());
         for (auto& one : judged) {
             if (!one.level_based) continue;
             auto& assessment = one.assessment;
-            const auto table = thresholds_of_weight(
-                settings_.thresholds_by_noise, settings_.thresholds_by_weight, one.budget_weight);
-            const double threshold =
-                table.empty() ? setting * one.noise
-                              : stats::threshold_for_noise(table, one.noise, one.noise_position);
-            assessment.threshold = std::max(threshold, one.floor);
+            assessment.threshold = own_threshold(one, setting);
             assessment.detectable_change = std::expm1(assessment.threshold);
             assessment.verdict = verdict_of(one.move, assessment.threshold, one.smaller_is_better);
         }
@@ -135,6 +186,35 @@ class LevelMethod final : public Method {
             judgement.benchmarks.push_back(one.assessment);
         }
         return judgement;
+    }
+
+    // The verdicts decide() gives, without its assessments: a calibration counts the flags of
+    // every replayed pull request at every setting it tries. An assessment's detectable change
+    // only turns an unchanged verdict into too noisy, which flags nothing, so it is left out.
+    FlagCount count_flags(const PreparedSuite& prepared,
+                          const ReplayedPullRequest& request) const override {
+        const auto& level_prepared = dynamic_cast<const LevelPrepared&>(prepared);
+        const auto& judged = level_prepared.judged;
+        assert(judged.size() == request.suite.size());
+        thread_local std::vector<double> thresholds;
+        thresholds.assign(judged.size(), 0.0);
+        for (std::size_t i = 0; i < judged.size(); ++i)
+            if (judged[i].level_based) thresholds[i] = own_threshold(judged[i], setting());
+        const auto& moves = level_prepared.moves;
+        const bool moved = moved_together(moves, judged, [&](std::size_t i) {
+            return std::min(thresholds[i], widest_suite_trigger(judged[i]));
+        });
+        FlagCount count;
+        for (std::size_t i = 0; i < judged.size(); ++i) {
+            const auto& one = judged[i];
+            const auto verdict = !one.level_based ? one.assessment.verdict
+                                 : moved
+                                     ? against_suite_move(moves, one, thresholds[i]).first
+                                     : verdict_of(one.move, thresholds[i], one.smaller_is_better);
+            if (model::flags_change(verdict))
+                count_flag(request, i, one.assessment.reference, count);
+        }
+        return count;
     }
 
     std::vector<NoiseScore> noise_scores(const PreparedSuite& prepared,
@@ -203,16 +283,12 @@ class LevelMethod final : public Method {
     }
 
   private:
-    std::unique_ptr<PreparedSuite> prepare_with(
-        std::span<const BenchmarkEvidence> suite,
-        const std::unordered_map<const double*, SeriesLogs>& series) const {
+    std::unique_ptr<PreparedSuite> prepare_suite(std::span<const BenchmarkEvidence> suite) const {
         auto prepared = std::make_unique<LevelPrepared>();
-        prepared->judged.reserve(suite.size());
-        for (const auto& evidence : suite) {
-            const auto found = series.find(evidence.history.data());
-            prepared->judged.push_back(
-                prepare_alone(evidence, found == series.end() ? nullptr : &found->second));
-        }
+        prepared->own.reserve(suite.size());
+        for (const auto& evidence : suite)
+            prepared->own.push_back(prepare_alone(evidence, nullptr));
+        prepared->judged = prepared->own;
         prepared->moves = suite_moves(prepared->judged);
         return prepared;
     }
@@ -237,18 +313,22 @@ class LevelMethod final : public Method {
             logs = own_logs;
         }
         const double floor = std::log1p(evidence.minimum_change);
-        std::vector<double> deviations;
+        // One vector per thread for every benchmark it prepares, rather than one each.
+        thread_local std::vector<double> all_deviations;
+        all_deviations.clear();
         if (positive && logs.size() > settings_.level_runs) {
-            const auto medians = whole ? std::span<const double>(whole->level_medians)
-                                             .subspan(first, logs.size() - settings_.level_runs + 1)
-                                       : std::span<const double>{};
-            deviations =
-                whole ? stats::transient_deviations(logs, medians, settings_.level_runs, floor)
-                      : stats::transient_deviations(logs, settings_.level_runs, floor);
+            if (whole)
+                stats::transient_deviations_into(
+                    logs,
+                    std::span<const double>(whole->level_medians)
+                        .subspan(first, logs.size() - settings_.level_runs + 1),
+                    settings_.level_runs, floor, all_deviations);
+            else
+                all_deviations = stats::transient_deviations(logs, settings_.level_runs, floor);
         }
+        std::span<double> deviations(all_deviations);
         if (deviations.size() > settings_.noise_runs)
-            deviations.erase(deviations.begin(),
-                             deviations.end() - static_cast<std::ptrdiff_t>(settings_.noise_runs));
+            deviations = deviations.last(settings_.noise_runs);
         if (deviations.size() < kLevelMinimumDeviations)
             return judge_short_history(evidence, logs, floor);
 
@@ -256,7 +336,7 @@ class LevelMethod final : public Method {
         const double level = level_of(logs);
         judged.level_based = true;
         judged.move = std::log(evidence.head) - level;
-        judged.noise = stats::quantile(deviations, settings_.noise_quantile);
+        judged.noise = stats::quantile_in_place(deviations, settings_.noise_quantile);
         judged.noise_position = stats::grid_position(judged.noise);
         judged.floor = floor;
         judged.minimum_change = evidence.minimum_change;
@@ -305,7 +385,7 @@ class LevelMethod final : public Method {
     // benchmark is then flagged only when it moved beyond its threshold both from its level and
     // from the suite's median move, the same way, with a threshold of at least the suite's
     // spread × kSuiteSpreadFactor.
-    static SuiteMoves suite_moves(const std::vector<Judged>& judged) {
+    static SuiteMoves suite_moves(std::span<const Judged> judged) {
         std::vector<double> moves;
         for (const auto& one : judged)
             if (one.level_based) moves.push_back(one.move);
@@ -331,15 +411,16 @@ class LevelMethod final : public Method {
     }
 
     // Whether at least kSuiteShare of the suite's level-judged benchmarks, and at least
-    // kSuiteMinimum of them, moved beyond `trigger` of theirs in one direction.
+    // kSuiteMinimum of them, moved beyond `trigger(i)` of the i-th in one direction.
     template <typename Trigger>
-    static bool moved_together(const SuiteMoves& suite, const std::vector<Judged>& judged,
+    static bool moved_together(const SuiteMoves& suite, std::span<const Judged> judged,
                                Trigger trigger) {
         int up = 0;
         int down = 0;
-        for (const auto& one : judged) {
+        for (std::size_t i = 0; i < judged.size(); ++i) {
+            const auto& one = judged[i];
             if (!one.level_based) continue;
-            const double bound = trigger(one);
+            const double bound = trigger(i);
             if (one.move > bound) ++up;
             if (one.move < -bound) ++down;
         }
@@ -348,35 +429,61 @@ class LevelMethod final : public Method {
     }
 
     // Whether the suite moved as a whole, each benchmark judged by its suite_trigger().
-    static bool moved_as_a_whole(const SuiteMoves& suite, const std::vector<Judged>& judged) {
-        return moved_together(suite, judged, suite_trigger);
+    static bool moved_as_a_whole(const SuiteMoves& suite, std::span<const Judged> judged) {
+        return moved_together(suite, judged,
+                              [&](std::size_t i) { return suite_trigger(judged[i]); });
     }
 
     // Whether the suite moved as a whole whatever the thresholds: each benchmark counted only
     // beyond the farthest trigger a threshold can give it. What a calibration pools past
     // suites by, before their thresholds are chosen.
-    static bool moved_beyond_noise(const SuiteMoves& suite, const std::vector<Judged>& judged) {
-        return moved_together(suite, judged, widest_suite_trigger);
+    static bool moved_beyond_noise(const SuiteMoves& suite, std::span<const Judged> judged) {
+        return moved_together(suite, judged,
+                              [&](std::size_t i) { return widest_suite_trigger(judged[i]); });
     }
 
     static void judge_against_suite_move(const SuiteMoves& suite, std::vector<Judged>& judged) {
-        const double shift = suite.shift;
-        const double spread = suite.spread;
         for (auto& one : judged) {
             if (!one.level_based) continue;
             auto& assessment = one.assessment;
-            assessment.threshold = std::max(assessment.threshold, kSuiteSpreadFactor * spread);
+            std::tie(assessment.verdict, assessment.threshold) =
+                against_suite_move(suite, one, assessment.threshold);
             assessment.detectable_change = std::expm1(assessment.threshold);
-            const auto beyond_suite =
-                verdict_of(one.move - shift, assessment.threshold, one.smaller_is_better);
-            const auto beyond_level =
-                verdict_of(one.move, assessment.threshold, one.smaller_is_better);
-            assessment.verdict =
-                beyond_suite == beyond_level ? beyond_suite : model::Verdict::Unchanged;
         }
     }
 
+    // The verdict of a level-judged benchmark whose own threshold is `threshold` when the suite
+    // moved as a whole, and the threshold it is judged by then.
+    static std::pair<model::Verdict, double> against_suite_move(const SuiteMoves& suite,
+                                                                const Judged& one,
+                                                                double threshold) {
+        threshold = std::max(threshold, kSuiteSpreadFactor * suite.spread);
+        const auto beyond_suite =
+            verdict_of(one.move - suite.shift, threshold, one.smaller_is_better);
+        const auto beyond_level = verdict_of(one.move, threshold, one.smaller_is_better);
+        return {beyond_suite == beyond_level ? beyond_suite : model::Verdict::Unchanged, threshold};
+    }
+
+    // A level-judged benchmark's threshold at `setting` before the suite is looked at: from the
+    // thresholds by noise of its budget weight when there are any, else `setting` × its noise;
+    // at least its category's floor.
+    double own_threshold(const Judged& one, double setting) const {
+        const auto& table = thresholds_of_weight(one.budget_weight);
+        const double threshold =
+            table.empty() ? setting * one.noise : table.at(one.noise, one.noise_position);
+        return std::max(threshold, one.floor);
+    }
+
+    // thresholds_of_weight() of the settings' tables.
+    const stats::NoiseThresholds& thresholds_of_weight(double weight) const {
+        for (const auto& [one, table] : by_weight_)
+            if (one == weight) return table;
+        return by_noise_;
+    }
+
     LevelSettings settings_;
+    stats::NoiseThresholds by_noise_;
+    std::vector<std::pair<double, stats::NoiseThresholds>> by_weight_;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "compare/compare.hpp"
 #include "compare/level_method.hpp"
+#include "compare/replay.hpp"
 #include "compare/samples_method.hpp"
 #include "compare/seed_method.hpp"
 #include "stats/stats.hpp"
@@ -70,6 +71,11 @@ void mark_too_noisy(Assessment& assessment, double minimum_change) {
     if (assessment.verdict == model::Verdict::Unchanged &&
         too_noisy(assessment.detectable_change, minimum_change))
         assessment.verdict = model::Verdict::TooNoisy;
+}
+
+FlagCount Method::count_flags(const PreparedSuite& prepared,
+                              const ReplayedPullRequest& request) const {
+    return compare::count_flags(request, decide(prepared, setting()));
 }
 
 std::vector<NoiseScore> Method::noise_scores(const PreparedSuite&, std::span<const double>) const {

@@ -27,8 +27,10 @@ struct BenchmarkEvidence {
     double head = 0;
     bool smaller_is_better = true;
     double minimum_change = 0.03;  // the benchmark's category minimum, e.g. 0.03 for 3%
-    std::optional<model::SampleSummary> base_samples;  // where the format has them
-    std::optional<model::SampleSummary> head_samples;
+    // The samples behind base and head where the format has them, else null; they must outlive
+    // the evidence (a replay's matrix, a comparison's results).
+    const model::SampleSummary* base_samples = nullptr;
+    const model::SampleSummary* head_samples = nullptr;
     // Its weight where a budget is shared out by noise: its thresholds are bought at the price
     // of a fluke ÷ this (model::BenchmarkRule::budget_weight).
     double budget_weight = 1;
@@ -93,6 +95,9 @@ class PreparedSuite {
     virtual ~PreparedSuite() = default;
 };
 
+struct ReplayedPullRequest;
+struct FlagCount;
+
 // A way of judging a pull request's benchmarks against the default branch's history.
 class Method {
   public:
@@ -120,6 +125,12 @@ class Method {
     // made from by with_setting() or calibrated_by()), at sensitivity `setting`; a level method
     // with thresholds by noise uses those instead of `setting`.
     virtual SuiteJudgement decide(const PreparedSuite& prepared, double setting) const = 0;
+
+    // count_flags(request, decide(prepared, setting())) of the replayed `request` whose suite
+    // `prepared` was prepared from: a calibration counts flags many thousand times, and a method
+    // may count them without writing out every assessment.
+    virtual FlagCount count_flags(const PreparedSuite& prepared,
+                                  const ReplayedPullRequest& request) const;
 
     // Each benchmark of `prepared` that is judged by a noise the method learned, as a budget
     // shared by noise reads it. `later_shift` (one per suite entry, as ReplayedPullRequest has

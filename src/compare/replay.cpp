@@ -7,9 +7,11 @@
 #include <cassert>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "compare/level_method.hpp"
+#include "compare/parallel.hpp"
 #include "stats/budget_share.hpp"
 #include "stats/stats.hpp"
 #include "stats/transient.hpp"
@@ -91,9 +93,17 @@ Replay::Replay(const BacktestMatrix& matrix, std::size_t first_run) {
             if (measured(value)) measured_[b].push_back(*value);
         }
     }
-    for (std::size_t t = std::max(first_pull_request, first_run);
-         t + persistence_window + 1 <= matrix.runs; ++t) {
-        ReplayedPullRequest request{t, {}, {}};
+    // Runs t with t + persistence_window + 1 <= matrix.runs, each replayed on its own.
+    const auto first = std::max(first_pull_request, first_run);
+    const auto end = matrix.runs > persistence_window ? matrix.runs - persistence_window : 0;
+    requests_.resize(end > first ? end - first : 0);
+    detail::for_each_index(requests_.size(), [&](std::size_t i) {
+        const auto t = first + i;
+        auto& request = requests_[i];
+        request.run = t;
+        // Reserved whole: grown a step at a time, a suite of thousands is copied many times over.
+        request.suite.reserve(count);
+        request.later_shift.reserve(count);
         for (std::size_t b = 0; b < count; ++b) {
             const auto& series = matrix.benchmarks[b];
             if (!measured(series.values[t]) || !measured(series.values[t - 1])) continue;
@@ -105,33 +115,37 @@ Replay::Replay(const BacktestMatrix& matrix, std::size_t first_run) {
             evidence.minimum_change = series.minimum_change;
             evidence.budget_weight = series.budget_weight;
             if (!series.samples.empty()) {
-                evidence.base_samples = series.samples[t - 1];
-                evidence.head_samples = series.samples[t];
+                const auto& base_samples = series.samples[t - 1];
+                const auto& head_samples = series.samples[t];
+                if (base_samples) evidence.base_samples = &*base_samples;
+                if (head_samples) evidence.head_samples = &*head_samples;
             }
             request.suite.push_back(evidence);
             request.later_shift.push_back(
                 std::log(window_median(series, t, t + persistence_window) /
                          window_median(series, t - persistence_window, t)));
         }
-        requests_.push_back(std::move(request));
-    }
+    });
 }
 
 FlagCount count_flags(const ReplayedPullRequest& request, const SuiteJudgement& judgement) {
     const auto& assessments = judgement.benchmarks;
     assert(assessments.size() == request.suite.size());
     FlagCount count;
-    for (std::size_t i = 0; i < assessments.size(); ++i) {
-        if (!model::flags_change(assessments[i].verdict)) continue;
-        const auto& evidence = request.suite[i];
-        const double reference =
-            assessments[i].reference > 0 ? assessments[i].reference : evidence.base;
-        if (stats::lasted(std::log(evidence.head / reference), request.later_shift[i]))
-            ++count.persistent;
-        else
-            ++count.flukes;
-    }
+    for (std::size_t i = 0; i < assessments.size(); ++i)
+        if (model::flags_change(assessments[i].verdict))
+            count_flag(request, i, assessments[i].reference, count);
     return count;
+}
+
+void count_flag(const ReplayedPullRequest& request, std::size_t entry, double reference,
+                FlagCount& count) {
+    const auto& evidence = request.suite[entry];
+    if (!(reference > 0)) reference = evidence.base;
+    if (stats::lasted(std::log(evidence.head / reference), request.later_shift[entry]))
+        ++count.persistent;
+    else
+        ++count.flukes;
 }
 
 double smallest_setting_within(std::pair<double, double> range, double target, int bisection_steps,
@@ -163,11 +177,14 @@ namespace {
 // The flukes per pull request that `judge` makes on the replayed pull requests.
 double replayed_flukes(const Method& judge, std::span<const ReplayedPullRequest> requests,
                        std::span<const std::unique_ptr<PreparedSuite>> prepared) {
-    long flukes = 0;
-    for (std::size_t i = 0; i < requests.size(); ++i)
-        flukes += count_flags(requests[i], judge.decide(*prepared[i], judge.setting())).flukes;
-    return requests.empty() ? 0.0
-                            : static_cast<double>(flukes) / static_cast<double>(requests.size());
+    std::vector<long> flukes(requests.size());
+    detail::for_each_index(requests.size(), [&](std::size_t i) {
+        flukes[i] = judge.count_flags(*prepared[i], requests[i]).flukes;
+    });
+    return requests.empty()
+               ? 0.0
+               : static_cast<double>(std::accumulate(flukes.begin(), flukes.end(), 0L)) /
+                     static_cast<double>(requests.size());
 }
 
 // Calibrated on the replay alone: see calibrate().
@@ -179,8 +196,15 @@ model::Calibration calibrate_on_replay(const Method& method,
     model::Calibration calibration;
     calibration.budget = budget;
     calibration.pull_requests = static_cast<int>(used);
+    // The search ends on a setting it has tried: what each gave is kept rather than replayed again.
+    std::vector<std::pair<double, double>> tried;
     const auto flukes_at = [&](double setting) {
-        return replayed_flukes(*method.with_setting(setting), requests, prepared);
+        for (const auto& [one, flukes] : tried)
+            if (one == setting) return flukes;
+        return tried
+            .emplace_back(setting,
+                          replayed_flukes(*method.with_setting(setting), requests, prepared))
+            .second;
     };
     double setting = kConservativeSensitivity;
     if (used > 0)
@@ -217,13 +241,16 @@ model::Calibration calibrate_by_noise(const Method& method,
                                       std::span<const std::unique_ptr<PreparedSuite>> prepared,
                                       const PreparedSuite& now, double budget) {
     const auto used = requests.size();
-    std::vector<std::vector<NoiseScore>> past;
-    past.reserve(used);
+    std::vector<std::vector<NoiseScore>> past(used);
+    detail::for_each_index(used, [&](std::size_t i) {
+        past[i] = method.noise_scores(*prepared[i], requests[i].later_shift);
+    });
     std::vector<stats::PooledScore> pooled;
-    for (std::size_t i = 0; i < used; ++i) {
-        past.push_back(method.noise_scores(*prepared[i], requests[i].later_shift));
-        for (const auto& one : past.back()) pooled.push_back(one.pooled);
-    }
+    std::size_t scores = 0;
+    for (const auto& suite : past) scores += suite.size();
+    pooled.reserve(scores);
+    for (const auto& suite : past)
+        for (const auto& one : suite) pooled.push_back(one.pooled);
     const auto present = method.noise_scores(now, {});
     // Every budget weight other than 1 gets thresholds of its own, bought at the price ÷ weight.
     std::set<double> weights;
@@ -247,9 +274,19 @@ model::Calibration calibrate_by_noise(const Method& method,
         for (const double weight : weights)
             result.thresholds_by_weight.push_back({weight, share.thresholds(price / weight)});
         const auto judge = method.calibrated_by(result);
+        // Each pull request's expected and replayed flukes at once, summed in order afterwards.
+        std::vector<double> expected(used);
+        std::vector<long> flukes(used);
+        detail::for_each_index(used, [&](std::size_t i) {
+            expected[i] = expected_flukes(share, result, past[i]);
+            flukes[i] = judge->count_flags(*prepared[i], requests[i]).flukes;
+        });
         double expected_past = 0;
-        for (const auto& suite : past) expected_past += expected_flukes(share, result, suite);
-        result.flukes_per_pr = replayed_flukes(*judge, requests, prepared);
+        for (const double one : expected) expected_past += one;
+        result.flukes_per_pr =
+            used == 0 ? 0.0
+                      : static_cast<double>(std::accumulate(flukes.begin(), flukes.end(), 0L)) /
+                            pull_requests;
         const double replayed = result.flukes_per_pr * pull_requests;
         result.replay_weight = expected_past / (expected_past + kReplayEvidenceFlukes);
         result.expected_flukes_per_pr = expected_flukes(share, result, present) *
@@ -257,9 +294,15 @@ model::Calibration calibrate_by_noise(const Method& method,
                                         (expected_past + kReplayEvidenceFlukes);
         return result;
     };
-    return priced(smallest_setting_within(
+    // The search ends on a price it has tried: what each price gave is kept rather than worked
+    // out again, since each costs a replay of every pull request.
+    std::vector<model::Calibration> tried;
+    const auto price = smallest_setting_within(
         shared_budget_prices, budget * kPooledCalibrationMargin, calibration_bisection_steps,
-        [&](double price) { return priced(price).expected_flukes_per_pr; }));
+        [&](double one) { return tried.emplace_back(priced(one)).expected_flukes_per_pr; });
+    for (auto& one : tried)
+        if (one.sensitivity == price) return std::move(one);
+    return priced(price);
 }
 
 }  // namespace

@@ -81,6 +81,11 @@ struct FlagCount {
 };
 FlagCount count_flags(const ReplayedPullRequest& request, const SuiteJudgement& judgement);
 
+// Adds to `count` the flag of entry `entry` of `request`'s suite, judged against `reference`
+// (its level; the baseline run when 0): persistent when the change lasted, a fluke otherwise.
+void count_flag(const ReplayedPullRequest& request, std::size_t entry, double reference,
+                FlagCount& count);
+
 // How a setting is calibrated to a method's budget of false alarms (flukes) per pull request.
 // Only the latest kCalibrationWindow replayable pull requests count, so that a history whose
 // noise changed is judged by its recent noise.

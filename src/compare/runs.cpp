@@ -187,7 +187,8 @@ void visit_history_values(
         std::vector<std::int64_t> run_ids;
         for (const auto& commit : batch)
             for (const auto* run : index.runs_of(commit)) run_ids.push_back(run->id);
-        auto read = store.result_values(run_ids);
+        auto read =
+            store.result_values(run_ids, [&](std::int64_t id) { return benchmarks.contains(id); });
         learn(read.benchmarks);
         slot_of_key.resize(keys.size(), 0);
         // Each value with its benchmark, by run and then as results() orders a run's results.

@@ -37,10 +37,9 @@ const std::array<double, kThresholds>& threshold_grid() {
     return grid;
 }
 
-// How many of `sorted` lie above `bound`.
-double count_above(const std::vector<double>& sorted, double bound) {
-    return static_cast<double>(sorted.end() -
-                               std::upper_bound(sorted.begin(), sorted.end(), bound));
+// How many of `values` lie above `bound`.
+double count_above(const SortedCounts& values, double bound) {
+    return static_cast<double>(values.count_above(bound));
 }
 
 // A noise of 0 (a benchmark whose every deviation was 0) makes any move infinitely many noises.
@@ -72,19 +71,25 @@ BudgetShare::BudgetShare(std::span<const PooledScore> scores, std::span<const do
       catch_(kNoises * kThresholds, 0.0),
       fluke_(kNoises * kThresholds, 0.0) {
     assert(evidence_weight_ >= 0 && evidence_weight_ <= 1);
+    std::vector<double> core_flukes;
+    std::vector<double> large_flukes;
+    std::vector<double> core_scores;
+    std::vector<double> large_scores;
     for (const auto& pooled : scores) {
         assert(std::isfinite(pooled.score) && pooled.noise > 0);
         if (pooled.fluke <= kPooledCoreScore)
-            core_flukes_.push_back(pooled.fluke);
+            core_flukes.push_back(pooled.fluke);
         else
-            large_flukes_.push_back(pooled.fluke * pooled.noise);
+            large_flukes.push_back(pooled.fluke * pooled.noise);
         if (std::abs(pooled.score) <= kPooledCoreScore)
-            core_scores_.push_back(pooled.score);
+            core_scores.push_back(pooled.score);
         else
-            large_scores_.push_back(pooled.score * pooled.noise);
+            large_scores.push_back(pooled.score * pooled.noise);
     }
-    for (auto* sorted : {&core_flukes_, &core_scores_, &large_flukes_, &large_scores_})
-        std::sort(sorted->begin(), sorted->end());
+    core_flukes_ = SortedCounts(std::move(core_flukes));
+    large_flukes_ = SortedCounts(std::move(large_flukes));
+    core_scores_ = SortedCounts(std::move(core_scores));
+    large_scores_ = SortedCounts(std::move(large_scores));
     const auto& noises = noise_grid();
     const auto& thresholds = threshold_grid();
     for (std::size_t n = 0; n < kNoises; ++n) {
@@ -177,14 +182,21 @@ double threshold_for_noise(std::span<const double> table, double noise) {
 }
 
 double threshold_for_noise(std::span<const double> table, double noise, GridPosition position) {
-    assert(table.size() == kNoises);
+    return NoiseThresholds(table).at(noise, position);
+}
+
+NoiseThresholds::NoiseThresholds(std::span<const double> table) : table_(table) {
+    assert(table.empty() || table.size() == kNoises);
     const double smallest = threshold_grid().front();
+    for (std::size_t i = 0; i < table.size() && table[i] <= smallest; ++i) last_at_smallest_ = i;
+}
+
+double NoiseThresholds::at(double noise, GridPosition position) const {
+    assert(table_.size() == kNoises);
     const auto& noises = noise_grid();
-    std::optional<std::size_t> last_at_smallest;
-    for (std::size_t i = 0; i < kNoises && table[i] <= smallest; ++i) last_at_smallest = i;
-    if (last_at_smallest && noise < noises[*last_at_smallest])
-        return smallest * std::max(noise, 0.0) / noises[*last_at_smallest];
-    return threshold_at(table, position);
+    if (last_at_smallest_ && noise < noises[*last_at_smallest_])
+        return threshold_grid().front() * std::max(noise, 0.0) / noises[*last_at_smallest_];
+    return threshold_at(table_, position);
 }
 
 }  // namespace benchwatch::stats

@@ -1,8 +1,11 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
+
+#include "stats/sorted_counts.hpp"
 
 namespace benchwatch::stats {
 
@@ -74,12 +77,12 @@ class BudgetShare {
 
   private:
     double evidence_weight_ = 0;
-    double count_ = 0;                  // scores pooled
-    std::vector<double> core_flukes_;   // fluke magnitudes up to kPooledCoreScore, sorted
-    std::vector<double> core_scores_;   // scores within ±kPooledCoreScore, sorted
-    std::vector<double> large_flukes_;  // fluke × noise beyond kPooledCoreScore, sorted
-    std::vector<double> large_scores_;  // score × noise beyond ±kPooledCoreScore, sorted
-    std::vector<double> catch_;         // noise × threshold, row-major
+    double count_ = 0;           // scores pooled
+    SortedCounts core_flukes_;   // fluke magnitudes up to kPooledCoreScore
+    SortedCounts core_scores_;   // scores within ±kPooledCoreScore
+    SortedCounts large_flukes_;  // fluke × noise beyond kPooledCoreScore
+    SortedCounts large_scores_;  // score × noise beyond ±kPooledCoreScore
+    std::vector<double> catch_;  // noise × threshold, row-major
     std::vector<double> fluke_;
 };
 
@@ -112,5 +115,20 @@ double threshold_for_noise(std::span<const double> table, double noise);
 
 // threshold_for_noise() of a noise whose grid_position() is `position`, already worked out.
 double threshold_for_noise(std::span<const double> table, double noise, GridPosition position);
+
+// A table of thresholds by noise (one per share_noise_grid() point, or none) with where it
+// leaves the threshold grid's first point found once, for a judge that looks up thousands of
+// thresholds in it: at() equals threshold_for_noise() of the table. The table must outlive it.
+class NoiseThresholds {
+  public:
+    explicit NoiseThresholds(std::span<const double> table);
+
+    bool empty() const { return table_.empty(); }
+    double at(double noise, GridPosition position) const;
+
+  private:
+    std::span<const double> table_;
+    std::optional<std::size_t> last_at_smallest_;
+};
 
 }  // namespace benchwatch::stats

@@ -9,9 +9,13 @@
 namespace benchwatch::stats {
 
 double quantile(std::span<const double> values, double q) {
+    std::vector<double> copy(values.begin(), values.end());
+    return quantile_in_place(copy, q);
+}
+
+double quantile_in_place(std::span<double> sorted, double q) {
     assert(q >= 0 && q <= 1);
-    if (values.empty()) return 0;
-    std::vector<double> sorted(values.begin(), values.end());
+    if (sorted.empty()) return 0;
     const double position = q * static_cast<double>(sorted.size() - 1);
     const auto below = static_cast<std::size_t>(std::floor(position));
     const auto above = std::min(below + 1, sorted.size() - 1);
@@ -48,10 +52,18 @@ std::vector<double> transient_deviations(std::span<const double> log_values, std
 std::vector<double> transient_deviations(std::span<const double> log_values,
                                          std::span<const double> level_medians,
                                          std::size_t level_runs, double ignore_below) {
+    std::vector<double> deviations;
+    transient_deviations_into(log_values, level_medians, level_runs, ignore_below, deviations);
+    return deviations;
+}
+
+void transient_deviations_into(std::span<const double> log_values,
+                               std::span<const double> level_medians, std::size_t level_runs,
+                               double ignore_below, std::vector<double>& deviations) {
     assert(level_runs > 0);
     const auto n = log_values.size();
     assert(n < level_runs || level_medians.size() == n - level_runs + 1);
-    std::vector<double> deviations;
+    deviations.clear();
     for (std::size_t i = level_runs; i < n; ++i) {
         const double before = level_medians[i - level_runs];
         const double deviation = log_values[i] - before;
@@ -61,7 +73,6 @@ std::vector<double> transient_deviations(std::span<const double> log_values,
         }
         deviations.push_back(deviation);
     }
-    return deviations;
 }
 
 }  // namespace benchwatch::stats

@@ -11,6 +11,9 @@ namespace benchwatch::stats {
 // Example: quantile({4, 1, 3, 2}, 0.5) == 2.5, quantile({4, 1, 3, 2}, 0.9) == 3.7.
 double quantile(std::span<const double> values, double q);
 
+// quantile() of `values`, which it reorders instead of copying them.
+double quantile_in_place(std::span<double> values, double q);
+
 // Whether a move of `change` lasted, judged by the shift of the level it was followed by: the
 // shift has the move's sign and at least half its size (both in log space). The backtest's test of
 // a persistent flag, and the test transient_deviations() leaves steps out by.
@@ -37,5 +40,11 @@ std::vector<double> window_medians(std::span<const double> values, std::size_t w
 std::vector<double> transient_deviations(std::span<const double> log_values,
                                          std::span<const double> level_medians,
                                          std::size_t level_runs, double ignore_below);
+
+// The same deviations written into `deviations`, which is cleared first: a caller judging many
+// windows reuses one vector.
+void transient_deviations_into(std::span<const double> log_values,
+                               std::span<const double> level_medians, std::size_t level_runs,
+                               double ignore_below, std::vector<double>& deviations);
 
 }  // namespace benchwatch::stats

@@ -969,7 +969,8 @@ class PostgresStore final : public CoreStore {
         return benchmarks;
     }
 
-    ResultValues select_result_values(std::span<const std::int64_t> run_ids) override {
+    ResultValues select_result_values(std::span<const std::int64_t> run_ids,
+                                      const std::function<bool(std::int64_t)>& known) override {
         ResultValues read;
         if (run_ids.empty()) return read;
         ArrayLiteral ids;
@@ -987,14 +988,17 @@ class PostgresStore final : public CoreStore {
                 {id_array});
             read.values.reserve(static_cast<std::size_t>(rows.size()));
             ArrayLiteral benchmark_ids;
+            std::size_t wanted = 0;
             std::unordered_set<std::int64_t> seen;
             for (int row = 0; row < rows.size(); ++row) {
-                read.values.push_back(
-                    {rows.integer(row, 0), rows.integer(row, 1), rows.real(row, 2)});
-                if (seen.insert(rows.integer(row, 1)).second)
-                    benchmark_ids.add(rows.integer(row, 1));
+                const std::int64_t benchmark_id = rows.integer(row, 1);
+                read.values.push_back({rows.integer(row, 0), benchmark_id, rows.real(row, 2)});
+                if (seen.insert(benchmark_id).second && !(known && known(benchmark_id))) {
+                    benchmark_ids.add(benchmark_id);
+                    ++wanted;
+                }
             }
-            read.benchmarks = benchmarks_by_id(benchmark_ids, seen.size());
+            if (wanted > 0) read.benchmarks = benchmarks_by_id(benchmark_ids, wanted);
             return 0;
         });
         return read;

@@ -317,7 +317,8 @@ class SqliteStore final : public CoreStore {
         return outcomes;
     }
 
-    ResultValues select_result_values(std::span<const std::int64_t> run_ids) override {
+    ResultValues select_result_values(std::span<const std::int64_t> run_ids,
+                                      const std::function<bool(std::int64_t)>& known) override {
         const std::vector<std::int64_t> ids =
             sorted_unique(std::vector<std::int64_t>(run_ids.begin(), run_ids.end()));
         ResultValues read;
@@ -332,7 +333,7 @@ class SqliteStore final : public CoreStore {
                     if (!wanted(select.integer(0))) continue;
                     const std::int64_t benchmark_id = select.integer(1);
                     read.values.push_back({select.integer(0), benchmark_id, select.real(2)});
-                    if (!read.benchmarks.contains(benchmark_id))
+                    if (!read.benchmarks.contains(benchmark_id) && !(known && known(benchmark_id)))
                         read.benchmarks.emplace(benchmark_id,
                                                 benchmark_by_id(find_benchmark, benchmark_id));
                 }

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -97,8 +98,11 @@ class Store {
 
     // The values of the given runs' results, without their samples, allocations and other
     // measurements: what reading a long history for its values needs, at a fraction of results()'
-    // cost. This default reads results() and numbers their benchmarks itself.
-    virtual ResultValues result_values(std::span<const std::int64_t> run_ids);
+    // cost. Benchmarks for which `known` (when given) is true are left out of
+    // ResultValues::benchmarks: a reader of many batches has them from an earlier one. This default
+    // reads results() and numbers their benchmarks itself, anew in each call, and ignores `known`.
+    virtual ResultValues result_values(std::span<const std::int64_t> run_ids,
+                                       const std::function<bool(std::int64_t)>& known = {});
 
     // How many results each of the given runs has, keyed by run id, without loading them: what
     // lets a reader of many runs load them in batches of a bounded number of results.

@@ -197,11 +197,13 @@ std::unordered_map<std::int64_t, std::vector<model::Result>> CoreStore::results(
     return guarded("reading results", [&] { return select_results(run_ids); });
 }
 
-ResultValues CoreStore::result_values(std::span<const std::int64_t> run_ids) {
-    return guarded("reading results", [&] { return select_result_values(run_ids); });
+ResultValues CoreStore::result_values(std::span<const std::int64_t> run_ids,
+                                      const std::function<bool(std::int64_t)>& known) {
+    return guarded("reading results", [&] { return select_result_values(run_ids, known); });
 }
 
-ResultValues Store::result_values(std::span<const std::int64_t> run_ids) {
+ResultValues Store::result_values(std::span<const std::int64_t> run_ids,
+                                  const std::function<bool(std::int64_t)>&) {
     ResultValues read;
     std::map<std::tuple<std::string, std::string, std::string, model::Direction>, std::int64_t> ids;
     for (auto& [run_id, results] : results(run_ids))

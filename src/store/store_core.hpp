@@ -61,7 +61,8 @@ class CoreStore : public Store {
     std::unordered_map<std::int64_t, std::vector<model::Result>> results(
         std::span<const std::int64_t> run_ids) final;
     // Store::result_values(), through select_result_values().
-    ResultValues result_values(std::span<const std::int64_t> run_ids) final;
+    ResultValues result_values(std::span<const std::int64_t> run_ids,
+                               const std::function<bool(std::int64_t)>& known = {}) final;
     // Store::result_counts(), through count_results().
     std::unordered_map<std::int64_t, std::size_t> result_counts(
         std::span<const std::int64_t> run_ids) final;
@@ -97,7 +98,8 @@ class CoreStore : public Store {
     virtual std::unordered_map<std::int64_t, std::vector<model::Result>> select_results(
         std::span<const std::int64_t> run_ids) = 0;
     // Store::result_values().
-    virtual ResultValues select_result_values(std::span<const std::int64_t> run_ids) = 0;
+    virtual ResultValues select_result_values(std::span<const std::int64_t> run_ids,
+                                              const std::function<bool(std::int64_t)>& known) = 0;
     // Store::result_counts().
     virtual std::unordered_map<std::int64_t, std::size_t> count_results(
         std::span<const std::int64_t> run_ids) = 0;

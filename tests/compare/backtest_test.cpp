@@ -218,7 +218,7 @@ TEST(SeedMethod, AssessmentExplainsItsThreshold) {
     // History 100, 110, 100: typical change ln 1.1 over 2 pairs, threshold 3 ln 1.1 = ln 1.331;
     // detectable change 1.1³ − 1 = 0.331. Head 140 against base 100: ln 1.4 > ln 1.331, Slower.
     const double history[] = {100, 110, 100};
-    const BenchmarkEvidence evidence{history, 100, 140, true, 0.03, std::nullopt, std::nullopt};
+    const BenchmarkEvidence evidence{history, 100, 140, true, 0.03, nullptr, nullptr};
     const auto assessments = seed_method(seed_settings)->judge({&evidence, 1}).benchmarks;
     ASSERT_EQ(assessments.size(), 1U);
     EXPECT_EQ(assessments[0].verdict, model::Verdict::Slower);

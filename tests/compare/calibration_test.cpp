@@ -134,6 +134,55 @@ TEST(Calibration, PreparingAReplayAtOnceJudgesEveryPullRequestAsPreparingItAlone
     EXPECT_GT(flagged, 0);
 }
 
+TEST(Calibration, CountingFlagsAloneCountsWhatEachJudgementFlags) {
+    // A calibration counts flags without writing out assessments; the counts must be those of
+    // the judgements, for one factor and for thresholds by noise and by weight, through steps,
+    // spikes, missing runs, short histories and runs in which the whole suite moved.
+    auto matrix = noisy_matrix(14, 130);
+    for (std::size_t b = 0; b < matrix.benchmarks.size(); ++b) {
+        auto& series = matrix.benchmarks[b];
+        auto& values = series.values;
+        for (std::size_t t = 0; t < values.size(); ++t) {
+            if ((t + 5 * b) % 17 == 0) values[t] = std::nullopt;
+            if (b % 4 == 1 && t >= 60 && values[t]) *values[t] *= 0.7;
+            if ((t == 80 || t == 81 || t == 101) && values[t]) *values[t] *= 1.5;
+        }
+        if (b == 6)
+            for (std::size_t t = 0; t < 95; ++t) values[t] = std::nullopt;
+        series.smaller_is_better = b % 5 != 2;
+        if (b % 3 == 0) series.budget_weight = 4;
+    }
+    const Replay replay(matrix);
+    const auto requests = replay.pull_requests();
+    auto by_noise = level_with_budget(1);
+    by_noise.settings<LevelSettings>().thresholds_by_noise =
+        std::vector<double>(stats::share_noise_grid().size(), std::log(1.04));
+    for (std::size_t n = 60; n < stats::share_noise_grid().size(); ++n)
+        by_noise.settings<LevelSettings>().thresholds_by_noise[n] = std::log(1.2);
+    by_noise.settings<LevelSettings>().thresholds_by_weight = {
+        {4, std::vector<double>(stats::share_noise_grid().size(), std::log(1.02))}};
+    std::vector<std::unique_ptr<Method>> methods;
+    for (const double setting : {0.5, 2.0, 6.0})
+        methods.push_back(make_method(one_factor_with_budget(1))->with_setting(setting));
+    methods.push_back(make_method(by_noise));
+    int flags = 0;
+    int suite_moves = 0;
+    for (const auto& method : methods) {
+        const auto prepared = method->prepare_each(suites_of(requests));
+        for (std::size_t k = 0; k < requests.size(); ++k) {
+            const auto judgement = method->decide(*prepared[k], method->setting());
+            const auto expected = count_flags(requests[k], judgement);
+            const auto got = method->count_flags(*prepared[k], requests[k]);
+            EXPECT_EQ(got.flukes, expected.flukes) << k;
+            EXPECT_EQ(got.persistent, expected.persistent) << k;
+            flags += static_cast<int>(expected.flukes + expected.persistent);
+            suite_moves += judgement.suite_move != 0 ? 1 : 0;
+        }
+    }
+    EXPECT_GT(flags, 0);
+    EXPECT_GT(suite_moves, 0);
+}
+
 TEST(Calibration, ABiggerBudgetGivesASmallerSensitivity) {
     const auto matrix = noisy_matrix(8, 120);
     for (const auto& choice : {level_with_budget(0.5), one_factor_with_budget(0.5)}) {

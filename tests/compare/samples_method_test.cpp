@@ -9,19 +9,28 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <deque>
 #include <vector>
 
 namespace benchwatch::compare {
 namespace {
 
-// A benchmark of median `median` over 10 samples with a relative spread of 1% on both sides.
-BenchmarkEvidence evidence(double base_median, double head_median, bool smaller_is_better = true) {
+// `samples` kept for as long as the tests run, since evidence only points at its samples.
+const model::SampleSummary* kept(model::SampleSummary samples) {
+    static std::deque<model::SampleSummary> all;
+    return &all.emplace_back(std::move(samples));
+}
+
+// A benchmark of median `median` over 10 samples with a relative spread of `spread` (1% unless
+// given) on both sides.
+BenchmarkEvidence evidence(double base_median, double head_median, bool smaller_is_better = true,
+                           double spread = 0.01) {
     BenchmarkEvidence one;
     one.base = base_median * 0.98;
     one.head = head_median * 0.98;
     one.smaller_is_better = smaller_is_better;
-    one.base_samples = model::SampleSummary{10, base_median, base_median, base_median / 100, {}};
-    one.head_samples = model::SampleSummary{10, head_median, head_median, head_median / 100, {}};
+    one.base_samples = kept({10, base_median, base_median, base_median * spread, {}});
+    one.head_samples = kept({10, head_median, head_median, head_median * spread, {}});
     return one;
 }
 
@@ -151,7 +160,7 @@ TEST(SamplesMethod, ReadsTheDirectionOfEachMetric) {
 TEST(SamplesMethod, CannotJudgeWithoutSamplesOnBothSides) {
     auto suite = suite_with_one_slowdown();
     suite.push_back(evidence(100, 200));
-    suite.back().base_samples.reset();
+    suite.back().base_samples = nullptr;
     const auto assessments = make_samples_method({})->judge(suite).benchmarks;
     EXPECT_EQ(assessments[4].verdict, model::Verdict::Inconclusive);
     // The four with samples are judged as before: the fifth is not one of the suite's m.
@@ -162,10 +171,7 @@ TEST(SamplesMethod, CannotJudgeWithoutSamplesOnBothSides) {
 // A benchmark of median 100 in the base and `head_median` in the head, 10 samples each with a
 // relative spread of 5%: a within variance of π/2 × 2 × 0.0025 / 10 = 7.853982e-4.
 BenchmarkEvidence spread_evidence(double head_median) {
-    auto one = evidence(100, head_median);
-    one.base_samples->stddev = 5;
-    one.head_samples->stddev = head_median / 20;
-    return one;
+    return evidence(100, head_median, true, 0.05);
 }
 
 TEST(SamplesMethod, AssumesTheSpreadBetweenRunsWhereTooFewBenchmarksShowIt) {
@@ -212,7 +218,9 @@ TEST(SamplesMethod, AssumesTheSpreadBetweenRunsWhereTooFewBenchmarksShowIt) {
 TEST(SamplesMethod, ABenchmarkWithOneSampleIsNotJudgedAndDoesNotCountInTheSuite) {
     auto suite = std::vector<BenchmarkEvidence>{spread_evidence(100), spread_evidence(100),
                                                 spread_evidence(120)};
-    suite[0].head_samples->count = 1;
+    auto one_sample = *suite[0].head_samples;
+    one_sample.count = 1;
+    suite[0].head_samples = kept(one_sample);
     const auto judgement = make_samples_method({})->judge(suite);
     const auto& assessments = judgement.benchmarks;
     EXPECT_EQ(assessments[0].verdict, model::Verdict::Inconclusive);

@@ -512,6 +512,31 @@ TEST_P(RecordTest, ResultValuesAreTheValuesOfResultsOfMoreRunsThanOneQueryHolds)
     EXPECT_TRUE(store->result_values(std::span<const std::int64_t>{}).values.empty());
 }
 
+TEST_P(RecordTest, ResultValuesLeaveOutTheBenchmarksTheReaderKnows) {
+    // A reader of many batches learns each benchmark once: those it says it knows come without
+    // their names, and their values still come.
+    auto store = open();
+    model::Run first = make_run("c1", "h");
+    first.results = {testing::time_result("a", 1), testing::time_result("b", 2)};
+    model::Run second = make_run("c2", "h");
+    second.results = {testing::time_result("a", 3), testing::time_result("c", 4)};
+    const std::int64_t ids[] = {store->record(first).run_id, store->record(second).run_id};
+
+    const auto all = store->result_values(ids);
+    ASSERT_EQ(all.benchmarks.size(), 3u);
+    std::int64_t id_of_a = 0;
+    for (const auto& [id, benchmark] : all.benchmarks)
+        if (benchmark.benchmark == "a") id_of_a = id;
+    const auto without_a =
+        store->result_values(ids, [&](std::int64_t id) { return id == id_of_a; });
+    EXPECT_EQ(without_a.values.size(), 4u);
+    EXPECT_EQ(without_a.benchmarks.size(), 2u);
+    EXPECT_FALSE(without_a.benchmarks.contains(id_of_a));
+    const auto all_known = store->result_values(ids, [](std::int64_t) { return true; });
+    EXPECT_EQ(all_known.values.size(), 4u);
+    EXPECT_TRUE(all_known.benchmarks.empty());
+}
+
 TEST_P(RecordTest, RunsCloseTogetherAreReadWithoutTheRunsBetweenThem) {
     // 40 consecutive runs of which 37 are asked for: close enough together to be read as one
     // range of ids, and the three between them must not come with them.
