@@ -22,6 +22,21 @@ TEST(Median, EvenCountAveragesTheTwoMiddleValues) {
     EXPECT_DOUBLE_EQ(median(values), 2.5);
 }
 
+TEST(Median, OfFiveIsTheThirdSmallestWhateverTheOrder) {
+    // Every order of five distinct values, and of values with ties.
+    for (const std::vector<double>& set :
+         {std::vector<double>{1, 2, 3, 4, 5}, std::vector<double>{-2, 0.5, 0.5, 7, 7},
+          std::vector<double>{3, 3, 3, 1, 9}}) {
+        auto values = set;
+        std::sort(values.begin(), values.end());
+        const double third = values[2];
+        do {
+            EXPECT_EQ(median(values), third);
+        } while (std::next_permutation(values.begin(), values.end()));
+    }
+    EXPECT_EQ(median(std::vector<double>{0.3, -1e300, 1e300, 0.2, 0.1}), 0.2);
+}
+
 TEST(Median, EmptyIsZero) {
     EXPECT_EQ(median({}), 0);
 }

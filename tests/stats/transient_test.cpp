@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <span>
 #include <vector>
 
@@ -23,6 +25,29 @@ TEST(Quantile, OfNothingIsZeroAndOfOneValueIsThatValue) {
     EXPECT_EQ(quantile({}, 0.9), 0);
     const std::vector<double> one{7};
     EXPECT_EQ(quantile(one, 0.9), 7);
+}
+
+TEST(Quantile, IsTheSortedValuesInterpolatedForEverySizeAndQuantile) {
+    // Near the top the largest few are kept in one pass, elsewhere the values are partitioned:
+    // both must give the sorted values' interpolation, with ties and in any order.
+    std::mt19937 random(3);
+    std::uniform_int_distribution<int> small(0, 9);
+    for (std::size_t size = 1; size <= 60; ++size) {
+        for (const double q : {0.0, 0.1, 0.5, 0.8, 0.9, 0.95, 0.99, 1.0}) {
+            std::vector<double> values;
+            for (std::size_t i = 0; i < size; ++i)
+                values.push_back(i % 3 == 0 ? small(random) : std::ldexp(small(random) + 0.5, -3));
+            auto sorted = values;
+            std::sort(sorted.begin(), sorted.end());
+            const double position = q * static_cast<double>(size - 1);
+            const auto below = static_cast<std::size_t>(std::floor(position));
+            const auto above = std::min(below + 1, size - 1);
+            const double expected = sorted[below] + (position - static_cast<double>(below)) *
+                                                        (sorted[above] - sorted[below]);
+            EXPECT_EQ(quantile(values, q), expected) << size << " " << q;
+            EXPECT_EQ(quantile_in_place(values, q), expected) << size << " " << q;
+        }
+    }
 }
 
 TEST(TransientDeviations, ASpikeThatDidNotLastIsNoise) {
