@@ -438,14 +438,14 @@ model::Verdict settled_verdict(const model::ConfirmedBenchmark& measured) {
 
 // The report's order: by category, then display name.
 void sort_benchmarks(model::Comparison& comparison) {
-    std::sort(comparison.benchmarks.begin(), comparison.benchmarks.end(),
-              [](const model::BenchmarkComparison& a, const model::BenchmarkComparison& b) {
-                  if (a.category != b.category) return a.category < b.category;
-                  if (a.display_name != b.display_name)
-                      return model::name_less(a.display_name, b.display_name);
-                  if (a.name != b.name) return a.name < b.name;
-                  return a.metric < b.metric;
-              });
+    model::sort_large(comparison.benchmarks,
+                      [](const model::BenchmarkComparison& a, const model::BenchmarkComparison& b) {
+                          if (a.category != b.category) return a.category < b.category;
+                          if (a.display_name != b.display_name)
+                              return model::name_less(a.display_name, b.display_name);
+                          if (a.name != b.name) return a.name < b.name;
+                          return a.metric < b.metric;
+                      });
 }
 
 std::vector<model::Result> values_of(const CombinedResults& results) {

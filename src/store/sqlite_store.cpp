@@ -323,9 +323,7 @@ class SqliteStore final : public CoreStore {
             sorted_unique(std::vector<std::int64_t>(run_ids.begin(), run_ids.end()));
         ResultValues read;
         Transaction snapshot(*connection_, Transaction::Kind::Read);
-        Statement find_benchmark(
-            *connection_,
-            fmt::format("SELECT {} FROM benchmarks WHERE id = ?1", kBenchmarkColumns));
+        std::vector<std::int64_t> unknown;
         select_by_runs(
             ids, "SELECT run_id, benchmark_id, value FROM results",
             [&](Statement& select, const auto& wanted) {
@@ -333,11 +331,10 @@ class SqliteStore final : public CoreStore {
                     if (!wanted(select.integer(0))) continue;
                     const std::int64_t benchmark_id = select.integer(1);
                     read.values.push_back({select.integer(0), benchmark_id, select.real(2)});
-                    if (!read.benchmarks.contains(benchmark_id) && !(known && known(benchmark_id)))
-                        read.benchmarks.emplace(benchmark_id,
-                                                benchmark_by_id(find_benchmark, benchmark_id));
+                    if (!(known && known(benchmark_id))) unknown.push_back(benchmark_id);
                 }
             });
+        read.benchmarks = benchmarks_by_ids(std::move(unknown));
         snapshot.commit();
         return read;
     }
@@ -892,7 +889,7 @@ class SqliteStore final : public CoreStore {
         return runs;
     }
 
-    // Reads results without a join: the few distinct benchmarks are looked up once each and
+    // Reads results without a join: the distinct benchmarks are read first, together, and
     // copied into every result, which is what makes loading many runs fast.
     std::unordered_map<std::int64_t, std::vector<model::Result>> select_results(
         std::span<const std::int64_t> run_ids) override {
@@ -902,16 +899,19 @@ class SqliteStore final : public CoreStore {
         for (const std::int64_t id : ids) results_by_run[id];
 
         Transaction snapshot(*connection_, Transaction::Kind::Read);
-        Statement find_benchmark(
-            *connection_,
-            fmt::format("SELECT {} FROM benchmarks WHERE id = ?1", kBenchmarkColumns));
-        std::unordered_map<std::int64_t, model::Result> benchmarks;
+        std::vector<std::int64_t> benchmark_ids;
+        select_by_runs(ids, "SELECT run_id, benchmark_id FROM results",
+                       [&](Statement& select, const auto& wanted) {
+                           while (select.step())
+                               if (wanted(select.integer(0)))
+                                   benchmark_ids.push_back(select.integer(1));
+                       });
+        const auto benchmarks = benchmarks_by_ids(std::move(benchmark_ids));
         const auto benchmark = [&](std::int64_t benchmark_id) -> const model::Result& {
-            auto found = benchmarks.find(benchmark_id);
+            const auto found = benchmarks.find(benchmark_id);
             if (found == benchmarks.end())
-                found =
-                    benchmarks.emplace(benchmark_id, benchmark_by_id(find_benchmark, benchmark_id))
-                        .first;
+                throw SqliteFailure(SQLITE_CORRUPT,
+                                    fmt::format("benchmark {} is missing", benchmark_id));
             return found->second;
         };
 
@@ -976,6 +976,35 @@ class SqliteStore final : public CoreStore {
                 select.bind_integer(1 + static_cast<int>(i), batch[i]);
             read(select, any);
         });
+    }
+
+    // The benchmarks of `ids` (any order, repeats allowed) by id; the store is corrupt when one is
+    // missing. Ids that lie close together (a suite recorded together) are read as one range
+    // rather than looked up one by one, each lookup a statement's reset, bind and step.
+    std::unordered_map<std::int64_t, model::Result> benchmarks_by_ids(
+        std::vector<std::int64_t> ids) {
+        ids = sorted_unique(std::move(ids));
+        std::unordered_map<std::int64_t, model::Result> benchmarks;
+        benchmarks.reserve(ids.size());
+        if (ids.size() >= kMinRunsReadAsRange &&
+            ids.back() - ids.front() < 2 * static_cast<std::int64_t>(ids.size())) {
+            Statement select(*connection_,
+                             fmt::format("SELECT {} FROM benchmarks WHERE id BETWEEN ?1 AND ?2",
+                                         kBenchmarkColumns));
+            select.bind_integer(1, ids.front());
+            select.bind_integer(2, ids.back());
+            while (select.step())
+                if (std::binary_search(ids.begin(), ids.end(), select.integer(0)))
+                    benchmarks.emplace(select.integer(0), read_benchmark(select));
+            for (const std::int64_t id : ids)
+                if (!benchmarks.contains(id))
+                    throw SqliteFailure(SQLITE_CORRUPT, fmt::format("benchmark {} is missing", id));
+            return benchmarks;
+        }
+        Statement find(*connection_,
+                       fmt::format("SELECT {} FROM benchmarks WHERE id = ?1", kBenchmarkColumns));
+        for (const std::int64_t id : ids) benchmarks.emplace(id, benchmark_by_id(find, id));
+        return benchmarks;
     }
 
     // The benchmark `id` names, through `find` (kBenchmarkColumns of the benchmark ?1); the store
