@@ -86,12 +86,17 @@ struct LevelPrepared final : PreparedSuite {
     SuiteMoves moves;
 };
 
-// One series' values as logarithms, and the median of every level_runs consecutive logs
-// (stats::window_medians), from its first value: what every window of it that a level method
-// judges takes its noise and level from. Entries of values that are not positive are not used.
+// One series' values as logarithms, the median of every level_runs consecutive logs
+// (stats::window_medians) and their deviations (stats::series_deviations, leaving out moves up to
+// `floor`), from its first value: what every window of it that a level method judges takes its
+// noise and level from. Entries of values that are not positive are not used: nonpositive_before
+// counts them, so that a window can tell it holds none.
 struct SeriesLogs {
     std::vector<double> logs;
     std::vector<double> level_medians;
+    double floor = 0;
+    stats::SeriesDeviations deviations;
+    std::vector<std::size_t> nonpositive_before;  // one more entry than logs
 };
 
 model::Verdict verdict_of(double move, double threshold, bool smaller_is_better) {
@@ -122,27 +127,39 @@ class LevelMethod final : public Method {
     // instead of once for every pull request.
     std::vector<std::unique_ptr<PreparedSuite>> prepare_each(
         std::span<const std::span<const BenchmarkEvidence>> suites) const override {
-        std::unordered_map<const double*, std::size_t> longest;
+        // Per series: its longest history and its category's minimum change.
+        std::unordered_map<const double*, std::pair<std::size_t, double>> longest;
         for (const auto suite : suites)
             for (const auto& evidence : suite) {
-                auto& length = longest[evidence.history.data()];
+                auto& [length, minimum_change] = longest[evidence.history.data()];
                 length = std::max(length, evidence.history.size());
+                minimum_change = evidence.minimum_change;
             }
         // The map is filled first and its entries worked out after, each on its own, so that
         // the work can be spread without the map changing under it.
         std::unordered_map<const double*, SeriesLogs> series;
         series.reserve(longest.size());
-        std::vector<std::pair<const double*, std::size_t>> starts(longest.begin(), longest.end());
+        std::vector<std::pair<const double*, std::pair<std::size_t, double>>> starts(
+            longest.begin(), longest.end());
         std::vector<SeriesLogs*> entries;
         entries.reserve(starts.size());
         for (const auto& [start, length] : starts) entries.push_back(&series[start]);
         detail::for_each_index(starts.size(), [&](std::size_t s) {
-            const auto [start, length] = starts[s];
+            const auto [start, length_and_minimum] = starts[s];
+            const auto [length, minimum_change] = length_and_minimum;
             auto& one = *entries[s];
             one.logs.reserve(length);
-            for (std::size_t i = 0; i < length; ++i)
+            one.nonpositive_before.reserve(length + 1);
+            one.nonpositive_before.push_back(0);
+            for (std::size_t i = 0; i < length; ++i) {
                 one.logs.push_back(start[i] > 0 ? std::log(start[i]) : 0.0);
+                one.nonpositive_before.push_back(one.nonpositive_before.back() +
+                                                 (start[i] > 0 ? 0 : 1));
+            }
             one.level_medians = stats::window_medians(one.logs, settings_.level_runs);
+            one.floor = std::log1p(minimum_change);
+            one.deviations = stats::series_deviations(one.logs, one.level_medians,
+                                                      settings_.level_runs, one.floor);
         });
         std::vector<std::size_t> first(suites.size() + 1, 0);
         for (std::size_t i = 0; i < suites.size(); ++i) first[i + 1] = first[i] + suites[i].size();
@@ -302,7 +319,9 @@ class LevelMethod final : public Method {
         const auto recent = evidence.history.subspan(first);
         const bool positive =
             evidence.base > 0 && evidence.head > 0 &&
-            std::all_of(recent.begin(), recent.end(), [](double value) { return value > 0; });
+            (whole ? whole->nonpositive_before[first + wanted] == whole->nonpositive_before[first]
+                   : std::all_of(recent.begin(), recent.end(),
+                                 [](double value) { return value > 0; }));
         std::vector<double> own_logs;
         std::span<const double> logs;
         if (positive && whole) {
@@ -317,7 +336,10 @@ class LevelMethod final : public Method {
         thread_local std::vector<double> all_deviations;
         all_deviations.clear();
         if (positive && logs.size() > settings_.level_runs) {
-            if (whole)
+            if (whole && whole->floor == floor)
+                stats::window_deviations(whole->deviations, first, first + wanted,
+                                         settings_.noise_runs, all_deviations);
+            else if (whole)
                 stats::transient_deviations_into(
                     logs,
                     std::span<const double>(whole->level_medians)

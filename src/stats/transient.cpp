@@ -100,4 +100,36 @@ void transient_deviations_into(std::span<const double> log_values,
     }
 }
 
+SeriesDeviations series_deviations(std::span<const double> log_values,
+                                   std::span<const double> level_medians, std::size_t level_runs,
+                                   double ignore_below) {
+    assert(level_runs > 0);
+    const auto n = log_values.size();
+    assert(n < level_runs || level_medians.size() == n - level_runs + 1);
+    SeriesDeviations series;
+    series.level_runs = level_runs;
+    series.deviation.assign(n, 0.0);
+    series.lasted.assign(n, 0);
+    for (std::size_t i = level_runs; i < n; ++i) {
+        const double before = level_medians[i - level_runs];
+        const double deviation = log_values[i] - before;
+        series.deviation[i] = deviation;
+        if (i + level_runs <= n && std::abs(deviation) > ignore_below)
+            series.lasted[i] = lasted(deviation, level_medians[i] - before) ? 1 : 0;
+    }
+    return series;
+}
+
+void window_deviations(const SeriesDeviations& series, std::size_t first, std::size_t end,
+                       std::size_t most, std::vector<double>& deviations) {
+    assert(first <= end && end <= series.deviation.size());
+    deviations.clear();
+    const auto level_runs = series.level_runs;
+    // Newest first, so that the scan stops once `most` are found; a position counts as lasted
+    // only where the window holds the level_runs values after it.
+    for (std::size_t j = end; j-- > first + level_runs && deviations.size() < most;)
+        if (j + level_runs > end || !series.lasted[j]) deviations.push_back(series.deviation[j]);
+    std::reverse(deviations.begin(), deviations.end());
+}
+
 }  // namespace benchwatch::stats

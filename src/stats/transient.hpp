@@ -41,6 +41,26 @@ std::vector<double> transient_deviations(std::span<const double> log_values,
                                          std::span<const double> level_medians,
                                          std::size_t level_runs, double ignore_below);
 
+// The deviations of every position of a whole series, and which of them lasted as far as the
+// series shows: what transient_deviations() finds in any window of it, worked out once.
+struct SeriesDeviations {
+    std::size_t level_runs = 0;
+    std::vector<double> deviation;  // per position (0 before level_runs)
+    std::vector<char> lasted;       // per position: left out wherever level_runs values follow it
+};
+
+// series_deviations() of `log_values` with `level_medians` == window_medians(log_values,
+// level_runs), leaving out moves up to `ignore_below` as transient_deviations() does.
+SeriesDeviations series_deviations(std::span<const double> log_values,
+                                   std::span<const double> level_medians, std::size_t level_runs,
+                                   double ignore_below);
+
+// The last `most` of transient_deviations() of the series' values [first, end), in its order,
+// written into `deviations` (cleared first), from what series_deviations() found in the whole:
+// a replay takes the deviations of a window of every benchmark for every pull request.
+void window_deviations(const SeriesDeviations& series, std::size_t first, std::size_t end,
+                       std::size_t most, std::vector<double>& deviations);
+
 // The same deviations written into `deviations`, which is cleared first: a caller judging many
 // windows reuses one vector.
 void transient_deviations_into(std::span<const double> log_values,

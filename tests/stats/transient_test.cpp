@@ -135,5 +135,37 @@ TEST(TransientDeviations, FromAWholeSeriesMediansEqualThoseOfEachWindowOfIt) {
     }
 }
 
+TEST(WindowDeviations, AreTheTransientDeviationsOfEveryWindowOfTheSeries) {
+    // A series with a lasting step, one-run spikes, a move back and ties: every window's
+    // deviations from the whole series' must be those found in the window alone, the last `most`
+    // of them, whatever the floor below which moves are never taken for steps.
+    std::vector<double> logs;
+    for (int i = 0; i < 90; ++i) {
+        double value = 0.01 * ((i * 7) % 5);
+        if (i >= 30) value += 0.4;
+        if (i >= 60) value -= 0.3;
+        if (i % 11 == 0) value += 0.8;
+        logs.push_back(value);
+    }
+    const std::size_t level_runs = 5;
+    const auto medians = window_medians(logs, level_runs);
+    for (const double floor : {0.0, 0.02, 0.5}) {
+        const auto series = series_deviations(logs, medians, level_runs, floor);
+        std::vector<double> got;
+        for (std::size_t first = 0; first < logs.size(); ++first)
+            for (std::size_t end = first; end <= logs.size(); ++end)
+                for (const std::size_t most : {3UL, 40UL, 1000UL}) {
+                    auto expected = transient_deviations(
+                        std::span<const double>(logs).subspan(first, end - first), level_runs,
+                        floor);
+                    if (expected.size() > most)
+                        expected.erase(expected.begin(),
+                                       expected.end() - static_cast<std::ptrdiff_t>(most));
+                    window_deviations(series, first, end, most, got);
+                    ASSERT_EQ(got, expected) << first << " " << end << " " << most << " " << floor;
+                }
+    }
+}
+
 }  // namespace
 }  // namespace benchwatch::stats
