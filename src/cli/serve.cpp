@@ -182,7 +182,7 @@ int run_serve(const ServeFlags& flags) {
     source.peek = [&] { return store->peek_last_run_id(); };
     source.load = [&] { return loader.load(); };
     source.update = [&](const serve::Dashboard& previous,
-                        const std::function<void(const serve::Dashboard&)>& show_unjudged) {
+                        const std::function<void(serve::Dashboard)>& show_unjudged) {
         auto next = loader.update(previous, show_unjudged);
         if (loader.read_whole())
             std::cerr << "note: the store changed other than by new runs; the dashboard was read "

@@ -613,7 +613,7 @@ Dashboard DashboardLoader::load() {
 }
 
 Dashboard DashboardLoader::update(const Dashboard& previous,
-                                  const std::function<void(const Dashboard&)>& show_unjudged) {
+                                  const std::function<void(Dashboard)>& show_unjudged) {
     if (state_->last_run_id < 0 || previous.last_run_id != state_->last_run_id || !previous.judged)
         return load();
     // The count before the newest id: a run recorded between the two is listed, not counted.
@@ -703,7 +703,7 @@ Dashboard DashboardLoader::update(const Dashboard& previous,
                      });
         unjudged.judged = false;
         state_->last_run_id = -1;
-        show_unjudged(unjudged);
+        show_unjudged(std::move(unjudged));
     }
     return assemble(&previous, last,
                     [&](const std::string& project, const std::string& machine,

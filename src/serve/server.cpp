@@ -406,8 +406,9 @@ void DashboardServer::refresh_until_stopped() {
             if (look && (source_.version() != previous->dashboard().last_run_id ||
                          !previous->dashboard().judged)) {
                 // New values are shown as soon as they are read; judging them takes longer.
-                const auto show_unjudged = [&](const Dashboard& unjudged) {
-                    auto shown = std::make_shared<const ApiSnapshot>(unjudged, previous.get());
+                const auto show_unjudged = [&](Dashboard unjudged) {
+                    auto shown =
+                        std::make_shared<const ApiSnapshot>(std::move(unjudged), previous.get());
                     std::lock_guard snapshot_lock(snapshot_mutex_);
                     snapshot_ = std::move(shown);
                 };

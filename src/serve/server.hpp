@@ -46,7 +46,7 @@ struct DashboardSource {
     // first handing the dashboard with the new runs' values not yet judged to `show_unjudged`
     // where it can; when empty, `load` is called instead.
     std::function<Dashboard(const Dashboard& previous,
-                            const std::function<void(const Dashboard&)>& show_unjudged)>
+                            const std::function<void(Dashboard)>& show_unjudged)>
         update;
     // Answers /pulls/COMMIT; called once per commit and revision of its machine, and its answer
     // given to every request for them until the machine changes.
