@@ -390,8 +390,7 @@ void DashboardServer::refresh_until_stopped() {
     using Clock = std::chrono::steady_clock;
     // A look at the version may wait for runs being committed (PostgreSQL), a peek never does:
     // peeking often makes `refresh_` the longest a new run waits instead of the usual wait.
-    const auto check =
-        source_.peek ? std::min(refresh_, std::chrono::milliseconds(change_check)) : refresh_;
+    const auto check = source_.peek ? std::min(refresh_, change_check) : refresh_;
     auto next_look = Clock::now() + refresh_;
     std::unique_lock stop_lock(stop_mutex_);
     while (!stop_signal_.wait_for(stop_lock, check, [this] { return stopping_; })) {
