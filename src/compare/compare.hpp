@@ -139,4 +139,30 @@ std::optional<model::History> extend_history(
     const std::unordered_map<std::int64_t, std::vector<model::Result>>& added,
     const vcs::Repository* repository, const HistorySource& source, const SeedSettings& settings);
 
+// Where the runs recorded since a history was read go in it: what extend_history() adds.
+struct HistoryExtension {
+    std::vector<std::string> commits;    // the extended history's commits, oldest first
+    std::vector<std::int64_t> times_ms;  // parallel to commits, as History::times_ms
+    // The results of the new clean runs on those commits, in recording order, each with its
+    // commit's index in `commits`; they point into the `added` extension_of() was given.
+    std::vector<std::pair<std::size_t, const std::vector<model::Result>*>> results;
+};
+
+// What extend_history() adds to a history whose commits are `commits` (oldest first) in `order`,
+// worked out from the commits alone, so that a caller keeping the history in another form can
+// extend it without building a model::History. nullopt where extend_history() returns it for
+// anything but a unit or direction.
+std::optional<HistoryExtension> extension_of(
+    const std::vector<std::string>& commits, model::HistoryOrder order,
+    std::int64_t previous_last_id, const std::vector<model::Run>& runs,
+    const std::unordered_map<std::int64_t, std::vector<model::Result>>& added,
+    const vcs::Repository* repository, const HistorySource& source);
+
+// `previous` extended by `extension` (extension_of() of its commits and order), as
+// extend_history() extends it; nullopt when a result's unit or direction differs from its
+// benchmark's.
+std::optional<model::History> extend_history(model::History previous,
+                                             const HistoryExtension& extension,
+                                             const SeedSettings& settings);
+
 }  // namespace benchwatch::compare

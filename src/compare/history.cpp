@@ -149,44 +149,60 @@ model::History history(store::Store& store, const vcs::Repository* repository,
     return history;
 }
 
-std::optional<model::History> extend_history(
-    model::History previous, std::int64_t previous_last_id, const std::vector<model::Run>& runs,
+std::optional<HistoryExtension> extension_of(
+    const std::vector<std::string>& commits, model::HistoryOrder order,
+    std::int64_t previous_last_id, const std::vector<model::Run>& runs,
     const std::unordered_map<std::int64_t, std::vector<model::Result>>& added,
-    const vcs::Repository* repository, const HistorySource& source, const SeedSettings& settings) {
+    const vcs::Repository* repository, const HistorySource& source) {
     const RunIndex index(runs);
-    const auto [newest_first, order] = default_branch_commits(repository, index, source);
-    const std::size_t kept = previous.commits.size();
-    if (order != previous.order || newest_first.size() < kept ||
-        !std::equal(previous.commits.begin(), previous.commits.end(), newest_first.rbegin()))
+    const auto [newest_first, now_order] = default_branch_commits(repository, index, source);
+    const std::size_t kept = commits.size();
+    if (now_order != order || newest_first.size() < kept ||
+        !std::equal(commits.begin(), commits.end(), newest_first.rbegin()))
         return std::nullopt;
     // A commit new to the history is read from its runs alone, so they must all be new.
     for (std::size_t i = kept; i < newest_first.size(); ++i)
         for (const auto* run : index.runs_of(newest_first[newest_first.size() - 1 - i]))
             if (run->id <= previous_last_id) return std::nullopt;
 
-    model::History history = std::move(previous);
-    history.commits.assign(newest_first.rbegin(), newest_first.rend());
-    history.runs = static_cast<int>(history.commits.size());
-    history.times_ms.clear();
-    for (const auto& commit : history.commits)
-        history.times_ms.push_back(point_time(index, commit));
+    HistoryExtension extension;
+    extension.commits.assign(newest_first.rbegin(), newest_first.rend());
+    for (const auto& commit : extension.commits)
+        extension.times_ms.push_back(point_time(index, commit));
     std::unordered_map<std::string_view, std::size_t> position;
-    for (std::size_t i = 0; i < history.commits.size(); ++i)
-        position.emplace(history.commits[i], i);
-    std::map<ResultKey, std::size_t> series_of;
-    for (std::size_t b = 0; b < history.benchmarks.size(); ++b)
-        series_of.emplace(ResultKey{history.benchmarks[b].name, history.benchmarks[b].metric}, b);
-
-    // The new runs in recording order, each combined into its commit's value as
-    // detail::visit_history combines reruns; a commit of the history has clean runs, and only
-    // those count.
+    for (std::size_t i = 0; i < extension.commits.size(); ++i)
+        position.emplace(extension.commits[i], i);
+    // The new runs in recording order; a commit of the history has clean runs, and only those
+    // count.
     for (const auto& run : index.runs()) {
         if (run.id <= previous_last_id || model::is_dirty(run)) continue;
         const auto at = position.find(run.commit);
         if (at == position.end()) continue;
         const auto results = added.find(run.id);
         if (results == added.end()) return std::nullopt;
-        for (const auto& result : results->second) {
+        extension.results.emplace_back(at->second, &results->second);
+    }
+    return extension;
+}
+
+std::optional<model::History> extend_history(model::History previous,
+                                             const HistoryExtension& extension,
+                                             const SeedSettings& settings) {
+    model::History history = std::move(previous);
+    history.commits = extension.commits;
+    history.runs = static_cast<int>(history.commits.size());
+    history.times_ms = extension.times_ms;
+    std::map<ResultKey, std::size_t> series_of;
+    for (std::size_t b = 0; b < history.benchmarks.size(); ++b)
+        series_of.emplace(ResultKey{history.benchmarks[b].name, history.benchmarks[b].metric}, b);
+    std::unordered_map<std::string_view, std::size_t> position;
+    for (std::size_t i = 0; i < history.commits.size(); ++i)
+        position.emplace(history.commits[i], i);
+
+    // Each new run combined into its commit's value as detail::visit_history combines reruns.
+    for (const auto& [at, results] : extension.results) {
+        const std::string& commit = history.commits[at];
+        for (const auto& result : *results) {
             const auto [entry, inserted] = series_of.try_emplace(
                 ResultKey{result.benchmark, result.metric}, history.benchmarks.size());
             if (inserted) {
@@ -200,17 +216,15 @@ std::optional<model::History> extend_history(
             auto& series = history.benchmarks[entry->second];
             if (result.unit != series.unit || result.direction != series.direction)
                 return std::nullopt;
-            const auto point =
-                std::lower_bound(series.commits.begin(), series.commits.end(), at->second,
-                                 [&](const std::string& commit, std::size_t wanted) {
-                                     return position.at(commit) < wanted;
-                                 });
+            const auto point = std::lower_bound(
+                series.commits.begin(), series.commits.end(), at,
+                [&](const std::string& c, std::size_t wanted) { return position.at(c) < wanted; });
             const auto offset = point - series.commits.begin();
-            if (point != series.commits.end() && *point == run.commit) {
+            if (point != series.commits.end() && *point == commit) {
                 double& value = series.values[static_cast<std::size_t>(offset)];
                 if (model::worse(result.direction, value / result.value)) value = result.value;
             } else {
-                series.commits.insert(point, run.commit);
+                series.commits.insert(point, commit);
                 series.values.insert(series.values.begin() + offset, result.value);
             }
         }
@@ -228,6 +242,16 @@ std::optional<model::History> extend_history(
                   return a.metric < b.metric;
               });
     return history;
+}
+
+std::optional<model::History> extend_history(
+    model::History previous, std::int64_t previous_last_id, const std::vector<model::Run>& runs,
+    const std::unordered_map<std::int64_t, std::vector<model::Result>>& added,
+    const vcs::Repository* repository, const HistorySource& source, const SeedSettings& settings) {
+    const auto extension = extension_of(previous.commits, previous.order, previous_last_id, runs,
+                                        added, repository, source);
+    if (!extension) return std::nullopt;
+    return extend_history(std::move(previous), *extension, settings);
 }
 
 }  // namespace benchwatch::compare

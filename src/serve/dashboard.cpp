@@ -14,6 +14,7 @@
 #include "compare/replay.hpp"
 #include "model/commit_id.hpp"
 #include "model/fnv.hpp"
+#include "stats/stats.hpp"
 
 namespace benchwatch::serve {
 
@@ -314,6 +315,20 @@ model::History history_of(const std::string& project, const MachineHistory& mach
     return history;
 }
 
+// What the dashboard shows of `history` apart from its benchmarks: its name, commits and
+// environment changes; `first` is first_runs() of every run of its project on its machine.
+MachineHistory machine_frame(const model::History& history,
+                             const std::unordered_map<std::string, const model::Run*>& first,
+                             const DashboardOptions& options) {
+    MachineHistory result;
+    result.name = history.machine;
+    result.id = stable_id(history.machine);
+    result.order = history.order;
+    result.commits = commit_points(history, first, options);
+    result.environment_changes = environment_changes(history.commits, first);
+    return result;
+}
+
 // The dashboard's view of `history`, read from `runs` (every run of its project on its machine).
 // With `judged_before` (this machine's view before the newest runs were added to the end of its
 // history), the steps, suite events and badges are that view's, not judged again.
@@ -321,14 +336,8 @@ MachineHistory build_machine(HeadResultCache& head_results, const vcs::Repositor
                              const model::History& history, const std::vector<model::Run>& runs,
                              const DashboardOptions& options,
                              const MachineHistory* judged_before = nullptr) {
-    const std::string& machine = history.machine;
     const auto first = first_runs(runs);
-    MachineHistory result;
-    result.name = machine;
-    result.id = stable_id(machine);
-    result.order = history.order;
-    result.commits = commit_points(history, first, options);
-    result.environment_changes = environment_changes(history.commits, first);
+    MachineHistory result = machine_frame(history, first, options);
 
     std::unordered_map<std::string_view, std::uint32_t> position;
     for (std::size_t i = 0; i < history.commits.size(); ++i)
@@ -415,6 +424,76 @@ MachineHistory build_machine(HeadResultCache& head_results, const vcs::Repositor
                              result.benchmarks);
     result.revision = runs.empty() ? 0 : runs.back().id;
     return result;
+}
+
+// What build_machine() returns for the history `extension` extends, given `before` (the view of
+// that history) as the view judged before, but built from `before` instead of from a
+// model::History: its series' values and commits (indices) take the new results as
+// compare::extend_history() does, and only the series they touch have their typical change
+// worked out again. nullopt when a result is of a benchmark `before` does not have, or of
+// another unit or direction.
+std::optional<MachineHistory> extend_machine(
+    HeadResultCache& head_results, const vcs::Repository* repository, const std::string& project,
+    const MachineHistory& before, const compare::HistoryExtension& extension,
+    const std::vector<model::Run>& runs, const DashboardOptions& options) {
+    if (extension.commits.empty()) return std::nullopt;
+    model::History frame;
+    frame.project = project;
+    frame.machine = before.name;
+    frame.order = before.order;
+    frame.runs = static_cast<int>(extension.commits.size());
+    frame.commits = extension.commits;
+    frame.times_ms = extension.times_ms;
+    MachineHistory shown = machine_frame(frame, first_runs(runs), options);
+    shown.judged = false;
+    shown.suite_events = before.suite_events;
+    shown.benchmarks = before.benchmarks;
+
+    std::map<std::pair<std::string_view, std::string_view>, std::size_t> series_of;
+    for (std::size_t i = 0; i < shown.benchmarks.size(); ++i)
+        series_of.emplace(std::pair<std::string_view, std::string_view>(shown.benchmarks[i].name,
+                                                                        shown.benchmarks[i].metric),
+                          i);
+    std::vector<bool> touched(shown.benchmarks.size(), false);
+    for (const auto& [at, results] : extension.results) {
+        const auto position = static_cast<std::uint32_t>(at);
+        for (const auto& result : *results) {
+            const auto found = series_of.find({result.benchmark, result.metric});
+            if (found == series_of.end()) return std::nullopt;
+            BenchmarkSeries& series = shown.benchmarks[found->second];
+            if (result.unit != series.unit || result.direction != series.direction)
+                return std::nullopt;
+            const auto point =
+                std::lower_bound(series.commits.begin(), series.commits.end(), position);
+            const auto offset = point - series.commits.begin();
+            if (point != series.commits.end() && *point == position) {
+                double& value = series.values[static_cast<std::size_t>(offset)];
+                if (model::worse(result.direction, value / result.value)) value = result.value;
+            } else {
+                series.commits.insert(point, position);
+                series.values.insert(series.values.begin() + offset, result.value);
+            }
+            touched[found->second] = true;
+        }
+    }
+    const auto last_commit = static_cast<std::uint32_t>(shown.commits.size()) - 1;
+    for (std::size_t b = 0; b < shown.benchmarks.size(); ++b) {
+        BenchmarkSeries& series = shown.benchmarks[b];
+        series.pulls.clear();
+        series.retired = series.commits.empty() || series.commits.back() != last_commit;
+        if (!touched[b]) continue;
+        std::vector<double> positive;
+        for (const double value : series.values)
+            if (value > 0) positive.push_back(value);
+        const double typical = stats::typical_change(positive, options.settings.pairs);
+        series.typical_change = std::nullopt;
+        if (stats::pairs_used(positive.size(), options.settings.pairs) > 0)
+            series.typical_change = std::expm1(typical);
+    }
+    shown.pulls =
+        pull_runs(head_results, runs, frame, shown.commits, repository, options, shown.benchmarks);
+    shown.revision = runs.empty() ? 0 : runs.back().id;
+    return shown;
 }
 
 }  // namespace
@@ -534,7 +613,7 @@ Dashboard DashboardLoader::load() {
 }
 
 Dashboard DashboardLoader::update(const Dashboard& previous,
-                                  const std::function<void(const Dashboard&)>& show_unjudged) {
+                                  const std::function<void(Dashboard)>& show_unjudged) {
     if (state_->last_run_id < 0 || previous.last_run_id != state_->last_run_id || !previous.judged)
         return load();
     // The count before the newest id: a run recorded between the two is listed, not counted.
@@ -572,34 +651,59 @@ Dashboard DashboardLoader::update(const Dashboard& previous,
             if (run.branch != options_.default_branch) state_->head_results.touch(run.id);
         return *before;
     };
-    // Each changed machine's history extended by its new runs, worked out once for both passes;
+    // Where each changed machine's new runs go in its history, worked out once for both passes;
     // nullopt when it cannot be extended.
+    std::map<std::pair<std::string, std::string>, std::optional<compare::HistoryExtension>>
+        extensions;
+    const auto extension_for =
+        [&](const std::string& project, const std::string& machine,
+            const MachineHistory* before) -> const std::optional<compare::HistoryExtension>& {
+        const auto [found, added_now] = extensions.try_emplace({project, machine});
+        if (added_now && before != nullptr) {
+            std::vector<std::string> commits;
+            commits.reserve(before->commits.size());
+            for (const auto& commit : before->commits) commits.push_back(commit.commit);
+            found->second = compare::extension_of(
+                commits, before->order, previous_last_id, state_->runs.at({project, machine}),
+                results, repository_, history_source(project, machine, options_));
+        }
+        return found->second;
+    };
+    // Each changed machine's history extended by its new runs, built once for both passes and
+    // only when needed: a history holds each point's commit as a string (millions of them).
     std::map<std::pair<std::string, std::string>, std::optional<model::History>> extended;
     const auto extend = [&](const std::string& project, const std::string& machine,
                             const MachineHistory* before) -> std::optional<model::History>& {
         const auto [found, added_now] = extended.try_emplace({project, machine});
-        if (added_now && before != nullptr)
-            found->second = compare::extend_history(
-                history_of(project, *before), previous_last_id, state_->runs.at({project, machine}),
-                results, repository_, history_source(project, machine, options_),
-                options_.settings);
+        if (!added_now) return found->second;
+        if (const auto& extension = extension_for(project, machine, before))
+            found->second = compare::extend_history(history_of(project, *before), *extension,
+                                                    options_.settings);
         return found->second;
     };
     if (show_unjudged) {
-        Dashboard unjudged = assemble(
-            &previous, last,
-            [&](const std::string& project, const std::string& machine,
-                const MachineHistory* before) -> std::optional<MachineHistory> {
-                if (!changed.contains({project, machine}))
-                    return unchanged(project, machine, before);
-                const auto& history = extend(project, machine, before);
-                if (!history) return unchanged(project, machine, before);
-                return build_machine(state_->head_results, repository_, *history,
-                                     state_->runs.at({project, machine}), options_, before);
-            });
+        Dashboard unjudged =
+            assemble(&previous, last,
+                     [&](const std::string& project, const std::string& machine,
+                         const MachineHistory* before) -> std::optional<MachineHistory> {
+                         if (!changed.contains({project, machine}))
+                             return unchanged(project, machine, before);
+                         const auto& extension = extension_for(project, machine, before);
+                         if (!extension) return unchanged(project, machine, before);
+                         const auto& runs = state_->runs.at({project, machine});
+                         // The usual case, from `before` alone; a new benchmark or a unit that
+                         // changed takes the history.
+                         if (auto shown = extend_machine(state_->head_results, repository_, project,
+                                                         *before, *extension, runs, options_))
+                             return shown;
+                         const auto& history = extend(project, machine, before);
+                         if (!history) return unchanged(project, machine, before);
+                         return build_machine(state_->head_results, repository_, *history, runs,
+                                              options_, before);
+                     });
         unjudged.judged = false;
         state_->last_run_id = -1;
-        show_unjudged(unjudged);
+        show_unjudged(std::move(unjudged));
     }
     return assemble(&previous, last,
                     [&](const std::string& project, const std::string& machine,

@@ -204,13 +204,13 @@ class DashboardLoader {
     // machine whose history cannot be extended (a commit entered its default branch before the
     // newest, a unit changed) is read whole; the whole store is, as load() does, when `previous`
     // is another, the schema version changed, the newest id went down or a run was deleted.
-    // When `show_unjudged` is given, it is first called with the dashboard the new runs make
+    // When `show_unjudged` is given, it is first handed the dashboard the new runs make
     // before they are judged: their values in every series, each extended machine keeping the
     // steps, suite events and badges of `previous` (judging them is most of an update's time).
     // `previous` must be a judged dashboard. Throws store::StoreError when the store cannot be
     // read.
     Dashboard update(const Dashboard& previous,
-                     const std::function<void(const Dashboard&)>& show_unjudged = {});
+                     const std::function<void(Dashboard)>& show_unjudged = {});
 
     // Whether the last load() or update() read the whole store.
     bool read_whole() const { return read_whole_; }

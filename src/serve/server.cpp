@@ -376,18 +376,38 @@ std::shared_ptr<const ApiSnapshot> DashboardServer::snapshot() const {
     return snapshot_;
 }
 
+bool DashboardServer::run_committed_since(const Dashboard& shown) const {
+    if (!source_.peek) return false;
+    try {
+        return source_.peek() > shown.last_run_id;
+    } catch (const std::exception&) {
+        // Said by the next look at the version, once per refresh instead of once per check.
+        return false;
+    }
+}
+
 void DashboardServer::refresh_until_stopped() {
+    using Clock = std::chrono::steady_clock;
+    // A look at the version may wait for runs being committed (PostgreSQL), a peek never does:
+    // peeking often makes `refresh_` the longest a new run waits instead of the usual wait.
+    const auto check = source_.peek ? std::min(refresh_, change_check) : refresh_;
+    auto next_look = Clock::now() + refresh_;
     std::unique_lock stop_lock(stop_mutex_);
-    while (!stop_signal_.wait_for(stop_lock, refresh_, [this] { return stopping_; })) {
+    while (!stop_signal_.wait_for(stop_lock, check, [this] { return stopping_; })) {
         stop_lock.unlock();
         try {
             std::lock_guard lock(source_mutex_);
             const auto previous = snapshot();
-            if (source_.version() != previous->dashboard().last_run_id ||
-                !previous->dashboard().judged) {
+            const auto now = Clock::now();
+            const bool look = now >= next_look || !previous->dashboard().judged ||
+                              run_committed_since(previous->dashboard());
+            if (look) next_look = now + refresh_;
+            if (look && (source_.version() != previous->dashboard().last_run_id ||
+                         !previous->dashboard().judged)) {
                 // New values are shown as soon as they are read; judging them takes longer.
-                const auto show_unjudged = [&](const Dashboard& unjudged) {
-                    auto shown = std::make_shared<const ApiSnapshot>(unjudged, previous.get());
+                const auto show_unjudged = [&](Dashboard unjudged) {
+                    auto shown =
+                        std::make_shared<const ApiSnapshot>(std::move(unjudged), previous.get());
                     std::lock_guard snapshot_lock(snapshot_mutex_);
                     snapshot_ = std::move(shown);
                 };

@@ -37,17 +37,25 @@ class ServeError : public model::Error {
 // same time; they may throw store::StoreError.
 struct DashboardSource {
     std::function<std::int64_t()> version;  // grows when the store changes (Store::last_run_id)
-    std::function<Dashboard()> load;        // the whole dashboard, read now
+    // The newest run id committed now, without waiting for runs being committed
+    // (Store::peek_last_run_id): asked every change_check between the looks at `version`, so that
+    // a new run is read without waiting for the next; may be empty.
+    std::function<std::int64_t()> peek;
+    std::function<Dashboard()> load;  // the whole dashboard, read now
     // The dashboard now, from the one `load` or `update` returned last (DashboardLoader::update),
     // first handing the dashboard with the new runs' values not yet judged to `show_unjudged`
     // where it can; when empty, `load` is called instead.
     std::function<Dashboard(const Dashboard& previous,
-                            const std::function<void(const Dashboard&)>& show_unjudged)>
+                            const std::function<void(Dashboard)>& show_unjudged)>
         update;
     // Answers /pulls/COMMIT; called once per commit and revision of its machine, and its answer
     // given to every request for them until the machine changes.
     PullComparer compare_pull;
 };
+
+// How often a server whose source can peek asks whether a run was committed since it last read
+// the store.
+inline constexpr std::chrono::milliseconds change_check{50};
 
 // A host and port to listen on.
 struct ListenAddress {
@@ -77,8 +85,10 @@ ListenAddress parse_listen(const std::string& text);
 
 // The dashboard over HTTP: the embedded page at / and /assets/, the API of docs/dashboard.md at
 // /api/v1/. Read-only unless accept_uploads() was called: then POST /api/v1/runs stores runs too;
-// otherwise only GET and HEAD are answered. The data is reloaded within `refresh` of
-// the source's version changing; requests in the meantime see the previous data whole.
+// otherwise only GET and HEAD are answered. The source's version is looked at every `refresh`,
+// and sooner when its peek (asked every change_check, or every `refresh` when that is shorter)
+// says a run was committed; the data is read again when the version changed. Requests in the
+// meantime see the previous data whole.
 class DashboardServer {
   public:
     DashboardServer(DashboardSource source, std::chrono::milliseconds refresh);
@@ -121,6 +131,9 @@ class DashboardServer {
     std::shared_ptr<const ApiSnapshot> snapshot() const;
     Response compared_pull(const ApiSnapshot& snapshot, const std::string& project,
                            const std::string& machine, const std::string& commit) const;
+    // Whether the source's peek names a run newer than those `shown` holds; false without a
+    // peek or when it fails.
+    bool run_committed_since(const Dashboard& shown) const;
     void refresh_until_stopped();
     void handle(const std::string& target, const Parameters& parameters, Response& response) const;
     Response answer_upload(const httplib::Request& request) const;

@@ -602,6 +602,12 @@ class PostgresStore final : public CoreStore {
         });
     }
 
+    // One statement on the runs' primary key, taking no lock: it may name a run while one with a
+    // smaller id is still being committed, which select_last_run_id() then waits for.
+    std::int64_t select_peek_last_run_id() override {
+        return connection_->query("SELECT coalesce(max(id), 0) FROM runs").integer(0, 0);
+    }
+
     std::int64_t count_runs() override {
         return connection_->query("SELECT count(*) FROM runs").integer(0, 0);
     }

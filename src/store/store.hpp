@@ -126,6 +126,11 @@ class Store {
     // a reader can tell cheaply whether anything was recorded since it last looked.
     virtual std::int64_t last_run_id() = 0;
 
+    // The id of the newest run committed now, without waiting for runs still being committed as
+    // last_run_id() may: cheap enough to ask many times a second, to tell whether asking
+    // last_run_id() is worth it. 0 when there is none.
+    virtual std::int64_t peek_last_run_id() { return last_run_id(); }
+
     // How many runs are stored: with last_run_id(), what tells a reader that kept the runs up to
     // an id whether any of them was deleted since.
     virtual std::int64_t run_count() = 0;

@@ -249,6 +249,10 @@ std::int64_t CoreStore::last_run_id() {
     return guarded("reading the newest run", [&] { return select_last_run_id(); });
 }
 
+std::int64_t CoreStore::peek_last_run_id() {
+    return guarded("reading the newest run", [&] { return select_peek_last_run_id(); });
+}
+
 std::int64_t CoreStore::run_count() {
     return guarded("counting runs", [&] { return count_runs(); });
 }

@@ -76,6 +76,8 @@ class CoreStore : public Store {
     int schema_version() final;
     // Store::last_run_id(), through select_last_run_id().
     std::int64_t last_run_id() final;
+    // Store::peek_last_run_id(), through select_peek_last_run_id().
+    std::int64_t peek_last_run_id() final;
     // Store::run_count(), through count_runs().
     std::int64_t run_count() final;
     // Store::cached_calibration(), through select_cached_calibration().
@@ -113,6 +115,8 @@ class CoreStore : public Store {
     virtual int read_schema_version() = 0;
     // Store::last_run_id().
     virtual std::int64_t select_last_run_id() = 0;
+    // Store::peek_last_run_id(); select_last_run_id() unless that waits for other writers.
+    virtual std::int64_t select_peek_last_run_id() { return select_last_run_id(); }
     // Store::run_count().
     virtual std::int64_t count_runs() = 0;
     // Store::cached_calibration().

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sample_history.hpp"
@@ -228,9 +229,41 @@ TEST(IncrementalDashboard, NewValuesAreShownBeforeTheyAreJudged) {
                 ASSERT_EQ(now->commits.size(), expected->commits.size()) << "run " << i;
                 ASSERT_EQ(now->benchmarks.size(), expected->benchmarks.size()) << "run " << i;
                 EXPECT_EQ(now->suite_events.size(), before->suite_events.size()) << "run " << i;
+                // Everything but the judgement is the store's read whole: commits, environment
+                // changes, pull requests' heads, and each series' points, typical change,
+                // retirement and heads' values.
+                for (std::size_t c = 0; c < now->commits.size(); ++c) {
+                    const auto &got = now->commits[c], &want = expected->commits[c];
+                    EXPECT_EQ(
+                        std::tie(got.commit, got.time_ms, got.subject, got.author, got.url),
+                        std::tie(want.commit, want.time_ms, want.subject, want.author, want.url))
+                        << "run " << i << ", commit " << c;
+                }
+                ASSERT_EQ(now->environment_changes.size(), expected->environment_changes.size())
+                    << "run " << i;
+                for (std::size_t e = 0; e < now->environment_changes.size(); ++e)
+                    EXPECT_EQ(now->environment_changes[e].commit,
+                              expected->environment_changes[e].commit)
+                        << "run " << i;
+                ASSERT_EQ(now->pulls.size(), expected->pulls.size()) << "run " << i;
+                for (std::size_t p = 0; p < now->pulls.size(); ++p)
+                    EXPECT_EQ(std::tie(now->pulls[p].commit, now->pulls[p].base),
+                              std::tie(expected->pulls[p].commit, expected->pulls[p].base))
+                        << "run " << i;
+                EXPECT_EQ(now->revision, expected->revision) << "run " << i;
                 for (std::size_t b = 0; b < now->benchmarks.size(); ++b) {
                     const auto& series = now->benchmarks[b];
-                    EXPECT_EQ(series.values, expected->benchmarks[b].values) << "run " << i;
+                    const auto& whole_series = expected->benchmarks[b];
+                    EXPECT_EQ(series.id, whole_series.id) << "run " << i;
+                    EXPECT_EQ(series.values, whole_series.values) << "run " << i;
+                    EXPECT_EQ(series.commits, whole_series.commits) << "run " << i;
+                    EXPECT_EQ(series.typical_change, whole_series.typical_change) << "run " << i;
+                    EXPECT_EQ(series.retired, whole_series.retired) << "run " << i;
+                    ASSERT_EQ(series.pulls.size(), whole_series.pulls.size()) << "run " << i;
+                    for (std::size_t p = 0; p < series.pulls.size(); ++p)
+                        EXPECT_EQ(std::tie(series.pulls[p].pull, series.pulls[p].value),
+                                  std::tie(whole_series.pulls[p].pull, whole_series.pulls[p].value))
+                            << "run " << i;
                     const auto* old = before->find_benchmark(series.id);
                     if (old == nullptr) continue;
                     EXPECT_EQ(series.threshold, old->threshold) << "run " << i;

@@ -278,6 +278,39 @@ TEST(ParseListen, MalformedAddressesAreNamed) {
     }
 }
 
+TEST(DashboardServerRefresh, ANewRunIsReadWhenPeekedNotAtTheNextRefresh) {
+    benchwatch::testing::TemporaryDirectory directory{"benchwatch-serve"};
+    const std::string url = benchwatch::testing::test_store_url(directory.path());
+    const auto store = store::open_store(url);
+    testing::record_sample_history(*store);
+    const auto server_store = store::open_store(url);
+    DashboardLoader loader(*server_store, nullptr, DashboardOptions{});
+    DashboardSource source;
+    source.version = [&] { return server_store->last_run_id(); };
+    source.peek = [&] { return server_store->peek_last_run_id(); };
+    source.load = [&] { return loader.load(); };
+    source.update = [&](const Dashboard& previous, const auto& show_unjudged) {
+        return loader.update(previous, show_unjudged);
+    };
+    // A refresh interval no test waits for: only the peek can make it read the new run.
+    DashboardServer server(std::move(source), std::chrono::minutes(10));
+    const int port = server.bind({"127.0.0.1", 0});
+    std::thread serving([&] { server.run(); });
+    httplib::Client client("127.0.0.1", port);
+    model::Run run = testing::sample_run("m1", "c11", 12);
+    run.results = {testing::result("a", 120)};
+    store->record(run);
+    bool shown = false;
+    for (int attempt = 0; attempt < 200 && !shown; ++attempt) {
+        const auto result = client.Get("/api/v1/projects/p/benchmarks");
+        shown = result && json::parse(result->body)["runs"] == 11;
+        if (!shown) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    server.stop();
+    serving.join();
+    EXPECT_TRUE(shown);
+}
+
 TEST(DashboardServerBind, AddressInUseIsNamed) {
     benchwatch::testing::TemporaryDirectory directory{"benchwatch-serve"};
     auto store = store::open_store(benchwatch::testing::test_store_url(directory.path()));

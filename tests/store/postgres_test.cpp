@@ -229,6 +229,42 @@ TEST_F(PostgresTest, LastRunIdWaitsForARunWithASmallerIdThatIsStillBeingWritten)
     EXPECT_EQ(ids, (std::vector<std::int64_t>{1, 2}));
 }
 
+TEST_F(PostgresTest, PeekNamesACommittedRunWithoutWaitingForOneStillBeingWritten) {
+    const std::string schema = new_schema("peek");
+    const std::string url = server_url_ + "&options=-csearch_path%3D" + schema;
+    open_store(url);
+    // The run of commit "slow" keeps its transaction open for 2 s after taking its id.
+    EXPECT_EQ(postgres_query_text(
+                  server_url_,
+                  fmt::format("SET search_path = {}; "
+                              "CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                              "BEGIN IF NEW.commit_id = 'slow' THEN PERFORM pg_sleep(2); END IF; "
+                              "RETURN NULL; END $$; "
+                              "CREATE TRIGGER slow AFTER INSERT ON runs FOR EACH ROW "
+                              "EXECUTE FUNCTION slow()",
+                              schema)),
+              "");
+    std::thread slow([&] { open_store(url)->record(make_run("slow", "h1")); });
+    for (int i = 0; i < 1000 && postgres_query_text(server_url_,
+                                                    "SELECT count(*) FROM pg_stat_activity "
+                                                    "WHERE wait_event = 'PgSleep'") != "1";
+         ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    auto reader = open_store(url);
+    open_store(url)->record(make_run("fast", "h2"));
+    const auto begin = std::chrono::steady_clock::now();
+    const std::int64_t peeked = reader->peek_last_run_id();
+    const auto waited = std::chrono::steady_clock::now() - begin;
+    const bool slow_still_open = postgres_query_text(server_url_,
+                                                     "SELECT count(*) FROM pg_stat_activity "
+                                                     "WHERE wait_event = 'PgSleep'") == "1";
+    slow.join();
+    EXPECT_EQ(peeked, 2);
+    // A serve that peeks many times a second must not queue behind writers as last_run_id() does.
+    EXPECT_TRUE(slow_still_open);
+    EXPECT_LT(waited, std::chrono::milliseconds(500));
+}
+
 TEST_F(PostgresTest, ReadOnlyUserReadsACurrentStoreButCannotRecord) {
     const std::string schema = new_schema("reader");
     const std::string owner_url = server_url_ + "&options=-csearch_path%3D" + schema;

@@ -623,6 +623,16 @@ TEST_P(RecordTest, LastRunIdGrowsWithEachNewRunAndNotWithARepeat) {
     EXPECT_EQ(open()->last_run_id(), second.run_id);
 }
 
+TEST_P(RecordTest, PeekNamesTheSameNewestRunAsLastRunId) {
+    auto store = open();
+    EXPECT_EQ(store->peek_last_run_id(), 0);
+    const auto first = store->record(make_run(std::string(40, 'a'), "sha256:aa"));
+    EXPECT_EQ(store->peek_last_run_id(), first.run_id);
+    const auto second = open()->record(make_run(std::string(40, 'b'), "sha256:bb"));
+    EXPECT_EQ(store->peek_last_run_id(), second.run_id);
+    EXPECT_EQ(store->peek_last_run_id(), store->last_run_id());
+}
+
 TEST_P(RecordTest, ListsOnlyTheRunsAfterAnIdAndCountsThemAll) {
     auto store = open();
     EXPECT_EQ(store->run_count(), 0);
