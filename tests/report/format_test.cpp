@@ -1,7 +1,12 @@
 // What could break: a number rounded across a unit boundary, a lost minus sign on a change that
 // rounds to zero, or a benchmark name that breaks the table, injects HTML or mentions someone.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "report/report.hpp"
@@ -70,6 +75,47 @@ TEST(FormatValue, ThousandsTakeAnSiPrefixChosenAfterRounding) {
     EXPECT_EQ(format_value(2500, ""), "2.50 k");
     // Past peta there is no larger prefix: every integer digit stays.
     EXPECT_EQ(format_value(1.5e18, "B"), "1500 PB");
+}
+
+// The exponent after rounding to 3 significant digits, as fmt's exact formatting at a precision
+// writes it: the reference the faster formatting must equal.
+int reference_exponent(double magnitude) {
+    if (magnitude == 0) return 0;
+    const auto scientific = fmt::format("{:.2e}", magnitude);
+    return std::stoi(scientific.substr(scientific.find('e') + 1));
+}
+
+// format_value(value, "B") of a non-negative value written with fmt: its exponent and digits.
+std::string reference_bytes(double value) {
+    static const char* const prefixes[] = {"", "k", "M", "G", "T", "P"};
+    std::size_t prefix = 0;
+    while (prefix + 1 < std::size(prefixes) && reference_exponent(value) >= 3) {
+        value /= 1000;
+        ++prefix;
+    }
+    const auto digits =
+        value == 0 ? std::string("0")
+                   : fmt::format("{:.{}f}", value, std::max(0, 2 - reference_exponent(value)));
+    return digits + " " + prefixes[prefix] + "B";
+}
+
+TEST(FormatValue, DigitsAreThoseOfExactRoundingWithTiesToEven) {
+    // Ties at the third digit that either stay or carry into the next decade (9995 is exactly
+    // representable and rounds to even, 1.00e4), values just either side of them, and values
+    // over every decade from denormals to the largest double.
+    std::vector<double> values = {0,      9995,   9985,   99950, 0.125,
+                                  1.125,  2.375,  1.005,  999.5, 99.95,
+                                  0.9995, 1e-320, 5e-324, 1e300, 1.7976931348623157e308};
+    for (const double tie : {9995.0, 9985.0, 999.5, 0.125, 1.125}) {
+        values.push_back(std::nextafter(tie, 0.0));
+        values.push_back(std::nextafter(tie, 1e308));
+    }
+    std::mt19937_64 random(11);
+    std::uniform_real_distribution<double> mantissa(1, 10);
+    for (int exponent = -30; exponent <= 30; ++exponent)
+        for (int i = 0; i < 200; ++i) values.push_back(mantissa(random) * std::pow(10.0, exponent));
+    for (const double value : values)
+        ASSERT_EQ(format_value(value, "B"), reference_bytes(value)) << value;
 }
 
 TEST(FormatValue, NanosecondsAreTimes) {
