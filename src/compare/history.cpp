@@ -2,6 +2,7 @@
 
 #include "compare/compare.hpp"
 #include "compare/runs.hpp"
+#include "model/series_points.hpp"
 #include "stats/stats.hpp"
 
 namespace benchwatch::compare {
@@ -216,17 +217,9 @@ std::optional<model::History> extend_history(model::History previous,
             auto& series = history.benchmarks[entry->second];
             if (result.unit != series.unit || result.direction != series.direction)
                 return std::nullopt;
-            const auto point = std::lower_bound(
-                series.commits.begin(), series.commits.end(), at,
-                [&](const std::string& c, std::size_t wanted) { return position.at(c) < wanted; });
-            const auto offset = point - series.commits.begin();
-            if (point != series.commits.end() && *point == commit) {
-                double& value = series.values[static_cast<std::size_t>(offset)];
-                if (model::worse(result.direction, value / result.value)) value = result.value;
-            } else {
-                series.commits.insert(point, commit);
-                series.values.insert(series.values.begin() + offset, result.value);
-            }
+            model::place_value(series.commits, series.values, commit, at, result.value,
+                               result.direction,
+                               [&](const std::string& c) { return position.at(c); });
         }
     }
     for (auto& series : history.benchmarks) {

@@ -14,6 +14,7 @@
 #include "compare/replay.hpp"
 #include "model/commit_id.hpp"
 #include "model/fnv.hpp"
+#include "model/series_points.hpp"
 #include "stats/stats.hpp"
 
 namespace benchwatch::serve {
@@ -463,16 +464,8 @@ std::optional<MachineHistory> extend_machine(
             BenchmarkSeries& series = shown.benchmarks[found->second];
             if (result.unit != series.unit || result.direction != series.direction)
                 return std::nullopt;
-            const auto point =
-                std::lower_bound(series.commits.begin(), series.commits.end(), position);
-            const auto offset = point - series.commits.begin();
-            if (point != series.commits.end() && *point == position) {
-                double& value = series.values[static_cast<std::size_t>(offset)];
-                if (model::worse(result.direction, value / result.value)) value = result.value;
-            } else {
-                series.commits.insert(point, position);
-                series.values.insert(series.values.begin() + offset, result.value);
-            }
+            model::place_value(series.commits, series.values, position, position, result.value,
+                               result.direction, [](std::uint32_t point) { return point; });
             touched[found->second] = true;
         }
     }
