@@ -68,8 +68,9 @@ class PostgresTest : public ::testing::Test {
     }
 
     // Records a run of commit "slow" into the store at `url` (schema `schema`) on a thread of its
-    // own, which keeps its transaction open for `seconds` after taking its id; returns once that
-    // transaction is sleeping.
+    // own, which keeps its transaction open for `seconds` after taking its id; returns once it has
+    // taken it. The runs' id sequence shows that to other sessions at once, and it is this
+    // schema's own: other tests on the server sleep in transactions of their own meanwhile.
     std::thread record_slowly(const std::string& url, const std::string& schema, int seconds) {
         EXPECT_EQ(postgres_query_text(
                       server_url_,
@@ -82,16 +83,20 @@ class PostgresTest : public ::testing::Test {
                                   schema, seconds)),
                   "");
         std::thread slow([url] { open_store(url)->record(make_run("slow", "h1")); });
-        for (int i = 0; i < 1000 && !slow_run_sleeping(); ++i)
+        const auto ids_taken = fmt::format(
+            "SELECT coalesce(max(last_value), 0) FROM pg_sequences WHERE schemaname = '{}' AND "
+            "sequencename LIKE 'runs%'",
+            schema);
+        for (int i = 0; i < 2000 && postgres_query_text(server_url_, ids_taken) == "0"; ++i)
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
         return slow;
     }
 
-    // Whether record_slowly()'s transaction is still open.
-    bool slow_run_sleeping() const {
-        return postgres_query_text(server_url_,
-                                   "SELECT count(*) FROM pg_stat_activity "
-                                   "WHERE wait_event = 'PgSleep'") == "1";
+    // Whether record_slowly()'s run in `schema` is still uncommitted.
+    bool slow_run_open(const std::string& schema) const {
+        return postgres_query_text(
+                   server_url_, fmt::format("SELECT count(*) FROM {}.runs WHERE commit_id = 'slow'",
+                                            schema)) == "0";
     }
 
     // A new schema owned by the superuser, dropped after the test.
@@ -251,7 +256,7 @@ TEST_F(PostgresTest, PeekNamesACommittedRunWithoutWaitingForOneStillBeingWritten
     const std::int64_t peeked = reader->peek_last_run_id();
     // A serve that peeks many times a second must not queue behind writers as last_run_id()
     // does: the peek came back while the slow run was still being written.
-    const bool slow_still_open = slow_run_sleeping();
+    const bool slow_still_open = slow_run_open(schema);
     slow.join();
     EXPECT_EQ(peeked, 2);
     EXPECT_TRUE(slow_still_open);
