@@ -249,8 +249,9 @@ TEST_F(PostgresTest, PeekNamesACommittedRunWithoutWaitingForOneStillBeingWritten
     const std::string schema = new_schema("peek");
     const std::string url = server_url_ + "&options=-csearch_path%3D" + schema;
     open_store(url);
-    // The run of commit "slow" keeps its transaction open for 2 s after taking its id.
-    std::thread slow = record_slowly(url, schema, 2);
+    // The run of commit "slow" keeps its transaction open for 6 s after taking its id: long
+    // enough for another run to be recorded and the peek made on a machine busy with other tests.
+    std::thread slow = record_slowly(url, schema, 6);
     auto reader = open_store(url);
     open_store(url)->record(make_run("fast", "h2"));
     const std::int64_t peeked = reader->peek_last_run_id();
