@@ -254,28 +254,48 @@ LeftOutPoints left_out_points(const std::vector<std::vector<double>>& newest_fir
     return points;
 }
 
+// The newest points of a history as one reading gave them, kept so that a second reader of the
+// same points need not read them again: the calibration and the levels read mostly the same runs.
+struct ReadPoints {
+    struct Value {
+        std::size_t key = 0;  // its number in `keys`
+        double value = 0;
+    };
+    detail::ValueKeys keys;
+    std::vector<std::vector<Value>> newest_first;  // each point's values, from the newest point
+    // Up to how many points a reading keeps; the first reader sets it to what the second needs.
+    std::size_t wanted = 0;
+
+    // Keeps point `position` (read in order from the newest) when it is among the wanted ones.
+    void keep(std::size_t position, std::span<const detail::KeyedValue> values) {
+        if (position >= wanted || position != newest_first.size()) return;
+        auto& point = newest_first.emplace_back();
+        point.reserve(values.size());
+        for (const auto& value : values) point.push_back({value.key, value.value});
+    }
+};
+
 // Each key's values in the history, oldest first, at most `wanted` of them, leaving out the runs
 // in which the whole suite moved together away from the runs around it (stats::find_slow_spells
 // over the newest `wanted` + kSpellReserve points, moves beyond `smallest_move`) and those
 // recorded under load while most were not; those runs are written to `comparison`. The newest
-// points are read first, and reading stops once every key has enough. The comparison's
+// points are read first, and reading stops once every key has enough; the points in `read` (the
+// newest ones, as an earlier reading kept them) are taken from there. The comparison's
 // history_runs is set to how many history points, from the newest, any of the values came from.
-std::map<ResultKey, std::vector<double>> history_series(store::Store& store, const RunIndex& index,
-                                                        std::span<const std::string> history,
-                                                        const std::string& newest_commit,
-                                                        const CombinedResults& newest,
-                                                        const std::set<ResultKey>& keys,
-                                                        std::size_t wanted, double smallest_move,
-                                                        model::Comparison& comparison) {
+std::map<ResultKey, std::vector<double>> history_series(
+    store::Store& store, const RunIndex& index, std::span<const std::string> history,
+    const std::string& newest_commit, const CombinedResults& newest,
+    const std::set<ResultKey>& keys, std::size_t wanted, double smallest_move, ReadPoints& read,
+    model::Comparison& comparison) {
     const std::vector<ResultKey> key_list(keys.begin(), keys.end());
     const std::size_t target = wanted + kSpellReserve;
     std::vector<std::vector<double>> newest_first;  // one row per history point, NaN: no value
     std::vector<std::size_t> counts(key_list.size(), 0);
     std::size_t unfinished = key_list.size();
-    detail::ValueKeys numbers;
+    detail::ValueKeys& numbers = read.keys;
     // Per key number: its place in key_list, or key_list.size() when it is not one of `keys`.
     std::vector<std::size_t> place_of;
-    const auto take = [&](std::size_t, std::span<const detail::KeyedValue> values) {
+    const auto take = [&](const auto& values) {
         auto& row = newest_first.emplace_back(key_list.size(), NAN);
         while (place_of.size() < numbers.size()) {
             const auto& key = numbers.key(place_of.size());
@@ -292,22 +312,22 @@ std::map<ResultKey, std::vector<double>> history_series(store::Store& store, con
         }
         return unfinished > 0;
     };
-    // The baseline is the history's newest point, and its results are already loaded; point p
-    // is history[p].
-    const std::size_t first = !history.empty() && history.front() == newest_commit ? 1 : 0;
+    // The baseline is the history's newest point, and its results are already loaded unless an
+    // earlier reading kept them; point p is history[p].
+    std::size_t first = 0;
     bool more = true;
-    if (first == 1) {
-        std::vector<detail::KeyedValue> values;
+    for (; more && first < read.newest_first.size(); ++first) more = take(read.newest_first[first]);
+    if (more && first == 0 && !history.empty() && history.front() == newest_commit) {
+        std::vector<ReadPoints::Value> values;
         for (const auto& [key, result] : newest)
-            values.push_back({numbers.number(key), result.value, result.direction, result.unit});
-        more = take(0, values);
+            values.push_back({numbers.number(key), result.value});
+        more = take(values);
+        first = 1;
     }
-    if (more)
+    if (more && first < history.size())
         detail::visit_history_values(
             store, index, history.subspan(first), numbers,
-            [&](std::size_t position, std::span<const detail::KeyedValue> values) {
-                return take(position + first, values);
-            });
+            [&](std::size_t, std::span<const detail::KeyedValue> values) { return take(values); });
 
     std::vector<bool> loaded(newest_first.size());
     for (std::size_t p = 0; p < newest_first.size(); ++p)
@@ -340,16 +360,17 @@ std::map<ResultKey, std::vector<double>> history_series(store::Store& store, con
 }
 
 // The newest `runs` points of the history (newest first), as a matrix over every benchmark
-// measured in them, oldest run first.
+// measured in them, oldest run first; the points `read` wants are kept there too.
 BacktestMatrix history_matrix(store::Store& store, const RunIndex& index,
                               std::span<const std::string> history, std::size_t runs,
-                              const std::vector<model::Category>& categories) {
+                              const std::vector<model::Category>& categories, ReadPoints& read) {
     const auto count = std::min(runs, history.size());
-    detail::ValueKeys keys;
+    detail::ValueKeys& keys = read.keys;
     std::vector<BacktestSeries> series;  // by key number
     detail::visit_history_values(
         store, index, history.first(count), keys,
         [&](std::size_t position, std::span<const detail::KeyedValue> values) {
+            read.keep(position, values);
             if (series.size() < keys.size()) series.resize(keys.size());
             for (const auto& value : values) {
                 auto& one = series[value.key];
@@ -381,10 +402,11 @@ BacktestMatrix history_matrix(store::Store& store, const RunIndex& index,
 model::Calibration calibration_of(store::Store& store, const RunIndex& index,
                                   std::span<const std::string> history,
                                   const CompareOptions& options,
-                                  const std::vector<model::Category>& categories) {
+                                  const std::vector<model::Category>& categories,
+                                  ReadPoints& read) {
     const auto runs = calibration_runs(options.method);
     const auto calibrate = [&] {
-        return calibrate_choice(history_matrix(store, index, history, runs, categories),
+        return calibrate_choice(history_matrix(store, index, history, runs, categories, read),
                                 options.method);
     };
     if (runs == 0) return calibrate();
@@ -766,14 +788,16 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
     std::set<ResultKey> compared_keys;
     for (const auto& [key, result] : head.results)
         if (base.results.contains(key)) compared_keys.insert(key);
+    ReadPoints read;
+    read.wanted = make_method(options.method)->history_wanted() + kSpellReserve;
     comparison.calibration =
-        calibration_of(store, index, choice.history, options, comparison.categories);
+        calibration_of(store, index, choice.history, options, comparison.categories, read);
     comparison.method = calibrated(options.method, comparison.calibration);
     const auto method = make_method(comparison.method);
     const auto wanted = method->history_wanted();
     const auto series =
         history_series(store, index, choice.history, base.commit, base.results, compared_keys,
-                       wanted, smallest_spell_move(comparison.categories), comparison);
+                       wanted, smallest_spell_move(comparison.categories), read, comparison);
 
     judge_benchmarks(comparison, head, base, series, *method, options.rules);
     distrust_slowdowns_under_load(comparison, index, choice.history);
@@ -792,7 +816,9 @@ std::vector<std::string> disturbed_commits(store::Store& store, const std::strin
     std::vector<std::string> newest_first;
     for (auto commit = commits.rbegin(); commit != commits.rend(); ++commit)
         if (index.has_clean(*commit)) newest_first.push_back(*commit);
-    const auto matrix = history_matrix(store, index, newest_first, newest_first.size(), categories);
+    ReadPoints read;
+    const auto matrix =
+        history_matrix(store, index, newest_first, newest_first.size(), categories, read);
     std::vector<std::vector<double>> values(matrix.runs,
                                             std::vector<double>(matrix.benchmarks.size(), NAN));
     for (std::size_t b = 0; b < matrix.benchmarks.size(); ++b)

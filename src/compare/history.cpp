@@ -76,7 +76,7 @@ model::History history(store::Store& store, const vcs::Repository* repository,
     std::map<ResultKey, Found> found;
     if (with_samples) {
         detail::visit_history(
-            store, index, window, [&](std::size_t position, const CombinedResults& results) {
+            store, index, window, [&](std::size_t position, CombinedResults& results) {
                 for (const auto& [key, result] : results) {
                     if (!detail::selected(key.benchmark, benchmark)) continue;
                     auto [entry, inserted] =

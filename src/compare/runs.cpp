@@ -1,6 +1,7 @@
 #include "compare/runs.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -33,8 +34,14 @@ std::size_t next_batch_size(std::size_t commits, std::size_t results) {
 
 void keep_best(CombinedResults& combined, model::Result result) {
     ResultKey key{result.benchmark, result.metric};
-    auto [position, inserted] = combined.try_emplace(std::move(key), result);
-    if (!inserted && better(result, position->second)) position->second = std::move(result);
+    // A run's results mostly come in key order, so the end is tried before a search.
+    auto position = combined.end();
+    if (!combined.empty() && !(std::prev(position)->first < key))
+        position = combined.lower_bound(key);
+    if (position == combined.end() || position->first != key)
+        combined.emplace_hint(position, std::move(key), std::move(result));
+    else if (better(result, position->second))
+        position->second = std::move(result);
 }
 
 }  // namespace
@@ -105,8 +112,8 @@ CombinedResults load_combined(store::Store& store, const RunIndex& index, const 
     CombinedResults combined;
     visit_history(
         store, index, std::span(&commit, 1),
-        [&](std::size_t, const CombinedResults& results) {
-            combined = results;
+        [&](std::size_t, CombinedResults& results) {
+            combined = std::move(results);
             return false;
         },
         ignored);
@@ -114,7 +121,7 @@ CombinedResults load_combined(store::Store& store, const RunIndex& index, const 
 }
 
 void visit_history(store::Store& store, const RunIndex& index, std::span<const std::string> commits,
-                   const std::function<bool(std::size_t, const CombinedResults&)>& visit,
+                   const std::function<bool(std::size_t, CombinedResults&)>& visit,
                    std::set<std::string>* ignored) {
     std::size_t batch_size = commits_per_batch;
     for (std::size_t start = 0; start < commits.size();) {

@@ -102,10 +102,11 @@ CombinedResults load_combined(store::Store& store, const RunIndex& index, const 
                               std::set<std::string>* ignored = nullptr);
 
 // Reads the combined results of `commits` (newest first) a batch of commits at a time, calling
-// `visit(position, results)` for each in order until it returns false. Benchmarks the index
-// ignores are left out, their names added to `ignored` when it is given.
+// `visit(position, results)` for each in order until it returns false; `visit` may take the
+// results it is given. Benchmarks the index ignores are left out, their names added to `ignored`
+// when it is given.
 void visit_history(store::Store& store, const RunIndex& index, std::span<const std::string> commits,
-                   const std::function<bool(std::size_t, const CombinedResults&)>& visit,
+                   const std::function<bool(std::size_t, CombinedResults&)>& visit,
                    std::set<std::string>* ignored = nullptr);
 
 // The benchmarks and metrics a reading of values has met, numbered from 0 in the order met.

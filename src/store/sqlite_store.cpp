@@ -14,6 +14,7 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "store/store_core.hpp"
@@ -323,7 +324,10 @@ class SqliteStore final : public CoreStore {
             sorted_unique(std::vector<std::int64_t>(run_ids.begin(), run_ids.end()));
         ResultValues read;
         Transaction snapshot(*connection_, Transaction::Kind::Read);
+        // Each unknown benchmark once: the runs of a history repeat the same benchmarks, and
+        // sorting every repeat away cost more than reading the rows.
         std::vector<std::int64_t> unknown;
+        std::unordered_set<std::int64_t> seen;
         select_by_runs(
             ids, "SELECT run_id, benchmark_id, value FROM results",
             [&](Statement& select, const auto& wanted) {
@@ -331,7 +335,8 @@ class SqliteStore final : public CoreStore {
                     if (!wanted(select.integer(0))) continue;
                     const std::int64_t benchmark_id = select.integer(1);
                     read.values.push_back({select.integer(0), benchmark_id, select.real(2)});
-                    if (!(known && known(benchmark_id))) unknown.push_back(benchmark_id);
+                    if (!(known && known(benchmark_id)) && seen.insert(benchmark_id).second)
+                        unknown.push_back(benchmark_id);
                 }
             });
         read.benchmarks = benchmarks_by_ids(std::move(unknown));
