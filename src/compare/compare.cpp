@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <charconv>
 #include <cmath>
@@ -108,16 +109,41 @@ std::optional<long> repetitions_of(std::span<const model::Run* const> runs) {
     return total;
 }
 
-Side load_side(store::Store& store, const RunIndex& index, const std::string& commit,
-               std::set<std::string>* ignored = nullptr) {
+// The side of `commit`, whose runs' combined results are `results`.
+Side side_of(const RunIndex& index, const std::string& commit, CombinedResults results) {
     const auto runs = index.runs_of(commit);
     assert(!runs.empty());
     const model::Run& latest = *runs.back();
-    Side side{commit, detail::load_combined(store, index, commit, ignored), {}, {}, latest.warnings,
-              {}};
+    Side side{commit, std::move(results), {}, {}, latest.warnings, {}};
     side.repetitions = repetitions_of(runs);
     split_environment(latest.environment, side);
     return side;
+}
+
+Side load_side(store::Store& store, const RunIndex& index, const std::string& commit,
+               std::set<std::string>* ignored = nullptr) {
+    return side_of(index, commit, detail::load_combined(store, index, commit, ignored));
+}
+
+// The sides of `head` and `base`, read together: one reading of their benchmarks' names.
+std::pair<Side, Side> load_sides(store::Store& store, const RunIndex& index,
+                                 const std::string& head, const std::string& base,
+                                 std::set<std::string>* ignored) {
+    if (head == base) {
+        auto side = load_side(store, index, head, ignored);
+        return {side, side};
+    }
+    std::array<std::string, 2> commits{head, base};
+    std::array<CombinedResults, 2> results;
+    detail::visit_history(
+        store, index, commits,
+        [&](std::size_t position, CombinedResults& combined) {
+            results[position] = std::move(combined);
+            return true;
+        },
+        ignored);
+    return {side_of(index, head, std::move(results[0])),
+            side_of(index, base, std::move(results[1]))};
 }
 
 // The chosen baseline and the history that leads up to it, newest first.
@@ -760,30 +786,32 @@ model::Comparison compare(store::Store& store, const vcs::Repository* repository
     if (!index.has(head_commit.commit))
         throw CompareError(no_run_message(head_commit.commit, source));
     std::set<std::string> ignored;
-    const auto head = load_side(store, index, head_commit.commit, &ignored);
-
     model::Comparison comparison;
     comparison.project = source.project;
     comparison.machine = source.machine;
-    comparison.head_commit = head.commit;
+    comparison.head_commit = head_commit.commit;
     comparison.method = options.method;
     comparison.categories = options.categories;
     comparison.history_url = options.history_url;
-    comparison.machine_environment = head.machine;
-    comparison.head_warnings = head.warnings;
     const auto list_ignored = [&] { comparison.ignored.assign(ignored.begin(), ignored.end()); };
 
     auto choice = choose_baseline(repository, index, options, head_commit);
     comparison.baseline = choice.baseline;
     comparison.history_order = choice.history_order;
     if (choice.baseline.kind == model::BaselineKind::None) {
+        const auto head = load_side(store, index, head_commit.commit, &ignored);
+        comparison.machine_environment = head.machine;
+        comparison.head_warnings = head.warnings;
         comparison.head_only_results = values_of(head.results);
         comparison.summaries.resize(comparison.categories.size());
         list_ignored();
         return comparison;
     }
 
-    const auto base = load_side(store, index, choice.baseline.commit, &ignored);
+    const auto [head, base] =
+        load_sides(store, index, head_commit.commit, choice.baseline.commit, &ignored);
+    comparison.machine_environment = head.machine;
+    comparison.head_warnings = head.warnings;
     list_ignored();
     std::set<ResultKey> compared_keys;
     for (const auto& [key, result] : head.results)

@@ -50,11 +50,11 @@ int rounded_exponent(double magnitude) {
     return value;
 }
 
-// A non-negative finite value with 3 significant digits; values of 1000 and more keep every
-// integer digit ("1234") rather than switching to scientific notation.
-std::string three_significant_digits(double magnitude) {
+// A non-negative finite value with 3 significant digits, given its rounded_exponent(); values of
+// 1000 and more keep every integer digit ("1234") rather than switching to scientific notation.
+std::string three_significant_digits(double magnitude, int exponent) {
     if (magnitude == 0) return "0";
-    const int decimals = std::max(0, 2 - rounded_exponent(magnitude));
+    const int decimals = std::max(0, 2 - exponent);
     // Up to 309 integer digits and the decimals.
     std::array<char, 340> text{};
     const auto end = std::to_chars(text.data(), text.data() + text.size(), magnitude,
@@ -80,14 +80,17 @@ constexpr std::array<TimeUnit, 4> kTimeUnits{{
 
 std::string format_time(double nanoseconds) {
     if (!std::isfinite(nanoseconds)) return fmt::format("{} ns", nanoseconds);
-    const std::string sign = std::signbit(nanoseconds) && nanoseconds != 0 ? "-" : "";
+    std::string text = std::signbit(nanoseconds) && nanoseconds != 0 ? "-" : "";
     const double magnitude = std::abs(nanoseconds);
     for (std::size_t i = 0; i < kTimeUnits.size(); ++i) {
         const double scaled = magnitude / kTimeUnits[i].nanoseconds;
-        const bool last = i + 1 == kTimeUnits.size();
-        if (last || rounded_exponent(scaled) < 3)
-            return fmt::format("{}{} {}", sign, three_significant_digits(scaled),
-                               kTimeUnits[i].symbol);
+        const int exponent = rounded_exponent(scaled);
+        if (i + 1 == kTimeUnits.size() || exponent < 3) {
+            text += three_significant_digits(scaled, exponent);
+            text += ' ';
+            text += kTimeUnits[i].symbol;
+            return text;
+        }
     }
     return "";  // unreachable: the last unit always returns
 }
@@ -104,11 +107,13 @@ std::string format_value(double value, std::string_view unit) {
     const std::string sign = std::signbit(value) && value != 0 ? "-" : "";
     double scaled = std::abs(value);
     std::size_t prefix = 0;
-    while (prefix + 1 < kPrefixes.size() && rounded_exponent(scaled) >= 3) {
+    int exponent = rounded_exponent(scaled);
+    while (prefix + 1 < kPrefixes.size() && exponent >= 3) {
         scaled /= 1000;
         ++prefix;
+        exponent = rounded_exponent(scaled);
     }
-    return with_unit(sign + three_significant_digits(scaled), kPrefixes[prefix]);
+    return with_unit(sign + three_significant_digits(scaled, exponent), kPrefixes[prefix]);
 }
 
 std::string terminal_text(std::string_view text) {
