@@ -33,8 +33,14 @@ constexpr std::int64_t kMigrationLock = 0x62656e6368776174;
 
 // The advisory lock that orders run ids: every transaction that inserts runs holds it shared, and
 // last_run_id() takes it exclusively for a moment, so that no run with a smaller id than the one
-// it reports can still be committed after it; its value spells "bw runs!".
-constexpr std::int64_t kRunOrderLock = 0x62772072756e7321;
+// it reports can still be committed after it. One per store: keyed by the store's schema in the
+// two-number key space (which no one-number key shares), so that a reader waiting for a slow
+// recorder in one schema of a database does not hold up the recorders of another; the first
+// number spells "bw r". The calls that take it exclusively and shared:
+constexpr std::string_view kRunOrderLock =
+    "pg_advisory_xact_lock(1651974258, hashtext(current_schema()))";
+constexpr std::string_view kRunOrderLockShared =
+    "pg_advisory_xact_lock_shared(1651974258, hashtext(current_schema()))";
 
 // How often a transaction that lost a deadlock or serialization race is tried again.
 constexpr int kAttemptsPerTransaction = 5;
@@ -597,7 +603,7 @@ class PostgresStore final : public CoreStore {
     std::int64_t select_last_run_id() override {
         return retrying("BEGIN READ ONLY", [&] {
             if (connection_->query("SELECT pg_is_in_recovery()").text(0, 0) == "f")
-                connection_->query("SELECT pg_advisory_xact_lock($1)", {text_of(kRunOrderLock)});
+                connection_->query(fmt::format("SELECT {}", kRunOrderLock));
             return connection_->query("SELECT coalesce(max(id), 0) FROM runs").integer(0, 0);
         });
     }
@@ -678,11 +684,11 @@ class PostgresStore final : public CoreStore {
         ArrayLiteral sorted;
         for (const std::string& key : keys) sorted.add(key);
         // One statement; UNION ALL runs its parts in order, and unnest keeps the array's.
-        connection_->query(
-            "SELECT count(*) FROM (SELECT pg_advisory_xact_lock_shared($1) UNION ALL "
-            "SELECT pg_advisory_xact_lock(hashtextextended(key, 0)) "
-            "FROM unnest($2::text[]) AS key) AS locked",
-            {text_of(kRunOrderLock), sorted.text()});
+        connection_->query(fmt::format("SELECT count(*) FROM (SELECT {} UNION ALL "
+                                       "SELECT pg_advisory_xact_lock(hashtextextended(key, 0)) "
+                                       "FROM unnest($1::text[]) AS key) AS locked",
+                                       kRunOrderLockShared),
+                           {sorted.text()});
     }
 
     // Inserts `run` inside the caller's transaction, holding its commit's lock: one statement

@@ -93,6 +93,59 @@ TEST(CalibrationCache, HitGivesTheComparisonOfAMissWithoutReadingTheCalibrationR
     EXPECT_EQ(hit.benchmarks[0].verdict, model::Verdict::Slower);
 }
 
+// The levels of a miss come from the runs its calibration just read, those of a hit from the
+// store: every part of the comparison that the history decides must agree.
+void expect_same_history(const model::Comparison& a, const model::Comparison& b) {
+    EXPECT_EQ(a.history_runs, b.history_runs);
+    EXPECT_EQ(a.left_out_runs, b.left_out_runs);
+    EXPECT_EQ(a.left_out_move, b.left_out_move);
+    EXPECT_EQ(a.ignored, b.ignored);
+    ASSERT_EQ(a.benchmarks.size(), b.benchmarks.size());
+    for (std::size_t i = 0; i < a.benchmarks.size(); ++i) {
+        EXPECT_EQ(a.benchmarks[i].name, b.benchmarks[i].name);
+        EXPECT_EQ(a.benchmarks[i].base, b.benchmarks[i].base);
+        EXPECT_EQ(a.benchmarks[i].typical_change, b.benchmarks[i].typical_change);
+        EXPECT_EQ(a.benchmarks[i].history_pairs, b.benchmarks[i].history_pairs);
+    }
+}
+
+TEST(CalibrationCache, AMissReadsEachRunOnceAndJudgesByTheHistoryAHitReads) {
+    Recorder recorder;
+    for (int t = 0; t < 60; ++t) {
+        auto suite = suite_at(t);
+        // A slow spell of the whole suite, which the levels leave out.
+        if (t >= 40 && t <= 42)
+            for (auto& result : suite) result.value *= 1.25;
+        // A benchmark that joins late, and one that every judgement ignores.
+        if (t >= 52) suite.push_back(timed("late", 500 + t));
+        suite.push_back(timed("skip/me", 100 + t));
+        recorder.record("c" + std::to_string(t), "main", suite);
+        // A second, slower attempt: the first one's values are the commit's.
+        if (t == 55) {
+            for (auto& result : suite) result.value *= 1.5;
+            recorder.record("c55", "main", suite);
+        }
+    }
+    recorder.record("pr", "feature", suite_at(0));
+    auto options = level_options(recorder);
+    model::BenchmarkRule ignore;
+    ignore.patterns = {"skip/*"};
+    ignore.ignore = true;
+    options.rules = {ignore};
+
+    const auto miss = compare(recorder.store, nullptr, options);
+    ASSERT_EQ(miss.calibration.source, model::CalibrationSource::Calibrated);
+    // The head's and the baseline's runs, then the 61 runs of the 60 commits the calibration
+    // replays: the levels take what they need from that reading rather than reading it again.
+    EXPECT_EQ(recorder.store.runs_read(), 2 + 61);
+    const auto hit = compare(recorder.store, nullptr, options);
+    ASSERT_EQ(recorder.store.cache_writes(), 1);
+    expect_same_judgement(miss, hit);
+    expect_same_history(miss, hit);
+    EXPECT_EQ(miss.left_out_runs, (std::vector<std::string>{"c42", "c41", "c40"}));
+    EXPECT_EQ(miss.ignored, std::vector<std::string>{"skip/me"});
+}
+
 TEST(CalibrationCache, NewDefaultBranchRunMissesButARunAfterAnExplicitBaselineDoesNot) {
     auto recorder = history();
     auto options = level_options(recorder);

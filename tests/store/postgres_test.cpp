@@ -263,6 +263,35 @@ TEST_F(PostgresTest, PeekNamesACommittedRunWithoutWaitingForOneStillBeingWritten
     EXPECT_TRUE(slow_still_open);
 }
 
+TEST_F(PostgresTest, ARecorderIsNotHeldUpByAReaderWaitingForAnotherSchemasSlowRun) {
+    // Two stores in one database: schemas of their own, as docs/postgres.md sets them up.
+    const std::string slow_schema = new_schema("slow_store");
+    const std::string slow_url = server_url_ + "&options=-csearch_path%3D" + slow_schema;
+    const std::string other_schema = new_schema("other_store");
+    const std::string other_url = server_url_ + "&options=-csearch_path%3D" + other_schema;
+    open_store(slow_url);
+    auto other = open_store(other_url);
+    std::thread slow = record_slowly(slow_url, slow_schema, 6);
+    // A reader of the slow store (a dashboard refreshing) waits in last_run_id() for the slow run.
+    const std::string reader_name = fmt::format("waiting_reader_{}", getpid());
+    std::thread waiting([&] {
+        open_store(slow_url + "&application_name=" + reader_name)->last_run_id();
+    });
+    const auto reader_waits = fmt::format(
+        "SELECT count(*) FROM pg_stat_activity WHERE application_name = '{}' AND "
+        "wait_event_type = 'Lock'",
+        reader_name);
+    for (int i = 0; i < 2000 && postgres_query_text(server_url_, reader_waits) == "0"; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_EQ(postgres_query_text(server_url_, reader_waits), "1");
+    // The other store's recorder must not queue behind that waiting reader.
+    other->record(make_run("fast", "h2"));
+    const bool slow_still_open = slow_run_open(slow_schema);
+    waiting.join();
+    slow.join();
+    EXPECT_TRUE(slow_still_open);
+}
+
 TEST_F(PostgresTest, ReadOnlyUserReadsACurrentStoreButCannotRecord) {
     const std::string schema = new_schema("reader");
     const std::string owner_url = server_url_ + "&options=-csearch_path%3D" + schema;
