@@ -894,9 +894,8 @@ class SqliteStore final : public CoreStore {
         return runs;
     }
 
-    // Reads results without a join in one pass over their rows: the distinct benchmarks are read
-    // afterwards, together, and their names copied into every result, which is what makes
-    // loading many runs fast.
+    // Reads results without a join: the distinct benchmarks are read first, together, and
+    // copied into every result, which is what makes loading many runs fast.
     std::unordered_map<std::int64_t, std::vector<model::Result>> select_results(
         std::span<const std::int64_t> run_ids) override {
         const std::vector<std::int64_t> ids =
@@ -905,46 +904,41 @@ class SqliteStore final : public CoreStore {
         for (const std::int64_t id : ids) results_by_run[id];
 
         Transaction snapshot(*connection_, Transaction::Kind::Read);
-        // Each result read, by its run's results and place there, with its benchmark id.
-        struct Unnamed {
-            std::vector<model::Result>* run_results = nullptr;
-            std::size_t place = 0;
-            std::int64_t benchmark_id = 0;
-        };
-        std::vector<Unnamed> unnamed;
-        std::size_t previous_run_size = 0;
-        select_by_runs(
-            ids, fmt::format("SELECT {} FROM results", kResultColumns),
-            [&](Statement& select, const auto& wanted) {
-                std::vector<model::Result>* run_results = nullptr;
-                std::int64_t run_id = 0;
-                while (select.step()) {
-                    if (!wanted(select.integer(0))) continue;
-                    if (!run_results || select.integer(0) != run_id) {
-                        if (run_results) previous_run_size = run_results->size();
-                        run_id = select.integer(0);
-                        run_results = &results_by_run.at(run_id);
-                        run_results->reserve(previous_run_size);
-                    }
-                    unnamed.push_back({run_results, run_results->size(), select.integer(1)});
-                    read_result_values(select, run_results->emplace_back());
-                }
-            });
         std::vector<std::int64_t> benchmark_ids;
-        benchmark_ids.reserve(unnamed.size());
-        for (const auto& result : unnamed) benchmark_ids.push_back(result.benchmark_id);
+        select_by_runs(ids, "SELECT run_id, benchmark_id FROM results",
+                       [&](Statement& select, const auto& wanted) {
+                           while (select.step())
+                               if (wanted(select.integer(0)))
+                                   benchmark_ids.push_back(select.integer(1));
+                       });
         const auto benchmarks = benchmarks_by_ids(std::move(benchmark_ids));
+        const auto benchmark = [&](std::int64_t benchmark_id) -> const model::Result& {
+            const auto found = benchmarks.find(benchmark_id);
+            if (found == benchmarks.end())
+                throw SqliteFailure(SQLITE_CORRUPT,
+                                    fmt::format("benchmark {} is missing", benchmark_id));
+            return found->second;
+        };
+
+        std::size_t previous_run_size = 0;
+        select_by_runs(ids, fmt::format("SELECT {} FROM results", kResultColumns),
+                       [&](Statement& select, const auto& wanted) {
+                           std::vector<model::Result>* run_results = nullptr;
+                           std::int64_t run_id = 0;
+                           while (select.step()) {
+                               if (!wanted(select.integer(0))) continue;
+                               if (!run_results || select.integer(0) != run_id) {
+                                   if (run_results) previous_run_size = run_results->size();
+                                   run_id = select.integer(0);
+                                   run_results = &results_by_run.at(run_id);
+                                   run_results->reserve(previous_run_size);
+                               }
+                               read_result_values(
+                                   select, run_results->emplace_back(benchmark(select.integer(1))));
+                           }
+                       });
         snapshot.commit();
 
-        for (const auto& [run_results, place, benchmark_id] : unnamed) {
-            // benchmarks_by_ids() has thrown for a missing one.
-            const model::Result& named = benchmarks.at(benchmark_id);
-            auto& result = (*run_results)[place];
-            result.benchmark = named.benchmark;
-            result.metric = named.metric;
-            result.unit = named.unit;
-            result.direction = named.direction;
-        }
         sort_results(results_by_run);
         return results_by_run;
     }
