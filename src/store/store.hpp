@@ -98,11 +98,11 @@ class Store {
 
     // The values of the given runs' results, without their samples, allocations and other
     // measurements: what reading a long history for its values needs, at a fraction of results()'
-    // cost. Benchmarks for which `known` (when given) is true are left out of
-    // ResultValues::benchmarks: a reader of many batches has them from an earlier one. This default
-    // reads results() and numbers their benchmarks itself, anew in each call, and ignores `known`.
+    // cost. A benchmark has one id in every call on one store. Benchmarks for which `known` (when
+    // given) is true are left out of ResultValues::benchmarks: a reader of many batches has them
+    // from an earlier one.
     virtual ResultValues result_values(std::span<const std::int64_t> run_ids,
-                                       const std::function<bool(std::int64_t)>& known = {});
+                                       const std::function<bool(std::int64_t)>& known = {}) = 0;
 
     // How many results each of the given runs has, keyed by run id, without loading them: what
     // lets a reader of many runs load them in batches of a bounded number of results.

@@ -7,7 +7,6 @@
 #include <charconv>
 #include <cmath>
 #include <iterator>
-#include <map>
 #include <tuple>
 #include <unordered_set>
 
@@ -200,28 +199,6 @@ std::unordered_map<std::int64_t, std::vector<model::Result>> CoreStore::results(
 ResultValues CoreStore::result_values(std::span<const std::int64_t> run_ids,
                                       const std::function<bool(std::int64_t)>& known) {
     return guarded("reading results", [&] { return select_result_values(run_ids, known); });
-}
-
-ResultValues Store::result_values(std::span<const std::int64_t> run_ids,
-                                  const std::function<bool(std::int64_t)>&) {
-    ResultValues read;
-    std::map<std::tuple<std::string, std::string, std::string, model::Direction>, std::int64_t> ids;
-    for (auto& [run_id, results] : results(run_ids))
-        for (auto& result : results) {
-            const auto [found, added] = ids.try_emplace(
-                std::tuple{result.benchmark, result.metric, result.unit, result.direction},
-                static_cast<std::int64_t>(ids.size()) + 1);
-            read.values.push_back({run_id, found->second, result.value});
-            if (added) {
-                model::Result benchmark;
-                benchmark.benchmark = std::move(result.benchmark);
-                benchmark.metric = std::move(result.metric);
-                benchmark.unit = std::move(result.unit);
-                benchmark.direction = result.direction;
-                read.benchmarks.emplace(found->second, std::move(benchmark));
-            }
-        }
-    return read;
 }
 
 std::unordered_map<std::int64_t, std::size_t> CoreStore::result_counts(

@@ -49,6 +49,25 @@ TEST(History, RecordedOrderOfDefaultBranchRunsOnly) {
     EXPECT_EQ(a.typical_pairs, 2);
 }
 
+TEST(History, ABenchmarkThatJoinsLateTakesNoValueOfAnotherInOlderBatches) {
+    // The history is read a batch of commits at a time, newest first; benchmarks are known by
+    // their store ids from batch to batch, so a store must give one benchmark one id throughout.
+    Recorder recorder;
+    for (int t = 0; t < 40; ++t) {
+        std::vector<model::Result> results;
+        // In each of the 16 newest commits (the whole first batch), and first.
+        if (t >= 24) results.push_back(timed("added", 1000 + t));
+        results.push_back(timed("steady", 100 + t));
+        recorder.record("c" + std::to_string(t), "main", results);
+    }
+    const auto history = compare::history(recorder.store, nullptr, source(), "", 0, {});
+    ASSERT_EQ(names(history), (std::vector<std::string>{"added", "steady"}));
+    EXPECT_EQ(history.benchmarks[0].values.size(), 16u);
+    EXPECT_EQ(history.benchmarks[0].values.front(), 1024);
+    ASSERT_EQ(history.benchmarks[1].values.size(), 40u);
+    for (int t = 0; t < 40; ++t) EXPECT_EQ(history.benchmarks[1].values[t], 100 + t) << t;
+}
+
 TEST(History, LimitKeepsTheNewestRunsButLearnsFromMorePairs) {
     Recorder recorder;
     // 100, 200, 100, 200, 202: pairs ln 2, ln 2, ln 2, ln 1.01.

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "store/store.hpp"
 
@@ -61,6 +62,29 @@ class MemoryStore : public store::Store {
                 found[id] = runs_[static_cast<std::size_t>(id - 1)].results;
         }
         return found;
+    }
+
+    // Values through results(), each benchmark numbered once for the store's life, as a
+    // database's benchmark ids are.
+    store::ResultValues result_values(std::span<const std::int64_t> run_ids,
+                                      const std::function<bool(std::int64_t)>& known) override {
+        store::ResultValues read;
+        for (auto& [run_id, results] : results(run_ids))
+            for (auto& result : results) {
+                const auto [found, added] = benchmark_ids_.try_emplace(
+                    std::tuple{result.benchmark, result.metric, result.unit, result.direction},
+                    static_cast<std::int64_t>(benchmark_ids_.size()) + 1);
+                const std::int64_t id = found->second;
+                read.values.push_back({run_id, id, result.value});
+                if ((known && known(id)) || read.benchmarks.contains(id)) continue;
+                model::Result benchmark;
+                benchmark.benchmark = std::move(result.benchmark);
+                benchmark.metric = std::move(result.metric);
+                benchmark.unit = std::move(result.unit);
+                benchmark.direction = result.direction;
+                read.benchmarks.emplace(id, std::move(benchmark));
+            }
+        return read;
     }
 
     std::unordered_map<std::int64_t, std::size_t> result_counts(
@@ -149,6 +173,8 @@ class MemoryStore : public store::Store {
 
     std::vector<model::Run> runs_;
     int runs_read_ = 0;
+    std::map<std::tuple<std::string, std::string, std::string, model::Direction>, std::int64_t>
+        benchmark_ids_;
     // By settings fingerprint: these tests use one project and machine.
     std::map<std::string, CacheEntry> cache_;
     int cache_reads_ = 0;

@@ -274,9 +274,8 @@ TEST_F(PostgresTest, ARecorderIsNotHeldUpByAReaderWaitingForAnotherSchemasSlowRu
     std::thread slow = record_slowly(slow_url, slow_schema, 6);
     // A reader of the slow store (a dashboard refreshing) waits in last_run_id() for the slow run.
     const std::string reader_name = fmt::format("waiting_reader_{}", getpid());
-    std::thread waiting([&] {
-        open_store(slow_url + "&application_name=" + reader_name)->last_run_id();
-    });
+    std::thread waiting(
+        [&] { open_store(slow_url + "&application_name=" + reader_name)->last_run_id(); });
     const auto reader_waits = fmt::format(
         "SELECT count(*) FROM pg_stat_activity WHERE application_name = '{}' AND "
         "wait_event_type = 'Lock'",
