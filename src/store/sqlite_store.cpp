@@ -324,10 +324,7 @@ class SqliteStore final : public CoreStore {
             sorted_unique(std::vector<std::int64_t>(run_ids.begin(), run_ids.end()));
         ResultValues read;
         Transaction snapshot(*connection_, Transaction::Kind::Read);
-        // Each unknown benchmark once: the runs of a history repeat the same benchmarks, and
-        // sorting every repeat away cost more than reading the rows.
-        std::vector<std::int64_t> unknown;
-        std::unordered_set<std::int64_t> seen;
+        std::unordered_set<std::int64_t> unknown;
         select_by_runs(
             ids, "SELECT run_id, benchmark_id, value FROM results",
             [&](Statement& select, const auto& wanted) {
@@ -335,11 +332,10 @@ class SqliteStore final : public CoreStore {
                     if (!wanted(select.integer(0))) continue;
                     const std::int64_t benchmark_id = select.integer(1);
                     read.values.push_back({select.integer(0), benchmark_id, select.real(2)});
-                    if (!(known && known(benchmark_id)) && seen.insert(benchmark_id).second)
-                        unknown.push_back(benchmark_id);
+                    if (!(known && known(benchmark_id))) unknown.insert(benchmark_id);
                 }
             });
-        read.benchmarks = benchmarks_by_ids(std::move(unknown));
+        read.benchmarks = benchmarks_by_ids(unknown);
         snapshot.commit();
         return read;
     }
@@ -904,14 +900,14 @@ class SqliteStore final : public CoreStore {
         for (const std::int64_t id : ids) results_by_run[id];
 
         Transaction snapshot(*connection_, Transaction::Kind::Read);
-        std::vector<std::int64_t> benchmark_ids;
+        std::unordered_set<std::int64_t> benchmark_ids;
         select_by_runs(ids, "SELECT run_id, benchmark_id FROM results",
                        [&](Statement& select, const auto& wanted) {
                            while (select.step())
                                if (wanted(select.integer(0)))
-                                   benchmark_ids.push_back(select.integer(1));
+                                   benchmark_ids.insert(select.integer(1));
                        });
-        const auto benchmarks = benchmarks_by_ids(std::move(benchmark_ids));
+        const auto benchmarks = benchmarks_by_ids(benchmark_ids);
         const auto benchmark = [&](std::int64_t benchmark_id) -> const model::Result& {
             const auto found = benchmarks.find(benchmark_id);
             if (found == benchmarks.end())
@@ -983,12 +979,15 @@ class SqliteStore final : public CoreStore {
         });
     }
 
-    // The benchmarks of `ids` (any order, repeats allowed) by id; the store is corrupt when one is
-    // missing. Ids that lie close together (a suite recorded together) are read as one range
-    // rather than looked up one by one, each lookup a statement's reset, bind and step.
+    // The benchmarks of `distinct` by id; the store is corrupt when one is missing. The runs of a
+    // history repeat the same benchmarks, so their readers collect each id once as they go:
+    // sorting every repeat away cost more than reading the rows. Ids that lie close together (a
+    // suite recorded together) are read as one range rather than looked up one by one, each
+    // lookup a statement's reset, bind and step.
     std::unordered_map<std::int64_t, model::Result> benchmarks_by_ids(
-        std::vector<std::int64_t> ids) {
-        ids = sorted_unique(std::move(ids));
+        const std::unordered_set<std::int64_t>& distinct) {
+        std::vector<std::int64_t> ids(distinct.begin(), distinct.end());
+        std::sort(ids.begin(), ids.end());
         std::unordered_map<std::int64_t, model::Result> benchmarks;
         benchmarks.reserve(ids.size());
         if (ids.size() >= kMinRunsReadAsRange &&
